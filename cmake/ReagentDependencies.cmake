@@ -1,0 +1,23 @@
+# Every dependency comes from Debian 12 packages; scripts/setup.sh installs them.
+find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS filesystem url)
+find_package(nlohmann_json 3.11 REQUIRED CONFIG)
+find_package(tl-expected REQUIRED CONFIG)
+find_package(Threads REQUIRED)
+
+# valijson is used only inside the tools library (never in a public header). Debian's libvalijson-dev
+# drags in ~70 unrelated packages, so setup.sh may unpack just its headers into .deps/.
+find_package(valijson CONFIG QUIET)
+if(NOT valijson_FOUND)
+    find_package(valijson CONFIG REQUIRED
+        HINTS ${PROJECT_SOURCE_DIR}/.deps/valijson/usr/share/cmake/valijson)
+endif()
+
+if(REAGENT_BUILD_APPS)
+    find_package(CLI11 REQUIRED CONFIG)
+endif()
+if(REAGENT_BUILD_TESTS)
+    find_package(Catch2 2 REQUIRED CONFIG)
+endif()
+if(REAGENT_BUILD_BENCHMARKS)
+    find_package(benchmark REQUIRED CONFIG)
+endif()

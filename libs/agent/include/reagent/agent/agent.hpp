@@ -1,0 +1,100 @@
+#pragma once
+/// \file
+/// \brief `Agent`: a configured ReAct agent, and `AgentBuilder`, which assembles one.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reagent/agent/agent_config.hpp"
+#include "reagent/agent/agent_error.hpp"
+#include "reagent/agent/agent_event.hpp"
+#include "reagent/agent/run_result.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/core/task.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/tools/tool.hpp"
+
+namespace reagent::agent {
+
+class AgentBuilder;
+
+/// \brief A ready agent: runs prompts through the ReAct loop with its provider and tools.
+///
+/// An `Agent` is a cheap handle; copies share the same tools, provider and subscriptions. Each run
+/// starts from a fresh conversation (flat memory), so one agent can run many prompts, one after another
+/// or concurrently.
+///
+/// \par Thread safety
+/// Use an agent from one strand (a single-threaded `io_context` is simplest).
+class Agent {
+public:
+    /// \brief Starts a builder: `Agent::create().withProvider(p).withTools(...).build()`.
+    [[nodiscard]] static AgentBuilder create();
+
+    /// \brief Runs one prompt to completion on the caller's executor.
+    ///
+    /// Never throws: provider failures, the iteration limit and cancellation are reported in the
+    /// result. Cancelling the awaiting coroutine (Asio per-operation cancellation) reaches the model
+    /// call or every tool call in flight.
+    [[nodiscard]] Task<RunResult> run(std::string prompt) const;
+
+    /// \brief Adds a tool after build. Errors as `ToolRegistry::add`.
+    [[nodiscard]] expected<void, tools::ToolError> registerTool(tools::Tool tool) const;
+    /// \brief Removes a user tool; false when absent or built-in (`final-answer`).
+    bool unregisterTool(std::string_view name) const;
+
+    /// \brief The tools offered to the model, meta-tools included.
+    [[nodiscard]] std::vector<llm::ToolSpec> toolSpecs() const;
+    /// \brief The full definitions of the registered tools, in registration order.
+    [[nodiscard]] std::vector<tools::ToolDefinition> toolDefinitions() const;
+
+    /// \brief Calls `handler` for every event of every later run.
+    SubscriptionId subscribe(EventHandler handler) const;
+    void unsubscribe(SubscriptionId id) const;
+
+    [[nodiscard]] const AgentConfig& config() const noexcept;
+
+    /// \brief Runs the `dispose` hooks of tools that were initialised. Never throws.
+    [[nodiscard]] Task<void> dispose() const;
+
+    struct State;
+
+private:
+    friend class AgentBuilder;
+    explicit Agent(std::shared_ptr<State> state);
+    std::shared_ptr<State> state_;
+};
+
+/// \brief Assembles an `Agent`. Every method returns *this; `build()` reports all problems at once.
+class AgentBuilder {
+public:
+    AgentBuilder& withName(std::string name);
+    AgentBuilder& withProvider(std::shared_ptr<llm::Provider> provider);
+    /// \brief Enables tools, registering `config.tools`.
+    AgentBuilder& withTools(ToolsConfig config = {});
+    AgentBuilder& withTools(std::vector<tools::Tool> tools);
+    /// \brief Adds one tool straight from `ToolBuilder::build()`; a build error is reported by `build()`.
+    AgentBuilder& withTool(expected<tools::Tool, tools::ToolError> tool);
+    /// \brief Enables the ReAct loop's meta-tool `final-answer` and its system guidance.
+    AgentBuilder& withReasoning(ReasoningConfig config = {});
+    AgentBuilder& withSystemPrompt(std::string prompt);
+    AgentBuilder& withMaxIterations(int iterations);
+    AgentBuilder& withApprovalHandler(tools::ApprovalHandler handler);
+    AgentBuilder& withEventHandler(EventHandler handler);
+    AgentBuilder& withTemperature(double temperature);
+    AgentBuilder& withMaxTokens(int tokens);
+
+    /// \brief The agent, or `AgentErrc::invalid_config` listing every problem (no provider, a tool that
+    /// failed to build, duplicate tool names, a non-positive iteration limit, ...).
+    [[nodiscard]] expected<Agent, AgentError> build() const;
+
+private:
+    AgentConfig config_;
+    std::vector<tools::Tool> tools_;
+    std::vector<EventHandler> handlers_;
+    std::vector<std::string> problems_;
+};
+
+}  // namespace reagent::agent

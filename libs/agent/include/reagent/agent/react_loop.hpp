@@ -1,0 +1,97 @@
+#pragma once
+/// \file
+/// \brief `ReactLoop`: the think → act → observe loop as a sans-io state machine.
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "reagent/agent/run_result.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/tools/tool_call.hpp"
+
+namespace reagent::agent {
+
+/// \brief Name of the meta-tool that ends a run with a structured answer.
+inline constexpr const char* kFinalAnswerTool = "final-answer";
+
+/// \brief What a run is, independent of any I/O.
+struct LoopConfig {
+    /// Sent as the first (system) message when not empty.
+    std::string systemPrompt;
+    /// Model calls allowed. Invariant: >= 1. Default 10.
+    int maxIterations = 10;
+    /// The tools offered to the model on every call.
+    std::vector<llm::ToolSpec> tools;
+    std::optional<double> temperature;
+    std::optional<int> maxTokens;
+};
+
+/// \brief The loop's next step: ask the model.
+struct CallModel {
+    llm::ModelRequest request;
+    /// 0-based index of this model call (the trip index of any calls it asks for).
+    int iteration = 0;
+};
+
+/// \brief The loop's next step: run these tool calls and report their records.
+struct RunTools {
+    std::vector<tools::ToolCallRequest> calls;
+    int tripIndex = 0;
+};
+
+/// \brief The loop is over; the result is complete (successful or not).
+struct Finish {
+    RunResult result;
+};
+
+/// \brief The loop is over because something failed; the result says what was done before.
+struct Fail {
+    RunResult result;
+};
+
+using LoopAction = std::variant<CallModel, RunTools, Finish, Fail>;
+
+/// \brief The ReAct loop without I/O: feed it what happened, it says what to do next.
+///
+/// States: start → CallModel → (reply with tool calls) RunTools → CallModel → ... → Finish | Fail.
+/// A reply without tool calls finishes with its text; a successful `final-answer` call finishes with
+/// its output; a batch of only silent calls finishes after dispatch; a declaration-only call stops the
+/// run for the caller; the iteration limit, a provider error or cancellation fail the run.
+///
+/// The driver (`Agent::run`) performs each action and calls back exactly once per action. Calling out
+/// of order is a programming error (`std::logic_error`).
+class ReactLoop {
+public:
+    ReactLoop(LoopConfig config, std::string prompt);
+
+    /// \brief The first action: always `CallModel`.
+    [[nodiscard]] LoopAction start();
+    /// \brief After `CallModel`.
+    [[nodiscard]] LoopAction onModelReply(expected<llm::ModelReply, llm::ProviderError> reply);
+    /// \brief After `RunTools`: one record per requested call, in order.
+    [[nodiscard]] LoopAction onToolResults(std::vector<tools::ToolCallRecord> records);
+    /// \brief The driver noticed cancellation; ends the run.
+    [[nodiscard]] LoopAction onCancelled();
+
+    [[nodiscard]] const std::vector<llm::Message>& messages() const noexcept { return messages_; }
+    [[nodiscard]] int iterations() const noexcept { return iterations_; }
+
+private:
+    enum class Awaiting { start, model, tools, done };
+    [[nodiscard]] LoopAction callModel();
+    [[nodiscard]] LoopAction finish(TerminatedBy reason, std::string output);
+    [[nodiscard]] LoopAction failWith(TerminatedBy reason, AgentErrc code, std::string message);
+
+    LoopConfig config_;
+    std::vector<llm::Message> messages_;
+    Awaiting awaiting_ = Awaiting::start;
+    int iterations_ = 0;
+    std::string lastText_;
+    RunResult result_;
+};
+
+}  // namespace reagent::agent

@@ -1,0 +1,82 @@
+#pragma once
+/// \file
+/// \brief `TaskGroup`: spawn child tasks, cancel them all at once, wait for all of them.
+
+#include <cstddef>
+#include <exception>
+#include <list>
+#include <memory>
+#include <vector>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "reagent/core/effect_error.hpp"
+#include "reagent/core/task.hpp"
+
+namespace reagent {
+
+/// \brief A set of child tasks with one cancellation switch and one join point (structured concurrency).
+///
+/// \par Cancellation
+/// `cancel()` emits a terminal cancellation to every live child. When the coroutine awaiting `join()` is
+/// cancelled, the group forwards that cancellation to every child and still waits for all of them, so no
+/// child outlives the join.
+///
+/// \par Thread safety and lifetime
+/// Not thread-safe: use it from one strand (or a single-threaded `io_context`). Children share the
+/// group's state, so destroying the group early is safe: the destructor cancels the children that remain.
+class TaskGroup {
+public:
+    explicit TaskGroup(Executor executor);
+    TaskGroup(const TaskGroup&) = delete;
+    TaskGroup& operator=(const TaskGroup&) = delete;
+    ~TaskGroup();
+
+    /// \brief Starts `task` as a child of the group. A value it returns is discarded.
+    template <class T>
+    void spawn(Task<T> task) {
+        auto state = state_;
+        auto signal = state->signals.emplace(state->signals.end());
+        ++state->live;
+        boost::asio::co_spawn(state->executor, std::move(task),
+                              boost::asio::bind_cancellation_slot(signal->slot(), Completion{state, signal}));
+    }
+
+    /// \brief Emits a terminal cancellation to every child still running.
+    void cancel();
+
+    /// \brief Children started and not yet finished.
+    [[nodiscard]] std::size_t size() const noexcept { return state_->live; }
+
+    /// \brief Waits until every child has finished; returns one error per child that threw.
+    ///
+    /// Never throws. A child that ends by cancellation reports `EffectErrc::cancelled`.
+    [[nodiscard]] Task<std::vector<EffectError>> join();
+
+private:
+    struct State : std::enable_shared_from_this<State> {
+        explicit State(Executor ex);
+        Executor executor;
+        std::list<boost::asio::cancellation_signal> signals;
+        std::size_t live = 0;
+        boost::asio::steady_timer wakeup;
+        std::vector<EffectError> errors;
+        void finished(std::list<boost::asio::cancellation_signal>::iterator signal, std::exception_ptr error);
+    };
+
+    struct Completion {
+        std::shared_ptr<State> state;
+        std::list<boost::asio::cancellation_signal>::iterator signal;
+        template <class... Values>
+        void operator()(std::exception_ptr error, Values&&...) {
+            state->finished(signal, error);
+        }
+    };
+
+    std::shared_ptr<State> state_;
+};
+
+}  // namespace reagent

@@ -1,0 +1,48 @@
+#pragma once
+/// \file
+/// \brief The chat message model: system, user, assistant (text and tool calls), tool results.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace reagent::llm {
+
+enum class Role { system, user, assistant, tool };
+
+[[nodiscard]] std::string_view toString(Role role) noexcept;
+
+/// \brief A call the model asked for. `arguments` is untrusted model output.
+struct ToolCall {
+    /// Provider-assigned id; tool results refer to it.
+    std::string id;
+    std::string name;
+    nlohmann::json arguments = nlohmann::json::object();
+
+    friend bool operator==(const ToolCall&, const ToolCall&) = default;
+};
+
+/// \brief One message of a conversation.
+///
+/// Assistant messages carry `text` and/or `toolCalls`; tool messages carry the result of one call in
+/// `text`, with `toolCallId`, `toolName` and `isError` set.
+struct Message {
+    Role role = Role::user;
+    std::string text;
+    std::vector<ToolCall> toolCalls;
+    std::string toolCallId;
+    std::string toolName;
+    bool isError = false;
+
+    [[nodiscard]] static Message system(std::string text);
+    [[nodiscard]] static Message user(std::string text);
+    [[nodiscard]] static Message assistant(std::string text, std::vector<ToolCall> calls = {});
+    [[nodiscard]] static Message toolResult(std::string callId, std::string toolName, std::string text,
+                                            bool isError = false);
+
+    friend bool operator==(const Message&, const Message&) = default;
+};
+
+}  // namespace reagent::llm

@@ -1,0 +1,32 @@
+#pragma once
+/// \file
+/// \brief `Provider`: the interface to a language model (a process boundary).
+
+#include <string_view>
+
+#include "reagent/core/expected.hpp"
+#include "reagent/core/task.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+
+namespace reagent::llm {
+
+/// \brief Something that answers a `ModelRequest`: an HTTP API, a local server, or a script.
+///
+/// \par Errors and cancellation
+/// `complete` never throws: failures, including cancellation, come back as `ProviderError`.
+///
+/// \par Thread safety
+/// An implementation may be shared by several agents on one executor; it documents anything more.
+class Provider {
+public:
+    virtual ~Provider() = default;
+
+    /// \brief A short name for logs and results ("anthropic", "scripted", ...).
+    [[nodiscard]] virtual std::string_view name() const noexcept = 0;
+
+    /// \brief Sends `request` and returns the model's reply.
+    [[nodiscard]] virtual Task<expected<ModelReply, ProviderError>> complete(ModelRequest request) = 0;
+};
+
+}  // namespace reagent::llm

@@ -1,0 +1,56 @@
+#pragma once
+/// \file
+/// \brief `ProviderError`: why a model call failed.
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace reagent::llm {
+
+enum class ProviderErrc {
+    /// The provider throttled the request (HTTP 429); `retryAfter` says when to try again, if known.
+    rate_limited,
+    /// The provider failed (HTTP 5xx, or overloaded).
+    server_error,
+    /// The connection could not be made or broke.
+    connection_failed,
+    /// The request took longer than its limit.
+    timeout,
+    /// The provider rejected the request as malformed (HTTP 400, 404, 422).
+    invalid_request,
+    /// Missing or wrong credentials (HTTP 401, 403).
+    authentication,
+    /// The response could not be understood.
+    malformed_response,
+    /// The caller cancelled the request.
+    cancelled,
+    /// A `ScriptedProvider` has no turn left for this request.
+    script_exhausted,
+    /// A `ScriptedProvider` turn's expectation did not match the request.
+    script_mismatch,
+    /// The provider's configuration is incomplete (no API key, unknown provider name, ...).
+    configuration,
+};
+
+[[nodiscard]] std::string_view toString(ProviderErrc code) noexcept;
+
+/// \brief A failed model call: a code, a message a person can act on, and the provider's own words.
+struct ProviderError {
+    ProviderErrc code = ProviderErrc::server_error;
+    std::string message;
+    /// HTTP status, when the failure came from an HTTP response.
+    std::optional<int> httpStatus;
+    /// The provider's own error type (Anthropic `overloaded_error`, OpenAI `insufficient_quota`, ...).
+    std::string providerType;
+    /// A delay the provider asked for before a retry.
+    std::optional<std::chrono::milliseconds> retryAfter;
+
+    /// \brief True for failures worth retrying (rate limits, server errors, broken connections).
+    [[nodiscard]] bool retryable() const noexcept;
+    /// \brief `"<code>: <message>"`, with the provider's type and status when known.
+    [[nodiscard]] std::string describe() const;
+};
+
+}  // namespace reagent::llm

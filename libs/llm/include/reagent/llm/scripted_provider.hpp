@@ -1,0 +1,88 @@
+#pragma once
+/// \file
+/// \brief `ScriptedProvider`: a provider that plays back a script, for users' tests and offline demos.
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reagent/llm/provider.hpp"
+
+namespace reagent::llm {
+
+/// \brief One scripted model turn: a reply, an error, or a reply computed from the request.
+class ScriptedTurn {
+public:
+    using Responder = std::function<expected<ModelReply, ProviderError>(const ModelRequest&)>;
+    using Matcher = std::function<bool(const ModelRequest&)>;
+
+    /// \brief The model answers with text and stops.
+    [[nodiscard]] static ScriptedTurn text(std::string text);
+    /// \brief The model asks for one tool call (id defaults to `call_<n>`).
+    [[nodiscard]] static ScriptedTurn toolCall(std::string name, nlohmann::json arguments, std::string id = {});
+    /// \brief The model asks for several tool calls at once (a parallel batch).
+    [[nodiscard]] static ScriptedTurn toolCalls(std::vector<ToolCall> calls);
+    /// \brief The provider fails with `error`.
+    [[nodiscard]] static ScriptedTurn error(ProviderError error);
+    /// \brief The reply is computed from the request (for example from the tool results so far).
+    [[nodiscard]] static ScriptedTurn respond(Responder responder);
+    /// \brief A full reply as given.
+    [[nodiscard]] static ScriptedTurn reply(ModelReply reply);
+
+    /// \brief Only plays if `matcher` accepts the request; otherwise the call fails with
+    /// `script_mismatch` naming `expectation`.
+    ScriptedTurn& expect(Matcher matcher, std::string expectation);
+    /// \brief Shorthand: the last message of the request contains `fragment`.
+    ScriptedTurn& expectLastMessageContains(std::string fragment);
+    /// \brief Tokens to report for this turn.
+    ScriptedTurn& usage(Usage usage);
+    /// \brief Waits this long before answering (cancellable), to simulate latency.
+    ScriptedTurn& delay(std::chrono::milliseconds latency);
+
+private:
+    friend class ScriptedProvider;
+    std::variant<ModelReply, ProviderError, Responder> outcome_;
+    Matcher matcher_;
+    std::string expectation_;
+    std::chrono::milliseconds delay_{0};
+};
+
+/// \brief Plays scripted turns in order, one per `complete` call, and records every request.
+///
+/// Once the script is exhausted each call fails with `script_exhausted` (or, if `loop(true)`, starts
+/// over). Share it through a `std::shared_ptr` to inspect `requests()` after a run.
+///
+/// \par Thread safety
+/// Not thread-safe; use from one strand.
+class ScriptedProvider final : public Provider {
+public:
+    ScriptedProvider() = default;
+    explicit ScriptedProvider(std::vector<ScriptedTurn> turns);
+
+    /// \brief Appends a turn; returns *this for chaining.
+    ScriptedProvider& then(ScriptedTurn turn);
+    /// \brief Replays the script from the start once it is exhausted.
+    ScriptedProvider& loop(bool enabled = true);
+
+    [[nodiscard]] std::string_view name() const noexcept override { return "scripted"; }
+    [[nodiscard]] Task<expected<ModelReply, ProviderError>> complete(ModelRequest request) override;
+
+    /// \brief Every request seen, in order.
+    [[nodiscard]] const std::vector<ModelRequest>& requests() const noexcept { return requests_; }
+    /// \brief Turns not yet played.
+    [[nodiscard]] std::size_t remaining() const noexcept;
+
+private:
+    std::vector<ScriptedTurn> turns_;
+    std::size_t next_ = 0;
+    bool loop_ = false;
+    std::vector<ModelRequest> requests_;
+};
+
+}  // namespace reagent::llm

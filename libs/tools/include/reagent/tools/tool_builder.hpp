@@ -1,0 +1,81 @@
+#pragma once
+/// \file
+/// \brief `ToolBuilder`: a fluent way to define a tool without writing JSON Schema by hand.
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reagent/core/expected.hpp"
+#include "reagent/tools/detail/typed_handler.hpp"
+#include "reagent/tools/tool.hpp"
+
+namespace reagent::tools {
+
+/// \brief Options of one parameter: `{.required = true, .enumValues = {"read", "write"}}`.
+struct ParamOptions {
+    /// Whether the model must pass it. Default false.
+    bool required = false;
+    /// Allowed values; empty means any value of the type.
+    std::vector<nlohmann::json> enumValues;
+    /// Injected when the model leaves the parameter out.
+    std::optional<nlohmann::json> defaultValue;
+    /// For `array` parameters: the schema of the items (default: any).
+    nlohmann::json items = nullptr;
+};
+
+/// \brief Fluent builder: `ToolBuilder::create("calc").description(...).param(...).handler(...).build()`.
+///
+/// Problems found while building (a bad name, an unknown parameter type, a duplicate parameter, a
+/// missing description or handler) are collected and reported by `build()`; nothing throws.
+class ToolBuilder {
+public:
+    [[nodiscard]] static ToolBuilder create(std::string name);
+
+    ToolBuilder& description(std::string text);
+    /// A fixed progress text for people.
+    ToolBuilder& action(std::string text);
+    /// A progress text computed from the validated arguments.
+    ToolBuilder& action(ActionText text);
+    /// Adds a parameter; `type` is one of string, number, integer, boolean, array, object.
+    ToolBuilder& param(std::string name, std::string type, std::string description, ParamOptions options = {});
+    /// Replaces the generated schema with a complete JSON Schema of the arguments.
+    ToolBuilder& schema(nlohmann::json schema);
+    ToolBuilder& category(std::string category);
+    ToolBuilder& tags(std::vector<std::string> tags);
+    ToolBuilder& riskLevel(RiskLevel level);
+    ToolBuilder& timeout(std::chrono::milliseconds limit);
+    ToolBuilder& requiresApproval(bool required = true);
+    ToolBuilder& mode(ToolMode mode);
+    ToolBuilder& sideEffect(bool value = true);
+    ToolBuilder& handler(ToolHandler handler);
+    /// A handler that receives `Args` decoded (with nlohmann's `from_json`) from the validated arguments;
+    /// a decoding failure reaches the model as `invalid_arguments`. `fn(Args, ToolContext)` returns
+    /// `Task<ToolResult>`.
+    template <class Args, class Fn>
+    ToolBuilder& typedHandler(Fn fn) {
+        return handler(detail::TypedHandler<Args, Fn>{std::move(fn)});
+    }
+    ToolBuilder& init(ToolHook hook);
+    ToolBuilder& dispose(ToolHook hook);
+    /// Builds without a handler on purpose: the caller executes this tool.
+    ToolBuilder& declarationOnly();
+
+    /// \brief The tool, or `ToolErrc::invalid_definition` listing every problem found.
+    [[nodiscard]] expected<Tool, ToolError> build() const;
+
+private:
+    explicit ToolBuilder(std::string name);
+    Tool tool_;
+    nlohmann::json properties_ = nlohmann::json::object();
+    std::vector<std::string> required_;
+    std::optional<nlohmann::json> schema_;
+    std::vector<std::string> problems_;
+    bool declarationOnly_ = false;
+};
+
+}  // namespace reagent::tools

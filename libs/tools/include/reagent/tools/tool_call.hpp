@@ -1,0 +1,43 @@
+#pragma once
+/// \file
+/// \brief `ToolCallRequest` and `ToolCallRecord`: a call as asked for and as it happened.
+
+#include <chrono>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "reagent/core/expected.hpp"
+#include "reagent/tools/tool_definition.hpp"
+#include "reagent/tools/tool_error.hpp"
+
+namespace reagent::tools {
+
+/// \brief A call the model asked for. The arguments are untrusted model output.
+struct ToolCallRequest {
+    std::string id;
+    std::string name;
+    nlohmann::json arguments = nlohmann::json::object();
+};
+
+/// \brief What happened to one call: input, output or error, and timing.
+struct ToolCallRecord {
+    std::string id;
+    /// Index of the model turn that asked for the call (0-based).
+    int tripIndex = 0;
+    std::string name;
+    /// The arguments as validated (defaults injected); the raw arguments when validation failed.
+    nlohmann::json input;
+    /// The output the model reads, or the error fed back to it.
+    expected<std::string, ToolError> outcome;
+    std::chrono::system_clock::time_point startedAt;
+    std::chrono::system_clock::time_point endedAt;
+    std::chrono::microseconds duration{0};
+    ToolMode mode = ToolMode::feedback;
+    /// Whatever the handler put in `ToolContext::artifacts`; never shown to the model.
+    nlohmann::json artifacts = nlohmann::json::object();
+
+    [[nodiscard]] bool succeeded() const noexcept { return outcome.has_value(); }
+};
+
+}  // namespace reagent::tools

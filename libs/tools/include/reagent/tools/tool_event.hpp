@@ -1,0 +1,45 @@
+#pragma once
+/// \file
+/// \brief Tool events: calling, called, failed.
+
+#include <functional>
+#include <string>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "reagent/tools/tool_call.hpp"
+#include "reagent/tools/tool_error.hpp"
+
+namespace reagent::tools {
+
+/// \brief A validated call is about to run.
+struct ToolCalling {
+    std::string callId;
+    std::string tool;
+    nlohmann::json input;
+    int tripIndex = 0;
+    /// The tool's `action` text for people, empty when it has none (or it threw).
+    std::string action;
+};
+
+/// \brief A call finished successfully; the full record.
+struct ToolCalled {
+    ToolCallRecord record;
+};
+
+/// \brief A call failed (invalid input, unknown tool, timeout, refusal, handler error...).
+struct ToolFailed {
+    std::string callId;
+    std::string tool;
+    nlohmann::json input;
+    ToolError error;
+    int tripIndex = 0;
+};
+
+using ToolEvent = std::variant<ToolCalling, ToolCalled, ToolFailed>;
+
+/// \brief Receives tool events on the run's executor. Must not throw (exceptions are swallowed).
+using ToolEventSink = std::function<void(const ToolEvent&)>;
+
+}  // namespace reagent::tools

@@ -1,0 +1,71 @@
+#pragma once
+/// \file
+/// \brief `ToolExecutor`: runs a batch of calls with validation, timeouts, approval and a parallel cap.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "reagent/core/task.hpp"
+#include "reagent/tools/tool_call.hpp"
+#include "reagent/tools/tool_event.hpp"
+#include "reagent/tools/tool_registry.hpp"
+
+namespace reagent::tools {
+
+/// \brief Decides whether a call needing approval may run. Returning false refuses it.
+using ApprovalHandler = std::function<Task<bool>(ToolCallRequest request, ToolDefinition definition)>;
+
+/// \brief Execution rules. Defaults follow the seed framework.
+struct ExecutionPolicy {
+    /// Calls running at once within a batch. Invariant: >= 1. Default 3.
+    std::size_t maxParallel = 3;
+    /// Name prefixes that mark a tool as side-effecting, so it runs alone.
+    std::vector<std::string> sideEffectPrefixes{"create_", "delete_", "send_", "push_",
+                                                "update_", "write_",  "remove_", "post_"};
+};
+
+/// \brief Runs tool calls: unknown tool, invalid input, exception, timeout and refusal all become a
+/// `ToolError` in the record; nothing throws and the batch always completes.
+///
+/// Order of a call: lookup → validation (defaults injected) → approval → `init` (first call) →
+/// handler under the tool's timeout. A batch runs up to `maxParallel` calls at once; a side-effect
+/// tool waits for the calls before it and runs alone. Records come back in call order.
+///
+/// \par Cancellation
+/// Cancelling the awaiting coroutine reaches every handler in flight; calls not yet started are
+/// recorded as `ToolErrc::cancelled`.
+///
+/// \par Lifetime and thread safety
+/// Refers to `registry`, which must outlive it. Use from one strand.
+class ToolExecutor {
+public:
+    explicit ToolExecutor(const ToolRegistry& registry, ExecutionPolicy policy = {});
+
+    void setApprovalHandler(ApprovalHandler handler);
+    void setEventSink(ToolEventSink sink);
+
+    /// \brief Runs a batch; one record per request, in request order.
+    [[nodiscard]] Task<std::vector<ToolCallRecord>> execute(std::vector<ToolCallRequest> calls, int tripIndex);
+
+    /// \brief Runs one call.
+    [[nodiscard]] Task<ToolCallRecord> executeOne(ToolCallRequest call, int tripIndex);
+
+    /// \brief True when the tool must run alone (flagged, or named with a side-effect prefix).
+    [[nodiscard]] bool isSideEffect(const ToolDefinition& definition) const;
+
+    /// \brief Runs the `dispose` hook of every tool whose `init` ran. Never throws.
+    [[nodiscard]] Task<void> disposeAll();
+
+    [[nodiscard]] const ExecutionPolicy& policy() const noexcept { return policy_; }
+
+private:
+    const ToolRegistry* registry_;
+    ExecutionPolicy policy_;
+    ApprovalHandler approval_;
+    ToolEventSink sink_;
+    std::vector<std::shared_ptr<const RegisteredTool>> initialised_;
+};
+
+}  // namespace reagent::tools
