@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs everything reagent needs to build and test, from Debian 12's packages. Safe to run again:
+# it installs only what is missing.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+packages=(
+    g++ clang cmake ninja-build ccache
+    libboost1.81-dev libboost-filesystem1.81-dev libboost-url1.81-dev
+    nlohmann-json3-dev libexpected-dev librange-v3-dev
+    libssl-dev ca-certificates libjq-dev libsqlite3-dev
+    libcli11-dev catch2 libbenchmark-dev
+)
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+updated=0
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    updated=1
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# valijson is header-only, but Debian's libvalijson-dev depends on ~70 packages (Qt, Poco, ...) that reagent
+# never uses. Unless it is installed already, unpack just its headers and CMake package into .deps/.
+valijson_config="$root/.deps/valijson/usr/share/cmake/valijson/valijsonConfig.cmake"
+if ! dpkg-query -W -f='${Status}' libvalijson-dev 2>/dev/null | grep -q "install ok installed" \
+        && [ ! -f "$valijson_config" ]; then
+    echo "setup: unpacking libvalijson-dev into .deps/valijson"
+    download=$(mktemp -d)
+    chmod 777 "$download"
+    if ! (cd "$download" && apt-get download -qq libvalijson-dev 2>/dev/null); then
+        [ "$updated" = 1 ] || $sudo apt-get update -qq
+        (cd "$download" && apt-get download -qq libvalijson-dev)
+    fi
+    mkdir -p "$root/.deps/valijson"
+    dpkg-deb -x "$download"/libvalijson-dev_*.deb "$root/.deps/valijson"
+    rm -rf "$download"
+fi
+echo "setup: dependencies ready"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds reagent and runs every test: clang (warnings as errors) with all tests, examples, CLI tests and
+# benchmarks compiled; an install consumed by an out-of-tree project through find_package(reagent); and
+# g++ with AddressSanitizer + UndefinedBehaviorSanitizer running the tests once more.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+scripts/setup.sh
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "clang: build and test"
+cmake -S . -B build/clang -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
+    -DREAGENT_WARNINGS_AS_ERRORS=ON -DREAGENT_BUILD_BENCHMARKS=ON > /dev/null
+cmake --build build/clang -j2
+ctest --test-dir build/clang --output-on-failure
+
+step "install and build an out-of-tree consumer"
+rm -rf build/install build/consumer
+cmake --install build/clang --prefix build/install > /dev/null
+cmake -S tests/consumer -B build/consumer -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_PREFIX_PATH="$root/build/install" > /dev/null
+cmake --build build/consumer -j2
+ctest --test-dir build/consumer --output-on-failure
+
+step "g++ with AddressSanitizer and UndefinedBehaviorSanitizer"
+cmake -S . -B build/gcc-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=g++ \
+    -DREAGENT_SANITIZE=ON -DREAGENT_CHECK_HEADERS=OFF > /dev/null
+cmake --build build/gcc-asan -j2
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build/gcc-asan --output-on-failure

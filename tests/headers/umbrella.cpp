@@ -1,0 +1,1 @@
+#include <reagent/reagent.hpp>
