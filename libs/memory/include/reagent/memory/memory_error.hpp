@@ -1,0 +1,33 @@
+#pragma once
+/// \file
+/// \brief `MemoryError`: why working memory refused a read or a write.
+
+#include <string>
+#include <string_view>
+
+namespace reagent::memory {
+
+/// \brief The reason a working-memory operation failed. Nothing is changed when an operation fails.
+enum class MemoryErrc {
+    /// A key given to `put` is empty, longer than 128 characters, uses a character outside
+    /// `[A-Za-z0-9_.:-]`, or starts with the reserved prefix `_tool_result_`.
+    invalid_key,
+    /// No value is stored under the key: it was never stored, was erased, or was evicted.
+    not_found,
+    /// A single value is larger than the whole byte budget, so no eviction could make it fit.
+    too_large,
+};
+
+/// \brief The code's name as shown to the model and in logs (`"invalid_key"`, ...).
+[[nodiscard]] std::string_view toString(MemoryErrc code) noexcept;
+
+/// \brief A failed working-memory operation: a code and a message a person (or model) can act on.
+struct MemoryError {
+    MemoryErrc code = MemoryErrc::not_found;
+    std::string message;
+
+    /// \brief The text the model reads: `"<code>: <message>"`.
+    [[nodiscard]] std::string describe() const;
+};
+
+}  // namespace reagent::memory

@@ -1,0 +1,24 @@
+#include "reagent/memory/memory_error.hpp"
+
+namespace reagent::memory {
+
+std::string_view toString(MemoryErrc code) noexcept {
+    switch (code) {
+        case MemoryErrc::invalid_key:
+            return "invalid_key";
+        case MemoryErrc::not_found:
+            return "not_found";
+        case MemoryErrc::too_large:
+            return "too_large";
+    }
+    return "unknown";
+}
+
+std::string MemoryError::describe() const {
+    std::string text(toString(code));
+    text += ": ";
+    text += message;
+    return text;
+}
+
+}  // namespace reagent::memory

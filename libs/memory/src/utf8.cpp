@@ -1,0 +1,128 @@
+#include "utf8.hpp"
+
+namespace reagent::memory::utf8 {
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+bool isContinuation(unsigned char byte) noexcept {
+    return (byte & 0xC0U) == 0x80U;
+}
+
+}  // namespace
+
+std::size_t sequenceLength(std::string_view text, std::size_t pos) noexcept {
+    const auto at = [&](std::size_t i) { return static_cast<unsigned char>(text[pos + i]); };
+    const unsigned char lead = at(0);
+    if (lead < 0x80U) {
+        return 1;
+    }
+    std::size_t size = 0;
+    // The second byte's range excludes overlong forms, surrogates and code points above U+10FFFF.
+    unsigned char low = 0x80U;
+    unsigned char high = 0xBFU;
+    if (lead >= 0xC2U && lead <= 0xDFU) {
+        size = 2;
+    } else if (lead >= 0xE0U && lead <= 0xEFU) {
+        size = 3;
+        low = lead == 0xE0U ? 0xA0U : 0x80U;
+        high = lead == 0xEDU ? 0x9FU : 0xBFU;
+    } else if (lead >= 0xF0U && lead <= 0xF4U) {
+        size = 4;
+        low = lead == 0xF0U ? 0x90U : 0x80U;
+        high = lead == 0xF4U ? 0x8FU : 0xBFU;
+    } else {
+        return 0;
+    }
+    if (text.size() - pos < size || at(1) < low || at(1) > high) {
+        return 0;
+    }
+    for (std::size_t i = 2; i < size; ++i) {
+        if (!isContinuation(at(i))) {
+            return 0;
+        }
+    }
+    return size;
+}
+
+std::size_t length(std::string_view text) noexcept {
+    std::size_t count = 0;
+    for (std::size_t pos = 0; pos < text.size(); ++count) {
+        if (static_cast<unsigned char>(text[pos]) < 0x80U) {
+            ++pos;
+            continue;
+        }
+        const std::size_t n = sequenceLength(text, pos);
+        pos += n == 0 ? 1 : n;
+    }
+    return count;
+}
+
+bool longerThan(std::string_view text, std::size_t limit) noexcept {
+    // Characters never outnumber bytes, so short texts need no decoding.
+    if (text.size() <= limit) {
+        return false;
+    }
+    return prefixBytes(text, limit) < text.size();
+}
+
+std::size_t prefixBytes(std::string_view text, std::size_t count) noexcept {
+    std::size_t pos = 0;
+    for (std::size_t chars = 0; chars < count && pos < text.size(); ++chars) {
+        // ASCII runs are the common case: skip them without decoding.
+        if (static_cast<unsigned char>(text[pos]) < 0x80U) {
+            ++pos;
+            continue;
+        }
+        const std::size_t n = sequenceLength(text, pos);
+        pos += n == 0 ? 1 : n;
+    }
+    return pos;
+}
+
+void appendValid(std::string& out, std::string_view text) {
+    std::size_t start = 0;  // beginning of the pending well-formed run
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        if (static_cast<unsigned char>(text[pos]) < 0x80U) {
+            ++pos;
+            continue;
+        }
+        const std::size_t n = sequenceLength(text, pos);
+        if (n != 0) {
+            pos += n;
+            continue;
+        }
+        out.append(text.substr(start, pos - start));
+        out.append(kReplacement);
+        start = ++pos;
+    }
+    out.append(text.substr(start));
+}
+
+bool isValid(std::string_view text) noexcept {
+    for (std::size_t pos = 0; pos < text.size();) {
+        const std::size_t n = sequenceLength(text, pos);
+        if (n == 0) {
+            return false;
+        }
+        pos += n;
+    }
+    return true;
+}
+
+std::string cut(std::string_view text, std::size_t maxChars) {
+    std::string out;
+    if (!longerThan(text, maxChars)) {
+        appendValid(out, text);
+        return out;
+    }
+    if (maxChars == 0) {
+        return out;
+    }
+    appendValid(out, text.substr(0, prefixBytes(text, maxChars - 1)));
+    out.append(kEllipsis);
+    return out;
+}
+
+}  // namespace reagent::memory::utf8

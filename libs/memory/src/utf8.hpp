@@ -1,0 +1,38 @@
+#pragma once
+// UTF-8 helpers for previews and snippets. A "character" is a Unicode code point; a byte that does not
+// start a well-formed sequence (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF) counts as
+// one character of its own, so every byte string has a length and can be cut.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace reagent::memory::utf8 {
+
+/// The ellipsis appended where text was cut (U+2026, one character, three bytes).
+inline constexpr std::string_view kEllipsis = "\xE2\x80\xA6";
+
+/// Length in bytes of the well-formed sequence starting at `text[pos]`, or 0 when there is none.
+[[nodiscard]] std::size_t sequenceLength(std::string_view text, std::size_t pos) noexcept;
+
+/// Number of characters in `text`.
+[[nodiscard]] std::size_t length(std::string_view text) noexcept;
+
+/// Whether `text` has more than `limit` characters; stops counting early.
+[[nodiscard]] bool longerThan(std::string_view text, std::size_t limit) noexcept;
+
+/// Byte length of the first `count` characters of `text` (all of it when shorter); never splits a
+/// well-formed sequence.
+[[nodiscard]] std::size_t prefixBytes(std::string_view text, std::size_t count) noexcept;
+
+/// Appends `text` with each malformed byte replaced by U+FFFD, so the output is always valid UTF-8.
+void appendValid(std::string& out, std::string_view text);
+
+/// Whether `text` is entirely well-formed UTF-8.
+[[nodiscard]] bool isValid(std::string_view text) noexcept;
+
+/// `text` as valid UTF-8, at most `maxChars` characters: when longer, its first `maxChars - 1`
+/// characters followed by the ellipsis.
+[[nodiscard]] std::string cut(std::string_view text, std::size_t maxChars);
+
+}  // namespace reagent::memory::utf8
