@@ -1,1 +1,211 @@
-// Implementation in progress.
+#include <chrono>
+#include <exception>
+#include <utility>
+#include <variant>
+
+#include <boost/asio/cancellation_state.hpp>
+#include <boost/asio/this_coro.hpp>
+
+#include "agent_state.hpp"
+#include "reagent/core/cancellation.hpp"
+#include "reagent/core/detail/exception_message.hpp"
+
+namespace reagent::agent {
+
+namespace {
+
+namespace asio = boost::asio;
+
+// The small coroutine shell around the sans-io loop: it performs each action and reports back. Between
+// steps it checks for cancellation so that a cancelled run still ends with a result.
+Task<RunResult> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop) {
+    LoopAction action = loop->start();
+    for (;;) {
+        if (auto* call = std::get_if<CallModel>(&action)) {
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                action = loop->onCancelled();
+                continue;
+            }
+            const int iteration = call->iteration;
+            llm::ModelRequest request = std::move(call->request);
+            auto reply = co_await state->config.provider->complete(std::move(request));
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                action = loop->onCancelled();
+                continue;
+            }
+            if (reply) {
+                state->emit(ModelResponded{iteration, reply->text, reply->toolCalls, reply->usage});
+            }
+            action = loop->onModelReply(std::move(reply));
+        } else if (auto* run = std::get_if<RunTools>(&action)) {
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                action = loop->onCancelled();
+                continue;
+            }
+            const int tripIndex = run->tripIndex;
+            std::vector<tools::ToolCallRequest> calls = std::move(run->calls);
+            auto records = co_await state->executor.execute(std::move(calls), tripIndex);
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                action = loop->onCancelled(std::move(records));
+                continue;
+            }
+            action = loop->onToolResults(std::move(records));
+        } else if (auto* finish = std::get_if<Finish>(&action)) {
+            co_return std::move(finish->result);
+        } else {
+            co_return std::move(std::get<Fail>(action).result);
+        }
+    }
+}
+
+RunResult resultOf(LoopAction action) {
+    if (auto* finish = std::get_if<Finish>(&action)) {
+        return std::move(finish->result);
+    }
+    return std::move(std::get<Fail>(action).result);
+}
+
+// Nothing escapes a run: an exception from a component that broke its contract still yields a result
+// holding everything the loop had recorded.
+Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt) {
+    const auto started = std::chrono::steady_clock::now();
+    ReactLoop loop(state->loopConfig(), prompt);
+    state->emit(RunStarted{std::move(prompt)});
+
+    RunResult result;
+    std::exception_ptr failure;
+    try {
+        result = co_await drive(state, &loop);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    if (failure) {
+        const auto cancellation = co_await asio::this_coro::cancellation_state;
+        const bool wasCancelled = detail::isCancellation(failure) || isCancelled(cancellation);
+        const std::string message = "unexpected exception during the run: " + detail::exceptionMessage(failure);
+        if (loop.done()) {
+            result = RunResult{};
+            result.success = false;
+            result.terminatedBy = TerminatedBy::internal_error;
+            result.error = AgentError{AgentErrc::internal_error, message};
+            result.messages = loop.messages();
+            result.iterations = loop.iterations();
+        } else {
+            result = resultOf(wasCancelled ? loop.onCancelled() : loop.onInternalError(message));
+        }
+    }
+    result.duration =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+    state->emit(RunFinished{result.terminatedBy, result.success, result.iterations});
+    co_return result;
+}
+
+Task<void> disposeTools(std::shared_ptr<Agent::State> state) {
+    try {
+        co_await state->executor.disposeAll();
+    } catch (...) {
+        // disposeAll() promises not to throw; a cancelled caller is the only way here, and that is fine.
+    }
+}
+
+// Tool events come from the executor; subscribers see them as agent events.
+AgentEvent toAgentEvent(const tools::ToolEvent& event) {
+    return std::visit([](const auto& alternative) { return AgentEvent{alternative}; }, event);
+}
+
+}  // namespace
+
+Agent::State::State(AgentConfig agentConfig)
+    : config(std::move(agentConfig)), systemPrompt(config.systemPrompt), executor(registry, config.execution) {
+    executor.setApprovalHandler(config.approval);
+    // The executor lives inside this State, so the raw pointer never outlives it.
+    executor.setEventSink([this](const tools::ToolEvent& event) { emit(toAgentEvent(event)); });
+}
+
+void Agent::State::emit(const AgentEvent& event) const {
+    // A copy: a handler may subscribe or unsubscribe while being called.
+    const auto handlers = subscribers;
+    for (const auto& [id, handler] : handlers) {
+        try {
+            handler(event);
+        } catch (...) {
+            // Observers must not be able to break a run.
+        }
+    }
+}
+
+std::vector<llm::ToolSpec> Agent::State::offeredTools() const {
+    std::vector<llm::ToolSpec> specs;
+    if (!config.toolsEnabled && !config.reasoning) {
+        return specs;
+    }
+    for (const auto& registered : registry.all()) {
+        const tools::ToolDefinition& definition = registered->tool.definition;
+        specs.push_back(llm::ToolSpec{definition.name, definition.description, definition.inputSchema});
+    }
+    return specs;
+}
+
+LoopConfig Agent::State::loopConfig() const {
+    LoopConfig loop;
+    loop.systemPrompt = systemPrompt;
+    loop.maxIterations = config.maxIterations;
+    loop.tools = offeredTools();
+    loop.temperature = config.temperature;
+    loop.maxTokens = config.maxTokens;
+    return loop;
+}
+
+Agent::Agent(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+Task<RunResult> Agent::run(std::string prompt) const {
+    return runAgent(state_, std::move(prompt));
+}
+
+expected<void, tools::ToolError> Agent::registerTool(tools::Tool tool) const {
+    auto added = state_->registry.add(std::move(tool));
+    if (added) {
+        // Registering a tool means it should be offered, even on an agent built without withTools().
+        state_->config.toolsEnabled = true;
+    }
+    return added;
+}
+
+bool Agent::unregisterTool(std::string_view name) const {
+    if (state_->config.reasoning && name == kFinalAnswerTool) {
+        return false;
+    }
+    return state_->registry.remove(name);
+}
+
+std::vector<llm::ToolSpec> Agent::toolSpecs() const {
+    return state_->offeredTools();
+}
+
+std::vector<tools::ToolDefinition> Agent::toolDefinitions() const {
+    std::vector<tools::ToolDefinition> definitions;
+    for (const auto& registered : state_->registry.all()) {
+        definitions.push_back(registered->tool.definition);
+    }
+    return definitions;
+}
+
+SubscriptionId Agent::subscribe(EventHandler handler) const {
+    const SubscriptionId id = state_->nextSubscription++;
+    state_->subscribers.emplace(id, std::move(handler));
+    return id;
+}
+
+void Agent::unsubscribe(SubscriptionId id) const {
+    state_->subscribers.erase(id);
+}
+
+const AgentConfig& Agent::config() const noexcept {
+    return state_->config;
+}
+
+Task<void> Agent::dispose() const {
+    return disposeTools(state_);
+}
+
+}  // namespace reagent::agent

@@ -1,1 +1,177 @@
-// Implementation in progress.
+#include <utility>
+
+#include "agent_state.hpp"
+
+namespace reagent::agent {
+
+namespace {
+
+// A free coroutine: the handler's frame refers to nothing that a registry update could destroy.
+Task<tools::ToolResult> recordFinalAnswer() {
+    co_return std::string("final answer recorded");
+}
+
+}  // namespace
+
+tools::Tool finalAnswerTool() {
+    using nlohmann::json;
+    tools::Tool tool;
+    tool.definition.name = kFinalAnswerTool;
+    tool.definition.description =
+        "Finish the task: call this once, with the complete deliverable for the user in `output`, when you "
+        "have the answer. Nothing runs after it.";
+    tool.definition.inputSchema = json{
+        {"type", "object"},
+        {"properties",
+         {{"output", {{"type", "string"}, {"description", "The complete answer or deliverable for the user."}}},
+          {"format",
+           {{"type", "string"},
+            {"enum", {"text", "markdown", "json"}},
+            {"default", "text"},
+            {"description", "How `output` is written."}}},
+          {"summary", {{"type", "string"}, {"description", "One sentence on what was done."}}},
+          {"confidence",
+           {{"type", "number"},
+            {"minimum", 0},
+            {"maximum", 1},
+            {"description", "Your confidence in the answer, from 0 to 1."}}}}},
+        {"required", {"output"}}};
+    tool.definition.category = "meta";
+    tool.handler = [](nlohmann::json, tools::ToolContext) { return recordFinalAnswer(); };
+    return tool;
+}
+
+std::string reactGuidance() {
+    return "Work step by step. Think about what the task needs; act by calling a tool when it helps; observe "
+           "the tool's result before deciding the next step. Rely on real tool results, never invented ones. "
+           "When you have the complete answer, call the `final-answer` tool with the deliverable in `output` "
+           "instead of replying with plain text.";
+}
+
+AgentBuilder Agent::create() {
+    return AgentBuilder{};
+}
+
+AgentBuilder& AgentBuilder::withName(std::string name) {
+    config_.name = std::move(name);
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withProvider(std::shared_ptr<llm::Provider> provider) {
+    config_.provider = std::move(provider);
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withTools(ToolsConfig config) {
+    config_.toolsEnabled = true;
+    config_.execution = std::move(config.execution);
+    for (tools::Tool& tool : config.tools) {
+        tools_.push_back(std::move(tool));
+    }
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withTools(std::vector<tools::Tool> tools) {
+    config_.toolsEnabled = true;
+    for (tools::Tool& tool : tools) {
+        tools_.push_back(std::move(tool));
+    }
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withTool(expected<tools::Tool, tools::ToolError> tool) {
+    config_.toolsEnabled = true;
+    if (tool) {
+        tools_.push_back(std::move(*tool));
+    } else {
+        problems_.push_back("a tool failed to build: " + tool.error().describe());
+    }
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withReasoning(ReasoningConfig config) {
+    config_.reasoning = true;
+    config_.maxIterations = config.maxIterations;
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withSystemPrompt(std::string prompt) {
+    config_.systemPrompt = std::move(prompt);
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withMaxIterations(int iterations) {
+    config_.maxIterations = iterations;
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withApprovalHandler(tools::ApprovalHandler handler) {
+    config_.approval = std::move(handler);
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withEventHandler(EventHandler handler) {
+    handlers_.push_back(std::move(handler));
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withTemperature(double temperature) {
+    config_.temperature = temperature;
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withMaxTokens(int tokens) {
+    config_.maxTokens = tokens;
+    return *this;
+}
+
+expected<Agent, AgentError> AgentBuilder::build() const {
+    std::vector<std::string> problems = problems_;
+    if (!config_.provider) {
+        problems.push_back("no provider: call withProvider(...)");
+    }
+    if (config_.maxIterations < 1) {
+        problems.push_back("maxIterations must be at least 1 (got " + std::to_string(config_.maxIterations) + ")");
+    }
+    if (config_.maxTokens && *config_.maxTokens < 1) {
+        problems.push_back("maxTokens must be at least 1 (got " + std::to_string(*config_.maxTokens) + ")");
+    }
+    if (config_.temperature && *config_.temperature < 0.0) {
+        problems.push_back("temperature must not be negative (got " + std::to_string(*config_.temperature) + ")");
+    }
+    if (config_.execution.maxParallel < 1) {
+        problems.push_back("execution.maxParallel must be at least 1");
+    }
+
+    auto state = std::make_shared<Agent::State>(config_);
+    if (config_.reasoning) {
+        state->systemPrompt = reactGuidance();
+        if (!config_.systemPrompt.empty()) {
+            state->systemPrompt += "\n\n" + config_.systemPrompt;
+        }
+        // Registered first, so a user tool of the same name is reported as the duplicate.
+        if (auto added = state->registry.add(finalAnswerTool()); !added) {
+            problems.push_back("the final-answer meta-tool could not be registered: " + added.error().describe());
+        }
+    }
+    for (const tools::Tool& tool : tools_) {
+        if (auto added = state->registry.add(tool); !added) {
+            problems.push_back("tool '" + tool.definition.name + "': " + added.error().describe());
+        }
+    }
+
+    if (!problems.empty()) {
+        std::string message = "the agent configuration has " + std::to_string(problems.size()) + " problem" +
+                              (problems.size() == 1 ? "" : "s") + ":";
+        for (std::size_t i = 0; i < problems.size(); ++i) {
+            message += " " + std::to_string(i + 1) + ") " + problems[i] + (i + 1 < problems.size() ? ";" : "");
+        }
+        return fail(AgentError{AgentErrc::invalid_config, std::move(message)});
+    }
+    for (const EventHandler& handler : handlers_) {
+        state->subscribers.emplace(state->nextSubscription++, handler);
+    }
+    return Agent(std::move(state));
+}
+
+}  // namespace reagent::agent

@@ -1,1 +1,24 @@
-// Implementation in progress.
+#include "reagent/agent/agent_error.hpp"
+
+namespace reagent::agent {
+
+std::string_view toString(AgentErrc code) noexcept {
+    switch (code) {
+        case AgentErrc::invalid_config: return "invalid_config";
+        case AgentErrc::provider_failed: return "provider_failed";
+        case AgentErrc::max_iterations: return "max_iterations";
+        case AgentErrc::cancelled: return "cancelled";
+        case AgentErrc::external_tool_call: return "external_tool_call";
+        case AgentErrc::internal_error: return "internal_error";
+    }
+    return "unknown";
+}
+
+std::string AgentError::describe() const {
+    std::string text(toString(code));
+    text += ": ";
+    text += message;
+    return text;
+}
+
+}  // namespace reagent::agent

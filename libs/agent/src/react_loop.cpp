@@ -1,1 +1,221 @@
-// Implementation in progress.
+#include "reagent/agent/react_loop.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+namespace reagent::agent {
+
+namespace {
+
+constexpr const char* kSilentPlaceholder = "ok (silent tool; result not shown)";
+
+// The model's arguments have been validated against the final-answer schema, but the loop does not
+// rely on it: anything unexpected is kept readable rather than dropped.
+FinalAnswer parseFinalAnswer(const nlohmann::json& input) {
+    FinalAnswer answer;
+    if (!input.is_object()) {
+        answer.output = input.is_string() ? input.get<std::string>() : input.dump();
+        return answer;
+    }
+    if (auto it = input.find("output"); it != input.end()) {
+        answer.output = it->is_string() ? it->get<std::string>() : it->dump();
+    }
+    if (auto it = input.find("format"); it != input.end() && it->is_string() && !it->get<std::string>().empty()) {
+        answer.format = it->get<std::string>();
+    }
+    if (auto it = input.find("summary"); it != input.end() && it->is_string()) {
+        answer.summary = it->get<std::string>();
+    }
+    if (auto it = input.find("confidence"); it != input.end() && it->is_number()) {
+        answer.confidence = it->get<double>();
+    }
+    return answer;
+}
+
+bool isSuccessfulFinalAnswer(const tools::ToolCallRecord& record) {
+    return record.name == kFinalAnswerTool && record.succeeded();
+}
+
+bool isExternal(const tools::ToolCallRecord& record) {
+    return !record.succeeded() && record.outcome.error().code == tools::ToolErrc::not_executable;
+}
+
+}  // namespace
+
+ReactLoop::ReactLoop(LoopConfig config, std::string prompt) : config_(std::move(config)) {
+    config_.maxIterations = std::max(config_.maxIterations, 1);
+    if (!config_.systemPrompt.empty()) {
+        messages_.push_back(llm::Message::system(config_.systemPrompt));
+    }
+    messages_.push_back(llm::Message::user(std::move(prompt)));
+}
+
+void ReactLoop::expectState(Awaiting expected, const char* operation) const {
+    if (awaiting_ == expected) {
+        return;
+    }
+    const char* state = "after the run ended";
+    switch (awaiting_) {
+        case Awaiting::start: state = "before start()"; break;
+        case Awaiting::model: state = "while awaiting a model reply"; break;
+        case Awaiting::tools: state = "while awaiting tool results"; break;
+        case Awaiting::done: break;
+    }
+    throw std::logic_error(std::string("ReactLoop::") + operation + " called " + state +
+                           "; the driver must perform each action and report it exactly once");
+}
+
+LoopAction ReactLoop::start() {
+    expectState(Awaiting::start, "start()");
+    return callModel();
+}
+
+LoopAction ReactLoop::callModel() {
+    llm::ModelRequest request;
+    request.messages = messages_;
+    request.tools = config_.tools;
+    request.temperature = config_.temperature;
+    request.maxTokens = config_.maxTokens;
+    awaiting_ = Awaiting::model;
+    const int iteration = iterations_++;
+    return CallModel{std::move(request), iteration};
+}
+
+LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError> reply) {
+    expectState(Awaiting::model, "onModelReply()");
+    if (!reply) {
+        // A provider that reports its own cancellation ends the run the same way as the driver noticing it.
+        if (reply.error().code == llm::ProviderErrc::cancelled) {
+            return failWith(TerminatedBy::cancelled, AgentErrc::cancelled, reply.error().describe());
+        }
+        return failWith(TerminatedBy::provider_error, AgentErrc::provider_failed, reply.error().describe());
+    }
+    result_.usage += reply->usage;
+    if (!reply->text.empty()) {
+        lastText_ = reply->text;
+    }
+    messages_.push_back(llm::Message::assistant(reply->text, reply->toolCalls));
+    if (reply->toolCalls.empty()) {
+        return finish(TerminatedBy::end_turn, std::move(reply->text));
+    }
+    pending_.clear();
+    pending_.reserve(reply->toolCalls.size());
+    for (llm::ToolCall& call : reply->toolCalls) {
+        pending_.push_back(tools::ToolCallRequest{std::move(call.id), std::move(call.name), std::move(call.arguments)});
+    }
+    awaiting_ = Awaiting::tools;
+    return RunTools{pending_, iterations_ - 1};
+}
+
+void ReactLoop::appendToolResults(const std::vector<tools::ToolCallRecord>& records) {
+    for (const tools::ToolCallRecord& record : records) {
+        if (isExternal(record)) {
+            continue;  // the caller supplies this result
+        }
+        if (record.mode == tools::ToolMode::silent) {
+            messages_.push_back(llm::Message::toolResult(record.id, record.name, kSilentPlaceholder));
+        } else if (record.succeeded()) {
+            messages_.push_back(llm::Message::toolResult(record.id, record.name, *record.outcome));
+        } else {
+            messages_.push_back(
+                llm::Message::toolResult(record.id, record.name, record.outcome.error().describe(), true));
+        }
+    }
+    result_.toolCalls.insert(result_.toolCalls.end(), records.begin(), records.end());
+}
+
+LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) {
+    expectState(Awaiting::tools, "onToolResults()");
+    if (records.size() != pending_.size()) {
+        throw std::logic_error("ReactLoop::onToolResults() got " + std::to_string(records.size()) +
+                               " records for a batch of " + std::to_string(pending_.size()) + " calls");
+    }
+    appendToolResults(records);
+
+    const auto answer = std::find_if(records.begin(), records.end(), isSuccessfulFinalAnswer);
+    if (answer != records.end()) {
+        FinalAnswer parsed = parseFinalAnswer(answer->input);
+        std::string output = parsed.output;
+        result_.finalAnswer = std::move(parsed);
+        return finish(TerminatedBy::final_answer, std::move(output));
+    }
+
+    std::vector<tools::ToolCallRequest> external;
+    for (const tools::ToolCallRecord& record : records) {
+        if (isExternal(record)) {
+            external.push_back(tools::ToolCallRequest{record.id, record.name, record.input});
+        }
+    }
+    if (!external.empty()) {
+        std::string names;
+        for (const auto& call : external) {
+            names += (names.empty() ? "" : ", ") + call.name;
+        }
+        result_.error = AgentError{AgentErrc::external_tool_call,
+                                   "the model called declaration-only tools (" + names +
+                                       "); execute them and continue with their results (see pendingToolCalls)"};
+        result_.pendingToolCalls = std::move(external);
+        return finish(TerminatedBy::external_tool_calls, lastText_);
+    }
+
+    const bool allSilent = std::all_of(records.begin(), records.end(), [](const tools::ToolCallRecord& record) {
+        return record.mode == tools::ToolMode::silent;
+    });
+    if (allSilent) {
+        return finish(TerminatedBy::silent_tools, lastText_);
+    }
+    if (iterations_ >= config_.maxIterations) {
+        return failWith(TerminatedBy::max_iterations, AgentErrc::max_iterations,
+                        "reached the limit of " + std::to_string(config_.maxIterations) +
+                            " iterations without a final answer; raise it with withMaxIterations");
+    }
+    return callModel();
+}
+
+LoopAction ReactLoop::onCancelled(std::vector<tools::ToolCallRecord> inFlight) {
+    if (awaiting_ == Awaiting::done) {
+        expectState(Awaiting::model, "onCancelled()");  // throws: the run is over
+    }
+    std::string where = "before it started";
+    if (awaiting_ == Awaiting::model) {
+        where = "while waiting for the model (iteration " + std::to_string(iterations_) + ")";
+    } else if (awaiting_ == Awaiting::tools) {
+        where = "while tools were running (iteration " + std::to_string(iterations_) + ")";
+        appendToolResults(inFlight);
+    }
+    return failWith(TerminatedBy::cancelled, AgentErrc::cancelled, "the run was cancelled " + where);
+}
+
+LoopAction ReactLoop::onInternalError(std::string message) {
+    if (awaiting_ == Awaiting::done) {
+        expectState(Awaiting::model, "onInternalError()");  // throws: the run is over
+    }
+    return failWith(TerminatedBy::internal_error, AgentErrc::internal_error, std::move(message));
+}
+
+RunResult ReactLoop::completeResult() {
+    result_.messages = messages_;
+    result_.iterations = iterations_;
+    return result_;
+}
+
+LoopAction ReactLoop::finish(TerminatedBy reason, std::string output) {
+    awaiting_ = Awaiting::done;
+    result_.output = std::move(output);
+    result_.terminatedBy = reason;
+    result_.success = reason == TerminatedBy::final_answer || reason == TerminatedBy::end_turn ||
+                      reason == TerminatedBy::silent_tools;
+    return Finish{completeResult()};
+}
+
+LoopAction ReactLoop::failWith(TerminatedBy reason, AgentErrc code, std::string message) {
+    awaiting_ = Awaiting::done;
+    result_.output = lastText_;
+    result_.terminatedBy = reason;
+    result_.success = false;
+    result_.error = AgentError{code, std::move(message)};
+    return Fail{completeResult()};
+}
+
+}  // namespace reagent::agent

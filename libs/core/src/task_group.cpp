@@ -44,7 +44,7 @@ Task<std::vector<EffectError>> TaskGroup::join() {
     co_await asio::this_coro::throw_if_cancelled(false);
     bool forwarded = false;
     while (state->live > 0) {
-        if (!forwarded && co_await cancelled()) {
+        if (!forwarded && isCancelled(co_await asio::this_coro::cancellation_state)) {
             forwarded = true;
             cancel();
             continue;

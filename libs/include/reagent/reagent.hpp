@@ -35,3 +35,8 @@
 #include "reagent/agent/agent_event.hpp"
 #include "reagent/agent/react_loop.hpp"
 #include "reagent/agent/run_result.hpp"
+
+// memory
+#include "reagent/memory/memory_error.hpp"
+#include "reagent/memory/result_compressor.hpp"
+#include "reagent/memory/working_memory.hpp"

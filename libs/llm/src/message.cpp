@@ -1,1 +1,49 @@
-// Implementation in progress.
+#include "reagent/llm/message.hpp"
+
+#include <utility>
+
+namespace reagent::llm {
+
+std::string_view toString(Role role) noexcept {
+    switch (role) {
+        case Role::system: return "system";
+        case Role::user: return "user";
+        case Role::assistant: return "assistant";
+        case Role::tool: return "tool";
+    }
+    return "unknown";
+}
+
+Message Message::system(std::string text) {
+    Message message;
+    message.role = Role::system;
+    message.text = std::move(text);
+    return message;
+}
+
+Message Message::user(std::string text) {
+    Message message;
+    message.role = Role::user;
+    message.text = std::move(text);
+    return message;
+}
+
+Message Message::assistant(std::string text, std::vector<ToolCall> calls) {
+    Message message;
+    message.role = Role::assistant;
+    message.text = std::move(text);
+    message.toolCalls = std::move(calls);
+    return message;
+}
+
+Message Message::toolResult(std::string callId, std::string toolName, std::string text, bool isError) {
+    Message message;
+    message.role = Role::tool;
+    message.text = std::move(text);
+    message.toolCallId = std::move(callId);
+    message.toolName = std::move(toolName);
+    message.isError = isError;
+    return message;
+}
+
+}  // namespace reagent::llm

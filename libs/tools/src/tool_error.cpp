@@ -1,1 +1,42 @@
-// Implementation in progress.
+#include "reagent/tools/tool_error.hpp"
+
+namespace reagent::tools {
+
+std::string_view toString(ToolErrc code) noexcept {
+    switch (code) {
+        case ToolErrc::invalid_arguments:
+            return "invalid_arguments";
+        case ToolErrc::unknown_tool:
+            return "unknown_tool";
+        case ToolErrc::timeout:
+            return "timeout";
+        case ToolErrc::failed:
+            return "failed";
+        case ToolErrc::exception:
+            return "exception";
+        case ToolErrc::cancelled:
+            return "cancelled";
+        case ToolErrc::approval_denied:
+            return "approval_denied";
+        case ToolErrc::approval_unavailable:
+            return "approval_unavailable";
+        case ToolErrc::not_executable:
+            return "not_executable";
+        case ToolErrc::invalid_definition:
+            return "invalid_definition";
+        case ToolErrc::duplicate_name:
+            return "duplicate_name";
+        case ToolErrc::init_failed:
+            return "init_failed";
+    }
+    return "unknown";
+}
+
+std::string ToolError::describe() const {
+    std::string text(toString(code));
+    text += ": ";
+    text += message;
+    return text;
+}
+
+}  // namespace reagent::tools

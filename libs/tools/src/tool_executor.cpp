@@ -1,1 +1,415 @@
-// Implementation in progress.
+#include "reagent/tools/tool_executor.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <exception>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "reagent/core/cancellation.hpp"
+#include "reagent/core/detail/exception_message.hpp"
+#include "reagent/core/parallel.hpp"
+#include "reagent/core/timeout.hpp"
+
+namespace reagent::tools {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+using SteadyClock = std::chrono::steady_clock;
+using SystemClock = std::chrono::system_clock;
+
+struct ToolExecutor::InitGate {
+    explicit InitGate(std::shared_ptr<const RegisteredTool> t, Executor ex)
+        : tool(std::move(t)), wakeup(std::move(ex), SteadyClock::time_point::max()) {}
+    std::shared_ptr<const RegisteredTool> tool;
+    // Waiters sleep on it; the initialiser cancels it when `init` has finished.
+    asio::steady_timer wakeup;
+    bool running = true;
+    std::optional<ToolError> failure;
+};
+
+namespace {
+
+std::string milliseconds(std::chrono::milliseconds limit) {
+    return std::to_string(limit.count()) + " ms";
+}
+
+// Free coroutines holding the tool alive: a handler or hook that throws before its first suspension is
+// contained like any other exception, and unregistering the tool meanwhile is harmless.
+Task<ToolResult> runHandler(std::shared_ptr<const RegisteredTool> tool, json args, ToolContext context) {
+    auto task = tool->tool.handler(std::move(args), std::move(context));
+    co_return co_await std::move(task);
+}
+
+Task<expected<void, ToolError>> runHook(std::shared_ptr<const RegisteredTool> tool, bool dispose) {
+    auto task = dispose ? tool->tool.dispose() : tool->tool.init();
+    co_return co_await std::move(task);
+}
+
+ToolError fromEffect(const EffectError& error, const std::string& tool, std::chrono::milliseconds limit) {
+    switch (error.code) {
+        case EffectErrc::timeout:
+            return {ToolErrc::timeout, "tool " + tool + " timed out after " + milliseconds(limit)};
+        case EffectErrc::cancelled:
+            return {ToolErrc::cancelled, "tool " + tool + " was cancelled"};
+        case EffectErrc::exception:
+            return {ToolErrc::exception, "tool " + tool + " threw: " + error.message};
+    }
+    return {ToolErrc::failed, error.message};
+}
+
+// Returns the refusal, if any. An approval handler that throws counts as a refusal.
+Task<std::optional<ToolError>> askApproval(ApprovalHandler approve, ToolCallRequest request,
+                                           ToolDefinition definition) {
+    const std::string name = definition.name;
+    if (!approve) {
+        co_return ToolError{ToolErrc::approval_unavailable,
+                            "refused: tool " + name + " requires approval and no approval handler is set"};
+    }
+    bool approved = false;
+    std::exception_ptr error;
+    try {
+        auto decision = approve(std::move(request), std::move(definition));
+        approved = co_await std::move(decision);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    if (error) {
+        const auto state = co_await asio::this_coro::cancellation_state;
+        if (isCancelled(state)) {
+            co_return ToolError{ToolErrc::cancelled,
+                                "tool " + name + " was cancelled while awaiting approval"};
+        }
+        co_return ToolError{ToolErrc::approval_denied, "refused: the approval check for tool " + name +
+                                                           " failed: " + detail::exceptionMessage(error)};
+    }
+    if (!approved) {
+        co_return ToolError{ToolErrc::approval_denied,
+                            "refused: the call to tool " + name + " was not approved"};
+    }
+    co_return std::nullopt;
+}
+
+std::string actionText(const ToolDefinition& definition, const json& args) {
+    if (!definition.action) {
+        return {};
+    }
+    try {
+        return definition.action(args);
+    } catch (...) {
+        // A progress text for people is not worth failing a call over.
+        return {};
+    }
+}
+
+std::string availableTools(const ToolRegistry& registry) {
+    std::string names;
+    for (const auto& entry : registry.all()) {
+        names += (names.empty() ? "" : ", ") + entry->tool.definition.name;
+    }
+    return names.empty() ? "no tools are registered" : "available tools: " + names;
+}
+
+}  // namespace
+
+ToolExecutor::ToolExecutor(const ToolRegistry& registry, ExecutionPolicy policy)
+    : registry_(&registry), policy_(std::move(policy)) {}
+
+void ToolExecutor::setApprovalHandler(ApprovalHandler handler) {
+    approval_ = std::move(handler);
+}
+
+void ToolExecutor::setEventSink(ToolEventSink sink) {
+    sink_ = std::move(sink);
+}
+
+bool ToolExecutor::isSideEffect(const ToolDefinition& definition) const {
+    if (definition.sideEffect) {
+        return true;
+    }
+    for (const auto& prefix : policy_.sideEffectPrefixes) {
+        if (!prefix.empty() && definition.name.compare(0, prefix.size(), prefix) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool ToolExecutor::runsAlone(const ToolCallRequest& call) const {
+    const auto tool = registry_->find(call.name);
+    return tool && isSideEffect(tool->tool.definition);
+}
+
+void ToolExecutor::emit(const ToolEvent& event) const {
+    if (!sink_) {
+        return;
+    }
+    try {
+        sink_(event);
+    } catch (...) {
+        // A faulty observer must not break the run.
+    }
+}
+
+ToolCallRecord ToolExecutor::notStarted(const ToolCallRequest& call, int tripIndex, ToolError error) const {
+    ToolCallRecord record;
+    record.id = call.id;
+    record.tripIndex = tripIndex;
+    record.name = call.name;
+    record.input = call.arguments;
+    if (const auto tool = registry_->find(call.name)) {
+        record.mode = tool->tool.definition.mode;
+    }
+    record.startedAt = SystemClock::now();
+    record.endedAt = record.startedAt;
+    record.outcome = fail(error);
+    emit(ToolFailed{record.id, record.name, record.input, std::move(error), tripIndex});
+    return record;
+}
+
+Task<expected<void, ToolError>> ToolExecutor::ensureInitialised(std::shared_ptr<const RegisteredTool> tool) {
+    const std::string& name = tool->tool.definition.name;
+    for (const auto& done : initialised_) {
+        if (done == tool) {
+            co_return expected<void, ToolError>{};
+        }
+    }
+    if (!tool->tool.init) {
+        // Nothing to run; remembering the tool lets `disposeAll` run its `dispose` hook.
+        initialised_.push_back(tool);
+        co_return expected<void, ToolError>{};
+    }
+
+    std::shared_ptr<InitGate> gate;
+    for (const auto& pending : initGates_) {
+        if (pending->tool == tool) {
+            gate = pending;
+        }
+    }
+    if (gate) {
+        // Another call is running `init`: share its outcome instead of running it twice.
+        bool interrupted = false;
+        while (gate->running && !interrupted) {
+            try {
+                co_await gate->wakeup.async_wait(asio::as_tuple(asio::use_awaitable));
+            } catch (...) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            co_return fail(ToolError{ToolErrc::cancelled, "tool " + name + " was cancelled during its init"});
+        }
+        if (gate->failure) {
+            co_return fail(*gate->failure);
+        }
+        co_return expected<void, ToolError>{};
+    }
+
+    Executor executor = co_await asio::this_coro::executor;
+    gate = std::make_shared<InitGate>(tool, std::move(executor));
+    initGates_.push_back(gate);
+    expected<expected<void, ToolError>, EffectError> outcome = fail(EffectError{EffectErrc::cancelled, ""});
+    try {
+        auto hook = runHook(tool, false);
+        outcome = co_await withTimeout(std::move(hook), tool->tool.definition.timeout);
+    } catch (...) {
+        // Only a cancellation gets here: it is already recorded in `outcome`.
+    }
+
+    std::optional<ToolError> failure;
+    if (!outcome) {
+        failure = outcome.error().code == EffectErrc::cancelled
+                      ? ToolError{ToolErrc::cancelled, "tool " + name + " was cancelled during its init"}
+                      : ToolError{ToolErrc::init_failed,
+                                  "tool " + name + " failed to initialise: " + outcome.error().message};
+    } else if (!*outcome) {
+        failure = ToolError{ToolErrc::init_failed,
+                            "tool " + name + " failed to initialise: " + outcome->error().message,
+                            outcome->error().details};
+    }
+    gate->failure = failure;
+    if (!failure) {
+        initialised_.push_back(tool);
+    }
+    gate->running = false;
+    gate->wakeup.cancel();
+    std::erase(initGates_, gate);
+    if (failure) {
+        co_return fail(std::move(*failure));
+    }
+    co_return expected<void, ToolError>{};
+}
+
+Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripIndex) {
+    const auto clockStart = SteadyClock::now();
+    ToolCallRecord record;
+    record.id = call.id;
+    record.tripIndex = tripIndex;
+    record.name = call.name;
+    record.input = call.arguments;
+    record.startedAt = SystemClock::now();
+
+    // Every path ends here: the record is completed and the matching event emitted.
+    auto finish = [&](ToolResult outcome) {
+        record.outcome = std::move(outcome);
+        record.endedAt = SystemClock::now();
+        record.duration =
+            std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - clockStart);
+        if (record.outcome) {
+            emit(ToolCalled{record});
+        } else {
+            emit(ToolFailed{record.id, record.name, record.input, record.outcome.error(), tripIndex});
+        }
+        return std::move(record);
+    };
+
+    const auto tool = registry_->find(call.name);
+    if (!tool) {
+        co_return finish(fail(ToolError{ToolErrc::unknown_tool,
+                                        "unknown tool '" + call.name + "'; " + availableTools(*registry_)}));
+    }
+    const ToolDefinition& definition = tool->tool.definition;
+    record.mode = definition.mode;
+
+    auto args = tool->validator.validate(call.arguments);
+    if (!args) {
+        co_return finish(fail(std::move(args.error())));
+    }
+    record.input = std::move(*args);
+    const auto cancelledCall = ToolError{ToolErrc::cancelled, "tool " + call.name + " was cancelled"};
+    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+        co_return finish(fail(cancelledCall));
+    }
+
+    if (definition.requiresApproval) {
+        auto request = ToolCallRequest{call.id, call.name, record.input};
+        std::optional<ToolError> refusal = cancelledCall;
+        try {
+            auto decision = askApproval(approval_, std::move(request), definition);
+            refusal = co_await std::move(decision);
+        } catch (...) {
+            // Cancelled before the approval could start: `refusal` already says so.
+        }
+        if (refusal) {
+            co_return finish(fail(std::move(*refusal)));
+        }
+    }
+
+    if (!tool->tool.executable()) {
+        co_return finish(fail(ToolError{
+            ToolErrc::not_executable, "tool " + call.name + " is declaration-only: its caller executes it"}));
+    }
+
+    emit(ToolCalling{record.id, record.name, record.input, tripIndex, actionText(definition, record.input)});
+
+    expected<void, ToolError> ready = fail(cancelledCall);
+    try {
+        auto init = ensureInitialised(tool);
+        ready = co_await std::move(init);
+    } catch (...) {
+        // Cancelled before `init` could start.
+    }
+    if (!ready) {
+        co_return finish(fail(std::move(ready.error())));
+    }
+
+    Executor executor = co_await asio::this_coro::executor;
+    auto context = ToolContext{call.id, definition.name, tripIndex, std::move(executor), &record.artifacts};
+    expected<ToolResult, EffectError> outcome = fail(EffectError{EffectErrc::cancelled, ""});
+    try {
+        auto handler = runHandler(tool, record.input, std::move(context));
+        outcome = co_await withTimeout(std::move(handler), definition.timeout);
+    } catch (...) {
+        // Cancelled before the handler could start: `outcome` already says so.
+    }
+    if (!outcome) {
+        co_return finish(fail(fromEffect(outcome.error(), definition.name, definition.timeout)));
+    }
+    co_return finish(std::move(*outcome));
+}
+
+Task<std::vector<ToolCallRecord>> ToolExecutor::execute(std::vector<ToolCallRequest> calls, int tripIndex) {
+    std::vector<ToolCallRecord> records;
+    records.reserve(calls.size());
+    const auto cancelledBatch = ToolError{ToolErrc::cancelled, "cancelled before it started"};
+
+    std::size_t next = 0;
+    while (next < calls.size()) {
+        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+            break;
+        }
+        // A segment is one side-effect call, or a run of consecutive calls that may overlap.
+        std::size_t end = next + 1;
+        if (!runsAlone(calls[next])) {
+            while (end < calls.size() && !runsAlone(calls[end])) {
+                ++end;
+            }
+        }
+        if (end - next == 1) {
+            try {
+                auto one = executeOne(calls[next], tripIndex);
+                records.push_back(co_await std::move(one));
+            } catch (...) {
+                // Cancelled before the call could start; handled below.
+            }
+            if (records.size() == next) {
+                break;
+            }
+        } else {
+            std::vector<ToolCallRequest> segment(calls.begin() + static_cast<std::ptrdiff_t>(next),
+                                                 calls.begin() + static_cast<std::ptrdiff_t>(end));
+            auto run = [this, tripIndex](ToolCallRequest& call) { return executeOne(call, tripIndex); };
+            std::vector<expected<ToolCallRecord, EffectError>> results;
+            try {
+                auto mapped = parallelMap(std::move(segment), policy_.maxParallel, run);
+                results = co_await std::move(mapped);
+            } catch (...) {
+                // Cancelled before the segment could start; handled below.
+            }
+            if (results.empty()) {
+                break;
+            }
+            for (std::size_t i = 0; i < results.size(); ++i) {
+                if (results[i]) {
+                    records.push_back(std::move(*results[i]));
+                } else if (results[i].error().code == EffectErrc::exception) {
+                    auto error = ToolError{ToolErrc::exception, results[i].error().message};
+                    records.push_back(notStarted(calls[next + i], tripIndex, std::move(error)));
+                } else {
+                    records.push_back(notStarted(calls[next + i], tripIndex, cancelledBatch));
+                }
+            }
+        }
+        next = end;
+    }
+    // Calls never started because the batch was cancelled.
+    for (std::size_t i = records.size(); i < calls.size(); ++i) {
+        records.push_back(notStarted(calls[i], tripIndex, cancelledBatch));
+    }
+    co_return records;
+}
+
+Task<void> ToolExecutor::disposeAll() {
+    auto tools = std::move(initialised_);
+    initialised_.clear();
+    // Reverse order, like destructors: a tool set up later may depend on one set up earlier.
+    for (auto it = tools.rbegin(); it != tools.rend(); ++it) {
+        const auto& tool = *it;
+        if (!tool->tool.dispose) {
+            continue;
+        }
+        try {
+            auto hook = runHook(tool, true);
+            auto outcome = co_await withTimeout(std::move(hook), tool->tool.definition.timeout);
+            (void)outcome;
+        } catch (...) {
+            // Shutting down: a failing or cancelled dispose hook is not worth reporting.
+        }
+    }
+}
+
+}  // namespace reagent::tools

@@ -18,6 +18,9 @@ enum class AgentErrc {
     cancelled,
     /// The model called a declaration-only tool; the caller must execute it (see `pendingToolCalls`).
     external_tool_call,
+    /// A component broke its contract (a provider or handler threw where it must not); the message
+    /// carries the exception's text. Report it as a bug.
+    internal_error,
 };
 
 [[nodiscard]] std::string_view toString(AgentErrc code) noexcept;

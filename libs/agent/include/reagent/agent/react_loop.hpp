@@ -64,8 +64,18 @@ using LoopAction = std::variant<CallModel, RunTools, Finish, Fail>;
 ///
 /// The driver (`Agent::run`) performs each action and calls back exactly once per action. Calling out
 /// of order is a programming error (`std::logic_error`).
+///
+/// Every model call counts as one iteration; its 0-based index is the trip index of the calls it asks
+/// for. After each tool batch the conversation gets one tool message per call, in call order: the output,
+/// the error (`ToolError::describe()`, flagged `isError`) or, for a silent tool, a fixed placeholder so
+/// that providers requiring a result per call stay satisfied. Calls to declaration-only tools get no
+/// message: the caller executes them (`RunResult::pendingToolCalls`) and supplies their results.
+///
+/// \par Thread safety
+/// None; a loop belongs to one run.
 class ReactLoop {
 public:
+    /// \brief A loop for one prompt; a `maxIterations` below 1 counts as 1.
     ReactLoop(LoopConfig config, std::string prompt);
 
     /// \brief The first action: always `CallModel`.
@@ -74,23 +84,36 @@ public:
     [[nodiscard]] LoopAction onModelReply(expected<llm::ModelReply, llm::ProviderError> reply);
     /// \brief After `RunTools`: one record per requested call, in order.
     [[nodiscard]] LoopAction onToolResults(std::vector<tools::ToolCallRecord> records);
-    /// \brief The driver noticed cancellation; ends the run.
-    [[nodiscard]] LoopAction onCancelled();
+    /// \brief The driver noticed cancellation; ends the run with `TerminatedBy::cancelled`.
+    ///
+    /// `inFlight` holds the records of the tool batch that was running, if any, so that the result
+    /// still shows those calls (typically as `ToolErrc::cancelled`).
+    [[nodiscard]] LoopAction onCancelled(std::vector<tools::ToolCallRecord> inFlight = {});
+    /// \brief The driver caught an unexpected exception; ends the run with `TerminatedBy::internal_error`
+    /// and keeps what was done so far.
+    [[nodiscard]] LoopAction onInternalError(std::string message);
 
     [[nodiscard]] const std::vector<llm::Message>& messages() const noexcept { return messages_; }
     [[nodiscard]] int iterations() const noexcept { return iterations_; }
+    /// \brief True once a `Finish` or `Fail` was returned.
+    [[nodiscard]] bool done() const noexcept { return awaiting_ == Awaiting::done; }
 
 private:
     enum class Awaiting { start, model, tools, done };
+    void expectState(Awaiting expected, const char* operation) const;
+    void appendToolResults(const std::vector<tools::ToolCallRecord>& records);
     [[nodiscard]] LoopAction callModel();
     [[nodiscard]] LoopAction finish(TerminatedBy reason, std::string output);
     [[nodiscard]] LoopAction failWith(TerminatedBy reason, AgentErrc code, std::string message);
+    [[nodiscard]] RunResult completeResult();
 
     LoopConfig config_;
     std::vector<llm::Message> messages_;
     Awaiting awaiting_ = Awaiting::start;
     int iterations_ = 0;
     std::string lastText_;
+    /// The batch handed out with the last `RunTools`.
+    std::vector<tools::ToolCallRequest> pending_;
     RunResult result_;
 };
 

@@ -31,6 +31,8 @@ enum class TerminatedBy {
     provider_error,
     /// The run was cancelled.
     cancelled,
+    /// An unexpected exception ended the run (see `AgentErrc::internal_error`).
+    internal_error,
 };
 
 [[nodiscard]] std::string_view toString(TerminatedBy reason) noexcept;

@@ -2,19 +2,19 @@
 /// \file
 /// \brief Asking the current coroutine whether it has been cancelled.
 
+#include <boost/asio/cancellation_state.hpp>
 #include <boost/asio/this_coro.hpp>
-
-#include "reagent/core/task.hpp"
 
 namespace reagent {
 
-/// \brief True once the current thread of execution has received a cancellation request.
+/// \brief True once the thread of execution owning `state` has received a cancellation request.
 ///
-/// Drivers check this between steps so that a cancelled run ends with a result describing what was done,
-/// rather than with Asio's `operation_aborted` exception at the next suspension.
-[[nodiscard]] inline Task<bool> cancelled() {
-    auto state = co_await boost::asio::this_coro::cancellation_state;
-    co_return state.cancelled() != boost::asio::cancellation_type::none;
+/// Use as `isCancelled(co_await boost::asio::this_coro::cancellation_state)`: awaiting the state is a
+/// query, not an operation, so it never throws, whereas awaiting any coroutine after a cancellation
+/// throws `operation_aborted`. Drivers check this between steps so that a cancelled run ends with a
+/// result describing what was done.
+[[nodiscard]] inline bool isCancelled(const boost::asio::cancellation_state& state) noexcept {
+    return state.cancelled() != boost::asio::cancellation_type::none;
 }
 
 }  // namespace reagent

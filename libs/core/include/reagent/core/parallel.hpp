@@ -35,7 +35,7 @@ struct MapState {
     // others (no head-of-line blocking as with fixed batches).
     static Task<void> worker(MapState* state) {
         while (state->next < state->inputs.size()) {
-            if (co_await cancelled()) {
+            if (isCancelled(co_await boost::asio::this_coro::cancellation_state)) {
                 co_return;
             }
             const std::size_t index = state->next++;
@@ -47,7 +47,7 @@ struct MapState {
             }
             if (error) {
                 // co_await is not allowed inside a handler, so the classification happens here.
-                const bool wasCancelled = co_await cancelled();
+                const bool wasCancelled = isCancelled(co_await boost::asio::this_coro::cancellation_state);
                 state->results[index] = fail(wasCancelled
                     ? EffectError{EffectErrc::cancelled, "cancelled while running"}
                     : EffectError{EffectErrc::exception, exceptionMessage(error)});

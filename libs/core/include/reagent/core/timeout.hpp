@@ -40,7 +40,7 @@ template <class T>
         auto group = asio::experimental::make_parallel_group(asio::co_spawn(ex, std::move(task), asio::deferred),
                                                              timer.async_wait(asio::deferred));
         auto outcome = co_await std::move(group).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
-        if (co_await cancelled()) {
+        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
             co_return fail(EffectError{EffectErrc::cancelled, "cancelled by the caller"});
         }
         if (std::get<0>(outcome)[0] == 1) {

@@ -20,6 +20,9 @@ struct ToolCall {
     std::string id;
     std::string name;
     nlohmann::json arguments = nlohmann::json::object();
+    /// Opaque token the provider attached to this call and wants back verbatim when the call is replayed
+    /// in the history (Gemini's `thoughtSignature`); empty when none. Never interpreted.
+    std::string signature{};
 
     friend bool operator==(const ToolCall&, const ToolCall&) = default;
 };

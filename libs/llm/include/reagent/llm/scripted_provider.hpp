@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -47,9 +48,12 @@ public:
 
 private:
     friend class ScriptedProvider;
+    explicit ScriptedTurn(std::variant<ModelReply, ProviderError, Responder> outcome);
+
     std::variant<ModelReply, ProviderError, Responder> outcome_;
     Matcher matcher_;
     std::string expectation_;
+    std::optional<Usage> usage_;
     std::chrono::milliseconds delay_{0};
 };
 
@@ -57,6 +61,15 @@ private:
 ///
 /// Once the script is exhausted each call fails with `script_exhausted` (or, if `loop(true)`, starts
 /// over). Share it through a `std::shared_ptr` to inspect `requests()` after a run.
+///
+/// Every request is recorded before it is answered, whatever the outcome. Tool calls without an id get
+/// `call_<n>`, where n counts (from 1) the tool calls this provider has produced. A reply with tool calls
+/// reports `StopReason::tool_use` unless the turn set another reason than `end_turn`.
+///
+/// \par Errors
+/// `script_mismatch` when a turn's expectation rejects the request (the message names the expectation
+/// and the request number), `script_exhausted` when no turn is left, `cancelled` when cancelled during
+/// a `delay`, and whatever error a turn scripts. Nothing is thrown.
 ///
 /// \par Thread safety
 /// Not thread-safe; use from one strand.
@@ -83,6 +96,8 @@ private:
     std::size_t next_ = 0;
     bool loop_ = false;
     std::vector<ModelRequest> requests_;
+    /// Tool calls produced so far; numbers the default ids.
+    std::size_t callCount_ = 0;
 };
 
 }  // namespace reagent::llm

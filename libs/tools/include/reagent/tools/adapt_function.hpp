@@ -20,11 +20,11 @@ struct FunctionParam {
     std::string name;
     /// string, number, integer, boolean, array or object.
     std::string type;
-    std::string description;
+    std::string description = {};
     /// Function parameters are required unless said otherwise.
     bool required = true;
-    std::vector<nlohmann::json> enumValues;
-    std::optional<nlohmann::json> defaultValue;
+    std::vector<nlohmann::json> enumValues = {};
+    std::optional<nlohmann::json> defaultValue = std::nullopt;
 };
 
 /// \brief Name, description and parameters of an adapted function.
@@ -38,12 +38,15 @@ namespace detail {
 
 [[nodiscard]] expected<Tool, ToolError> adaptFunctionImpl(FunctionSpec spec, ToolHandler handler);
 
-// Turns whatever the callable returned into the model-facing text: strings pass through, anything else
-// convertible to JSON is serialised, and an `expected` keeps its error.
+// Turns whatever the callable returned into the model-facing text: strings (and JSON strings) pass
+// through, anything else convertible to JSON is serialised, and an `expected` keeps its error.
 template <class R>
 ToolResult toToolResult(R&& value) {
     using V = std::decay_t<R>;
-    if constexpr (std::is_convertible_v<V, std::string>) {
+    if constexpr (std::is_same_v<V, nlohmann::json> || std::is_same_v<V, nlohmann::ordered_json>) {
+        // Tested first: a json converts implicitly to std::string, which throws unless it holds a string.
+        return value.is_string() ? value.template get<std::string>() : value.dump();
+    } else if constexpr (std::is_convertible_v<V, std::string>) {
         return std::string(std::forward<R>(value));
     } else if constexpr (requires { value.has_value(); value.error(); }) {
         if (!value) {

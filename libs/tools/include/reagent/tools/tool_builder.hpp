@@ -21,9 +21,9 @@ struct ParamOptions {
     /// Whether the model must pass it. Default false.
     bool required = false;
     /// Allowed values; empty means any value of the type.
-    std::vector<nlohmann::json> enumValues;
+    std::vector<nlohmann::json> enumValues = {};
     /// Injected when the model leaves the parameter out.
-    std::optional<nlohmann::json> defaultValue;
+    std::optional<nlohmann::json> defaultValue = std::nullopt;
     /// For `array` parameters: the schema of the items (default: any).
     nlohmann::json items = nullptr;
 };

@@ -4,9 +4,11 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
 #include "reagent/tools/tool_call.hpp"
 #include "reagent/tools/tool_event.hpp"
@@ -55,17 +57,31 @@ public:
     /// \brief True when the tool must run alone (flagged, or named with a side-effect prefix).
     [[nodiscard]] bool isSideEffect(const ToolDefinition& definition) const;
 
-    /// \brief Runs the `dispose` hook of every tool whose `init` ran. Never throws.
+    /// \brief Runs the `dispose` hook of every tool whose `init` ran, latest first, each under the tool's
+    /// timeout. Never throws; failures are ignored.
     [[nodiscard]] Task<void> disposeAll();
 
     [[nodiscard]] const ExecutionPolicy& policy() const noexcept { return policy_; }
 
 private:
+    // An `init` in progress, so that concurrent first calls of a tool wait for one run of it.
+    struct InitGate;
+
+    [[nodiscard]] Task<expected<void, ToolError>> ensureInitialised(
+        std::shared_ptr<const RegisteredTool> tool);
+    [[nodiscard]] bool runsAlone(const ToolCallRequest& call) const;
+    // The record (and `ToolFailed` event) of a call that never ran.
+    [[nodiscard]] ToolCallRecord notStarted(const ToolCallRequest& call, int tripIndex,
+                                            ToolError error) const;
+    void emit(const ToolEvent& event) const;
+
     const ToolRegistry* registry_;
     ExecutionPolicy policy_;
     ApprovalHandler approval_;
     ToolEventSink sink_;
+    /// Tools whose `init` succeeded (or that have none and ran once): their `dispose` runs at the end.
     std::vector<std::shared_ptr<const RegisteredTool>> initialised_;
+    std::vector<std::shared_ptr<InitGate>> initGates_;
 };
 
 }  // namespace reagent::tools

@@ -1,0 +1,154 @@
+#include "commands.hpp"
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/signal_set.hpp>
+
+#include "demo_provider.hpp"
+#include "demo_tools.hpp"
+#include "output.hpp"
+#include "reagent/agent/agent.hpp"
+#include "trace.hpp"
+
+namespace reagent::cli {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// The process exits this way when a second signal arrives while the first cancellation is under way.
+constexpr int kExitForced = 130;
+
+expected<agent::Agent, std::string> buildAgent(int maxIterations, std::chrono::milliseconds latency) {
+    auto tools = demoTools();
+    if (!tools) {
+        return fail("a demo tool is malformed: " + tools.error().describe());
+    }
+    auto reasoning = agent::ReasoningConfig{};
+    reasoning.maxIterations = maxIterations;
+    auto built = agent::Agent::create()
+                     .withName("reagent")
+                     .withProvider(makeDemoProvider(latency))
+                     .withTools(std::move(*tools))
+                     .withReasoning(reasoning)
+                     .withMaxIterations(maxIterations)
+                     .build();
+    if (!built) {
+        return fail(built.error().describe());
+    }
+    return std::move(*built);
+}
+
+void report(const agent::RunResult& result, const RunOptions& options, std::chrono::microseconds wallTime) {
+    if (options.json) {
+        std::cout << toJson(result).dump(2) << "\n";
+        return;
+    }
+    if (result.success) {
+        std::cout << result.output << "\n";
+    } else {
+        // A failed run has no answer: its output is at most the model's last words, which --json shows.
+        const std::string why =
+            result.error ? result.error->describe() : std::string(agent::toString(result.terminatedBy));
+        std::cerr << "reagent: the run failed: " << why << "\n";
+    }
+    if (!options.quiet) {
+        std::cerr << summaryLine(result, wallTime) << "\n";
+    }
+}
+
+}  // namespace
+
+int runCommand(asio::io_context& io, const RunOptions& options) {
+    // Say plainly that no model is answering, whatever the output mode (stderr keeps stdout clean).
+    std::cerr << kDemoNotice << "\n";
+    auto agent = buildAgent(options.maxIterations, options.demoLatency);
+    if (!agent) {
+        std::cerr << "reagent: cannot build the agent: " << agent.error() << "\n";
+        return kExitRunFailed;
+    }
+    if (!options.json && !options.quiet) {
+        auto printer = std::make_shared<TracePrinter>(std::cerr);
+        agent->subscribe([printer](const agent::AgentEvent& event) { (*printer)(event); });
+    }
+
+    asio::cancellation_signal cancel;
+    asio::signal_set signals(io, SIGINT, SIGTERM);
+    int interrupts = 0;
+    std::function<void(const boost::system::error_code&, int)> onSignal =
+        [&](const boost::system::error_code& ec, int number) {
+            if (ec) {
+                return;  // the run finished and the wait was cancelled
+            }
+            if (++interrupts > 1) {
+                std::_Exit(kExitForced);
+            }
+            std::cerr << "\nreagent: " << ::strsignal(number)
+                      << " \u2014 cancelling the run (signal again to quit at once)\n";
+            // Terminal cancellation: the default filter of a spawned coroutine lets only this kind through.
+            cancel.emit(asio::cancellation_type::terminal);
+            signals.async_wait(onSignal);
+        };
+    signals.async_wait(onSignal);
+
+    std::optional<agent::RunResult> result;
+    std::exception_ptr crash;
+    const auto start = std::chrono::steady_clock::now();
+    asio::co_spawn(
+        io, agent->run(options.prompt),
+        asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr error, agent::RunResult value) {
+            crash = error;
+            if (!error) {
+                result = std::move(value);
+            }
+            signals.cancel();
+        }));
+    io.run();
+    const auto wallTime =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+
+    if (!result) {
+        // Agent::run promises not to throw; reaching this is a library bug worth reporting as such.
+        std::string what = "the run ended without a result";
+        try {
+            if (crash) {
+                std::rethrow_exception(crash);
+            }
+        } catch (const std::exception& e) {
+            what = e.what();
+        } catch (...) {
+            what = "unknown exception";
+        }
+        std::cerr << "reagent: internal error: " << what << "\n";
+        return kExitRunFailed;
+    }
+    report(*result, options, wallTime);
+    return result->success ? kExitSuccess : kExitRunFailed;
+}
+
+int toolsCommand(bool json) {
+    auto agent = buildAgent(1, std::chrono::milliseconds(0));
+    if (!agent) {
+        std::cerr << "reagent: cannot build the agent: " << agent.error() << "\n";
+        return kExitRunFailed;
+    }
+    const auto specs = agent->toolSpecs();
+    if (json) {
+        std::cout << toJson(specs).dump(2) << "\n";
+    } else {
+        printTools(std::cout, specs);
+    }
+    return kExitSuccess;
+}
+
+}  // namespace reagent::cli

@@ -1,0 +1,44 @@
+#pragma once
+/// \file
+/// \brief The `run` and `tools` commands of the reagent CLI.
+
+#include <chrono>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+
+namespace reagent::cli {
+
+/// \brief Exit statuses of the CLI.
+enum ExitCode : int {
+    /// The command did what was asked (for `run`: the agent answered).
+    kExitSuccess = 0,
+    /// The run ended without an answer: provider failure, iteration limit, cancellation.
+    kExitRunFailed = 1,
+    /// The command line was wrong (unknown command or option, bad value).
+    kExitUsage = 2,
+};
+
+/// \brief What `reagent run` was asked to do.
+struct RunOptions {
+    std::string prompt;
+    /// Model calls allowed. Invariant: >= 1. Default 10.
+    int maxIterations = 10;
+    /// Print the run result as JSON on stdout instead of the answer and trace.
+    bool json = false;
+    /// Print only the answer.
+    bool quiet = false;
+    /// Simulated latency of each demo model turn. Default 0.
+    std::chrono::milliseconds demoLatency{0};
+};
+
+/// \brief Runs the agent on `io` (in the calling thread) until it answers, fails or a signal cancels it.
+///
+/// SIGINT and SIGTERM cancel the run in flight; the cancelled result is then reported like any other.
+/// A second signal ends the process at once (status 130).
+[[nodiscard]] int runCommand(boost::asio::io_context& io, const RunOptions& options);
+
+/// \brief Lists the tools an agent of this CLI offers to the model (`final-answer` included).
+[[nodiscard]] int toolsCommand(bool json);
+
+}  // namespace reagent::cli

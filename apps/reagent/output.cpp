@@ -1,0 +1,113 @@
+#include "output.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace reagent::cli {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+double toMilliseconds(std::chrono::microseconds duration) {
+    return static_cast<double>(duration.count()) / 1000.0;
+}
+
+// Every line of `text` prefixed with `indent`, for nesting a pretty-printed schema under its tool.
+std::string indentLines(const std::string& text, const std::string& indent) {
+    std::string out = indent;
+    for (const char c : text) {
+        out += c;
+        if (c == '\n') {
+            out += indent;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string formatDuration(std::chrono::microseconds duration) {
+    const auto us = duration.count();
+    char buffer[32];
+    if (us < 1000) {
+        std::snprintf(buffer, sizeof buffer, "%lld \u00b5s", static_cast<long long>(us));
+    } else if (us < 1'000'000) {
+        std::snprintf(buffer, sizeof buffer, "%.1f ms", static_cast<double>(us) / 1e3);
+    } else {
+        std::snprintf(buffer, sizeof buffer, "%.2f s", static_cast<double>(us) / 1e6);
+    }
+    return buffer;
+}
+
+json toJson(const tools::ToolCallRecord& record) {
+    json call{
+        {"id", record.id}, {"tripIndex", record.tripIndex}, {"name", record.name}, {"input", record.input}};
+    if (record.outcome) {
+        call["output"] = *record.outcome;
+    } else {
+        call["error"] = json{{"code", tools::toString(record.outcome.error().code)},
+                             {"message", record.outcome.error().message}};
+    }
+    call["durationMs"] = toMilliseconds(record.duration);
+    return call;
+}
+
+json toJson(const agent::RunResult& result) {
+    json calls = json::array();
+    for (const auto& record : result.toolCalls) {
+        calls.push_back(toJson(record));
+    }
+    json out{{"output", result.output},
+             {"success", result.success},
+             {"terminatedBy", agent::toString(result.terminatedBy)},
+             {"iterations", result.iterations},
+             {"toolCalls", std::move(calls)},
+             {"usage",
+              {{"inputTokens", result.usage.inputTokens}, {"outputTokens", result.usage.outputTokens}}},
+             {"error", nullptr},
+             {"finalAnswer", nullptr},
+             {"durationMs", toMilliseconds(result.duration)}};
+    if (result.error) {
+        out["error"] =
+            json{{"code", agent::toString(result.error->code)}, {"message", result.error->message}};
+    }
+    if (const auto& answer = result.finalAnswer) {
+        out["finalAnswer"] =
+            json{{"output", answer->output},
+                 {"format", answer->format},
+                 {"summary", answer->summary},
+                 {"confidence", answer->confidence ? json(*answer->confidence) : json(nullptr)}};
+    }
+    return out;
+}
+
+json toJson(const std::vector<llm::ToolSpec>& specs) {
+    json out = json::array();
+    for (const auto& spec : specs) {
+        out.push_back(
+            json{{"name", spec.name}, {"description", spec.description}, {"inputSchema", spec.inputSchema}});
+    }
+    return out;
+}
+
+void printTools(std::ostream& out, const std::vector<llm::ToolSpec>& specs) {
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        const auto& spec = specs[i];
+        out << (i == 0 ? "" : "\n") << spec.name << "\n"
+            << "  " << spec.description << "\n"
+            << "  schema:\n"
+            << indentLines(spec.inputSchema.dump(2), "    ") << "\n";
+    }
+}
+
+std::string summaryLine(const agent::RunResult& result, std::chrono::microseconds wallTime) {
+    std::ostringstream line;
+    line << (result.success ? "done" : "failed") << ": " << result.iterations
+         << (result.iterations == 1 ? " iteration, " : " iterations, ") << result.toolCalls.size()
+         << (result.toolCalls.size() == 1 ? " tool call, " : " tool calls, ") << "terminated by "
+         << agent::toString(result.terminatedBy) << ", " << formatDuration(wallTime) << " wall time";
+    return line.str();
+}
+
+}  // namespace reagent::cli

@@ -1,0 +1,78 @@
+#include "trace.hpp"
+
+#include <variant>
+
+#include "output.hpp"
+
+namespace reagent::cli {
+
+std::string oneLine(std::string text, std::size_t limit) {
+    for (char& c : text) {
+        c = c == '\n' || c == '\r' || c == '\t' ? ' ' : c;
+    }
+    if (text.size() <= limit) {
+        return text;
+    }
+    // Back off to a UTF-8 character boundary so the cut never splits a code point.
+    std::size_t cut = limit;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) {
+        --cut;
+    }
+    return text.substr(0, cut) + "...";
+}
+
+void TracePrinter::operator()(const agent::AgentEvent& event) {
+    std::visit([this](const auto& e) { print(e); }, event);
+    out_->flush();
+}
+
+void TracePrinter::print(const agent::RunStarted& event) {
+    *out_ << "run: \"" << oneLine(event.prompt) << "\"\n";
+}
+
+void TracePrinter::print(const agent::ModelResponded& event) {
+    *out_ << "model turn " << ++turns_ << ":";
+    if (!event.text.empty()) {
+        *out_ << " " << oneLine(event.text);
+    }
+    if (!event.toolCalls.empty()) {
+        *out_ << " [" << event.toolCalls.size()
+              << (event.toolCalls.size() == 1 ? " tool call:" : " tool calls:");
+        for (const auto& call : event.toolCalls) {
+            *out_ << " " << call.name;
+        }
+        *out_ << "]";
+    }
+    *out_ << "\n";
+}
+
+void TracePrinter::print(const tools::ToolCalling& event) {
+    started_[event.callId] = std::chrono::steady_clock::now();
+    *out_ << "  \u2192 " << event.tool << ": "
+          << (event.action.empty() ? oneLine(event.input.dump()) : oneLine(event.action)) << "\n";
+}
+
+void TracePrinter::print(const tools::ToolCalled& event) {
+    started_.erase(event.record.id);
+    const std::string output = event.record.outcome ? *event.record.outcome : std::string{};
+    *out_ << "  \u2713 " << event.record.name << " (" << formatDuration(event.record.duration)
+          << "): " << oneLine(output) << "\n";
+}
+
+void TracePrinter::print(const tools::ToolFailed& event) {
+    *out_ << "  \u2717 " << event.tool;
+    // A call refused before it ran (unknown tool, invalid arguments) has no start and no duration.
+    if (const auto it = started_.find(event.callId); it != started_.end()) {
+        const auto elapsed = std::chrono::steady_clock::now() - it->second;
+        *out_ << " (" << formatDuration(std::chrono::duration_cast<std::chrono::microseconds>(elapsed))
+              << ")";
+        started_.erase(it);
+    }
+    *out_ << ": " << oneLine(event.error.describe(), 160) << "\n";
+}
+
+void TracePrinter::print(const agent::RunFinished&) {
+    // The caller prints the summary, with the wall time it measured.
+}
+
+}  // namespace reagent::cli

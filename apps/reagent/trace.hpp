@@ -1,0 +1,41 @@
+#pragma once
+/// \file
+/// \brief `TracePrinter`: the human-readable trace of a run, driven by agent events.
+
+#include <chrono>
+#include <map>
+#include <ostream>
+#include <string>
+
+#include "reagent/agent/agent_event.hpp"
+
+namespace reagent::cli {
+
+/// \brief Prints each model turn, each tool call as it starts (with its action text) and its result or
+/// error with its duration.
+///
+/// Tool output is untrusted text: it is shown as a single-line excerpt, never interpreted.
+class TracePrinter {
+public:
+    explicit TracePrinter(std::ostream& out) : out_(&out) {}
+
+    void operator()(const agent::AgentEvent& event);
+
+private:
+    void print(const agent::RunStarted& event);
+    void print(const agent::ModelResponded& event);
+    void print(const tools::ToolCalling& event);
+    void print(const tools::ToolCalled& event);
+    void print(const tools::ToolFailed& event);
+    void print(const agent::RunFinished& event);
+
+    std::ostream* out_;
+    int turns_ = 0;
+    /// When each call in flight started, to time calls that fail (a failure event carries no duration).
+    std::map<std::string, std::chrono::steady_clock::time_point> started_;
+};
+
+/// \brief `text` on one line, cut to `limit` bytes (at a UTF-8 boundary) with "..." when longer.
+[[nodiscard]] std::string oneLine(std::string text, std::size_t limit = 100);
+
+}  // namespace reagent::cli

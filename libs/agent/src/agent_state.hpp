@@ -1,0 +1,43 @@
+#pragma once
+// Private to libs/agent: what every copy of an `Agent` handle shares.
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "reagent/agent/agent.hpp"
+#include "reagent/agent/react_loop.hpp"
+#include "reagent/tools/tool_executor.hpp"
+#include "reagent/tools/tool_registry.hpp"
+
+namespace reagent::agent {
+
+/// The shared state of an agent. The executor refers to the registry, so a State never moves.
+struct Agent::State {
+    explicit State(AgentConfig agentConfig);
+    State(const State&) = delete;
+    State& operator=(const State&) = delete;
+
+    AgentConfig config;
+    /// The system prompt actually sent: the ReAct guide (with reasoning) followed by the user's prompt.
+    std::string systemPrompt;
+    tools::ToolRegistry registry;
+    tools::ToolExecutor executor;
+    std::map<SubscriptionId, EventHandler> subscribers;
+    SubscriptionId nextSubscription = 1;
+
+    /// Calls every subscriber; a handler that throws is skipped, never the run.
+    void emit(const AgentEvent& event) const;
+    /// The tools offered to the model: every registered tool once tools or reasoning are enabled.
+    [[nodiscard]] std::vector<llm::ToolSpec> offeredTools() const;
+    /// What one run is, fixed at its start (later registrations affect later runs only).
+    [[nodiscard]] LoopConfig loopConfig() const;
+};
+
+/// The `final-answer` meta-tool registered by `withReasoning()`.
+[[nodiscard]] tools::Tool finalAnswerTool();
+
+/// The ReAct guidance placed before the user's system prompt when reasoning is enabled.
+[[nodiscard]] std::string reactGuidance();
+
+}  // namespace reagent::agent

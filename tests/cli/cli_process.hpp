@@ -1,0 +1,107 @@
+#pragma once
+// Runs the real `reagent` binary as a child process and collects its exit status, stdout and stderr.
+// posix_spawn with an argument vector: no shell, so prompts need no quoting.
+
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace reagent::test {
+
+struct CliOutcome {
+    /// The exit status, or -1 when a signal ended the process.
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+class CliProcess {
+public:
+    explicit CliProcess(std::vector<std::string> args) {
+        args.insert(args.begin(), REAGENT_CLI_PATH);
+        std::vector<char*> argv;
+        for (auto& arg : args) {
+            argv.push_back(arg.data());
+        }
+        argv.push_back(nullptr);
+        if (::pipe(out_.data()) != 0 || ::pipe(err_.data()) != 0) {
+            throw std::runtime_error("pipe failed");
+        }
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, out_[1], STDOUT_FILENO);
+        posix_spawn_file_actions_adddup2(&actions, err_[1], STDERR_FILENO);
+        for (const int fd : {out_[0], out_[1], err_[0], err_[1]}) {
+            posix_spawn_file_actions_addclose(&actions, fd);
+        }
+        const int rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        ::close(out_[1]);
+        ::close(err_[1]);
+        if (rc != 0) {
+            throw std::runtime_error(std::string("cannot start ") + REAGENT_CLI_PATH);
+        }
+    }
+    CliProcess(const CliProcess&) = delete;
+    CliProcess& operator=(const CliProcess&) = delete;
+    ~CliProcess() {
+        if (pid_ > 0) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, nullptr, 0);
+        }
+    }
+
+    void signal(int number) const { ::kill(pid_, number); }
+
+    /// Reads both pipes to their end (together, so a full pipe never blocks the child), then reaps it.
+    CliOutcome wait() {
+        CliOutcome outcome;
+        std::array<pollfd, 2> fds{pollfd{out_[0], POLLIN, 0}, pollfd{err_[0], POLLIN, 0}};
+        std::array<std::string*, 2> sinks{&outcome.out, &outcome.err};
+        int open = 2;
+        while (open > 0) {
+            if (::poll(fds.data(), fds.size(), -1) < 0) {
+                break;
+            }
+            for (std::size_t i = 0; i < fds.size(); ++i) {
+                if (fds[i].fd < 0 || fds[i].revents == 0) {
+                    continue;
+                }
+                char buffer[4096];
+                const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+                if (n > 0) {
+                    sinks[i]->append(buffer, static_cast<std::size_t>(n));
+                } else {
+                    ::close(fds[i].fd);
+                    fds[i].fd = -1;
+                    --open;
+                }
+            }
+        }
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+        outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return outcome;
+    }
+
+private:
+    pid_t pid_ = -1;
+    std::array<int, 2> out_{-1, -1};
+    std::array<int, 2> err_{-1, -1};
+};
+
+inline CliOutcome runCli(std::vector<std::string> args) {
+    return CliProcess(std::move(args)).wait();
+}
+
+}  // namespace reagent::test
