@@ -119,10 +119,22 @@ Agent::State::State(AgentConfig agentConfig)
     : config(std::move(agentConfig)), systemPrompt(config.systemPrompt), executor(registry, config.execution) {
     executor.setApprovalHandler(config.approval);
     // The executor lives inside this State, so the raw pointer never outlives it.
-    executor.setEventSink([this](const tools::ToolEvent& event) { emit(toAgentEvent(event)); });
+}
+
+void Agent::State::updateEventSink() {
+    // With no subscriber the executor is given no sink, so it does not build events at all.
+    if (subscribers.empty()) {
+        executor.setEventSink(nullptr);
+    } else {
+        // The executor lives inside this State, so the raw pointer never outlives it.
+        executor.setEventSink([this](const tools::ToolEvent& event) { emit(toAgentEvent(event)); });
+    }
 }
 
 void Agent::State::emit(const AgentEvent& event) const {
+    if (subscribers.empty()) {
+        return;
+    }
     // A copy: a handler may subscribe or unsubscribe while being called.
     const auto handlers = subscribers;
     for (const auto& [id, handler] : handlers) {
@@ -193,11 +205,13 @@ std::vector<tools::ToolDefinition> Agent::toolDefinitions() const {
 SubscriptionId Agent::subscribe(EventHandler handler) const {
     const SubscriptionId id = state_->nextSubscription++;
     state_->subscribers.emplace(id, std::move(handler));
+    state_->updateEventSink();
     return id;
 }
 
 void Agent::unsubscribe(SubscriptionId id) const {
     state_->subscribers.erase(id);
+    state_->updateEventSink();
 }
 
 const AgentConfig& Agent::config() const noexcept {

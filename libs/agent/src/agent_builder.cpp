@@ -37,6 +37,7 @@ tools::Tool finalAnswerTool() {
             {"description", "Your confidence in the answer, from 0 to 1."}}}}},
         {"required", {"output"}}};
     tool.definition.category = "meta";
+    tool.definition.action = [](const json&) { return std::string("Delivering the final answer"); };
     tool.handler = [](nlohmann::json, tools::ToolContext) { return recordFinalAnswer(); };
     return tool;
 }
@@ -171,6 +172,7 @@ expected<Agent, AgentError> AgentBuilder::build() const {
     for (const EventHandler& handler : handlers_) {
         state->subscribers.emplace(state->nextSubscription++, handler);
     }
+    state->updateEventSink();
     return Agent(std::move(state));
 }
 

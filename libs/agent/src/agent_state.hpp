@@ -26,6 +26,8 @@ struct Agent::State {
     std::map<SubscriptionId, EventHandler> subscribers;
     SubscriptionId nextSubscription = 1;
 
+    /// Gives the executor an event sink exactly when someone subscribes (events cost copies).
+    void updateEventSink();
     /// Calls every subscriber; a handler that throws is skipped, never the run.
     void emit(const AgentEvent& event) const;
     /// The tools offered to the model: every registered tool once tools or reasoning are enabled.

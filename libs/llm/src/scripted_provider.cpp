@@ -106,14 +106,21 @@ ScriptedProvider& ScriptedProvider::loop(bool enabled) {
     return *this;
 }
 
+ScriptedProvider& ScriptedProvider::recordRequests(bool enabled) {
+    record_ = enabled;
+    return *this;
+}
+
 std::size_t ScriptedProvider::remaining() const noexcept {
     return next_ < turns_.size() ? turns_.size() - next_ : 0;
 }
 
 Task<expected<ModelReply, ProviderError>> ScriptedProvider::complete(ModelRequest request) {
     // Recorded first, so a test can inspect what was sent even when the call fails.
-    requests_.push_back(request);
-    const std::size_t number = requests_.size();
+    if (record_) {
+        requests_.push_back(request);
+    }
+    const std::size_t number = ++requestCount_;
     const std::string label = "request #" + std::to_string(number);
 
     if (next_ >= turns_.size() && loop_ && !turns_.empty()) {

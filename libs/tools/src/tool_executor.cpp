@@ -167,7 +167,9 @@ ToolCallRecord ToolExecutor::notStarted(const ToolCallRequest& call, int tripInd
     record.startedAt = SystemClock::now();
     record.endedAt = record.startedAt;
     record.outcome = fail(error);
-    emit(ToolFailed{record.id, record.name, record.input, std::move(error), tripIndex});
+    if (sink_) {
+        emit(ToolFailed{record.id, record.name, record.input, std::move(error), tripIndex, record.duration});
+    }
     return record;
 }
 
@@ -260,9 +262,14 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
         record.duration =
             std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - clockStart);
         if (record.outcome) {
-            emit(ToolCalled{record});
+            if (sink_) {
+                emit(ToolCalled{record});
+            }
         } else {
-            emit(ToolFailed{record.id, record.name, record.input, record.outcome.error(), tripIndex});
+            if (sink_) {
+                emit(ToolFailed{record.id, record.name, record.input, record.outcome.error(), tripIndex,
+                                record.duration});
+            }
         }
         return std::move(record);
     };
@@ -304,7 +311,10 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
             ToolErrc::not_executable, "tool " + call.name + " is declaration-only: its caller executes it"}));
     }
 
-    emit(ToolCalling{record.id, record.name, record.input, tripIndex, actionText(definition, record.input)});
+    // Events are built only when someone listens: they copy the arguments and the record.
+    if (sink_) {
+        emit(ToolCalling{record.id, record.name, record.input, tripIndex, actionText(definition, record.input)});
+    }
 
     expected<void, ToolError> ready = fail(cancelledCall);
     try {

@@ -218,6 +218,17 @@ TEST_CASE("a looping script starts over", "[llm][scripted]") {
     CHECK(provider.requests().size() == 5);
 }
 
+TEST_CASE("with recording off, requests are answered and counted but not kept", "[llm][scripted]") {
+    ScriptedProvider provider;
+    provider.then(ScriptedTurn::text("a")).recordRequests(false);
+    REQUIRE(ask(provider, "1"));
+    const Outcome second = ask(provider, "2");
+    REQUIRE_FALSE(second);
+    CHECK(provider.requests().empty());
+    // Numbering still counts every request.
+    CHECK(second.error().message.find("request #2") != std::string::npos);
+}
+
 TEST_CASE("respond computes the reply from the request", "[llm][scripted]") {
     ScriptedProvider provider;
     provider

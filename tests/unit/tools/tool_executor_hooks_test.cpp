@@ -65,6 +65,11 @@ Task<ToolResult> cite(ToolContext context) {
     co_return "see the citations";
 }
 
+Task<ToolResult> failLater(std::chrono::milliseconds delay) {
+    co_await reagent::test::sleepFor(delay);
+    co_return fail(ToolError::failure("the disk is full"));
+}
+
 Task<ToolResult> echo(json args) {
     co_return args.at("text").get<std::string>();
 }
@@ -236,6 +241,30 @@ TEST_CASE("events: calling, called, failed", "[tools][executor][events]") {
         CHECK(std::get<ToolCalling>(events[0]).action.empty());
         CHECK(std::holds_alternative<ToolCalled>(events[1]));
     }
+}
+
+TEST_CASE("a failed event carries the call's duration; without a sink no event is built",
+          "[tools][executor][events]") {
+    ToolRegistry registry;
+    auto slow = ToolBuilder::create("slow_fail")
+                    .description("Fails after a while.")
+                    .handler([](json, ToolContext) { return failLater(40ms); })
+                    .build();
+    REQUIRE(slow);
+    REQUIRE(registry.add(std::move(*slow)));
+    ToolExecutor executor(registry);
+    std::vector<ToolEvent> events;
+    executor.setEventSink([&events](const ToolEvent& event) { events.push_back(event); });
+    const ToolCallRecord record = runCoro(executor.executeOne(call("c1", "slow_fail"), 0));
+    REQUIRE(events.size() == 2);
+    const auto& failed = std::get<ToolFailed>(events[1]);
+    CHECK(failed.error.message == "the disk is full");
+    CHECK(failed.duration == record.duration);
+    CHECK(failed.duration >= 35ms);
+
+    executor.setEventSink(nullptr);
+    CHECK_FALSE(runCoro(executor.executeOne(call("c2", "slow_fail"), 0)).succeeded());
+    CHECK(events.size() == 2);
 }
 
 TEST_CASE("artifacts are recorded, not returned", "[tools][executor]") {

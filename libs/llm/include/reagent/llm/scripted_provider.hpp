@@ -82,11 +82,14 @@ public:
     ScriptedProvider& then(ScriptedTurn turn);
     /// \brief Replays the script from the start once it is exhausted.
     ScriptedProvider& loop(bool enabled = true);
+    /// \brief Whether `requests()` keeps a copy of every request (default true). Turn it off for long
+    /// or looping scripts (benchmarks, soak tests): the copies then cost nothing and memory stays flat.
+    ScriptedProvider& recordRequests(bool enabled);
 
     [[nodiscard]] std::string_view name() const noexcept override { return "scripted"; }
     [[nodiscard]] Task<expected<ModelReply, ProviderError>> complete(ModelRequest request) override;
 
-    /// \brief Every request seen, in order.
+    /// \brief Every request seen, in order (empty when recording is off).
     [[nodiscard]] const std::vector<ModelRequest>& requests() const noexcept { return requests_; }
     /// \brief Turns not yet played.
     [[nodiscard]] std::size_t remaining() const noexcept;
@@ -95,7 +98,10 @@ private:
     std::vector<ScriptedTurn> turns_;
     std::size_t next_ = 0;
     bool loop_ = false;
+    bool record_ = true;
     std::vector<ModelRequest> requests_;
+    /// Requests answered so far, recorded or not.
+    std::size_t requestCount_ = 0;
     /// Tool calls produced so far; numbers the default ids.
     std::size_t callCount_ = 0;
 };

@@ -2,6 +2,7 @@
 /// \file
 /// \brief Tool events: calling, called, failed.
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <variant>
@@ -35,6 +36,8 @@ struct ToolFailed {
     nlohmann::json input;
     ToolError error;
     int tripIndex = 0;
+    /// Time from the call's start to its failure (zero for calls refused before they started).
+    std::chrono::microseconds duration{0};
 };
 
 using ToolEvent = std::variant<ToolCalling, ToolCalled, ToolFailed>;
