@@ -3,6 +3,8 @@ find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS filesystem url)
 find_package(nlohmann_json 3.11 REQUIRED CONFIG)
 find_package(tl-expected REQUIRED CONFIG)
 find_package(Threads REQUIRED)
+# TLS for the HTTP client (libssl-dev); only libs/http/src/tls_stream.cpp includes it.
+find_package(OpenSSL REQUIRED)
 
 # valijson is used only inside the tools library (never in a public header). Debian's libvalijson-dev
 # drags in ~70 unrelated packages, so setup.sh may unpack just its headers into .deps/.

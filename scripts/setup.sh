@@ -10,6 +10,7 @@ packages=(
     nlohmann-json3-dev libexpected-dev librange-v3-dev
     libssl-dev ca-certificates libjq-dev libsqlite3-dev
     libcli11-dev catch2 libbenchmark-dev
+    python3 openssl
 )
 
 sudo=""

@@ -1,0 +1,42 @@
+#pragma once
+/// \file
+/// \brief `HttpClientConfig`: timeouts, pooling, TLS and proxy settings of an `HttpClient`.
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "reagent/http/proxy_settings.hpp"
+
+namespace reagent::http {
+
+/// \brief `"reagent/<version>"`, the default `User-Agent`.
+[[nodiscard]] std::string defaultUserAgent();
+
+/// \brief Settings of an `HttpClient`; every field has a usable default.
+struct HttpClientConfig {
+    /// Limit on resolving the host and opening the TCP connection (milliseconds; default 10 s). The
+    /// request's own deadline still applies when it is shorter.
+    std::chrono::milliseconds connectTimeout{10'000};
+    /// Default deadline of one whole exchange: connect, TLS handshake, write, response headers and body
+    /// (milliseconds; default 600 s, long enough for a slow streamed model answer).
+    /// `HttpRequest::timeout` overrides it per request.
+    std::chrono::milliseconds requestTimeout{600'000};
+    /// How long an idle keep-alive connection stays in the pool (milliseconds; default 60 s).
+    std::chrono::milliseconds idleTimeout{60'000};
+    /// Most idle connections kept per (scheme, host, port, proxy) (count; default 4; 0 disables reuse).
+    std::size_t maxIdlePerHost = 4;
+    /// PEM file of extra trusted certificates, added to the system store (default: none).
+    std::string caFile;
+    /// Verify the server's certificate chain and host name (default true). Turning it off makes TLS
+    /// open to interception: for tests only.
+    bool verifyPeer = true;
+    /// `User-Agent` sent unless a request sets its own (default `"reagent/<version>"`).
+    std::string userAgent = defaultUserAgent();
+    /// Proxies; unset (the default): read from the environment when the client is constructed
+    /// (`ProxySettings::fromEnvironment`). Set to `ProxySettings{}` to never use a proxy.
+    std::optional<ProxySettings> proxy;
+};
+
+}  // namespace reagent::http

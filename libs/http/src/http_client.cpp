@@ -1,0 +1,122 @@
+#include "reagent/http/http_client.hpp"
+
+#include <boost/asio/this_coro.hpp>
+
+#include "client_state.hpp"
+#include "exchange.hpp"
+#include "tls_stream.hpp"
+
+namespace reagent::http {
+
+namespace detail {
+
+ClientState::ClientState(Executor executor, HttpClientConfig config)
+    : executor(std::move(executor)),
+      config(std::move(config)),
+      pool(this->config.maxIdlePerHost, this->config.idleTimeout) {
+    if (!this->config.proxy) this->config.proxy = ProxySettings::fromEnvironment();
+}
+
+expected<std::shared_ptr<TlsContext>, HttpError> ClientState::tlsContext() {
+    if (!tls) {
+        auto made = makeTlsContext(config.caFile, config.verifyPeer);
+        if (!made) return fail(made.error());
+        tls = std::move(*made);
+    }
+    return tls;
+}
+
+struct StreamAccess {
+    static HttpResponseStream make(std::shared_ptr<Exchange> exchange) {
+        return HttpResponseStream(std::move(exchange));
+    }
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::ClientState;
+
+// Once the awaiting coroutine is cancelled, Asio throws `operation_aborted` from its next `co_await`;
+// these shells turn that (and anything unforeseen) into an error value.
+bool cancellationRequested(boost::asio::cancellation_state state) {
+    return state.cancelled() != boost::asio::cancellation_type::none;
+}
+
+Task<expected<HttpResponse, HttpError>> readWhole(std::shared_ptr<ClientState> client, HttpRequest request) {
+    auto started = co_await detail::startExchange(std::move(client), std::move(request));
+    if (!started) co_return fail(std::move(started.error()));
+    const auto exchange = std::move(*started);
+    HttpResponse response;
+    static_cast<HttpResponseHead&>(response) = exchange->head;
+    for (;;) {
+        auto piece = co_await detail::nextBody(exchange);
+        if (!piece) co_return fail(std::move(piece.error()));
+        if (!*piece) break;
+        response.body += **piece;
+    }
+    co_return response;
+}
+
+Task<expected<HttpResponse, HttpError>> sendShell(std::shared_ptr<ClientState> client, HttpRequest request) {
+    const std::string url = request.url;
+    std::exception_ptr error;
+    try {
+        co_return co_await readWhole(std::move(client), std::move(request));
+    } catch (...) {
+        error = std::current_exception();
+    }
+    const auto state = co_await boost::asio::this_coro::cancellation_state;
+    co_return fail(detail::errorFromException(error, cancellationRequested(state), url));
+}
+
+Task<expected<HttpResponseStream, HttpError>> streamShell(std::shared_ptr<ClientState> client,
+                                                          HttpRequest request) {
+    const std::string url = request.url;
+    std::exception_ptr error;
+    try {
+        auto started = co_await detail::startExchange(std::move(client), std::move(request));
+        if (!started) co_return fail(std::move(started.error()));
+        co_return detail::StreamAccess::make(std::move(*started));
+    } catch (...) {
+        error = std::current_exception();
+    }
+    const auto state = co_await boost::asio::this_coro::cancellation_state;
+    co_return fail(detail::errorFromException(error, cancellationRequested(state), url));
+}
+
+}  // namespace
+
+HttpClient::HttpClient(Executor executor, HttpClientConfig config)
+    : state_(std::make_shared<ClientState>(std::move(executor), std::move(config))) {}
+
+HttpClient::HttpClient(HttpClient&&) noexcept = default;
+HttpClient& HttpClient::operator=(HttpClient&&) noexcept = default;
+HttpClient::~HttpClient() = default;
+
+Task<expected<HttpResponse, HttpError>> HttpClient::send(HttpRequest request) {
+    return sendShell(state_, std::move(request));
+}
+
+Task<expected<HttpResponseStream, HttpError>> HttpClient::stream(HttpRequest request) {
+    return streamShell(state_, std::move(request));
+}
+
+std::uint64_t HttpClient::connectionsOpened() const noexcept {
+    return state_->connectionsOpened;
+}
+
+std::size_t HttpClient::idleConnections() const noexcept {
+    return state_->pool.idleCount();
+}
+
+void HttpClient::closeIdleConnections() noexcept {
+    state_->pool.clear();
+}
+
+const HttpClientConfig& HttpClient::config() const noexcept {
+    return state_->config;
+}
+
+}  // namespace reagent::http

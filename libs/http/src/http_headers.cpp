@@ -1,0 +1,62 @@
+#include "reagent/http/http_headers.hpp"
+
+#include <algorithm>
+
+namespace reagent::http {
+
+namespace {
+
+char lower(char c) noexcept {
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+}  // namespace
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) noexcept {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
+}
+
+HttpHeaders::HttpHeaders(std::initializer_list<HttpField> fields) : fields_(fields) {}
+
+void HttpHeaders::add(std::string name, std::string value) {
+    fields_.push_back(HttpField{std::move(name), std::move(value)});
+}
+
+void HttpHeaders::set(std::string name, std::string value) {
+    // The first field of that name keeps its place in the order; later duplicates go.
+    std::vector<HttpField> kept;
+    kept.reserve(fields_.size() + 1);
+    bool placed = false;
+    for (auto& field : fields_) {
+        if (!equalsIgnoreCase(field.name, name)) {
+            kept.push_back(std::move(field));
+        } else if (!placed) {
+            kept.push_back(HttpField{name, value});
+            placed = true;
+        }
+    }
+    if (!placed) kept.push_back(HttpField{std::move(name), std::move(value)});
+    fields_ = std::move(kept);
+}
+
+std::size_t HttpHeaders::remove(std::string_view name) {
+    const auto before = fields_.size();
+    fields_.erase(std::remove_if(fields_.begin(), fields_.end(),
+                                 [&](const HttpField& f) { return equalsIgnoreCase(f.name, name); }),
+                  fields_.end());
+    return before - fields_.size();
+}
+
+std::optional<std::string_view> HttpHeaders::find(std::string_view name) const {
+    for (const auto& field : fields_) {
+        if (equalsIgnoreCase(field.name, name)) return std::string_view(field.value);
+    }
+    return std::nullopt;
+}
+
+bool HttpHeaders::contains(std::string_view name) const {
+    return find(name).has_value();
+}
+
+}  // namespace reagent::http

@@ -1,0 +1,198 @@
+#include "request_target.hpp"
+
+#include <arpa/inet.h>
+
+#include <boost/url/parse.hpp>
+#include <boost/url/url_view.hpp>
+#include <charconv>
+
+namespace reagent::http::detail {
+
+namespace {
+
+HttpError invalidUrl(std::string_view url, std::string_view why) {
+    return HttpError{HttpErrc::invalid_url, "invalid URL '" + std::string(url) + "': " + std::string(why)};
+}
+
+std::string base64(std::string_view in) {
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((in.size() + 2) / 3 * 4);
+    std::size_t i = 0;
+    for (; i + 2 < in.size(); i += 3) {
+        const unsigned n = (static_cast<unsigned char>(in[i]) << 16) |
+                           (static_cast<unsigned char>(in[i + 1]) << 8) |
+                           static_cast<unsigned char>(in[i + 2]);
+        out += kAlphabet[(n >> 18) & 63];
+        out += kAlphabet[(n >> 12) & 63];
+        out += kAlphabet[(n >> 6) & 63];
+        out += kAlphabet[n & 63];
+    }
+    if (const auto rest = in.size() - i; rest > 0) {
+        unsigned n = static_cast<unsigned char>(in[i]) << 16;
+        if (rest == 2) n |= static_cast<unsigned char>(in[i + 1]) << 8;
+        out += kAlphabet[(n >> 18) & 63];
+        out += kAlphabet[(n >> 12) & 63];
+        out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
+}
+
+// RFC 9110 token characters (method and field names).
+bool isToken(std::string_view text) {
+    if (text.empty()) return false;
+    for (const char c : text) {
+        const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!alnum && std::string_view("!#$%&'*+-.^_`|~").find(c) == std::string_view::npos) return false;
+    }
+    return true;
+}
+
+bool isFieldValue(std::string_view text) {
+    return text.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+// Boost.URL accepts any digits as a port and truncates the number: check the range here.
+std::optional<std::uint16_t> parsePort(std::string_view text) {
+    unsigned port = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || port == 0 || port > 65535) {
+        return std::nullopt;
+    }
+    return static_cast<std::uint16_t>(port);
+}
+
+bool bodyExpected(std::string_view method) {
+    return method == "POST" || method == "PUT" || method == "PATCH";
+}
+
+}  // namespace
+
+std::string Origin::hostPort() const {
+    const bool v6 = host.find(':') != std::string::npos;
+    return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+bool isIpLiteral(std::string_view host) {
+    const std::string copy(host);
+    unsigned char bytes[16];
+    return inet_pton(AF_INET, copy.c_str(), bytes) == 1 || inet_pton(AF_INET6, copy.c_str(), bytes) == 1;
+}
+
+expected<RequestTarget, HttpError> parseTarget(std::string_view url) {
+    auto parsed = boost::urls::parse_uri(url);
+    if (!parsed) return fail(invalidUrl(url, "not an absolute URL (" + parsed.error().message() + ")"));
+    const boost::urls::url_view& view = *parsed;
+    RequestTarget target;
+    if (view.scheme_id() == boost::urls::scheme::http) {
+        target.scheme = "http";
+    } else if (view.scheme_id() == boost::urls::scheme::https) {
+        target.scheme = "https";
+        target.origin.tls = true;
+    } else {
+        return fail(invalidUrl(url, "the scheme must be http or https"));
+    }
+    if (view.host_type() == boost::urls::host_type::ipvfuture)
+        return fail(invalidUrl(url, "unsupported host"));
+    target.origin.host = view.host_address();
+    if (target.origin.host.empty()) return fail(invalidUrl(url, "no host"));
+    const std::uint16_t defaultPort = target.origin.tls ? 443 : 80;
+    target.origin.port = defaultPort;
+    if (view.has_port()) {
+        const auto port = parsePort(view.port());
+        if (!port) return fail(invalidUrl(url, "the port must be a number from 1 to 65535"));
+        target.origin.port = *port;
+    }
+    target.path = std::string(view.encoded_target());
+    if (target.path.empty() || target.path.front() != '/') target.path.insert(0, "/");
+    target.authority = std::string(view.encoded_host_and_port());
+    if (target.origin.port == defaultPort && view.has_port())
+        target.authority = std::string(view.encoded_host());
+    return target;
+}
+
+expected<ProxyEndpoint, HttpError> parseProxy(std::string_view url) {
+    // curl accepts `host:port` without a scheme and takes it as http://.
+    const std::string text =
+        url.find("://") == std::string_view::npos ? "http://" + std::string(url) : std::string(url);
+    const auto bad = [&](std::string_view why) {
+        return HttpError{HttpErrc::proxy_failed, "proxy URL '" + std::string(url) + "' " + std::string(why)};
+    };
+    auto parsed = boost::urls::parse_uri(text);
+    if (!parsed) return fail(bad("is not a URL"));
+    const boost::urls::url_view& view = *parsed;
+    if (view.scheme_id() != boost::urls::scheme::http) {
+        return fail(bad("is not supported: only http:// proxies are (no TLS to the proxy, no SOCKS)"));
+    }
+    ProxyEndpoint proxy;
+    proxy.server.host = view.host_address();
+    if (proxy.server.host.empty()) return fail(bad("has no host"));
+    proxy.server.port = 1080;
+    if (view.has_port()) {
+        const auto port = parsePort(view.port());
+        if (!port) return fail(bad("has a bad port"));
+        proxy.server.port = *port;
+    }
+    if (view.has_userinfo()) {
+        proxy.authorization =
+            "Basic " + base64(std::string(view.user()) + ":" + std::string(view.password()));
+    }
+    return proxy;
+}
+
+expected<std::string, HttpError> serializeHead(const HttpRequest& request, const RequestTarget& target,
+                                               const ProxyEndpoint* absoluteFormVia,
+                                               std::string_view userAgent) {
+    const auto invalid = [&](std::string why) {
+        return HttpError{HttpErrc::invalid_request, "request to " + target.origin.hostPort() + ": " + why};
+    };
+    if (!isToken(request.method)) return fail(invalid("method '" + request.method + "' is not a token"));
+    std::string head = request.method;
+    head += ' ';
+    if (absoluteFormVia != nullptr) head += target.scheme + "://" + target.authority;
+    head += target.path;
+    head += " HTTP/1.1\r\n";
+    if (!request.headers.contains("Host")) head += "Host: " + target.authority + "\r\n";
+    for (const auto& field : request.headers) {
+        if (!isToken(field.name)) return fail(invalid("header name '" + field.name + "' is not a token"));
+        if (!isFieldValue(field.value))
+            return fail(invalid("header '" + field.name + "' holds CR, LF or NUL"));
+        // The client frames the body itself.
+        if (equalsIgnoreCase(field.name, "Content-Length") ||
+            equalsIgnoreCase(field.name, "Transfer-Encoding")) {
+            continue;
+        }
+        head += field.name + ": " + field.value + "\r\n";
+    }
+    if (!request.headers.contains("User-Agent") && !userAgent.empty()) {
+        head += "User-Agent: " + std::string(userAgent) + "\r\n";
+    }
+    if (!request.body.empty() || bodyExpected(request.method)) {
+        head += "Content-Length: " + std::to_string(request.body.size()) + "\r\n";
+    }
+    if (absoluteFormVia != nullptr && !absoluteFormVia->authorization.empty() &&
+        !request.headers.contains("Proxy-Authorization")) {
+        head += "Proxy-Authorization: " + absoluteFormVia->authorization + "\r\n";
+    }
+    head += "\r\n";
+    return head;
+}
+
+std::string serializeConnect(const RequestTarget& target, const ProxyEndpoint& proxy,
+                             std::string_view userAgent) {
+    const std::string hostPort = target.origin.hostPort();
+    std::string head = "CONNECT " + hostPort + " HTTP/1.1\r\nHost: " + hostPort + "\r\n";
+    if (!userAgent.empty()) head += "User-Agent: " + std::string(userAgent) + "\r\n";
+    if (!proxy.authorization.empty()) head += "Proxy-Authorization: " + proxy.authorization + "\r\n";
+    head += "\r\n";
+    return head;
+}
+
+std::string poolKey(const RequestTarget& target, const ProxyEndpoint* proxy) {
+    std::string key = target.scheme + "://" + target.origin.hostPort();
+    if (proxy != nullptr) key += " via " + proxy->server.hostPort() + " " + proxy->authorization;
+    return key;
+}
+
+}  // namespace reagent::http::detail

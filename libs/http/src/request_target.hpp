@@ -1,0 +1,63 @@
+#pragma once
+// Parsing request and proxy URLs, and writing request heads (no I/O).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "reagent/core/expected.hpp"
+#include "reagent/http/http_error.hpp"
+#include "reagent/http/http_request.hpp"
+
+namespace reagent::http::detail {
+
+/// Where a connection goes: host (IPv6 without brackets) and port, with or without TLS.
+struct Origin {
+    bool tls = false;
+    std::string host;
+    std::uint16_t port = 0;
+
+    /// `host:port` for messages and `CONNECT`, IPv6 in brackets.
+    [[nodiscard]] std::string hostPort() const;
+};
+
+/// A parsed request URL.
+struct RequestTarget {
+    Origin origin;
+    /// `http` or `https`.
+    std::string scheme;
+    /// Origin form: path and query, at least `/`.
+    std::string path;
+    /// `Host` header value: host, with the port when it is not the scheme's default.
+    std::string authority;
+};
+
+/// A parsed proxy URL.
+struct ProxyEndpoint {
+    Origin server;
+    /// `Proxy-Authorization` value (`Basic ...`) when the URL carried user information.
+    std::string authorization;
+};
+
+[[nodiscard]] expected<RequestTarget, HttpError> parseTarget(std::string_view url);
+[[nodiscard]] expected<ProxyEndpoint, HttpError> parseProxy(std::string_view url);
+
+/// The request head (request line and fields, up to the blank line). `absoluteFormVia` is the proxy a
+/// plain `http://` request goes through in absolute form.
+[[nodiscard]] expected<std::string, HttpError> serializeHead(const HttpRequest& request,
+                                                             const RequestTarget& target,
+                                                             const ProxyEndpoint* absoluteFormVia,
+                                                             std::string_view userAgent);
+
+/// The `CONNECT host:port` request that opens a tunnel through `proxy`.
+[[nodiscard]] std::string serializeConnect(const RequestTarget& target, const ProxyEndpoint& proxy,
+                                           std::string_view userAgent);
+
+/// Pool key: connections are shared per scheme, host, port and proxy.
+[[nodiscard]] std::string poolKey(const RequestTarget& target, const ProxyEndpoint* proxy);
+
+/// True for an IPv4 or IPv6 address literal (such hosts get no SNI).
+[[nodiscard]] bool isIpLiteral(std::string_view host);
+
+}  // namespace reagent::http::detail

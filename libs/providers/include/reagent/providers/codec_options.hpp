@@ -1,0 +1,27 @@
+#pragma once
+/// \file
+/// \brief `CodecOptions`: what a wire codec needs besides the `ModelRequest`.
+
+#include <string>
+
+namespace reagent::providers {
+
+/// \brief Settings of a provider codec that do not come from the request.
+struct CodecOptions {
+    /// The model id the provider expects ("claude-sonnet-4-5", "gpt-4.1", "gemini-2.5-flash", "qwen3").
+    /// No default; Gemini also accepts a full resource name ("models/...", "tunedModels/...").
+    std::string model;
+    /// Ask for a streamed reply: SSE (Anthropic, OpenAI, Gemini) or NDJSON (Ollama). Default false.
+    bool stream = false;
+    /// Token limit sent when the request sets none but the wire format requires one (Anthropic's
+    /// `max_tokens`). Default 4096; must be positive. Other codecs leave the limit to the provider.
+    int defaultMaxTokens = 4096;
+    /// OpenAI: send the limit as `max_completion_tokens` (OpenAI's current name, which its reasoning
+    /// models require) rather than `max_tokens` (what OpenAI-compatible servers read). Default false.
+    bool openAiMaxCompletionTokens = false;
+    /// Gemini: declare tool schemas as `parametersJsonSchema` (any JSON Schema) rather than `parameters`
+    /// (Gemini's OpenAPI subset, which rejects keys such as `$schema`). Default false.
+    bool geminiJsonSchemaParameters = false;
+};
+
+}  // namespace reagent::providers
