@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""Loopback LLM-provider peer for reagent's integration tests and benchmarks (Python 3 stdlib only).
+
+A byte-exact response replayer and request recorder. It knows nothing about any provider: the script
+says what to answer, byte for byte, so one peer plays Anthropic, OpenAI, Gemini or Ollama alike.
+
+Startup (same conventions as http_peer.py):
+  python3 provider_peer.py --script FILE [--idle-timeout SECONDS] [--no-record] [--verbose]
+  Binds 127.0.0.1 on an ephemeral port and prints the port as the FIRST line of stdout. Exits when
+  stdin closes, or after --idle-timeout seconds (default 120) without a request. asyncio-based: it
+  sustains 1,000+ concurrent keep-alive connections.
+
+Script (JSON):
+  {
+    "responses": [RESPONSE, ...],       consumed in order, one per request (control endpoints excluded)
+    "rules": [{"match": "substring", "response": RESPONSE}, ...]
+                                        used once "responses" is used up: the first rule whose "match"
+                                        occurs in the raw request body answers (an empty or missing
+                                        "match" always matches); rules are reused for every request
+  }
+  Neither applies: HTTP 500, {"error":{"type":"script_exhausted","message":"provider_peer: script
+  exhausted ..."}}.
+
+RESPONSE (every key optional):
+  "status": 200
+  "headers": {"name": "value"}     sent as given; content-type defaults to application/json, or to
+                                   text/event-stream when "chunks" is used
+  "body": "text"                   sent with Content-Length (UTF-8 encoded)
+  "body_file": "path"              the same, read as raw bytes from a file relative to the script file
+  "chunks": ["raw piece", ...]     Transfer-Encoding: chunked, one HTTP chunk per piece, written and
+                                   flushed one by one exactly as given (split points, SSE framing and
+                                   all are the test's); a piece may also be {"b64": "..."} for raw bytes
+                                   (e.g. half of a UTF-8 character)
+  "chunks_file": "path"            chunks read from a file, one piece per line (each keeps its "\\n")
+  "chunk_delay_ms": N              pause between pieces
+  "delay_ms": N                    pause before the response head
+  "drop_after_chunks": K           write K pieces, then close the socket abruptly (no terminating
+                                   chunk); with "body", K bytes of the body are sent then dropped
+  "stall": true                    send the head, then nothing until the client closes
+  "close": true                    answer with Connection: close and close afterwards
+
+Every response also carries X-Request-Index (1-based, over non-control requests) and X-Connection-Id.
+
+Control endpoints (never recorded, never consume the script):
+  GET  /__requests   200, JSON [{"method","path","query","headers":{lower-case name: value},"body"}]
+                     for every non-control request so far, in arrival order ("path" without the query,
+                     "query" the raw query string without '?', "body" decoded as UTF-8 with
+                     replacement)
+  POST /__reset      clears the record, reloads the script from its file, restarts "responses";
+                     answers 200 {"reset":true}
+  GET  /__stats      200, {"connections": accepted so far, "open": open now, "requests": non-control
+                     requests so far}
+  --no-record keeps no request record (for long benchmarks); /__requests then answers [].
+
+HTTP: HTTP/1.1 keep-alive (HTTP/1.0 closes unless it asks for keep-alive), request bodies with
+Content-Length or chunked transfer encoding, "Connection: close" honoured, standard reason phrases.
+"""
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import sys
+import threading
+import time
+from http import HTTPStatus
+
+
+class Script:
+    def __init__(self, path):
+        self.path = path
+        self.base = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
+        self.load()
+
+    def load(self):
+        data = {}
+        if self.path:
+            with open(self.path, "rb") as f:
+                data = json.loads(f.read().decode("utf-8"))
+        self.responses = list(data.get("responses", []))
+        self.rules = list(data.get("rules", []))
+        self.next = 0
+
+    def pick(self, body):
+        if self.next < len(self.responses):
+            response = self.responses[self.next]
+            self.next += 1
+            return response
+        for rule in self.rules:
+            match = rule.get("match", "")
+            if match == "" or match.encode("utf-8") in body:
+                return rule.get("response", {})
+        return None
+
+    def file_bytes(self, name):
+        with open(os.path.join(self.base, name), "rb") as f:
+            return f.read()
+
+
+class State:
+    def __init__(self, script, record):
+        self.script = script
+        self.record = record
+        self.recorded = 0
+        self.requests = []
+        self.connections = 0
+        self.open = 0
+        self.last_activity = time.monotonic()
+
+
+class BadRequest(Exception):
+    pass
+
+
+def reason(status):
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Unknown"
+
+
+def piece_bytes(piece):
+    if isinstance(piece, dict):
+        return base64.b64decode(piece["b64"])
+    return piece.encode("utf-8")
+
+
+async def read_request(reader):
+    """Reads one request; returns None on a clean EOF before a request line."""
+    line = await reader.readline()
+    while line in (b"\r\n", b"\n"):  # tolerate stray CRLF between requests (RFC 9112 2.2)
+        line = await reader.readline()
+    if not line:
+        return None
+    parts = line.decode("latin-1").rstrip("\r\n").split(" ")
+    if len(parts) != 3:
+        raise BadRequest("bad request line")
+    method, target, version = parts
+    headers = []
+    while True:
+        line = await reader.readline()
+        if not line:
+            raise BadRequest("eof in headers")
+        if line in (b"\r\n", b"\n"):
+            break
+        name, sep, value = line.decode("latin-1").partition(":")
+        if not sep:
+            raise BadRequest("bad header line")
+        headers.append((name.strip().lower(), value.strip()))
+    lookup = {}
+    for name, value in headers:
+        lookup[name] = lookup[name] + ", " + value if name in lookup else value
+    body = b""
+    if "chunked" in lookup.get("transfer-encoding", "").lower():
+        while True:
+            size_line = await reader.readline()
+            if not size_line:
+                raise BadRequest("eof in chunk size")
+            size = int(size_line.split(b";")[0].strip(), 16)
+            if size == 0:
+                while (await reader.readline()) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                break
+            body += await reader.readexactly(size)
+            await reader.readline()
+    elif "content-length" in lookup:
+        length = int(lookup["content-length"])
+        if length:
+            body = await reader.readexactly(length)
+    return method, target, version, lookup, body
+
+
+def wants_close(version, headers):
+    tokens = [t.strip().lower() for t in headers.get("connection", "").split(",")]
+    if version == "HTTP/1.0":
+        return "keep-alive" not in tokens
+    return "close" in tokens
+
+
+def head_bytes(status, headers):
+    lines = ["HTTP/1.1 %d %s" % (status, reason(status))]
+    lines += ["%s: %s" % (name, value) for name, value in headers]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+class Peer:
+    def __init__(self, state, verbose):
+        self.state = state
+        self.verbose = verbose
+
+    def log(self, text):
+        if self.verbose:
+            sys.stderr.write("provider_peer: %s\n" % text)
+
+    async def handle(self, reader, writer):
+        state = self.state
+        state.connections += 1
+        state.open += 1
+        connection_id = state.connections
+        try:
+            while True:
+                try:
+                    request = await read_request(reader)
+                except (BadRequest, ValueError, asyncio.IncompleteReadError) as error:
+                    self.log("bad request: %s" % error)
+                    body = json.dumps({"error": {"type": "bad_request", "message": str(error)}}).encode()
+                    writer.write(head_bytes(400, [("Content-Type", "application/json"),
+                                                  ("Content-Length", str(len(body))),
+                                                  ("Connection", "close")]) + body)
+                    await writer.drain()
+                    return
+                if request is None:
+                    return
+                state.last_activity = time.monotonic()
+                method, target, version, headers, body = request
+                self.log("%s %s" % (method, target))
+                close = wants_close(version, headers)
+                keep = await self.respond(reader, writer, connection_id, method, target, headers, body,
+                                          close)
+                state.last_activity = time.monotonic()
+                if not keep:
+                    return
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            state.open -= 1
+            try:
+                writer.close()
+            except (ConnectionError, OSError):
+                pass
+
+    async def respond(self, reader, writer, connection_id, method, target, headers, body, close):
+        """Writes one response; returns False when the connection must end."""
+        path, _, query = target.partition("?")
+        common = [("X-Connection-Id", str(connection_id))]
+        if close:
+            common.append(("Connection", "close"))
+        if path in ("/__requests", "/__reset", "/__stats"):
+            if path == "/__requests":
+                payload = self.state.requests
+            elif path == "/__reset":
+                self.state.requests = []
+                self.state.recorded = 0
+                self.state.script.load()
+                payload = {"reset": True}
+            else:
+                payload = {"connections": self.state.connections, "open": self.state.open,
+                           "requests": self.state.recorded}
+            data = json.dumps(payload).encode("utf-8")
+            writer.write(head_bytes(200, [("Content-Type", "application/json"),
+                                          ("Content-Length", str(len(data)))] + common) + data)
+            await writer.drain()
+            return not close
+
+        self.state.recorded += 1
+        if self.state.record:
+            self.state.requests.append({
+                "method": method,
+                "path": path,
+                "query": query,
+                "headers": headers,
+                "body": body.decode("utf-8", errors="replace"),
+            })
+        index = self.state.recorded
+        common.append(("X-Request-Index", str(index)))
+        response = self.state.script.pick(body)
+        if response is None:
+            response = {"status": 500, "body": json.dumps({"error": {
+                "type": "script_exhausted",
+                "message": "provider_peer: script exhausted at request %d (%s %s)" % (index, method, target),
+            }})}
+        return await self.send(reader, writer, response, common, close)
+
+    async def send(self, reader, writer, response, common, close):
+        status = int(response.get("status", 200))
+        custom = list(response.get("headers", {}).items())
+        names = {name.lower() for name, _ in custom}
+        chunks = response.get("chunks")
+        if chunks is None and "chunks_file" in response:
+            text = self.state.script.file_bytes(response["chunks_file"]).decode("utf-8")
+            chunks = text.splitlines(keepends=True)
+        streamed = chunks is not None
+        if response.get("close"):
+            close = True
+            if not any(n == "connection" for n, _ in common):
+                common = common + [("Connection", "close")]
+        heads = []
+        if "content-type" not in names:
+            heads.append(("Content-Type", "text/event-stream" if streamed else "application/json"))
+        heads += custom
+        if streamed:
+            heads.append(("Transfer-Encoding", "chunked"))
+        else:
+            if "body_file" in response:
+                data = self.state.script.file_bytes(response["body_file"])
+            else:
+                data = response.get("body", "").encode("utf-8")
+            heads.append(("Content-Length", str(len(data))))
+        heads += common
+
+        if response.get("delay_ms"):
+            await asyncio.sleep(response["delay_ms"] / 1000.0)
+        writer.write(head_bytes(status, heads))
+        await writer.drain()
+
+        if response.get("stall"):
+            await self.wait_for_close(reader, writer)
+            return False
+
+        drop = response.get("drop_after_chunks")
+        delay = response.get("chunk_delay_ms", 0) / 1000.0
+        if not streamed:
+            if drop is not None:
+                writer.write(data[:int(drop)])
+                await writer.drain()
+                self.abort(writer)
+                return False
+            writer.write(data)
+            await writer.drain()
+            return not close
+
+        for i, piece in enumerate(chunks):
+            if drop is not None and i >= int(drop):
+                self.abort(writer)
+                return False
+            if i > 0 and delay:
+                await asyncio.sleep(delay)
+            raw = piece_bytes(piece)
+            if raw:  # an empty HTTP chunk would end the body
+                writer.write(b"%x\r\n%s\r\n" % (len(raw), raw))
+                await writer.drain()
+        if drop is not None:
+            self.abort(writer)
+            return False
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return not close
+
+    @staticmethod
+    def abort(writer):
+        # Close without the terminating chunk: the client sees the body end early.
+        transport = writer.transport
+        transport.abort() if hasattr(transport, "abort") else writer.close()
+
+    @staticmethod
+    async def wait_for_close(reader, writer):
+        # Discard anything further the client sends; return when it closes (or resets).
+        try:
+            while await reader.read(65536):
+                pass
+        except (ConnectionError, OSError):
+            pass
+        Peer.abort(writer)
+
+
+def exit_when_stdin_closes():
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    except OSError:
+        pass
+    os._exit(0)
+
+
+async def watch_idle(state, timeout_s):
+    while True:
+        await asyncio.sleep(0.5)
+        if state.open == 0 and time.monotonic() - state.last_activity > timeout_s:
+            os._exit(0)
+        if time.monotonic() - state.last_activity > timeout_s * 4:
+            os._exit(0)  # open but silent connections do not keep the peer alive forever
+
+
+async def serve(args):
+    state = State(Script(args.script), not args.no_record)
+    peer = Peer(state, args.verbose)
+    server = await asyncio.start_server(peer.handle, "127.0.0.1", 0, backlog=2048, limit=1 << 20)
+    port = server.sockets[0].getsockname()[1]
+    print(port, flush=True)
+    threading.Thread(target=exit_when_stdin_closes, daemon=True).start()
+    asyncio.get_running_loop().create_task(watch_idle(state, args.idle_timeout))
+    async with server:
+        await server.serve_forever()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--script", help="JSON script of responses and rules")
+    parser.add_argument("--idle-timeout", type=float, default=120.0, help="exit after this many idle seconds")
+    parser.add_argument("--no-record", action="store_true",
+                        help="benchmarks: count requests but keep no record (/__requests stays empty)")
+    parser.add_argument("--verbose", action="store_true", help="log requests to stderr")
+    args = parser.parse_args()
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < 4096 and (hard == resource.RLIM_INFINITY or hard > soft):
+            resource.setrlimit(resource.RLIMIT_NOFILE,
+                               (min(4096, hard) if hard != resource.RLIM_INFINITY else 4096, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+    asyncio.run(serve(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+// ProviderConfig from the environment, provider detection, OLLAMA_HOST parsing and makeProvider checks.
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <string>
+
+#include "reagent/agent/agent.hpp"
+#include "reagent/providers/http_provider.hpp"
+
+using reagent::llm::ProviderErrc;
+using reagent::providers::ProviderKind;
+namespace providers = reagent::providers;
+
+namespace {
+
+// Sets (or, with nullptr, unsets) a variable for one scope, restoring the previous value.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) {
+            old_ = old;
+            had_ = true;
+        }
+        if (value == nullptr) {
+            ::unsetenv(name);
+        } else {
+            ::setenv(name, value, 1);
+        }
+    }
+    ~ScopedEnv() {
+        if (had_) {
+            ::setenv(name_, old_.c_str(), 1);
+        } else {
+            ::unsetenv(name_);
+        }
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    const char* name_;
+    std::string old_;
+    bool had_ = false;
+};
+
+struct CleanEnv {
+    ScopedEnv a{"ANTHROPIC_API_KEY", nullptr};
+    ScopedEnv ab{"ANTHROPIC_BASE_URL", nullptr};
+    ScopedEnv o{"OPENAI_API_KEY", nullptr};
+    ScopedEnv ob{"OPENAI_BASE_URL", nullptr};
+    ScopedEnv g{"GEMINI_API_KEY", nullptr};
+    ScopedEnv gb{"GEMINI_BASE_URL", nullptr};
+    ScopedEnv h{"OLLAMA_HOST", nullptr};
+    ScopedEnv k{"OLLAMA_API_KEY", nullptr};
+};
+
+}  // namespace
+
+TEST_CASE("configFromEnvironment reads each provider's variables", "[providers][config]") {
+    CleanEnv clean;
+    SECTION("a missing key names the variable") {
+        for (auto [kind, variable] : {std::pair{ProviderKind::anthropic, "ANTHROPIC_API_KEY"},
+                                      std::pair{ProviderKind::openai, "OPENAI_API_KEY"},
+                                      std::pair{ProviderKind::gemini, "GEMINI_API_KEY"}}) {
+            const auto config = providers::configFromEnvironment(kind);
+            REQUIRE_FALSE(config);
+            CHECK(config.error().code == ProviderErrc::configuration);
+            CHECK(config.error().message.find(variable) != std::string::npos);
+        }
+    }
+    SECTION("key and base URL") {
+        ScopedEnv key("OPENAI_API_KEY", " sk-test ");
+        ScopedEnv base("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1");
+        const auto config = providers::configFromEnvironment(ProviderKind::openai);
+        REQUIRE(config);
+        CHECK(config->apiKey == "sk-test");
+        CHECK(config->baseUrl == "http://127.0.0.1:8080/v1");
+        CHECK(config->stream);
+        CHECK(config->retry.maxAttempts == 3);
+    }
+    SECTION("ollama needs no key") {
+        const auto config = providers::configFromEnvironment(ProviderKind::ollama);
+        REQUIRE(config);
+        CHECK(config->baseUrl == "http://127.0.0.1:11434");
+    }
+}
+
+TEST_CASE("detectProvider takes the first configured provider", "[providers][config]") {
+    CleanEnv clean;
+    CHECK_FALSE(providers::detectProvider());
+    {
+        ScopedEnv host("OLLAMA_HOST", "gpu-box");
+        const auto detected = providers::detectProvider();
+        REQUIRE(detected);
+        CHECK(detected->kind == ProviderKind::ollama);
+        CHECK(detected->baseUrl == "http://gpu-box:11434");
+    }
+    ScopedEnv gemini("GEMINI_API_KEY", "g");
+    ScopedEnv openai("OPENAI_API_KEY", "o");
+    CHECK(providers::detectProvider()->kind == ProviderKind::openai);
+    ScopedEnv anthropic("ANTHROPIC_API_KEY", "a");
+    CHECK(providers::detectProvider()->kind == ProviderKind::anthropic);
+}
+
+TEST_CASE("OLLAMA_HOST is read as the ollama CLI reads it", "[providers][config]") {
+    CHECK(providers::ollamaBaseUrl("") == "http://127.0.0.1:11434");
+    CHECK(providers::ollamaBaseUrl("example.com") == "http://example.com:11434");
+    CHECK(providers::ollamaBaseUrl("example.com:1234") == "http://example.com:1234");
+    CHECK(providers::ollamaBaseUrl(":56789") == "http://127.0.0.1:56789");
+    CHECK(providers::ollamaBaseUrl("http://example.com") == "http://example.com:80");
+    CHECK(providers::ollamaBaseUrl("https://example.com/ollama/") == "https://example.com:443/ollama");
+    CHECK(providers::ollamaBaseUrl("[::1]:9000") == "http://[::1]:9000");
+    CHECK(providers::ollamaBaseUrl("  10.0.0.2  ") == "http://10.0.0.2:11434");
+}
+
+TEST_CASE("makeProvider checks the key and the base URL and fills in defaults", "[providers][config]") {
+    providers::ProviderConfig config;
+    config.kind = ProviderKind::gemini;
+    auto missing = providers::makeProvider(config);
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message.find("GEMINI_API_KEY") != std::string::npos);
+
+    config.apiKey = "k";
+    config.baseUrl = "ftp://example.com";
+    auto badUrl = providers::makeProvider(config);
+    REQUIRE_FALSE(badUrl);
+    CHECK(badUrl.error().code == ProviderErrc::configuration);
+
+    config.baseUrl = "";
+    auto made = providers::makeProvider(config);
+    REQUIRE(made);
+    CHECK((*made)->name() == "gemini");
+    const auto* http = dynamic_cast<const providers::HttpProvider*>(made->get());
+    REQUIRE(http != nullptr);
+    CHECK(http->config().model == "gemini-2.5-flash");
+    CHECK(http->config().baseUrl == "https://generativelanguage.googleapis.com/v1beta");
+    CHECK(http->client() == nullptr);  // made lazily, on the first call
+
+    for (auto kind : {ProviderKind::anthropic, ProviderKind::openai, ProviderKind::gemini, ProviderKind::ollama}) {
+        CHECK(providers::parseProviderKind(providers::toString(kind)) == kind);
+    }
+    CHECK_FALSE(providers::parseProviderKind("demo"));
+}
+
+TEST_CASE("AgentBuilder::withProvider(kind) reads the environment at build()", "[providers][config][agent]") {
+    CleanEnv clean;
+    auto missing = reagent::agent::Agent::create().withProvider(std::string("openai")).build();
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message.find("OPENAI_API_KEY") != std::string::npos);
+
+    auto unknown = reagent::agent::Agent::create().withProvider(std::string("nope")).build();
+    REQUIRE_FALSE(unknown);
+    CHECK(unknown.error().message.find("unknown provider 'nope'") != std::string::npos);
+
+    auto builder = reagent::agent::Agent::create();
+    builder.withProvider(std::string("anthropic"));
+    ScopedEnv key("ANTHROPIC_API_KEY", "a");  // set after the call: build() is when it is read
+    auto built = builder.build();
+    REQUIRE(built);
+    CHECK(built->config().provider->name() == "anthropic");
+
+    providers::ProviderConfig config;
+    config.kind = ProviderKind::ollama;
+    auto fromConfig = reagent::agent::Agent::create().withProvider(config).build();
+    REQUIRE(fromConfig);
+    CHECK(fromConfig->config().provider->name() == "ollama");
+}
