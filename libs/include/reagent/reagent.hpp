@@ -28,6 +28,9 @@
 #include "reagent/llm/provider.hpp"
 #include "reagent/llm/provider_error.hpp"
 #include "reagent/llm/scripted_provider.hpp"
+#include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/http_provider.hpp"
+#include "reagent/providers/provider_config.hpp"
 
 #include "reagent/agent/agent.hpp"
 #include "reagent/agent/agent_config.hpp"
@@ -37,6 +40,8 @@
 #include "reagent/agent/run_result.hpp"
 
 // memory
+#include "reagent/memory/episodic_store.hpp"
+#include "reagent/memory/jq_transform.hpp"
 #include "reagent/memory/memory_error.hpp"
 #include "reagent/memory/result_compressor.hpp"
 #include "reagent/memory/working_memory.hpp"

@@ -10,6 +10,8 @@ std::string_view toString(MemoryErrc code) noexcept {
             return "not_found";
         case MemoryErrc::too_large:
             return "too_large";
+        case MemoryErrc::storage_error:
+            return "storage_error";
     }
     return "unknown";
 }

@@ -125,4 +125,32 @@ std::string cut(std::string_view text, std::size_t maxChars) {
     return out;
 }
 
+std::string snippetAround(std::string_view value, std::size_t matchBegin, std::size_t matchEnd,
+                          std::size_t radius) {
+    // Walk back radius characters from the match, never stopping inside a sequence.
+    std::size_t begin = matchBegin;
+    for (std::size_t chars = 0; chars < radius && begin > 0; ++chars) {
+        --begin;
+        for (int step = 1;
+             step < 4 && begin > 0 && (static_cast<unsigned char>(value[begin]) & 0xC0U) == 0x80U; ++step) {
+            --begin;
+        }
+    }
+    const std::string_view tail = value.substr(matchEnd);
+    const std::size_t end = matchEnd + prefixBytes(tail, radius);
+    std::string raw;
+    appendValid(raw, value.substr(begin, end - begin));
+    std::string snippet;
+    if (begin > 0) {
+        snippet += kEllipsis;
+    }
+    for (const char c : raw) {
+        snippet += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+    }
+    if (end < value.size()) {
+        snippet += kEllipsis;
+    }
+    return snippet;
+}
+
 }  // namespace reagent::memory::utf8

@@ -35,4 +35,9 @@ void appendValid(std::string& out, std::string_view text);
 /// characters followed by the ellipsis.
 [[nodiscard]] std::string cut(std::string_view text, std::size_t maxChars);
 
+/// One-line snippet of `value` around the match [matchBegin, matchEnd): up to `radius` characters each
+/// side, cut on character boundaries, control whitespace as spaces, the ellipsis where a side was cut.
+[[nodiscard]] std::string snippetAround(std::string_view value, std::size_t matchBegin, std::size_t matchEnd,
+                                        std::size_t radius);
+
 }  // namespace reagent::memory::utf8

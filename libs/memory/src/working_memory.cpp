@@ -34,34 +34,6 @@ char lower(char c) noexcept {
     return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
 }
 
-// One-line snippet of `value` around [matchBegin, matchEnd), cut on character boundaries.
-std::string snippetAround(std::string_view value, std::size_t matchBegin, std::size_t matchEnd) {
-    // Walk back kSnippetRadius characters from the match, never stopping inside a sequence.
-    std::size_t begin = matchBegin;
-    for (std::size_t chars = 0; chars < kSnippetRadius && begin > 0; ++chars) {
-        --begin;
-        for (int step = 1;
-             step < 4 && begin > 0 && (static_cast<unsigned char>(value[begin]) & 0xC0U) == 0x80U; ++step) {
-            --begin;
-        }
-    }
-    const std::string_view tail = value.substr(matchEnd);
-    const std::size_t end = matchEnd + utf8::prefixBytes(tail, kSnippetRadius);
-    std::string raw;
-    utf8::appendValid(raw, value.substr(begin, end - begin));
-    std::string snippet;
-    if (begin > 0) {
-        snippet += utf8::kEllipsis;
-    }
-    for (const char c : raw) {
-        snippet += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-    }
-    if (end < value.size()) {
-        snippet += utf8::kEllipsis;
-    }
-    return snippet;
-}
-
 }  // namespace
 
 WorkingMemory::WorkingMemory(WorkingMemoryConfig config) : config_(config) {}
@@ -204,7 +176,8 @@ std::vector<SearchHit> WorkingMemory::search(std::string_view keyword, std::size
             continue;
         }
         const auto begin = static_cast<std::size_t>(std::distance(value.begin(), match));
-        hits.push_back(SearchHit{it->second, snippetAround(value, begin, begin + keyword.size())});
+        hits.push_back(
+            SearchHit{it->second, utf8::snippetAround(value, begin, begin + keyword.size(), kSnippetRadius)});
     }
     return hits;
 }

@@ -16,6 +16,10 @@ enum class MemoryErrc {
     not_found,
     /// A single value is larger than the whole byte budget, so no eviction could make it fit.
     too_large,
+    /// The episodic store's SQLite database could not be opened, read or written (bad path, no
+    /// permission, disk full, locked for longer than the busy timeout, not a database); the message
+    /// names the file and SQLite's reason.
+    storage_error,
 };
 
 /// \brief The code's name as shown to the model and in logs (`"invalid_key"`, ...).
