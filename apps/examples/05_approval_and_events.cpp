@@ -40,6 +40,8 @@ struct EventName {
     std::string operator()(const tools::ToolCalled&) const { return "tool called"; }
     std::string operator()(const tools::ToolFailed&) const { return "tool failed"; }
     std::string operator()(const agent::RunFinished&) const { return "run finished"; }
+    std::string operator()(const agent::TextDelta&) const { return "text delta"; }
+    std::string operator()(const agent::ToolCallDelta&) const { return "tool call delta"; }
 };
 
 int main() {

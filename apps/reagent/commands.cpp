@@ -18,6 +18,7 @@
 #include "demo_tools.hpp"
 #include "output.hpp"
 #include "reagent/agent/agent.hpp"
+#include "reagent/providers/http_provider.hpp"
 #include "trace.hpp"
 
 namespace reagent::cli {
@@ -29,7 +30,7 @@ namespace {
 // The process exits this way when a second signal arrives while the first cancellation is under way.
 constexpr int kExitForced = 130;
 
-expected<agent::Agent, std::string> buildAgent(int maxIterations, std::chrono::milliseconds latency) {
+expected<agent::Agent, std::string> buildAgent(int maxIterations, std::shared_ptr<llm::Provider> provider) {
     auto tools = demoTools();
     if (!tools) {
         return fail("a demo tool is malformed: " + tools.error().describe());
@@ -38,7 +39,7 @@ expected<agent::Agent, std::string> buildAgent(int maxIterations, std::chrono::m
     reasoning.maxIterations = maxIterations;
     auto built = agent::Agent::create()
                      .withName("reagent")
-                     .withProvider(makeDemoProvider(latency))
+                     .withProvider(std::move(provider))
                      .withTools(std::move(*tools))
                      .withReasoning(reasoning)
                      .withMaxIterations(maxIterations)
@@ -47,6 +48,39 @@ expected<agent::Agent, std::string> buildAgent(int maxIterations, std::chrono::m
         return fail(built.error().describe());
     }
     return std::move(*built);
+}
+
+// --provider, else the environment, else the offline demo (said plainly on stderr, keeping stdout clean).
+expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOptions& options) {
+    std::optional<providers::ProviderConfig> config;
+    if (options.provider.empty()) {
+        config = providers::detectProvider();
+    } else if (options.provider != "demo") {
+        const auto kind = providers::parseProviderKind(options.provider);
+        if (!kind) {
+            return fail("unknown provider '" + options.provider + "' (anthropic, openai, gemini, ollama, demo)");
+        }
+        auto fromEnvironment = providers::configFromEnvironment(*kind);
+        if (!fromEnvironment) {
+            return fail(fromEnvironment.error().message);
+        }
+        config = std::move(*fromEnvironment);
+    }
+    if (!config) {
+        std::cerr << kDemoNotice << "\n";
+        return makeDemoProvider(options.demoLatency);
+    }
+    if (!options.model.empty()) {
+        config->model = options.model;
+    }
+    if (!options.baseUrl.empty()) {
+        config->baseUrl = options.baseUrl;
+    }
+    auto made = providers::makeProvider(std::move(*config));
+    if (!made) {
+        return fail(made.error().message);
+    }
+    return std::move(*made);
 }
 
 void report(const agent::RunResult& result, const RunOptions& options, std::chrono::microseconds wallTime) {
@@ -70,9 +104,12 @@ void report(const agent::RunResult& result, const RunOptions& options, std::chro
 }  // namespace
 
 int runCommand(asio::io_context& io, const RunOptions& options) {
-    // Say plainly that no model is answering, whatever the output mode (stderr keeps stdout clean).
-    std::cerr << kDemoNotice << "\n";
-    auto agent = buildAgent(options.maxIterations, options.demoLatency);
+    auto provider = chooseProvider(options);
+    if (!provider) {
+        std::cerr << "reagent: " << provider.error() << "\n";
+        return kExitUsage;
+    }
+    auto agent = buildAgent(options.maxIterations, std::move(*provider));
     if (!agent) {
         std::cerr << "reagent: cannot build the agent: " << agent.error() << "\n";
         return kExitRunFailed;
@@ -137,7 +174,7 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
 }
 
 int toolsCommand(bool json) {
-    auto agent = buildAgent(1, std::chrono::milliseconds(0));
+    auto agent = buildAgent(1, makeDemoProvider(std::chrono::milliseconds(0)));
     if (!agent) {
         std::cerr << "reagent: cannot build the agent: " << agent.error() << "\n";
         return kExitRunFailed;

@@ -30,6 +30,13 @@ struct RunOptions {
     bool quiet = false;
     /// Simulated latency of each demo model turn. Default 0.
     std::chrono::milliseconds demoLatency{0};
+    /// `--provider`: anthropic, openai, gemini, ollama or demo; empty: the first configured in the
+    /// environment (`providers::detectProvider`), else the offline demo.
+    std::string provider;
+    /// `--model`: overrides the provider's default model.
+    std::string model;
+    /// `--base-url`: overrides the provider's base URL (and its environment variable).
+    std::string baseUrl;
 };
 
 /// \brief Runs the agent on `io` (in the calling thread) until it answers, fails or a signal cancels it.

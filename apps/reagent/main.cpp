@@ -52,8 +52,15 @@ int main(int argc, char** argv) {
                        "Simulated latency in milliseconds of each turn of the offline demo provider")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
+    runCmd->add_option("--provider", run.provider,
+                       "Model API: anthropic, openai, gemini, ollama or demo (default: the first configured in "
+                       "the environment, else demo)")
+        ->check(CLI::IsMember({"anthropic", "openai", "gemini", "ollama", "demo"}));
+    runCmd->add_option("--model", run.model, "Model id (default: the provider's default model)");
+    runCmd->add_option("--base-url", run.baseUrl, "Base URL of the model API (overrides the environment)");
     runCmd->footer(
-        "No provider is configured yet, so an offline demo provider answers: a scripted stand-in (no model) "
+        "Providers read ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL), GEMINI_API_KEY or OLLAMA_HOST. "
+        "With none configured, an offline demo provider answers: a scripted stand-in (no model) "
         "that calls calculator, word_count and current_time in one parallel batch, then final-answer.\n"
         "Ctrl-C (SIGINT) or SIGTERM cancels the run and reports what was done.\n"
         "Exit status: 0 when the agent answered, 1 when the run failed or was cancelled, 2 on usage errors.");

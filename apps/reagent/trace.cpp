@@ -31,9 +31,15 @@ void TracePrinter::print(const agent::RunStarted& event) {
 }
 
 void TracePrinter::print(const agent::ModelResponded& event) {
-    *out_ << "model turn " << ++turns_ << ":";
-    if (!event.text.empty()) {
-        *out_ << " " << oneLine(event.text);
+    if (streamed_) {
+        // The text is already on screen, token by token, after the turn's label.
+        ++turns_;
+        streamed_ = false;
+    } else {
+        *out_ << "model turn " << ++turns_ << ":";
+        if (!event.text.empty()) {
+            *out_ << " " << oneLine(event.text);
+        }
     }
     if (!event.toolCalls.empty()) {
         *out_ << " [" << event.toolCalls.size()
@@ -69,6 +75,19 @@ void TracePrinter::print(const tools::ToolFailed& event) {
         started_.erase(it);
     }
     *out_ << ": " << oneLine(event.error.describe(), 160) << "\n";
+}
+
+void TracePrinter::print(const agent::TextDelta& event) {
+    if (!streamed_) {
+        *out_ << "model turn " << turns_ + 1 << ": ";
+        streamed_ = true;
+    }
+    // Printed as it arrives, so the user sees the answer being written (model text: shown, never run).
+    *out_ << event.text;
+}
+
+void TracePrinter::print(const agent::ToolCallDelta&) {
+    // Calls are shown when they run (ToolCalling), with their complete arguments.
 }
 
 void TracePrinter::print(const agent::RunFinished&) {

@@ -28,9 +28,13 @@ private:
     void print(const tools::ToolCalled& event);
     void print(const tools::ToolFailed& event);
     void print(const agent::RunFinished& event);
+    void print(const agent::TextDelta& event);
+    void print(const agent::ToolCallDelta& event);
 
     std::ostream* out_;
     int turns_ = 0;
+    /// The current turn's text has been printed as it streamed in.
+    bool streamed_ = false;
     /// When each call in flight started, to time calls that fail (a failure event carries no duration).
     std::map<std::string, std::chrono::steady_clock::time_point> started_;
 };

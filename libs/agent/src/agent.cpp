@@ -1,5 +1,6 @@
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <utility>
 #include <variant>
 
@@ -16,6 +17,20 @@ namespace {
 
 namespace asio = boost::asio;
 
+// Turns provider deltas into agent events. The State outlives the run that holds it.
+std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_ptr<Agent::State>& state,
+                                                             int iteration) {
+    return [raw = state.get(), iteration](const llm::StreamDelta& delta) {
+        if (delta.kind == llm::StreamDelta::Kind::text) {
+            raw->emit(TextDelta{iteration, delta.text});
+        } else {
+            const bool start = delta.kind == llm::StreamDelta::Kind::tool_call_start;
+            raw->emit(ToolCallDelta{iteration, delta.toolIndex, delta.toolCallId, delta.toolName,
+                                    start ? std::string() : delta.text});
+        }
+    };
+}
+
 // The small coroutine shell around the sans-io loop: it performs each action and reports back. Between
 // steps it checks for cancellation so that a cancelled run still ends with a result.
 Task<RunResult> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop) {
@@ -28,6 +43,10 @@ Task<RunResult> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop) {
             }
             const int iteration = call->iteration;
             llm::ModelRequest request = std::move(call->request);
+            if (!state->subscribers.empty()) {
+                // Only subscribers need the reply as it streams; without them the provider may skip it.
+                request.onDelta = streamDeltaSink(state, iteration);
+            }
             auto reply = co_await state->config.provider->complete(std::move(request));
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
                 action = loop->onCancelled();

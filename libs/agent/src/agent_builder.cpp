@@ -1,4 +1,7 @@
 #include <utility>
+#include <variant>
+
+#include "reagent/providers/http_provider.hpp"
 
 #include "agent_state.hpp"
 
@@ -9,6 +12,25 @@ namespace {
 // A free coroutine: the handler's frame refers to nothing that a registry update could destroy.
 Task<tools::ToolResult> recordFinalAnswer() {
     co_return std::string("final answer recorded");
+}
+
+// withProvider(kind) reads the environment at build(), so a key set after the call still counts.
+expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makePendingProvider(
+    const std::variant<std::string, providers::ProviderConfig>& pending) {
+    if (const auto* config = std::get_if<providers::ProviderConfig>(&pending)) {
+        return providers::makeProvider(*config);
+    }
+    const std::string& kindName = std::get<std::string>(pending);
+    const auto kind = providers::parseProviderKind(kindName);
+    if (!kind) {
+        return fail(providers::configurationError("unknown provider '" + kindName +
+                                                  "' (expected anthropic, openai, gemini or ollama)"));
+    }
+    auto config = providers::configFromEnvironment(*kind);
+    if (!config) {
+        return fail(std::move(config.error()));
+    }
+    return providers::makeProvider(std::move(*config));
 }
 
 }  // namespace
@@ -60,6 +82,19 @@ AgentBuilder& AgentBuilder::withName(std::string name) {
 
 AgentBuilder& AgentBuilder::withProvider(std::shared_ptr<llm::Provider> provider) {
     config_.provider = std::move(provider);
+    pendingProvider_.reset();
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withProvider(std::string kind) {
+    config_.provider.reset();
+    pendingProvider_ = std::move(kind);
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withProvider(providers::ProviderConfig config) {
+    config_.provider.reset();
+    pendingProvider_ = std::move(config);
     return *this;
 }
 
@@ -128,7 +163,14 @@ AgentBuilder& AgentBuilder::withMaxTokens(int tokens) {
 
 expected<Agent, AgentError> AgentBuilder::build() const {
     std::vector<std::string> problems = problems_;
-    if (!config_.provider) {
+    AgentConfig config = config_;
+    if (pendingProvider_) {
+        if (auto made = makePendingProvider(*pendingProvider_)) {
+            config.provider = std::move(*made);
+        } else {
+            problems.push_back("provider: " + made.error().message);
+        }
+    } else if (!config_.provider) {
         problems.push_back("no provider: call withProvider(...)");
     }
     if (config_.maxIterations < 1) {
@@ -144,7 +186,7 @@ expected<Agent, AgentError> AgentBuilder::build() const {
         problems.push_back("execution.maxParallel must be at least 1");
     }
 
-    auto state = std::make_shared<Agent::State>(config_);
+    auto state = std::make_shared<Agent::State>(std::move(config));
     if (config_.reasoning) {
         state->systemPrompt = reactGuidance();
         if (!config_.systemPrompt.empty()) {

@@ -3,8 +3,10 @@
 /// \brief `Agent`: a configured ReAct agent, and `AgentBuilder`, which assembles one.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "reagent/agent/agent_config.hpp"
@@ -14,6 +16,7 @@
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
 #include "reagent/llm/model_request.hpp"
+#include "reagent/providers/provider_config.hpp"
 #include "reagent/tools/tool.hpp"
 
 namespace reagent::agent {
@@ -72,6 +75,12 @@ class AgentBuilder {
 public:
     AgentBuilder& withName(std::string name);
     AgentBuilder& withProvider(std::shared_ptr<llm::Provider> provider);
+    /// \brief A provider of kind `kind` ("anthropic", "openai", "gemini", "ollama") configured from the
+    /// environment when `build()` runs (`providers::configFromEnvironment`); a missing API key or an
+    /// unknown kind is reported by `build()`.
+    AgentBuilder& withProvider(std::string kind);
+    /// \brief A provider made from `config` by `build()` (`providers::makeProvider`).
+    AgentBuilder& withProvider(providers::ProviderConfig config);
     /// \brief Enables tools, registering `config.tools`.
     AgentBuilder& withTools(ToolsConfig config = {});
     AgentBuilder& withTools(std::vector<tools::Tool> tools);
@@ -92,6 +101,8 @@ public:
 
 private:
     AgentConfig config_;
+    /// A provider to make at build(): a kind read from the environment, or a configuration.
+    std::optional<std::variant<std::string, providers::ProviderConfig>> pendingProvider_;
     std::vector<tools::Tool> tools_;
     std::vector<EventHandler> handlers_;
     std::vector<std::string> problems_;

@@ -2,6 +2,7 @@
 /// \file
 /// \brief Agent events: run and model progress plus the tool events.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,6 +27,29 @@ struct ModelResponded {
     llm::Usage usage;
 };
 
+/// \brief A piece of the model's reply text as it streams in (only when the provider streams).
+///
+/// Concatenating the pieces of one iteration gives that turn's text; `ModelResponded` follows with the
+/// whole reply. Model output: untrusted.
+struct TextDelta {
+    int iteration = 0;
+    std::string text;
+};
+
+/// \brief A tool call taking shape as the reply streams in: the first delta of a call carries its `id`
+/// and `name`, later ones fragments of its JSON arguments (complete only with `ModelResponded`).
+struct ToolCallDelta {
+    int iteration = 0;
+    /// Position of the call in the reply (0-based).
+    std::size_t index = 0;
+    /// The call's id, when the provider has sent it (may be empty).
+    std::string id;
+    /// The tool's name (always on the call's first delta).
+    std::string name;
+    /// The next fragment of the arguments' JSON text; empty on the call's first delta.
+    std::string argumentsFragment;
+};
+
 /// \brief A run ended.
 struct RunFinished {
     TerminatedBy terminatedBy = TerminatedBy::end_turn;
@@ -33,8 +57,10 @@ struct RunFinished {
     int iterations = 0;
 };
 
-using AgentEvent =
-    std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled, tools::ToolFailed, RunFinished>;
+/// \brief Every event of a run. New alternatives are appended; `TextDelta` and `ToolCallDelta` come only
+/// from providers that stream (`ModelRequest::onDelta`), and only when someone subscribed.
+using AgentEvent = std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled,
+                                tools::ToolFailed, RunFinished, TextDelta, ToolCallDelta>;
 
 /// \brief Receives events on the run's executor. Exceptions it throws are swallowed.
 using EventHandler = std::function<void(const AgentEvent&)>;

@@ -3,6 +3,7 @@
 /// \brief `ModelRequest` and `ModelReply`: one round trip to a model.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reagent/llm/message.hpp"
+#include "reagent/llm/stream_delta.hpp"
 
 namespace reagent::llm {
 
@@ -30,6 +32,11 @@ struct ModelRequest {
     std::optional<double> temperature;
     /// Upper bound of tokens in the reply; the provider's default when unset.
     std::optional<int> maxTokens;
+    /// Receives the reply as it streams in (text pieces, tool calls taking shape), on the caller's
+    /// executor, before `complete` returns the assembled reply. Empty (the default): nobody needs the
+    /// deltas, and a provider may ask for the whole reply at once. Providers that cannot stream ignore it.
+    /// A streamed reply that fails after a delta was delivered is not retried.
+    std::function<void(const StreamDelta&)> onDelta{};
 };
 
 /// \brief Why the model stopped.

@@ -1,0 +1,234 @@
+// A full agent run over HTTP: two model turns (a tool call, then the answer) and one tool, against the
+// loopback provider peer (tests/peers/provider_peer.py) speaking the OpenAI Chat Completions format.
+//
+// Reports the CPU time the agent process spends per run (getrusage(RUSAGE_SELF): the peer is another
+// process and is not counted), runs one after another and 1,000 at once on one io_context, and the peak
+// RSS. Targets: < 50 us CPU per run; 1,000 runs in flight in < 100 MB.
+//
+//   provider_run_bench [sequential-runs] [concurrent-runs] [rounds]     (defaults 2000 1000 3)
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "reagent/reagent.hpp"
+#include "reagent/providers/http_provider.hpp"
+
+namespace {
+
+using namespace reagent;
+using nlohmann::json;
+
+// The peer as a child process: its port on the first stdout line; it exits when its stdin closes.
+class Peer {
+public:
+    explicit Peer(const std::string& scriptFile) {
+        int in[2];
+        int out[2];
+        if (::pipe(in) != 0 || ::pipe(out) != 0) {
+            throw std::runtime_error("pipe failed");
+        }
+        pid_ = ::fork();
+        if (pid_ == 0) {
+            ::dup2(in[0], 0);
+            ::dup2(out[1], 1);
+            ::close(in[1]);
+            ::close(out[0]);
+            const std::string script = std::string(REAGENT_PEERS_DIR) + "/provider_peer.py";
+            ::execlp("python3", "python3", script.c_str(), "--script", scriptFile.c_str(), "--no-record",
+                     static_cast<char*>(nullptr));
+            std::_Exit(127);
+        }
+        ::close(in[0]);
+        ::close(out[1]);
+        stdin_ = in[1];
+        FILE* reader = ::fdopen(out[0], "r");
+        char line[64] = {};
+        if (reader == nullptr || std::fgets(line, sizeof line, reader) == nullptr) {
+            throw std::runtime_error("the provider peer did not start");
+        }
+        port_ = std::stoi(line);
+        reader_ = reader;
+    }
+    ~Peer() {
+        ::close(stdin_);
+        int status = 0;
+        ::waitpid(pid_, &status, 0);
+        std::fclose(reader_);
+    }
+    [[nodiscard]] int port() const { return port_; }
+
+private:
+    pid_t pid_ = -1;
+    int stdin_ = -1;
+    int port_ = 0;
+    FILE* reader_ = nullptr;
+};
+
+std::string chatCompletion(const json& message, const std::string& finish) {
+    return json{{"id", "chatcmpl-1"},
+                {"object", "chat.completion"},
+                {"model", "gpt-4.1"},
+                {"choices", {{{"index", 0}, {"message", message}, {"finish_reason", finish}}}},
+                {"usage", {{"prompt_tokens", 40}, {"completion_tokens", 8}, {"total_tokens", 48}}}}
+        .dump();
+}
+
+// A tool call unless the body already carries a tool result, then the answer.
+json script() {
+    const json call = {{"role", "assistant"},
+                       {"content", nullptr},
+                       {"tool_calls",
+                        {{{"id", "call_1"},
+                          {"type", "function"},
+                          {"function", {{"name", "echo"}, {"arguments", "{\"text\":\"hello\"}"}}}}}}};
+    const json answer = {{"role", "assistant"}, {"content", "done"}};
+    return json{{"rules",
+                 {{{"match", "\"role\":\"tool\""}, {"response", {{"status", 200}, {"body", chatCompletion(answer, "stop")}}}},
+                  {{"match", ""}, {"response", {{"status", 200}, {"body", chatCompletion(call, "tool_calls")}}}}}}};
+}
+
+Task<tools::ToolResult> echo(json args, tools::ToolContext) {
+    co_return args.value("text", std::string{});
+}
+
+agent::Agent buildAgent(int port) {
+    providers::ProviderConfig config;
+    config.kind = providers::ProviderKind::openai;
+    config.apiKey = "bench";
+    config.baseUrl = "http://127.0.0.1:" + std::to_string(port) + "/v1";
+    config.proxy = http::ProxySettings{};
+    auto provider = providers::makeProvider(config);
+    if (!provider) {
+        throw std::runtime_error(provider.error().describe());
+    }
+    auto tool = tools::ToolBuilder::create("echo")
+                    .description("Echo the text back")
+                    .param("text", "string", "Text to echo", {.required = true})
+                    .handler(echo)
+                    .build();
+    auto built = agent::Agent::create().withProvider(std::move(*provider)).withTool(std::move(tool)).build();
+    if (!built) {
+        throw std::runtime_error(built.error().describe());
+    }
+    return std::move(*built);
+}
+
+double seconds(const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+}
+
+// User plus system time of this process (the peer is another process).
+double cpuSeconds() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+double systemSeconds() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    return seconds(usage.ru_stime);
+}
+
+long peakRssKb() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+}
+
+struct Batch {
+    int ok = 0;
+    double cpu = 0;
+    double system = 0;
+    double wall = 0;
+};
+
+// Spawns `count` runs at once (1 = one at a time, `rounds` times) and runs the io_context until all end.
+Batch runBatch(boost::asio::io_context& io, const agent::Agent& agent, int count) {
+    Batch batch;
+    const double cpuStart = cpuSeconds();
+    const double systemStart = systemSeconds();
+    const auto wallStart = std::chrono::steady_clock::now();
+    for (int i = 0; i < count; ++i) {
+        boost::asio::co_spawn(io, agent.run("Say hello"), [&batch](std::exception_ptr error, agent::RunResult result) {
+            if (!error && result.success && result.output == "done" && result.toolCalls.size() == 1) {
+                ++batch.ok;
+            } else if (batch.ok == 0 && !error && result.error) {
+                std::cerr << "run failed: " << result.error->describe() << "\n";
+            }
+        });
+    }
+    io.run();
+    io.restart();
+    batch.cpu = cpuSeconds() - cpuStart;
+    batch.system = systemSeconds() - systemStart;
+    batch.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    return batch;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int sequential = argc > 1 ? std::atoi(argv[1]) : 2000;
+    const int concurrent = argc > 2 ? std::atoi(argv[2]) : 1000;
+    const int rounds = argc > 3 ? std::atoi(argv[3]) : 3;
+    try {
+        // 1,000 connections at once need more descriptors than the usual soft limit of 1,024.
+        rlimit files{};
+        ::getrlimit(RLIMIT_NOFILE, &files);
+        files.rlim_cur = files.rlim_max;
+        ::setrlimit(RLIMIT_NOFILE, &files);
+
+        char scriptFile[] = "/tmp/reagent-provider-bench-XXXXXX.json";
+        const int fd = ::mkstemps(scriptFile, 5);
+        ::close(fd);
+        std::ofstream(scriptFile) << script().dump();
+        Peer peer(scriptFile);
+        std::remove(scriptFile);
+
+        boost::asio::io_context io;
+        const agent::Agent agent = buildAgent(peer.port());
+        runBatch(io, agent, 20);  // warm-up: connections, allocator
+
+        Batch one;
+        for (int i = 0; i < sequential; ++i) {
+            const Batch b = runBatch(io, agent, 1);
+            one.ok += b.ok;
+            one.cpu += b.cpu;
+            one.system += b.system;
+            one.wall += b.wall;
+        }
+        std::printf("sequential: %d/%d runs ok, CPU %.1f us/run in the agent process (%.1f us user, %.1f us "
+                    "kernel), wall %.1f us/run\n",
+                    one.ok, sequential, one.cpu / sequential * 1e6, (one.cpu - one.system) / sequential * 1e6,
+                    one.system / sequential * 1e6, one.wall / sequential * 1e6);
+
+        for (int round = 1; round <= rounds; ++round) {
+            const Batch many = runBatch(io, agent, concurrent);
+            std::printf("concurrent round %d: %d/%d runs ok, %d in flight, wall %.3f s, %.0f runs/s, CPU %.1f us/run "
+                        "(%.1f us kernel)\n",
+                        round, many.ok, concurrent, concurrent, many.wall, concurrent / many.wall,
+                        many.cpu / concurrent * 1e6, many.system / concurrent * 1e6);
+        }
+        std::printf("peak RSS: %.1f MB\n", static_cast<double>(peakRssKb()) / 1024.0);
+        return one.ok == sequential ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::cerr << "provider_run_bench: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,150 @@
+#pragma once
+/// \file
+/// \brief `HttpProvider`: the shared HTTP, retry and streaming logic behind every model API, and the four
+/// providers built on it.
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "reagent/core/expected.hpp"
+#include "reagent/core/task.hpp"
+#include "reagent/http/http_client.hpp"
+#include "reagent/llm/provider.hpp"
+#include "reagent/providers/codec_options.hpp"
+#include "reagent/providers/encoded_request.hpp"
+#include "reagent/providers/provider_config.hpp"
+
+namespace reagent::providers {
+
+/// \brief Turns the raw bytes of a streamed body into deltas, then into the assembled reply.
+class StreamDecoding {
+public:
+    virtual ~StreamDecoding() = default;
+    /// \brief Consumes the next body bytes (split anywhere).
+    [[nodiscard]] virtual expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) = 0;
+    /// \brief The body ended: the assembled reply, or why it is incomplete.
+    [[nodiscard]] virtual expected<llm::ModelReply, llm::ProviderError> finish() = 0;
+};
+
+/// \brief A model API over HTTP: a wire format (the hooks below) plus the common machinery.
+///
+/// `complete` encodes the request, sends it with an `HttpClient` created on the first call from the
+/// calling coroutine's executor, and decodes the reply. With `ProviderConfig::stream` and a
+/// `ModelRequest::onDelta`, the reply is streamed and every delta is handed to `onDelta` as it arrives.
+///
+/// \par Retries
+/// Rate limits (429), server errors (5xx, Anthropic's 529) and connection failures are retried up to
+/// `ProviderConfig::retry.maxAttempts` attempts in total, with exponential backoff and jitter, waiting
+/// what the server's `retry-after` asks instead when it sends one. Timeouts, cancellation and client
+/// errors are not retried, and neither is a stream that failed after a delta was delivered.
+///
+/// \par Cancellation
+/// Cancelling the awaiting coroutine closes the connection and returns `cancelled`.
+///
+/// \par Thread safety and lifetime
+/// Use a provider from one executor (it may be shared by several agents there). Its HTTP client, with
+/// its pooled connections, belongs to the execution context of the first call: destroy the provider (and
+/// the agents holding it) before that `io_context`.
+class HttpProvider : public llm::Provider {
+public:
+    explicit HttpProvider(ProviderConfig config);
+    ~HttpProvider() override;
+
+    [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> complete(llm::ModelRequest request) final;
+
+    /// \brief The configuration with defaults filled in (model, base URL).
+    [[nodiscard]] const ProviderConfig& config() const noexcept { return config_; }
+    /// \brief The HTTP client, once the first call has created it (for tests of connection reuse).
+    [[nodiscard]] const http::HttpClient* client() const noexcept { return client_.get(); }
+
+protected:
+    /// \brief Encodes `request` in the wire format.
+    [[nodiscard]] virtual EncodedRequest encode(const llm::ModelRequest& request,
+                                                const CodecOptions& options) const = 0;
+    /// \brief The URL of `encoded` (base URL plus path).
+    [[nodiscard]] virtual std::string url(const EncodedRequest& encoded) const;
+    /// \brief Adds the authentication headers.
+    virtual void authenticate(http::HttpHeaders& headers) const = 0;
+    /// \brief Decodes a whole response (any status).
+    [[nodiscard]] virtual expected<llm::ModelReply, llm::ProviderError> decode(
+        int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const = 0;
+    /// \brief A decoder for a streamed 2xx body.
+    [[nodiscard]] virtual std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const = 0;
+
+private:
+    struct Attempt;
+    [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attempt(std::shared_ptr<Attempt> state);
+    [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptStreamed(std::shared_ptr<Attempt> state);
+
+    ProviderConfig config_;
+    std::shared_ptr<http::HttpClient> client_;
+};
+
+/// \brief Anthropic Messages API: `x-api-key` and `anthropic-version: 2023-06-01` headers, SSE streams.
+class AnthropicProvider final : public HttpProvider {
+public:
+    explicit AnthropicProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
+    [[nodiscard]] std::string_view name() const noexcept override { return "anthropic"; }
+
+protected:
+    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options) const override;
+    void authenticate(http::HttpHeaders& headers) const override;
+    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
+        int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const override;
+    [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
+};
+
+/// \brief OpenAI Chat Completions and compatible servers: `Authorization: Bearer` (only when a key is
+/// set), SSE streams.
+class OpenAiProvider final : public HttpProvider {
+public:
+    explicit OpenAiProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
+    [[nodiscard]] std::string_view name() const noexcept override { return "openai"; }
+
+protected:
+    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options) const override;
+    void authenticate(http::HttpHeaders& headers) const override;
+    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
+        int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const override;
+    [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
+};
+
+/// \brief Gemini API: `x-goog-api-key` header, `streamGenerateContent?alt=sse` streams. The base URL
+/// includes the API version (`.../v1beta`).
+class GeminiProvider final : public HttpProvider {
+public:
+    explicit GeminiProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
+    [[nodiscard]] std::string_view name() const noexcept override { return "gemini"; }
+
+protected:
+    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options) const override;
+    [[nodiscard]] std::string url(const EncodedRequest& encoded) const override;
+    void authenticate(http::HttpHeaders& headers) const override;
+    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
+        int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const override;
+    [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
+};
+
+/// \brief Ollama native API: no authentication unless a key is set (bearer), NDJSON streams.
+class OllamaProvider final : public HttpProvider {
+public:
+    explicit OllamaProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
+    [[nodiscard]] std::string_view name() const noexcept override { return "ollama"; }
+
+protected:
+    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options) const override;
+    void authenticate(http::HttpHeaders& headers) const override;
+    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
+        int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const override;
+    [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
+};
+
+/// \brief The provider for `config.kind`.
+///
+/// \par Errors
+/// `configuration` when a required API key is empty (the message names the environment variable) or
+/// the base URL is not an `http://` or `https://` URL.
+[[nodiscard]] expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(ProviderConfig config);
+
+}  // namespace reagent::providers

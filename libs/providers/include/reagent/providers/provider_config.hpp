@@ -1,0 +1,99 @@
+#pragma once
+/// \file
+/// \brief `ProviderConfig`: which model API to call and how, and reading it from the environment.
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "reagent/core/expected.hpp"
+#include "reagent/core/retry.hpp"
+#include "reagent/http/http_headers.hpp"
+#include "reagent/http/proxy_settings.hpp"
+#include "reagent/llm/provider_error.hpp"
+
+namespace reagent::providers {
+
+/// \brief The wire formats reagent speaks.
+enum class ProviderKind {
+    /// Anthropic Messages API (`POST {base}/v1/messages`).
+    anthropic,
+    /// OpenAI Chat Completions (`POST {base}/chat/completions`), also any OpenAI-compatible server.
+    openai,
+    /// Gemini API (`POST {base}/models/{model}:generateContent`).
+    gemini,
+    /// Ollama native API (`POST {base}/api/chat`).
+    ollama,
+};
+
+/// \brief `"anthropic"`, `"openai"`, `"gemini"` or `"ollama"`.
+[[nodiscard]] std::string_view toString(ProviderKind kind) noexcept;
+/// \brief The kind named `name` (as `toString` spells it), or nothing.
+[[nodiscard]] std::optional<ProviderKind> parseProviderKind(std::string_view name) noexcept;
+
+/// \brief The model used when `ProviderConfig::model` is empty: `claude-sonnet-4-5`, `gpt-4.1`,
+/// `gemini-2.5-flash`, `qwen3`.
+[[nodiscard]] std::string_view defaultModel(ProviderKind kind) noexcept;
+/// \brief The base URL used when `ProviderConfig::baseUrl` is empty: `https://api.anthropic.com`,
+/// `https://api.openai.com/v1`, `https://generativelanguage.googleapis.com/v1beta`,
+/// `http://127.0.0.1:11434`.
+[[nodiscard]] std::string_view defaultBaseUrl(ProviderKind kind) noexcept;
+
+/// \brief Everything an HTTP provider needs; a plain struct, every field but `apiKey` has a default.
+struct ProviderConfig {
+    /// The wire format. Default `openai`.
+    ProviderKind kind = ProviderKind::openai;
+    /// Model id; empty: `defaultModel(kind)`.
+    std::string model;
+    /// Base URL the API paths are appended to (see `defaultBaseUrl`); empty: the default. A trailing
+    /// '/' is ignored. OpenAI-style: the URL up to and including `/v1`, as the official SDKs take it.
+    std::string baseUrl;
+    /// API key. Required for anthropic, openai and gemini; ollama sends it as a bearer token if set.
+    std::string apiKey;
+    /// Sampling temperature used when the request sets none; unset: the provider's default.
+    std::optional<double> temperature;
+    /// Reply token limit used when the request sets none; unset: the provider's default (Anthropic,
+    /// which requires one, gets 4096).
+    std::optional<int> maxTokens;
+    /// Deadline of one attempt, streamed body included (default 600 s).
+    std::chrono::milliseconds requestTimeout{600'000};
+    /// Deadline of resolving and connecting (default 10 s).
+    std::chrono::milliseconds connectTimeout{10'000};
+    /// Retries of rate limits, server errors and broken connections (default: 3 attempts, 200 ms
+    /// doubling with 20% jitter; a server's `retry-after` replaces the computed delay).
+    RetryPolicy retry{};
+    /// Stream replies when the request has an `onDelta` subscriber (default true).
+    bool stream = true;
+    /// Extra header fields sent with every request (after the authentication headers).
+    http::HttpHeaders extraHeaders;
+    /// PEM file of extra trusted CA certificates (default: none; the system store is always used).
+    std::string caFile;
+    /// HTTP proxies; unset (the default): read from the environment as curl does
+    /// (`http::ProxySettings::fromEnvironment`). `ProxySettings{}` connects directly.
+    std::optional<http::ProxySettings> proxy;
+};
+
+/// \brief A `configuration` error with `message`.
+[[nodiscard]] llm::ProviderError configurationError(std::string message);
+
+/// \brief The configuration of `kind` from the environment.
+///
+/// anthropic: `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL`. openai: `OPENAI_API_KEY`
+/// (required), `OPENAI_BASE_URL`. gemini: `GEMINI_API_KEY` (required), `GEMINI_BASE_URL`. ollama:
+/// `OLLAMA_HOST` (`host`, `host:port`, or a URL, as the ollama CLI reads it; default
+/// `127.0.0.1:11434`), `OLLAMA_API_KEY` (optional). Empty values count as unset.
+///
+/// \par Errors
+/// `configuration` when a required key is missing; the message names the variable.
+[[nodiscard]] expected<ProviderConfig, llm::ProviderError> configFromEnvironment(ProviderKind kind);
+
+/// \brief The first provider configured in the environment, in the order anthropic, openai, gemini, then
+/// ollama only if `OLLAMA_HOST` is set; nothing when none is.
+[[nodiscard]] std::optional<ProviderConfig> detectProvider();
+
+/// \brief The base URL `OLLAMA_HOST` denotes (`"example:1234"` -> `http://example:1234`, `""` ->
+/// `http://127.0.0.1:11434`, `https://h` -> `https://h:443`), as the ollama CLI parses it.
+[[nodiscard]] std::string ollamaBaseUrl(std::string_view host);
+
+}  // namespace reagent::providers

@@ -1,0 +1,15 @@
+// The CLI tests check the offline demo: the `reagent` processes they start must not pick up a provider
+// configured in the developer's environment, so its variables are cleared before any test runs.
+#include <cstdlib>
+#include <initializer_list>
+
+namespace {
+
+const bool kCleared = [] {
+    for (const char* name : {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OLLAMA_HOST"}) {
+        ::unsetenv(name);
+    }
+    return true;
+}();
+
+}  // namespace

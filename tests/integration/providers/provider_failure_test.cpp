@@ -1,0 +1,311 @@
+// Provider behaviour under awkward streams and failures, against the provider peer: split deltas,
+// retries (retry-after, 5xx), broken streams, malformed bodies, timeouts, cancellation, tool names.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/post.hpp>
+
+#include "provider_test_support.hpp"
+
+using reagent::agent::Agent;
+using reagent::llm::Message;
+using reagent::llm::ModelReply;
+using reagent::llm::ModelRequest;
+using reagent::llm::ProviderErrc;
+using reagent::llm::ProviderError;
+using reagent::llm::StreamDelta;
+using reagent::providers::ProviderKind;
+using namespace reagent::test;
+namespace asio = boost::asio;
+
+namespace {
+
+using Outcome = reagent::expected<ModelReply, ProviderError>;
+
+std::string base64(const std::string& bytes) {
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) |
+                           (static_cast<unsigned char>(bytes[i + 1]) << 8U) | static_cast<unsigned char>(bytes[i + 2]);
+        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U], kAlphabet[v & 63U]};
+    }
+    if (i + 1 == bytes.size()) {
+        const unsigned v = static_cast<unsigned char>(bytes[i]) << 16U;
+        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], '=', '='};
+    } else if (i + 2 == bytes.size()) {
+        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) | (static_cast<unsigned char>(bytes[i + 1]) << 8U);
+        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U], '='};
+    }
+    return out;
+}
+
+/// `body` cut at the given byte offsets, as raw pieces.
+json rawPieces(const std::string& body, const std::vector<std::size_t>& cuts) {
+    json out = json::array();
+    std::size_t start = 0;
+    for (std::size_t cut : cuts) {
+        out.push_back({{"b64", base64(body.substr(start, cut - start))}});
+        start = cut;
+    }
+    out.push_back({{"b64", base64(body.substr(start))}});
+    return out;
+}
+
+ModelRequest question(std::vector<StreamDelta>* deltas = nullptr) {
+    ModelRequest request;
+    request.messages.push_back(Message::user("What is the capital of France?"));
+    if (deltas != nullptr) {
+        request.onDelta = [deltas](const StreamDelta& delta) { deltas->push_back(delta); };
+    }
+    return request;
+}
+
+reagent::Task<Outcome> ask(std::shared_ptr<reagent::llm::Provider> provider, ModelRequest request) {
+    co_return co_await provider->complete(std::move(request));
+}
+
+Outcome complete(const reagent::providers::ProviderConfig& config, ModelRequest request) {
+    Loop loop;
+    auto provider = reagent::providers::makeProvider(config);
+    REQUIRE(provider);
+    return loop.run(ask(*provider, std::move(request)));
+}
+
+std::string openAiChunk(const json& delta, const json& finish = nullptr) {
+    const json chunk = {{"id", "c1"},
+                        {"object", "chat.completion.chunk"},
+                        {"model", "gpt-4.1"},
+                        {"choices", {{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}}}};
+    return "data: " + chunk.dump(-1, ' ', false) + "\n\n";
+}
+
+}  // namespace
+
+TEST_CASE("streamed tool calls split inside a JSON string and inside a UTF-8 character", "[integration][providers]") {
+    // One tool call whose arguments arrive in two fragments; the stream's bytes are then cut at
+    // awkward places: inside the arguments' JSON string and between the bytes of "東" (E6 9D B1).
+    const std::string body =
+        openAiChunk({{"role", "assistant"},
+                     {"tool_calls",
+                      {{{"index", 0},
+                        {"id", "call_1"},
+                        {"type", "function"},
+                        {"function", {{"name", "get_weather"}, {"arguments", "{\"location\": \"東"}}}}}}}) +
+        openAiChunk({{"tool_calls", {{{"index", 0}, {"function", {{"arguments", "京, Japan\"}"}}}}}}}) +
+        openAiChunk(json::object(), "tool_calls") + "data: [DONE]\n\n";
+    const std::size_t east = body.find("東");
+    const std::size_t inString = body.find("location") + 3;
+    const std::size_t second = body.find("京");
+    const std::vector<std::size_t> cuts = {inString, east + 1, east + 2, second + 1, body.size() - 3};
+    ProviderPeer peer(json{{"responses", {{{"status", 200}, {"headers", {{"content-type", "text/event-stream"}}},
+                                           {"chunks", rawPieces(body, cuts)}}}}});
+    std::vector<StreamDelta> deltas;
+    const auto reply = complete(peerConfig(ProviderKind::openai, peer, true), question(&deltas));
+    REQUIRE(reply);
+    REQUIRE(reply->toolCalls.size() == 1);
+    CHECK(reply->toolCalls[0].name == "get_weather");
+    CHECK(reply->toolCalls[0].arguments == json{{"location", "東京, Japan"}});
+    CHECK(reply->stopReason == reagent::llm::StopReason::tool_use);
+    std::string fragments;
+    for (const auto& delta : deltas) {
+        if (delta.kind == StreamDelta::Kind::tool_call_arguments) {
+            fragments += delta.text;
+        }
+    }
+    CHECK(fragments == "{\"location\": \"東京, Japan\"}");
+    REQUIRE(!deltas.empty());
+    CHECK(deltas.front().kind == StreamDelta::Kind::tool_call_start);
+    CHECK(deltas.front().toolName == "get_weather");
+}
+
+TEST_CASE("a 429 with retry-after is retried after the delay the server asked for", "[integration][providers]") {
+    json limited = bodyResponse(fixture("openai/error_429.json"), 429);
+    limited["headers"] = {{"retry-after", "1"}};
+    ProviderPeer peer(json{{"responses", {limited, bodyResponse(fixture("openai/text.json"))}}});
+    auto config = peerConfig(ProviderKind::openai, peer);
+    config.retry.initialDelay = std::chrono::milliseconds(10);
+    const auto start = std::chrono::steady_clock::now();
+    const auto reply = complete(config, question());
+    const auto waited = std::chrono::steady_clock::now() - start;
+    REQUIRE(reply);
+    CHECK(reply->text == "Hello! The capital of France is Paris.");
+    CHECK(waited >= std::chrono::milliseconds(950));
+    CHECK(waited < std::chrono::milliseconds(5000));
+    CHECK(peer.requests().size() == 2);
+}
+
+TEST_CASE("three 500s exhaust the retries and the run fails with the provider's error", "[integration][providers]") {
+    const json failure = bodyResponse(R"({"error":{"message":"The server had an error","type":"server_error"}})", 500);
+    ProviderPeer peer(json{{"responses", {failure, failure, failure, bodyResponse(fixture("openai/text.json"))}}});
+    Loop loop;
+    auto provider = reagent::providers::makeProvider(peerConfig(ProviderKind::openai, peer));
+    REQUIRE(provider);
+    auto agent = Agent::create().withProvider(*provider).build();
+    REQUIRE(agent);
+    const auto result = loop.run(agent->run("hello"));
+    CHECK_FALSE(result.success);
+    CHECK(result.terminatedBy == reagent::agent::TerminatedBy::provider_error);
+    REQUIRE(result.error);
+    CHECK(result.error->message.find("The server had an error") != std::string::npos);
+    CHECK(peer.requests().size() == 3);
+}
+
+TEST_CASE("a stream dropped after deltas were delivered fails without a retry", "[integration][providers]") {
+    json dropped = streamResponse(fixture("openai/text.sse"));
+    dropped["drop_after_chunks"] = 3;
+    ProviderPeer peer(json{{"responses", {dropped, streamResponse(fixture("openai/text.sse"))}}});
+    std::vector<StreamDelta> deltas;
+    const auto reply = complete(peerConfig(ProviderKind::openai, peer, true), question(&deltas));
+    REQUIRE_FALSE(reply);
+    CHECK(reply.error().code == ProviderErrc::connection_failed);
+    REQUIRE(deltas.size() == 2);
+    CHECK(deltas[0].text == "Hello");
+    CHECK(peer.requests().size() == 1);
+}
+
+TEST_CASE("a stream dropped before any delta is retried", "[integration][providers]") {
+    json dropped = streamResponse(fixture("openai/text.sse"));
+    dropped["drop_after_chunks"] = 1;  // only the role chunk: no delta yet
+    ProviderPeer peer(json{{"responses", {dropped, streamResponse(fixture("openai/text.sse"))}}});
+    std::vector<StreamDelta> deltas;
+    const auto reply = complete(peerConfig(ProviderKind::openai, peer, true), question(&deltas));
+    REQUIRE(reply);
+    CHECK(reply->text == "Hello! The capital of France is Paris.");
+    CHECK(peer.requests().size() == 2);
+}
+
+TEST_CASE("a body that is not JSON is a malformed response, not retried", "[integration][providers]") {
+    ProviderPeer peer(json{{"responses", {bodyResponse("{\"choices\": [tru"), bodyResponse(fixture("openai/text.json"))}}});
+    const auto reply = complete(peerConfig(ProviderKind::openai, peer), question());
+    REQUIRE_FALSE(reply);
+    CHECK(reply.error().code == ProviderErrc::malformed_response);
+    CHECK(peer.requests().size() == 1);
+}
+
+TEST_CASE("a slow server times out, without a retry", "[integration][providers]") {
+    json slow = bodyResponse(fixture("openai/text.json"));
+    slow["delay_ms"] = 3000;
+    ProviderPeer peer(json{{"responses", {slow, slow}}});
+    auto config = peerConfig(ProviderKind::openai, peer);
+    config.requestTimeout = std::chrono::milliseconds(300);
+    const auto start = std::chrono::steady_clock::now();
+    const auto reply = complete(config, question());
+    const auto waited = std::chrono::steady_clock::now() - start;
+    REQUIRE_FALSE(reply);
+    CHECK(reply.error().code == ProviderErrc::timeout);
+    CHECK(waited >= std::chrono::milliseconds(250));
+    CHECK(waited < std::chrono::milliseconds(2500));
+    CHECK(peer.requests().size() == 1);
+}
+
+TEST_CASE("cancelling mid-stream ends the call at once with cancelled", "[integration][providers]") {
+    json slow = streamResponse(fixture("openai/text.sse"));
+    slow["chunk_delay_ms"] = 2000;
+    ProviderPeer peer(json{{"responses", {slow}}});
+    asio::io_context io;  // before the provider: its HTTP client must go first
+    auto provider = reagent::providers::makeProvider(peerConfig(ProviderKind::openai, peer, true));
+    REQUIRE(provider);
+
+    asio::cancellation_signal cancel;
+    std::vector<StreamDelta> deltas;
+    ModelRequest request = question();
+    std::optional<std::chrono::steady_clock::time_point> cancelledAt;
+    // The first delta arrives after one chunk delay; cancel right after it, while the next is 2 s away.
+    request.onDelta = [&](const StreamDelta& delta) {
+        deltas.push_back(delta);
+        if (!cancelledAt) {
+            cancelledAt = std::chrono::steady_clock::now();
+            asio::post(io, [&] { cancel.emit(asio::cancellation_type::terminal); });
+        }
+    };
+    std::optional<Outcome> outcome;
+    std::chrono::steady_clock::time_point endedAt;
+    asio::co_spawn(io, ask(*provider, std::move(request)),
+                   asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr, Outcome value) {
+                       outcome = std::move(value);
+                       endedAt = std::chrono::steady_clock::now();
+                   }));
+    io.run();
+    REQUIRE(outcome);
+    REQUIRE_FALSE(*outcome);
+    CHECK(outcome->error().code == ProviderErrc::cancelled);
+    REQUIRE(cancelledAt);
+    CHECK(deltas.size() == 1);
+    CHECK(endedAt - *cancelledAt < std::chrono::milliseconds(1000));
+    CHECK(peer.requests().size() == 1);
+}
+
+TEST_CASE("a server/tool name round-trips through every provider", "[integration][providers]") {
+    const ProviderKind kind =
+        GENERATE(ProviderKind::anthropic, ProviderKind::openai, ProviderKind::gemini, ProviderKind::ollama);
+    const std::string dir(reagent::providers::toString(kind));
+    CAPTURE(dir);
+    // The fixture's call names the wire name of "weather/get_weather" (MCP-style, invalid for providers).
+    std::string toolCall = fixture(dir + "/tool_call.json");
+    const auto at = toolCall.find("\"get_weather\"");
+    REQUIRE(at != std::string::npos);
+    toolCall.replace(at, 13, "\"weather_get_weather\"");
+    ProviderPeer peer(json{{"responses", {bodyResponse(toolCall)}}});
+
+    // The request offers the tool and replays an earlier call of it with its result.
+    ModelRequest request = question();
+    request.tools.push_back({"weather/get_weather", "Current weather", json::parse(R"({"type":"object"})")});
+    request.messages.push_back(
+        Message::assistant("", {reagent::llm::ToolCall{"call_0", "weather/get_weather", {{"location", "Rome"}}}}));
+    request.messages.push_back(Message::toolResult("call_0", "weather/get_weather", "20C in Rome"));
+    request.messages.push_back(Message::user("And Paris?"));
+    const auto reply = complete(peerConfig(kind, peer), std::move(request));
+    REQUIRE(reply);
+    REQUIRE(reply->toolCalls.size() == 1);
+    CHECK(reply->toolCalls[0].name == "weather/get_weather");
+    CHECK(reply->toolCalls[0].arguments == json{{"location", "Paris, France"}});
+
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 1);
+    const std::string body = recorded[0]["body"].get<std::string>();
+    CHECK(body.find("\"weather_get_weather\"") != std::string::npos);
+    CHECK(body.find("weather/get_weather") == std::string::npos);
+}
+
+TEST_CASE("a missing API key is a configuration error naming the variable", "[integration][providers]") {
+    reagent::providers::ProviderConfig config;
+    config.kind = ProviderKind::anthropic;
+    const auto provider = reagent::providers::makeProvider(config);
+    REQUIRE_FALSE(provider);
+    CHECK(provider.error().code == ProviderErrc::configuration);
+    CHECK(provider.error().message.find("ANTHROPIC_API_KEY") != std::string::npos);
+}
+
+TEST_CASE("a streamed request answered by an overloaded error is retried", "[integration][providers]") {
+    // Anthropic's 529 arrives as a whole JSON body, not a stream: it is decoded as an error and retried.
+    ProviderPeer peer(json{{"responses",
+                            {bodyResponse(fixture("anthropic/error_529.json"), 529),
+                             streamResponse(fixture("anthropic/text.sse"))}}});
+    std::vector<StreamDelta> deltas;
+    const auto reply = complete(peerConfig(ProviderKind::anthropic, peer, true), question(&deltas));
+    REQUIRE(reply);
+    CHECK_FALSE(reply->text.empty());
+    CHECK_FALSE(deltas.empty());
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 2);
+    CHECK(json::parse(recorded[1]["body"].get<std::string>())["stream"] == true);
+}
+
+TEST_CASE("a client error is not retried and carries the provider's type", "[integration][providers]") {
+    ProviderPeer peer(json{{"responses", {bodyResponse(fixture("openai/error_401.json"), 401),
+                                          bodyResponse(fixture("openai/text.json"))}}});
+    const auto reply = complete(peerConfig(ProviderKind::openai, peer), question());
+    REQUIRE_FALSE(reply);
+    CHECK(reply.error().code == ProviderErrc::authentication);
+    CHECK(reply.error().httpStatus == 401);
+    CHECK_FALSE(reply.error().providerType.empty());
+    CHECK(peer.requests().size() == 1);
+}
