@@ -7,9 +7,6 @@ find_package(Threads REQUIRED)
 find_package(OpenSSL REQUIRED)
 # Episodic memory (libs/memory/src/episodic_store.cpp): libsqlite3-dev.
 find_package(SQLite3 REQUIRED)
-# jq transforms (libs/memory/src/jq_transform.cpp): Debian's libjq-dev (jq 1.6) ships neither a CMake
-# package nor a pkg-config file. The shared libjq pulls in libonig through its own DT_NEEDED entry.
-include(${CMAKE_CURRENT_LIST_DIR}/ReagentJq.cmake)
 
 # valijson is used only inside the tools library (never in a public header). Debian's libvalijson-dev
 # drags in ~70 unrelated packages, so setup.sh may unpack just its headers into .deps/.

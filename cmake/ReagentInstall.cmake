@@ -23,7 +23,7 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/reagentConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/reagentConfigVersion.cmake
     COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/reagentConfig.cmake ${PROJECT_BINARY_DIR}/reagentConfigVersion.cmake
-    ${PROJECT_SOURCE_DIR}/cmake/ReagentJq.cmake DESTINATION ${_cmakedir})
+    DESTINATION ${_cmakedir})
 if(TARGET reagent_cli)
     install(TARGETS reagent_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

@@ -41,7 +41,6 @@
 
 // memory
 #include "reagent/memory/episodic_store.hpp"
-#include "reagent/memory/jq_transform.hpp"
 #include "reagent/memory/memory_error.hpp"
 #include "reagent/memory/result_compressor.hpp"
 #include "reagent/memory/working_memory.hpp"
