@@ -42,6 +42,8 @@ struct EventName {
     std::string operator()(const agent::RunFinished&) const { return "run finished"; }
     std::string operator()(const agent::TextDelta&) const { return "text delta"; }
     std::string operator()(const agent::ToolCallDelta&) const { return "tool call delta"; }
+    std::string operator()(const agent::ToolResultCompressed&) const { return "tool result compressed"; }
+    std::string operator()(const agent::MemoryWarning&) const { return "memory warning"; }
 };
 
 int main() {

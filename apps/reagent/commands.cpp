@@ -30,20 +30,28 @@ namespace {
 // The process exits this way when a second signal arrives while the first cancellation is under way.
 constexpr int kExitForced = 130;
 
-expected<agent::Agent, std::string> buildAgent(int maxIterations, std::shared_ptr<llm::Provider> provider) {
+expected<agent::Agent, std::string> buildAgent(const RunOptions& options, std::shared_ptr<llm::Provider> provider) {
     auto tools = demoTools();
     if (!tools) {
         return fail("a demo tool is malformed: " + tools.error().describe());
     }
     auto reasoning = agent::ReasoningConfig{};
-    reasoning.maxIterations = maxIterations;
-    auto built = agent::Agent::create()
-                     .withName("reagent")
-                     .withProvider(std::move(provider))
-                     .withTools(std::move(*tools))
-                     .withReasoning(reasoning)
-                     .withMaxIterations(maxIterations)
-                     .build();
+    reasoning.maxIterations = options.maxIterations;
+    agent::ToolsConfig toolsConfig;
+    toolsConfig.tools = std::move(*tools);
+    toolsConfig.resultCompression.budget = options.compressionBudget;
+    auto builder = agent::Agent::create();
+    builder.withName("reagent")
+        .withProvider(std::move(provider))
+        .withTools(std::move(toolsConfig))
+        .withReasoning(reasoning)
+        .withMaxIterations(options.maxIterations);
+    if (!options.memoryPath.empty()) {
+        agent::MemoryConfig memoryConfig;
+        memoryConfig.path = options.memoryPath;
+        builder.withMemory(std::move(memoryConfig));
+    }
+    auto built = builder.build();
     if (!built) {
         return fail(built.error().describe());
     }
@@ -109,7 +117,7 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
         std::cerr << "reagent: " << provider.error() << "\n";
         return kExitUsage;
     }
-    auto agent = buildAgent(options.maxIterations, std::move(*provider));
+    auto agent = buildAgent(options, std::move(*provider));
     if (!agent) {
         std::cerr << "reagent: cannot build the agent: " << agent.error() << "\n";
         return kExitRunFailed;
@@ -174,7 +182,9 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
 }
 
 int toolsCommand(bool json) {
-    auto agent = buildAgent(1, makeDemoProvider(std::chrono::milliseconds(0)));
+    RunOptions options;
+    options.maxIterations = 1;
+    auto agent = buildAgent(options, makeDemoProvider(std::chrono::milliseconds(0)));
     if (!agent) {
         std::cerr << "reagent: cannot build the agent: " << agent.error() << "\n";
         return kExitRunFailed;

@@ -3,6 +3,7 @@
 /// \brief The `run` and `tools` commands of the reagent CLI.
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 
 #include <boost/asio/io_context.hpp>
@@ -37,6 +38,23 @@ struct RunOptions {
     std::string model;
     /// `--base-url`: overrides the provider's base URL (and its environment variable).
     std::string baseUrl;
+    /// `--memory`: episodic memory file (SQLite); empty: no episodic memory, nothing written.
+    std::string memoryPath;
+    /// `--budget`: characters of a tool result shown unchanged; longer ones are compressed. Default 800.
+    std::size_t compressionBudget = 800;
+};
+
+/// \brief What `reagent memory` was asked to do.
+struct MemoryOptions {
+    /// "search", "recent" or "show".
+    std::string action;
+    /// The episodic memory file. Required.
+    std::string path;
+    /// search: the keyword; show: the episode id.
+    std::string argument;
+    /// Most episodes listed. Default 10.
+    std::size_t limit = 10;
+    bool json = false;
 };
 
 /// \brief Runs the agent on `io` (in the calling thread) until it answers, fails or a signal cancels it.
@@ -44,6 +62,10 @@ struct RunOptions {
 /// SIGINT and SIGTERM cancel the run in flight; the cancelled result is then reported like any other.
 /// A second signal ends the process at once (status 130).
 [[nodiscard]] int runCommand(boost::asio::io_context& io, const RunOptions& options);
+
+/// \brief Reads an episodic memory file written by `run --memory`: search it, list recent episodes, or
+/// show one in full. A missing file is an error (never created here).
+[[nodiscard]] int memoryCommand(const MemoryOptions& options);
 
 /// \brief Lists the tools an agent of this CLI offers to the model (`final-answer` included).
 [[nodiscard]] int toolsCommand(bool json);

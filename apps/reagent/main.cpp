@@ -3,6 +3,7 @@
 //   reagent run "What is 6*7?"     run the agent; trace on stderr, answer on stdout
 //   reagent run --json "..."       the whole run result as JSON
 //   reagent tools                  the tools the agent offers to the model
+//   reagent memory search WORD --memory FILE   what earlier runs did (episodic memory)
 
 #include <iostream>
 #include <string>
@@ -58,6 +59,14 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"anthropic", "openai", "gemini", "ollama", "demo"}));
     runCmd->add_option("--model", run.model, "Model id (default: the provider's default model)");
     runCmd->add_option("--base-url", run.baseUrl, "Base URL of the model API (overrides the environment)");
+    runCmd->add_option("--memory", run.memoryPath,
+                       "Episodic memory: log every tool result in this SQLite file (created when missing) and "
+                       "let the agent's recall tool search earlier runs");
+    runCmd->add_option("--budget", run.compressionBudget,
+                       "Characters of a tool result shown to the model unchanged; a longer result is "
+                       "compressed to a preview and stored in working memory")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     runCmd->footer(
         "Providers read ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL), GEMINI_API_KEY or OLLAMA_HOST. "
         "With none configured, an offline demo provider answers: a scripted stand-in (no model) "
@@ -71,6 +80,31 @@ int main(int argc, char** argv) {
     toolsCmd->add_flag("--json", toolsJson,
                        "Print the tools as a JSON array of {name, description, inputSchema}");
 
+    MemoryOptions memoryOptions;
+    CLI::App* memoryCmd = app.add_subcommand(
+        "memory", "Read the episodic memory written by `run --memory FILE`: search, recent, show");
+    memoryCmd->require_subcommand(1);
+    const auto addMemoryOptions = [&memoryOptions](CLI::App* command) {
+        command->add_option("--memory", memoryOptions.path, "The episodic memory file")->required();
+        command->add_flag("--json", memoryOptions.json, "Print the episodes as JSON");
+    };
+    CLI::App* searchCmd = memoryCmd->add_subcommand("search", "Episodes whose tool, input or result contain "
+                                                              "KEYWORD (case-insensitive), newest first");
+    searchCmd->add_option("keyword", memoryOptions.argument, "The text to look for")->required();
+    searchCmd->add_option("--limit", memoryOptions.limit, "Most episodes shown")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    addMemoryOptions(searchCmd);
+    CLI::App* recentCmd = memoryCmd->add_subcommand("recent", "The newest episodes");
+    recentCmd->add_option("--limit", memoryOptions.limit, "Most episodes shown")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    addMemoryOptions(recentCmd);
+    CLI::App* showCmd = memoryCmd->add_subcommand("show", "One episode in full: input and whole result");
+    showCmd->add_option("id", memoryOptions.argument, "The episode's id, as search and recent print it")
+        ->required();
+    addMemoryOptions(showCmd);
+
     // Set last: subcommands copy the footer of their parent when they are created.
     app.footer("Run `reagent <command> --help` for the options of a command.");
 
@@ -81,7 +115,7 @@ int main(int argc, char** argv) {
         const auto extra = app.remaining();
         if (app.get_subcommands().empty() && !extra.empty() && extra.front().rfind('-', 0) != 0) {
             std::cerr << "reagent: unknown command '" << extra.front()
-                      << "' (commands: run, tools)\nRun with --help for more information.\n";
+                      << "' (commands: run, tools, memory)\nRun with --help for more information.\n";
             return kExitUsage;
         }
         // --help and --version arrive here too, with a zero status; every real parse error is a usage error.
@@ -95,6 +129,10 @@ int main(int argc, char** argv) {
         run.prompt = join(promptWords);
         run.demoLatency = std::chrono::milliseconds(latencyMs);
         return runCommand(io, run);
+    }
+    if (*memoryCmd) {
+        memoryOptions.action = *searchCmd ? "search" : *recentCmd ? "recent" : "show";
+        return memoryCommand(memoryOptions);
     }
     return toolsCommand(toolsJson);
 }

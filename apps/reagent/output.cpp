@@ -49,6 +49,12 @@ json toJson(const tools::ToolCallRecord& record) {
         call["error"] = json{{"code", tools::toString(record.outcome.error().code)},
                              {"message", record.outcome.error().message}};
     }
+    if (!record.memoryKey.empty()) {
+        call["memoryKey"] = record.memoryKey;
+    }
+    if (record.transform) {
+        call["transform"] = *record.transform;
+    }
     call["durationMs"] = toMilliseconds(record.duration);
     return call;
 }

@@ -18,7 +18,8 @@ namespace reagent::cli {
 /// \brief `1.234 ms`, `850 µs` or `2.50 s`: a duration as a person reads it.
 [[nodiscard]] std::string formatDuration(std::chrono::microseconds duration);
 
-/// \brief One tool call as JSON: id, tripIndex, name, input, output or error, durationMs (in that order).
+/// \brief One tool call as JSON: id, tripIndex, name, input, output or error, memoryKey and transform
+/// (when set), durationMs (in that order). `output` is what the model read.
 [[nodiscard]] nlohmann::ordered_json toJson(const tools::ToolCallRecord& record);
 
 /// \brief The run for `--json`: output, success, terminatedBy, iterations, toolCalls, usage, error,

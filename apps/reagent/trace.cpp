@@ -90,6 +90,24 @@ void TracePrinter::print(const agent::ToolCallDelta&) {
     // Calls are shown when they run (ToolCalling), with their complete arguments.
 }
 
+void TracePrinter::print(const agent::ToolResultCompressed& event) {
+    *out_ << "    " << event.tool << ": ";
+    if (!event.transform.empty()) {
+        *out_ << "_transform " << oneLine(event.transform, 60)
+              << (event.transformError.empty() ? "" : " failed (" + oneLine(event.transformError, 100) + ")")
+              << "; ";
+    }
+    *out_ << event.originalChars << " characters, the model reads " << event.shownChars;
+    if (!event.key.empty()) {
+        *out_ << "; full result stored as " << event.key;
+    }
+    *out_ << "\n";
+}
+
+void TracePrinter::print(const agent::MemoryWarning& event) {
+    *out_ << "  ! memory: " << oneLine(event.message, 200) << "\n";
+}
+
 void TracePrinter::print(const agent::RunFinished&) {
     // The caller prints the summary, with the wall time it measured.
 }

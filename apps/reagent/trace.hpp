@@ -30,6 +30,8 @@ private:
     void print(const agent::RunFinished& event);
     void print(const agent::TextDelta& event);
     void print(const agent::ToolCallDelta& event);
+    void print(const agent::ToolResultCompressed& event);
+    void print(const agent::MemoryWarning& event);
 
     std::ostream* out_;
     int turns_ = 0;

@@ -4,9 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include <regex>
+#include <algorithm>
+#include <filesystem>
 #include <string>
 
 #include "cli_process.hpp"
+#include "temp_dir.hpp"
 
 using nlohmann::json;
 using reagent::test::runCli;
@@ -163,7 +166,7 @@ TEST_CASE("usage errors exit with status 2", "[cli][usage]") {
 TEST_CASE("an unknown command is named in the error", "[cli][usage]") {
     const auto outcome = runCli({"frobnicate", "now"});
     CHECK(outcome.status == 2);
-    CHECK(outcome.err.find("reagent: unknown command 'frobnicate' (commands: run, tools)") !=
+    CHECK(outcome.err.find("reagent: unknown command 'frobnicate' (commands: run, tools, memory)") !=
           std::string::npos);
     CHECK(outcome.out.empty());
 
@@ -192,7 +195,7 @@ TEST_CASE("--help works on every command and --version prints the version", "[cl
 TEST_CASE("tools lists the demo tools and final-answer", "[cli][tools]") {
     const auto pretty = runCli({"tools"});
     REQUIRE(pretty.status == 0);
-    for (const char* name : {"calculator\n", "word_count\n", "current_time\n", "final-answer\n"}) {
+    for (const char* name : {"calculator\n", "word_count\n", "current_time\n", "final-answer\n", "recall\n"}) {
         CHECK(pretty.out.find(name) != std::string::npos);
     }
     CHECK(pretty.out.find("\"expression\"") != std::string::npos);
@@ -208,12 +211,47 @@ TEST_CASE("tools lists the demo tools and final-answer", "[cli][tools]") {
         CHECK(tool["inputSchema"]["type"] == "object");
         byName[tool["name"]] = tool;
     }
-    REQUIRE(byName.size() == 4);
+    REQUIRE(byName.size() == 5);
     REQUIRE(byName.count("final-answer") == 1);
+    REQUIRE(byName.count("recall") == 1);
     const json& calculator = byName.at("calculator")["inputSchema"];
     CHECK(calculator["properties"]["expression"]["type"] == "string");
     CHECK(calculator["required"] == json{"expression"});
     const json& timezone = byName.at("current_time")["inputSchema"]["properties"]["timezone"];
     CHECK(timezone["enum"] == json{"UTC"});
     CHECK(timezone["default"] == "UTC");
+}
+
+TEST_CASE("run --memory logs tool results that a later `memory` command finds", "[cli][memory]") {
+    const reagent::test::TempDir dir;
+    const std::string file = dir.file("memory.db");
+
+    const auto first = runCli({"run", "--quiet", "--memory", file, "What is 6*7?"});
+    REQUIRE(first.status == 0);
+    const auto second = runCli({"run", "--quiet", "--memory", file, "What is 2+3?"});
+    REQUIRE(second.status == 0);
+
+    // A later process finds both runs' calculator calls, newest first.
+    const auto found = runCli({"memory", "search", "calculator", "--memory", file, "--json"});
+    REQUIRE(found.status == 0);
+    const json hits = parseStdout(found);
+    REQUIRE(hits.size() == 2);
+    CHECK(hits[0]["input"] == R"({"expression":"2+3"})");
+    CHECK(hits[0]["result"] == "5");
+    CHECK(hits[1]["result"] == "42");
+
+    const auto recent = runCli({"memory", "recent", "--limit", "3", "--memory", file});
+    REQUIRE(recent.status == 0);
+    CHECK(std::count(recent.out.begin(), recent.out.end(), '\n') == 3);
+
+    const auto shown = runCli({"memory", "show", hits[1]["id"].dump(), "--memory", file});
+    REQUIRE(shown.status == 0);
+    CHECK(shown.out.find("calculator\ninput: {\"expression\":\"6*7\"}\nresult:\n42\n") != std::string::npos);
+
+    const auto bad = runCli({"memory", "show", "x", "--memory", file});
+    CHECK(bad.status == 2);
+    const auto missing = runCli({"memory", "search", "x", "--memory", dir.file("none.db")});
+    CHECK(missing.status == 1);
+    CHECK(missing.err.find("no episodic memory at") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir.file("none.db")));
 }

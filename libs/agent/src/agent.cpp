@@ -8,6 +8,8 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "agent_state.hpp"
+#include "recall_tool.hpp"
+#include "result_stage.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/exception_message.hpp"
 
@@ -63,7 +65,14 @@ Task<RunResult> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop) {
             }
             const int tripIndex = run->tripIndex;
             std::vector<tools::ToolCallRequest> calls = std::move(run->calls);
+            auto transforms = takeTransforms(*state, calls);
             auto records = co_await state->executor.execute(std::move(calls), tripIndex);
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                processResultsNow(*state, records);
+                action = loop->onCancelled(std::move(records));
+                continue;
+            }
+            records = co_await processResults(state, std::move(records), std::move(transforms));
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
                 action = loop->onCancelled(std::move(records));
                 continue;
@@ -135,7 +144,10 @@ AgentEvent toAgentEvent(const tools::ToolEvent& event) {
 }  // namespace
 
 Agent::State::State(AgentConfig agentConfig)
-    : config(std::move(agentConfig)), systemPrompt(config.systemPrompt), executor(registry, config.execution) {
+    : config(std::move(agentConfig)),
+      systemPrompt(config.systemPrompt),
+      workingMemory(config.workingMemory),
+      executor(registry, config.execution) {
     executor.setApprovalHandler(config.approval);
     // The executor lives inside this State, so the raw pointer never outlives it.
 }
@@ -198,12 +210,15 @@ expected<void, tools::ToolError> Agent::registerTool(tools::Tool tool) const {
     if (added) {
         // Registering a tool means it should be offered, even on an agent built without withTools().
         state_->config.toolsEnabled = true;
+        if (state_->config.recall && !state_->registry.find(kRecallTool)) {
+            (void)state_->registry.add(recallTool(*state_));
+        }
     }
     return added;
 }
 
 bool Agent::unregisterTool(std::string_view name) const {
-    if (state_->config.reasoning && name == kFinalAnswerTool) {
+    if ((state_->config.reasoning && name == kFinalAnswerTool) || (state_->config.recall && name == kRecallTool)) {
         return false;
     }
     return state_->registry.remove(name);
@@ -231,6 +246,14 @@ SubscriptionId Agent::subscribe(EventHandler handler) const {
 void Agent::unsubscribe(SubscriptionId id) const {
     state_->subscribers.erase(id);
     state_->updateEventSink();
+}
+
+memory::WorkingMemory& Agent::workingMemory() const noexcept {
+    return state_->workingMemory;
+}
+
+std::shared_ptr<memory::EpisodicStore> Agent::episodicMemory() const noexcept {
+    return state_->episodic;
 }
 
 const AgentConfig& Agent::config() const noexcept {

@@ -4,6 +4,7 @@
 #include "reagent/providers/http_provider.hpp"
 
 #include "agent_state.hpp"
+#include "recall_tool.hpp"
 
 namespace reagent::agent {
 
@@ -101,6 +102,10 @@ AgentBuilder& AgentBuilder::withProvider(providers::ProviderConfig config) {
 AgentBuilder& AgentBuilder::withTools(ToolsConfig config) {
     config_.toolsEnabled = true;
     config_.execution = std::move(config.execution);
+    config_.resultCompression = config.resultCompression;
+    config_.workingMemory = config.workingMemory;
+    config_.transformLimits = config.transformLimits;
+    config_.recall = config.recall;
     for (tools::Tool& tool : config.tools) {
         tools_.push_back(std::move(tool));
     }
@@ -128,6 +133,11 @@ AgentBuilder& AgentBuilder::withTool(expected<tools::Tool, tools::ToolError> too
 AgentBuilder& AgentBuilder::withReasoning(ReasoningConfig config) {
     config_.reasoning = true;
     config_.maxIterations = config.maxIterations;
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withMemory(MemoryConfig config) {
+    config_.memory = std::move(config);
     return *this;
 }
 
@@ -185,8 +195,32 @@ expected<Agent, AgentError> AgentBuilder::build() const {
     if (config_.execution.maxParallel < 1) {
         problems.push_back("execution.maxParallel must be at least 1");
     }
+    if (config_.resultCompression.budget < 1) {
+        problems.push_back("resultCompression.budget must be at least 1 character");
+    }
+    if (config_.resultCompression.previewItems < 1) {
+        problems.push_back("resultCompression.previewItems must be at least 1");
+    }
+    if (config_.workingMemory.byteBudget < 1) {
+        problems.push_back("workingMemory.byteBudget must be at least 1 byte");
+    }
+    if (config_.transformLimits.timeout.count() <= 0) {
+        problems.push_back("transformLimits.timeout must be positive");
+    }
+    std::shared_ptr<memory::EpisodicStore> episodic;
+    if (config_.memory) {
+        episodic = config_.memory->store;
+        if (!episodic) {
+            if (auto opened = memory::EpisodicStore::open(config_.memory->path)) {
+                episodic = std::make_shared<memory::EpisodicStore>(std::move(*opened));
+            } else {
+                problems.push_back("memory: " + opened.error().message);
+            }
+        }
+    }
 
     auto state = std::make_shared<Agent::State>(std::move(config));
+    state->episodic = std::move(episodic);
     if (config_.reasoning) {
         state->systemPrompt = reactGuidance();
         if (!config_.systemPrompt.empty()) {
@@ -195,6 +229,11 @@ expected<Agent, AgentError> AgentBuilder::build() const {
         // Registered first, so a user tool of the same name is reported as the duplicate.
         if (auto added = state->registry.add(finalAnswerTool()); !added) {
             problems.push_back("the final-answer meta-tool could not be registered: " + added.error().describe());
+        }
+    }
+    if (config_.toolsEnabled && config_.recall) {
+        if (auto added = state->registry.add(recallTool(*state)); !added) {
+            problems.push_back("the recall meta-tool could not be registered: " + added.error().describe());
         }
     }
     for (const tools::Tool& tool : tools_) {

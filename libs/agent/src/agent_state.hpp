@@ -7,6 +7,8 @@
 
 #include "reagent/agent/agent.hpp"
 #include "reagent/agent/react_loop.hpp"
+#include "reagent/memory/episodic_store.hpp"
+#include "reagent/memory/working_memory.hpp"
 #include "reagent/tools/tool_executor.hpp"
 #include "reagent/tools/tool_registry.hpp"
 
@@ -21,6 +23,10 @@ struct Agent::State {
     AgentConfig config;
     /// The system prompt actually sent: the ReAct guide (with reasoning) followed by the user's prompt.
     std::string systemPrompt;
+    /// Full tool results (`_tool_result_N`) and notes, shared by the agent's runs.
+    memory::WorkingMemory workingMemory;
+    /// Set by `withMemory(...)`.
+    std::shared_ptr<memory::EpisodicStore> episodic;
     tools::ToolRegistry registry;
     tools::ToolExecutor executor;
     std::map<SubscriptionId, EventHandler> subscribers;

@@ -44,3 +44,6 @@
 #include "reagent/memory/memory_error.hpp"
 #include "reagent/memory/result_compressor.hpp"
 #include "reagent/memory/working_memory.hpp"
+
+// transform
+#include "reagent/transform/jq_transform.hpp"

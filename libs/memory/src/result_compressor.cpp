@@ -53,6 +53,12 @@ std::size_t characterCount(std::string_view text) noexcept {
     return utf8::length(text);
 }
 
+std::string_view characterSlice(std::string_view text, std::size_t offset, std::size_t count) noexcept {
+    const std::size_t begin = utf8::prefixBytes(text, offset);
+    const std::string_view rest = text.substr(begin);
+    return rest.substr(0, utf8::prefixBytes(rest, count));
+}
+
 bool exceedsBudget(std::string_view result, const CompressionConfig& config) noexcept {
     return utf8::longerThan(result, config.budget);
 }

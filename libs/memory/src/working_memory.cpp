@@ -152,6 +152,11 @@ expected<std::string_view, MemoryError> WorkingMemory::read(std::string_view key
     return fail(MemoryError{MemoryErrc::not_found, std::move(message)});
 }
 
+std::string WorkingMemory::source(std::string_view key) const {
+    const auto it = entries_.find(key);
+    return it == entries_.end() ? std::string() : it->second.source;
+}
+
 std::vector<KeyInfo> WorkingMemory::list() const {
     std::vector<KeyInfo> infos;
     infos.reserve(order_.size());

@@ -7,14 +7,14 @@ namespace reagent::tools {
 
 namespace {
 
-constexpr std::size_t kMaxNameLength = 64;
+constexpr std::size_t kMaxNameLength = 128;
 
 bool isNameStart(char c) noexcept {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
 bool isNameChar(char c) noexcept {
-    return isNameStart(c) || (c >= '0' && c <= '9') || c == '-';
+    return isNameStart(c) || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == ':' || c == '/';
 }
 
 bool describesObject(const nlohmann::json& schema) {
@@ -64,7 +64,7 @@ bool isValidToolName(std::string_view name) noexcept {
 expected<void, ToolError> validateDefinition(const ToolDefinition& definition) {
     std::vector<std::string> problems;
     if (!isValidToolName(definition.name)) {
-        problems.push_back("name '" + definition.name + "' must match ^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$");
+        problems.push_back("name '" + definition.name + "' must match ^[a-zA-Z_][a-zA-Z0-9_.:/-]{0,127}$");
     }
     if (definition.description.find_first_not_of(" \t\r\n") == std::string::npos) {
         problems.emplace_back("description is required (the model reads it to choose the tool)");

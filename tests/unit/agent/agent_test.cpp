@@ -135,9 +135,10 @@ TEST_CASE("a two-turn run calls a tool, then answers through final-answer", "[ag
     CHECK(first.messages[0].role == Role::system);
     CHECK_THAT(first.messages[0].text, Catch::Contains("final-answer"));
     CHECK_THAT(first.messages[0].text, Catch::EndsWith("You are a calculator."));
-    REQUIRE(first.tools.size() == 2);
+    REQUIRE(first.tools.size() == 3);
     CHECK(first.tools[0].name == "final-answer");
-    CHECK(first.tools[1].name == "add");
+    CHECK(first.tools[1].name == "recall");
+    CHECK(first.tools[2].name == "add");
     CHECK(provider->requests()[1].messages.back().role == Role::tool);
 }
 
@@ -150,10 +151,12 @@ TEST_CASE("without reasoning a plain reply ends the run", "[agent][e2e]") {
     CHECK(result.success);
     CHECK(result.terminatedBy == TerminatedBy::end_turn);
     CHECK(result.output == "It is 2.");
-    // No system prompt was given and reasoning is off: no system message, no meta-tool.
+    // No system prompt was given and reasoning is off: no system message, no final-answer; tools come
+    // with the recall meta-tool.
     CHECK(provider->requests()[0].messages.size() == 1);
-    REQUIRE(provider->requests()[0].tools.size() == 1);
-    CHECK(provider->requests()[0].tools[0].name == "add");
+    REQUIRE(provider->requests()[0].tools.size() == 2);
+    CHECK(provider->requests()[0].tools[0].name == "recall");
+    CHECK(provider->requests()[0].tools[1].name == "add");
 }
 
 TEST_CASE("a batch of three 200 ms tools runs in parallel", "[agent][e2e][parallel][timing]") {
@@ -345,24 +348,27 @@ TEST_CASE("tools can be registered and removed after build", "[agent][registry]"
     const auto again = agent->registerTool(*tool);
     REQUIRE_FALSE(again);
     CHECK(again.error().code == ToolErrc::duplicate_name);
-    REQUIRE(agent->toolSpecs().size() == 2);
+    // The first tool enables tools, and with them the recall meta-tool.
+    REQUIRE(agent->toolSpecs().size() == 3);
     CHECK(agent->toolDefinitions()[1].name == "add");
+    CHECK(agent->toolDefinitions()[2].name == "recall");
 
     const RunResult result = runCoro(agent->run("4+5"));
     CHECK(result.output == "9");
     CHECK(*calls == 1);
-    CHECK(provider->requests()[0].tools.size() == 2);
+    CHECK(provider->requests()[0].tools.size() == 3);
 
     CHECK_FALSE(agent->unregisterTool("final-answer"));
+    CHECK_FALSE(agent->unregisterTool("recall"));
     CHECK_FALSE(agent->unregisterTool("missing"));
     CHECK(agent->unregisterTool("add"));
-    REQUIRE(agent->toolSpecs().size() == 1);
+    REQUIRE(agent->toolSpecs().size() == 2);
     CHECK(agent->toolSpecs()[0].name == "final-answer");
 
     // Handles are copies sharing one agent.
     const Agent copy = *agent;
     REQUIRE(copy.registerTool(*tool));
-    CHECK(agent->toolSpecs().size() == 2);
+    CHECK(agent->toolSpecs().size() == 3);
 }
 
 TEST_CASE("events arrive in order", "[agent][events]") {

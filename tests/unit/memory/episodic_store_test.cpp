@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "temp_dir.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -16,20 +18,9 @@
 using reagent::memory::Episode;
 using reagent::memory::EpisodicStore;
 using reagent::memory::MemoryErrc;
+using reagent::test::TempDir;
 
 namespace {
-
-// A fresh directory under the system temp dir, removed with its files at scope exit.
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "reagent-episodic-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~TempDir() { std::filesystem::remove_all(path); }
-    [[nodiscard]] std::string file(const char* name) const { return (path / name).string(); }
-};
 
 Episode episode(std::string tool, std::string input, std::string result, std::int64_t ms) {
     Episode e;
@@ -215,4 +206,21 @@ TEST_CASE("EpisodicStore reports a bad path with the file and SQLite's reason", 
     REQUIRE_FALSE(garbage.has_value());
     CHECK(garbage.error().code == MemoryErrc::storage_error);
     CHECK_THAT(garbage.error().message, Catch::Contains("not a database"));
+}
+
+TEST_CASE("EpisodicStore finds an episode by id", "[memory][episodic]") {
+    const TempDir dir;
+    auto store = EpisodicStore::open(dir.file("find.db"));
+    REQUIRE(store.has_value());
+    const auto id = store->record(episode("fs.read", R"({"path":"a"})", "alpha", 10)).value();
+    (void)store->record(episode("fs.read", R"({"path":"b"})", "beta", 20)).value();
+    const auto found = store->find(id);
+    REQUIRE(found.has_value());
+    CHECK(found->result == "alpha");
+    CHECK(found->input == R"({"path":"a"})");
+    CHECK(found->timestamp == std::chrono::system_clock::time_point(std::chrono::milliseconds(10)));
+    const auto missing = store->find(99);
+    REQUIRE_FALSE(missing.has_value());
+    CHECK(missing.error().code == MemoryErrc::not_found);
+    CHECK(missing.error().message.find("no episode #99") == 0);
 }

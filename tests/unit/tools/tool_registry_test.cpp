@@ -72,10 +72,10 @@ TEST_CASE("add refuses bad tools and leaves the registry unchanged", "[tools][re
         CHECK(result.error().message == "a tool named 'search' is already registered");
     }
     SECTION("invalid name") {
-        const auto result = registry.add(makeTool("filesystem/read"));
+        const auto result = registry.add(makeTool("filesystem read"));
         REQUIRE_FALSE(result);
         CHECK(result.error().code == ToolErrc::invalid_definition);
-        CHECK_THAT(result.error().message, Catch::Contains("filesystem/read"));
+        CHECK_THAT(result.error().message, Catch::Contains("filesystem read"));
     }
     SECTION("missing description") {
         Tool tool = makeTool("quiet");

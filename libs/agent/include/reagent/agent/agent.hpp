@@ -59,6 +59,14 @@ public:
 
     [[nodiscard]] const AgentConfig& config() const noexcept;
 
+    /// \brief The agent's working memory: full results of oversized tool outputs under `_tool_result_N`
+    /// (see `tools::ToolCallRecord::memoryKey`) and the model's notes. Shared by the agent's runs and
+    /// kept between them; use it from the agent's strand.
+    [[nodiscard]] memory::WorkingMemory& workingMemory() const noexcept;
+
+    /// \brief The episodic store set up by `withMemory(...)`, or null.
+    [[nodiscard]] std::shared_ptr<memory::EpisodicStore> episodicMemory() const noexcept;
+
     /// \brief Runs the `dispose` hooks of tools that were initialised. Never throws.
     [[nodiscard]] Task<void> dispose() const;
 
@@ -88,6 +96,9 @@ public:
     AgentBuilder& withTool(expected<tools::Tool, tools::ToolError> tool);
     /// \brief Enables the ReAct loop's meta-tool `final-answer` and its system guidance.
     AgentBuilder& withReasoning(ReasoningConfig config = {});
+    /// \brief Enables episodic memory: each tool result is logged in a SQLite file (WAL) that `recall` can
+    /// search in later runs and later processes. `build()` opens the file and reports a failure.
+    AgentBuilder& withMemory(MemoryConfig config = {});
     AgentBuilder& withSystemPrompt(std::string prompt);
     AgentBuilder& withMaxIterations(int iterations);
     AgentBuilder& withApprovalHandler(tools::ApprovalHandler handler);

@@ -8,15 +8,43 @@
 #include <vector>
 
 #include "reagent/llm/provider.hpp"
+#include "reagent/memory/episodic_store.hpp"
+#include "reagent/memory/result_compressor.hpp"
+#include "reagent/memory/working_memory.hpp"
 #include "reagent/tools/tool.hpp"
 #include "reagent/tools/tool_executor.hpp"
+#include "reagent/transform/jq_transform.hpp"
 
 namespace reagent::agent {
+
+/// \brief Name of the meta-tool that reads, lists, searches and writes the agent's memory.
+inline constexpr const char* kRecallTool = "recall";
 
 /// \brief `withTools(...)`: the tools to register and how to run them.
 struct ToolsConfig {
     std::vector<tools::Tool> tools;
     tools::ExecutionPolicy execution;
+    /// How oversized tool results are condensed before the model reads them (budget 800 characters,
+    /// 3 preview items, full result stored under `_tool_result_N`, `_transform` enabled).
+    memory::CompressionConfig resultCompression;
+    /// Limits of the agent's working memory (byte budget, default 8 MiB).
+    memory::WorkingMemoryConfig workingMemory;
+    /// Bounds of each `_transform` jq evaluation (time, output size, input size).
+    transform::JqLimits transformLimits;
+    /// Whether the `recall` meta-tool is registered. Default true.
+    bool recall = true;
+};
+
+/// \brief `withMemory(...)`: episodic memory, a durable log of tool results that later runs (and later
+/// processes) can search with `recall`.
+struct MemoryConfig {
+    /// The SQLite file, created with its schema when missing. Default "reagent-memory.db" in the working
+    /// directory. Ignored when `store` is set.
+    std::string path = "reagent-memory.db";
+    /// An open store to use instead of opening `path`, for example one shared by several agents.
+    std::shared_ptr<memory::EpisodicStore> store;
+    /// Whether each tool result is logged as an episode. Default true; false keeps memory read-only.
+    bool logToolResults = true;
 };
 
 /// \brief `withReasoning(...)`: the ReAct loop with the `final-answer` meta-tool.
@@ -39,6 +67,13 @@ struct AgentConfig {
     /// Whether the ReAct meta-tools (`final-answer`) are registered.
     bool reasoning = false;
     tools::ExecutionPolicy execution;
+    memory::CompressionConfig resultCompression;
+    memory::WorkingMemoryConfig workingMemory;
+    transform::JqLimits transformLimits;
+    /// Whether the `recall` meta-tool is registered (when tools are enabled).
+    bool recall = true;
+    /// Set by `withMemory(...)`: episodic memory is enabled.
+    std::optional<MemoryConfig> memory;
     tools::ApprovalHandler approval;
     std::optional<double> temperature;
     std::optional<int> maxTokens;

@@ -50,6 +50,28 @@ struct ToolCallDelta {
     std::string argumentsFragment;
 };
 
+/// \brief A tool's result was condensed before the model read it: compressed to a preview (full text
+/// stored under `key` unless empty) or reshaped by the call's `_transform`.
+struct ToolResultCompressed {
+    std::string callId;
+    std::string tool;
+    /// The working-memory key of the full result; empty when it was not stored.
+    std::string key;
+    /// Characters of the tool's result and of what the model reads instead.
+    std::size_t originalChars = 0;
+    std::size_t shownChars = 0;
+    /// The call's `_transform`, when it had one.
+    std::string transform;
+    /// Why the transform failed (the model got the standard preview instead); empty on success.
+    std::string transformError;
+};
+
+/// \brief Memory could not do something the run asked of it (an episode was not logged, for example:
+/// disk full, database locked too long). The run goes on.
+struct MemoryWarning {
+    std::string message;
+};
+
 /// \brief A run ended.
 struct RunFinished {
     TerminatedBy terminatedBy = TerminatedBy::end_turn;
@@ -60,7 +82,8 @@ struct RunFinished {
 /// \brief Every event of a run. New alternatives are appended; `TextDelta` and `ToolCallDelta` come only
 /// from providers that stream (`ModelRequest::onDelta`), and only when someone subscribed.
 using AgentEvent = std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled,
-                                tools::ToolFailed, RunFinished, TextDelta, ToolCallDelta>;
+                                tools::ToolFailed, RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed,
+                                MemoryWarning>;
 
 /// \brief Receives events on the run's executor. Exceptions it throws are swallowed.
 using EventHandler = std::function<void(const AgentEvent&)>;

@@ -30,6 +30,9 @@ struct Episode {
     std::chrono::system_clock::time_point timestamp{};
 };
 
+/// \brief `when` as ISO 8601 UTC to the second, e.g. `2026-11-22T04:23:47Z` (how episodes are shown).
+[[nodiscard]] std::string formatTimestamp(std::chrono::system_clock::time_point when);
+
 /// \brief One match of `EpisodicStore::search`.
 struct EpisodeHit {
     Episode episode;
@@ -41,7 +44,8 @@ struct EpisodeHit {
 /// \brief Episodic memory in one SQLite file, shared across runs and processes.
 ///
 /// \par Storage
-/// `open` creates the file and its schema when missing, switches it to WAL journaling and waits up to
+/// `open` creates the file and its schema when missing, switches it to WAL journaling (commits with
+/// `synchronous=NORMAL`: durable across process crashes, not always across power loss) and waits up to
 /// 5 s for a lock held by another connection (another store object, thread or process) before failing.
 /// Every statement is prepared with bound parameters.
 ///
@@ -71,6 +75,12 @@ class EpisodicStore {
 
     /// \brief The `limit` newest episodes, newest first.
     [[nodiscard]] expected<std::vector<Episode>, MemoryError> recent(std::size_t limit) const;
+
+    /// \brief The episode with id `id`.
+    ///
+    /// \par Errors
+    /// `not_found` when there is none; `storage_error` as everywhere.
+    [[nodiscard]] expected<Episode, MemoryError> find(std::int64_t id) const;
 
     /// \brief Number of stored episodes.
     [[nodiscard]] expected<std::size_t, MemoryError> count() const;

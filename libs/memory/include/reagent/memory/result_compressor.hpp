@@ -44,6 +44,11 @@ struct CompressedResult {
 /// \brief The number of characters (code points; a malformed byte counts as one) in `text`.
 [[nodiscard]] std::size_t characterCount(std::string_view text) noexcept;
 
+/// \brief The `count` characters of `text` starting at character `offset` (fewer at the end, empty past
+/// it); never splits a character.
+[[nodiscard]] std::string_view characterSlice(std::string_view text, std::size_t offset,
+                                              std::size_t count) noexcept;
+
 /// \brief Whether `result` is longer than `config.budget` characters, so it would be compressed.
 [[nodiscard]] bool exceedsBudget(std::string_view result, const CompressionConfig& config) noexcept;
 

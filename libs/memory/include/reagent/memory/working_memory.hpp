@@ -101,6 +101,9 @@ class WorkingMemory {
     /// of the stored keys.
     [[nodiscard]] expected<std::string_view, MemoryError> read(std::string_view key) const;
 
+    /// \brief The tool (or `put` source) of the entry under `key`; empty when none or absent.
+    [[nodiscard]] std::string source(std::string_view key) const;
+
     /// \brief Every entry, oldest first.
     [[nodiscard]] std::vector<KeyInfo> list() const;
 

@@ -3,6 +3,7 @@
 /// \brief `ToolCallRequest` and `ToolCallRecord`: a call as asked for and as it happened.
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,8 +29,14 @@ struct ToolCallRecord {
     std::string name;
     /// The arguments as validated (defaults injected); the raw arguments when validation failed.
     nlohmann::json input;
-    /// The output the model reads, or the error fed back to it.
+    /// The output the model reads, or the error fed back to it. For an oversized result this is the
+    /// compressed preview (the full text is in the agent's working memory under `memoryKey`); for a call
+    /// with a `_transform`, the transform's output.
     expected<std::string, ToolError> outcome;
+    /// The working-memory key holding the full result (`_tool_result_N`), or empty when nothing was stored.
+    std::string memoryKey;
+    /// The `_transform` jq expression the call carried (removed from the arguments before validation).
+    std::optional<std::string> transform;
     std::chrono::system_clock::time_point startedAt;
     std::chrono::system_clock::time_point endedAt;
     std::chrono::microseconds duration{0};

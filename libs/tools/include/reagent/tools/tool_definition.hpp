@@ -35,7 +35,8 @@ using ActionText = std::function<std::string(const nlohmann::json& args)>;
 
 /// \brief Everything about a tool except its code.
 struct ToolDefinition {
-    /// Unique name, matching `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`.
+    /// Unique name, matching `^[a-zA-Z_][a-zA-Z0-9_.:/-]{0,127}$`, so MCP-style `server/tool` names
+    /// work; providers that accept fewer characters get a mapped name (`providers::ToolNameMap`).
     std::string name;
     /// What the model reads to decide whether to call the tool. Required.
     std::string description;
@@ -58,7 +59,7 @@ struct ToolDefinition {
     bool sideEffect = false;
 };
 
-/// \brief True when `name` matches `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`.
+/// \brief True when `name` matches `^[a-zA-Z_][a-zA-Z0-9_.:/-]{0,127}$`.
 [[nodiscard]] bool isValidToolName(std::string_view name) noexcept;
 
 /// \brief Checks a definition: name, description, timeout, and that the schema describes an object.

@@ -1,0 +1,175 @@
+#include "result_stage.hpp"
+
+#include <utility>
+
+#include "agent_state.hpp"
+#include "reagent/memory/result_compressor.hpp"
+#include "reagent/transform/jq_transform.hpp"
+
+namespace reagent::agent {
+
+namespace {
+
+constexpr const char* kTransformArgument = "_transform";
+
+bool isMetaTool(const std::string& name) {
+    return name == kFinalAnswerTool || name == kRecallTool;
+}
+
+// Whether the stage may change what the model reads for this record.
+bool condensable(const tools::ToolCallRecord& record) {
+    return record.succeeded() && record.mode == tools::ToolMode::feedback && !isMetaTool(record.name);
+}
+
+void logEpisodes(const Agent::State& state, const std::vector<tools::ToolCallRecord>& records) {
+    if (!state.episodic || !state.config.memory || !state.config.memory->logToolResults) {
+        return;
+    }
+    for (const tools::ToolCallRecord& record : records) {
+        if (isMetaTool(record.name)) {
+            continue;
+        }
+        memory::Episode episode;
+        episode.action = record.succeeded() ? "tool_call" : "tool_error";
+        episode.tool = record.name;
+        episode.input = record.input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        episode.result = record.succeeded() ? *record.outcome : record.outcome.error().describe();
+        episode.timestamp = record.endedAt;
+        if (auto recorded = state.episodic->record(episode); !recorded) {
+            state.emit(MemoryWarning{"tool call " + record.id + " (" + record.name +
+                                     ") was not logged: " + recorded.error().describe()});
+        }
+    }
+}
+
+// Puts `shown` in place of the record's output, telling subscribers what was condensed.
+void replaceOutput(const Agent::State& state, tools::ToolCallRecord& record, memory::CompressedResult shown,
+                   std::size_t originalChars, std::string transformError) {
+    ToolResultCompressed event;
+    event.callId = record.id;
+    event.tool = record.name;
+    event.key = shown.key;
+    event.originalChars = originalChars;
+    event.shownChars = memory::characterCount(shown.preview);
+    event.transform = record.transform.value_or(std::string());
+    event.transformError = std::move(transformError);
+    record.memoryKey = std::move(shown.key);
+    record.outcome = std::move(shown.preview);
+    state.emit(event);
+}
+
+// Compresses an oversized output into working memory; within budget it is left alone.
+void compressRecord(Agent::State& state, tools::ToolCallRecord& record) {
+    if (!memory::exceedsBudget(*record.outcome, state.config.resultCompression)) {
+        return;
+    }
+    const std::size_t originalChars = memory::characterCount(*record.outcome);
+    auto shown = memory::compressAndStore(state.workingMemory, record.name, std::move(*record.outcome),
+                                          state.config.resultCompression);
+    replaceOutput(state, record, std::move(shown), originalChars, {});
+}
+
+// Where a recalled value already lives, so that a failed transform does not store it a second time.
+std::string recalledKey(const tools::ToolCallRecord& record) {
+    if (const auto episode = record.input.find("episode"); episode != record.input.end()) {
+        return "episode " + episode->dump();
+    }
+    return record.input.value("key", std::string());
+}
+
+// The standard preview (or the output itself, when short) followed by why the transform failed.
+void fallBack(Agent::State& state, tools::ToolCallRecord& record, const std::string& error) {
+    const std::size_t originalChars = memory::characterCount(*record.outcome);
+    auto shown = record.name == kRecallTool
+                     ? memory::compress(record.name, *record.outcome, recalledKey(record),
+                                        state.config.resultCompression)
+                     : memory::compressAndStore(state.workingMemory, record.name, std::move(*record.outcome),
+                                                state.config.resultCompression);
+    shown.preview += "\n[transform failed: " + error + " — showing the " +
+                     (shown.compressed ? "standard preview" : "whole result") + " instead]";
+    replaceOutput(state, record, std::move(shown), originalChars, error);
+}
+
+// A transform's output is what the model reads; when itself oversized, it is compressed like any result.
+void useTransformed(Agent::State& state, tools::ToolCallRecord& record, std::string transformed) {
+    const std::size_t originalChars = memory::characterCount(*record.outcome);
+    auto shown = memory::compressAndStore(state.workingMemory, record.name, std::move(transformed),
+                                          state.config.resultCompression);
+    replaceOutput(state, record, std::move(shown), originalChars, {});
+}
+
+}  // namespace
+
+std::vector<std::optional<TransformRequest>> takeTransforms(const Agent::State& state,
+                                                            std::vector<tools::ToolCallRequest>& calls) {
+    std::vector<std::optional<TransformRequest>> transforms(calls.size());
+    if (!state.config.resultCompression.codeTransform) {
+        return transforms;
+    }
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+        nlohmann::json& arguments = calls[i].arguments;
+        if (!arguments.is_object() || calls[i].name == kFinalAnswerTool) {
+            continue;
+        }
+        const auto it = arguments.find(kTransformArgument);
+        if (it == arguments.end()) {
+            continue;
+        }
+        TransformRequest request;
+        if (it->is_string() && !it->get_ref<const std::string&>().empty()) {
+            request.expression = it->get<std::string>();
+        } else {
+            request.expression = it->dump();
+            request.problem = "_transform must be a non-empty string holding a jq expression";
+        }
+        arguments.erase(it);
+        transforms[i] = std::move(request);
+    }
+    return transforms;
+}
+
+Task<std::vector<tools::ToolCallRecord>> processResults(
+    std::shared_ptr<Agent::State> state, std::vector<tools::ToolCallRecord> records,
+    std::vector<std::optional<TransformRequest>> transforms) {
+    logEpisodes(*state, records);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        tools::ToolCallRecord& record = records[i];
+        const bool transformed = i < transforms.size() && transforms[i].has_value();
+        if (transformed) {
+            record.transform = transforms[i]->expression;
+        }
+        const bool recalled = record.name == kRecallTool && record.succeeded();
+        if (!condensable(record) && !(transformed && recalled)) {
+            continue;
+        }
+        if (!transformed) {
+            compressRecord(*state, record);
+            continue;
+        }
+        if (!transforms[i]->problem.empty()) {
+            fallBack(*state, record, "invalid_expression: " + transforms[i]->problem);
+            continue;
+        }
+        std::string expression = transforms[i]->expression;
+        std::string input = *record.outcome;
+        auto output = co_await transform::applyJq(std::move(expression), std::move(input),
+                                                  state->config.transformLimits);
+        if (output) {
+            useTransformed(*state, record, std::move(*output));
+        } else {
+            fallBack(*state, record, output.error().describe());
+        }
+    }
+    co_return records;
+}
+
+void processResultsNow(Agent::State& state, std::vector<tools::ToolCallRecord>& records) {
+    logEpisodes(state, records);
+    for (tools::ToolCallRecord& record : records) {
+        if (condensable(record)) {
+            compressRecord(state, record);
+        }
+    }
+}
+
+}  // namespace reagent::agent

@@ -1,0 +1,37 @@
+#pragma once
+// Private to libs/agent: what happens to tool results between the executor and the model — `_transform`
+// jq expressions, compression of oversized results into working memory, and the episodic log.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reagent/agent/agent.hpp"
+#include "reagent/core/task.hpp"
+#include "reagent/tools/tool_call.hpp"
+
+namespace reagent::agent {
+
+/// A call's `_transform` argument, taken out before validation.
+struct TransformRequest {
+    std::string expression;
+    /// Set when `_transform` was present but not a non-empty string.
+    std::string problem;
+};
+
+/// Removes `_transform` from each call's arguments (when transforms are enabled), one entry per call.
+[[nodiscard]] std::vector<std::optional<TransformRequest>> takeTransforms(
+    const Agent::State& state, std::vector<tools::ToolCallRequest>& calls);
+
+/// Logs each record as an episode (with `withMemory`), then replaces oversized or transformed outputs by
+/// what the model should read, setting `memoryKey` and `transform`. Records of meta-tools, silent tools
+/// and failed calls keep their outcome. Never throws for a tool's content.
+[[nodiscard]] Task<std::vector<tools::ToolCallRecord>> processResults(
+    std::shared_ptr<Agent::State> state, std::vector<tools::ToolCallRecord> records,
+    std::vector<std::optional<TransformRequest>> transforms);
+
+/// The synchronous part of `processResults` (no transforms), for a batch that was cancelled.
+void processResultsNow(Agent::State& state, std::vector<tools::ToolCallRecord>& records);
+
+}  // namespace reagent::agent

@@ -1,0 +1,260 @@
+#include "reagent/transform/jq_transform.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "helper_process.hpp"
+#include "helper_protocol.hpp"
+#include "reagent/core/detail/exception_message.hpp"
+
+namespace reagent::transform {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Longest jq diagnostic carried in an error message (jq echoes the expression in syntax errors).
+constexpr std::size_t kMaxMessageBytes = 2048;
+// Linux refuses longer single command-line arguments (MAX_ARG_STRLEN) and the expression is one.
+constexpr std::size_t kMaxCommandLineArgument = 128 * 1024 - 1;
+
+TransformError error(TransformErrc code, std::string message) {
+    return {code, std::move(message)};
+}
+
+std::string bytesText(std::size_t bytes) {
+    return std::to_string(bytes) + " bytes";
+}
+
+// Trims whitespace and bounds the length, cutting at a UTF-8 character boundary.
+std::string boundedMessage(std::string text) {
+    const auto space = [](unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+    while (!text.empty() && space(static_cast<unsigned char>(text.back()))) {
+        text.pop_back();
+    }
+    const auto first = std::find_if_not(text.begin(), text.end(),
+                                        [&](char c) { return space(static_cast<unsigned char>(c)); });
+    text.erase(text.begin(), first);
+    if (text.size() > kMaxMessageBytes) {
+        std::size_t cut = kMaxMessageBytes;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
+            --cut;
+        }
+        text.resize(cut);
+        text += " [...]";
+    }
+    return text;
+}
+
+std::optional<TransformError> validate(const std::string& expression, const std::string& input,
+                                       const JqLimits& limits) {
+    if (limits.timeout.count() <= 0) {
+        return error(TransformErrc::internal, "JqLimits::timeout must be positive (got " +
+                                                  std::to_string(limits.timeout.count()) + " ms)");
+    }
+    const bool blank = std::all_of(expression.begin(), expression.end(),
+                                   [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; });
+    if (blank) {
+        return error(TransformErrc::invalid_expression,
+                     "the expression is empty; `.` returns the input unchanged");
+    }
+    const std::size_t maxExpression = std::min(limits.maxExpressionBytes, kMaxCommandLineArgument);
+    if (expression.size() > maxExpression) {
+        return error(TransformErrc::invalid_expression, "the expression has " + bytesText(expression.size()) +
+                                                            ", more than the limit of " +
+                                                            bytesText(maxExpression));
+    }
+    if (expression.find('\0') != std::string::npos) {
+        return error(TransformErrc::invalid_expression, "the expression contains a NUL byte");
+    }
+    if (input.size() > limits.maxInputBytes) {
+        return error(TransformErrc::invalid_input, "the input has " + bytesText(input.size()) +
+                                                       ", more than the limit of " +
+                                                       bytesText(limits.maxInputBytes));
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> helperArguments(std::string expression, const JqLimits& limits) {
+    // CPU seconds: the backstop should the parent die; the parent's timer stops the helper first.
+    const auto cpuSeconds = std::chrono::ceil<std::chrono::seconds>(limits.timeout).count() + 1;
+    std::vector<std::string> args;
+    args.emplace_back(protocol::kMaxInputOption);
+    args.push_back(std::to_string(limits.maxInputBytes));
+    args.emplace_back(protocol::kMaxOutputOption);
+    args.push_back(std::to_string(limits.maxOutputBytes));
+    args.emplace_back(protocol::kMemoryOption);
+    args.push_back(std::to_string(limits.memoryBytes));
+    args.emplace_back(protocol::kCpuOption);
+    args.push_back(std::to_string(cpuSeconds));
+    args.emplace_back("--");
+    args.push_back(std::move(expression));
+    return args;
+}
+
+std::string timeoutMessage(const JqLimits& limits) {
+    return "the jq expression did not finish within " + std::to_string(limits.timeout.count()) +
+           " ms and was stopped; simplify it or select less data";
+}
+
+std::string outputTooLargeMessage(const JqLimits& limits) {
+    return "the output exceeds " + bytesText(limits.maxOutputBytes) +
+           "; select fewer items or fields (e.g. `.[0:10]`, `map({id, name})`)";
+}
+
+expected<std::string, TransformError> interpretExit(detail::HelperRun run, const JqLimits& limits) {
+    std::string diagnostics = boundedMessage(std::move(run.diagnostics));
+    switch (run.status) {
+        case protocol::kOk:
+            if (run.output.empty()) {
+                return fail(error(TransformErrc::internal, "the jq helper exited without a result"));
+            }
+            return std::move(run.output);
+        case protocol::kInvalidExpression:
+            return fail(error(TransformErrc::invalid_expression, std::move(diagnostics)));
+        case protocol::kInvalidInput:
+            return fail(error(TransformErrc::invalid_input, std::move(diagnostics)));
+        case protocol::kRuntimeError:
+            return fail(error(TransformErrc::runtime_error, "jq error: " + diagnostics));
+        case protocol::kOutputTooLarge:
+            return fail(error(TransformErrc::output_too_large, outputTooLargeMessage(limits)));
+        case protocol::kOutOfMemory:
+            return fail(error(TransformErrc::runtime_error, "the evaluation needed more than " +
+                                                                bytesText(limits.memoryBytes) +
+                                                                " of memory; select less data first"));
+        default:
+            return fail(error(TransformErrc::internal, "the jq helper failed with exit status " +
+                                                           std::to_string(run.status) +
+                                                           (diagnostics.empty() ? "" : ": " + diagnostics)));
+    }
+}
+
+expected<std::string, TransformError> interpret(detail::HelperRun run, const JqLimits& limits,
+                                                const std::string& helper) {
+    using detail::HelperEnd;
+    switch (run.end) {
+        case HelperEnd::exited:
+            return interpretExit(std::move(run), limits);
+        case HelperEnd::signalled:
+            if (run.status == SIGXCPU) {
+                return fail(error(TransformErrc::timeout, timeoutMessage(limits)));
+            }
+            return fail(error(TransformErrc::internal,
+                              "the jq helper was killed by signal " + std::to_string(run.status) + " (" +
+                                  ::strsignal(run.status) + ")" +
+                                  (run.diagnostics.empty() ? "" : ": " + boundedMessage(run.diagnostics))));
+        case HelperEnd::timed_out:
+            return fail(error(TransformErrc::timeout, timeoutMessage(limits)));
+        case HelperEnd::output_too_large:
+            return fail(error(TransformErrc::output_too_large, outputTooLargeMessage(limits)));
+        case HelperEnd::cancelled:
+            return fail(
+                error(TransformErrc::cancelled, "the transform was cancelled and the jq helper stopped"));
+        case HelperEnd::not_started:
+            break;
+    }
+    return fail(
+        error(TransformErrc::internal, "the jq helper could not be started (" + run.failure +
+                                           "); build the reagent_jq_helper target, install reagent, "
+                                           "or set REAGENT_JQ_HELPER to the reagent-jq executable (now '" +
+                                           helper + "')"));
+}
+
+}  // namespace
+
+std::string_view toString(TransformErrc code) noexcept {
+    switch (code) {
+        case TransformErrc::invalid_expression:
+            return "invalid_expression";
+        case TransformErrc::invalid_input:
+            return "invalid_input";
+        case TransformErrc::runtime_error:
+            return "runtime_error";
+        case TransformErrc::timeout:
+            return "timeout";
+        case TransformErrc::output_too_large:
+            return "output_too_large";
+        case TransformErrc::cancelled:
+            return "cancelled";
+        case TransformErrc::internal:
+            return "internal";
+    }
+    return "unknown";
+}
+
+std::string TransformError::describe() const {
+    std::string text(toString(code));
+    text += ": ";
+    text += message;
+    return text;
+}
+
+// `<dir of the running program>/../libexec/reagent/reagent-jq`: an installed tree moved to another
+// prefix (or installed with `--prefix` at install time) still finds its helper beside its programs.
+std::string helperBesideExecutable() {
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) {
+        return {};
+    }
+    const auto candidate = self.parent_path().parent_path() / "libexec" / "reagent" / "reagent-jq";
+    return ::access(candidate.c_str(), X_OK) == 0 ? candidate.string() : std::string();
+}
+
+std::string jqHelperPath() {
+    if (const char* overridden = std::getenv("REAGENT_JQ_HELPER");
+        overridden != nullptr && *overridden != '\0') {
+        return overridden;
+    }
+    if (auto beside = helperBesideExecutable(); !beside.empty()) {
+        return beside;
+    }
+    if (::access(REAGENT_JQ_HELPER_INSTALLED, X_OK) == 0) {
+        return REAGENT_JQ_HELPER_INSTALLED;
+    }
+    return REAGENT_JQ_HELPER_BUILD;
+}
+
+Task<expected<std::string, TransformError>> applyJq(std::string expression, std::string jsonInput,
+                                                    JqLimits limits) {
+    // The deadline counts from here, process start included.
+    const auto start = Clock::now();
+    if (auto invalid = validate(expression, jsonInput, limits)) {
+        co_return fail(std::move(*invalid));
+    }
+    std::optional<detail::HelperRun> run;
+    std::string helper;
+    std::exception_ptr thrown;
+    try {
+        helper = jqHelperPath();
+        detail::HelperRequest request;
+        request.executable = helper;
+        request.arguments = helperArguments(std::move(expression), limits);
+        request.input = std::move(jsonInput);
+        request.deadline = start + limits.timeout;
+        request.maxOutputBytes = limits.maxOutputBytes;
+        request.maxDiagnosticBytes = protocol::kMaxDiagnosticBytes;
+        run = co_await detail::runHelper(std::move(request));
+    } catch (...) {
+        thrown = std::current_exception();  // handled below: no co_await or co_return in a handler
+    }
+    if (!run) {
+        // Awaiting throws operation_aborted when the caller was cancelled before the helper started.
+        if (reagent::detail::isCancellation(thrown)) {
+            co_return fail(
+                error(TransformErrc::cancelled, "the transform was cancelled before the jq helper started"));
+        }
+        co_return fail(error(TransformErrc::internal, reagent::detail::exceptionMessage(thrown)));
+    }
+    co_return interpret(std::move(*run), limits, helper);
+}
+
+}  // namespace reagent::transform
