@@ -1,12 +1,10 @@
 #pragma once
 // ByteStream: the non-template seam between the HTTP driver and the transports (plain TCP, TLS), so that
-// Beast's stream templates and OpenSSL are compiled in their own translation units only.
+// Beast's and Asio's stream templates and OpenSSL are compiled in their own translation units only.
 
 #include <boost/asio/buffer.hpp>
 #include <boost/system/error_code.hpp>
-#include <chrono>
 #include <cstddef>
-#include <vector>
 
 #include "reagent/core/task.hpp"
 
@@ -17,18 +15,17 @@ struct IoResult {
     std::size_t bytes = 0;
 };
 
-/// A connected byte stream. Operations honour Asio per-operation cancellation (the socket op ends with
-/// `operation_aborted`) and the deadline set by `expiresAt` (they end with `beast::error::timeout` and
-/// the socket is closed). End of stream is reported as `asio::error::eof`.
+/// A connected byte stream. Operations honour Asio per-operation cancellation (they end with
+/// `operation_aborted`). Deadlines are not its business: a `Watchdog` closes the stream, which ends the
+/// pending operation. End of stream is reported as `asio::error::eof`.
 class ByteStream {
   public:
     virtual ~ByteStream() = default;
 
     [[nodiscard]] virtual Task<IoResult> readSome(boost::asio::mutable_buffer buffer) = 0;
-    [[nodiscard]] virtual Task<IoResult> writeAll(std::vector<boost::asio::const_buffer> buffers) = 0;
-    /// Deadline of the operations started from now on.
-    virtual void expiresAt(std::chrono::steady_clock::time_point deadline) = 0;
-    virtual void expiresNever() = 0;
+    /// Writes `head` then `body` whole, gathered into as few system calls as the kernel allows.
+    [[nodiscard]] virtual Task<IoResult> writeAll(boost::asio::const_buffer head,
+                                                  boost::asio::const_buffer body) = 0;
     /// For a pooled idle connection: false when the peer closed it or sent something unasked.
     [[nodiscard]] virtual bool idleUsable() = 0;
     /// Closes the socket now (no TLS close_notify: the peer sees the TCP close at once).

@@ -2,31 +2,33 @@
 
 namespace reagent::http::detail {
 
-ConnectionPool::ConnectionPool(std::size_t maxIdlePerKey, std::chrono::milliseconds idleTimeout)
-    : maxIdlePerKey_(maxIdlePerKey), idleTimeout_(idleTimeout) {}
+using Clock = std::chrono::steady_clock;
 
-std::unique_ptr<ByteStream> ConnectionPool::acquire(const std::string& key) {
-    prune(std::chrono::steady_clock::now());
+std::unique_ptr<Connection> ConnectionPool::acquire(std::string_view key, const PoolLimits& limits) {
+    prune(Clock::now(), limits.idleTimeout);
     const auto found = idle_.find(key);
     if (found == idle_.end()) return nullptr;
     auto& idle = found->second;
-    std::unique_ptr<ByteStream> stream;
-    while (!idle.empty() && !stream) {
-        auto candidate = std::move(idle.back().stream);
+    std::unique_ptr<Connection> connection;
+    while (!idle.empty() && !connection) {
+        auto candidate = std::move(idle.back().connection);
         idle.pop_back();
-        if (candidate->idleUsable()) stream = std::move(candidate);
+        if (candidate->stream->idleUsable()) connection = std::move(candidate);
     }
     if (idle.empty()) idle_.erase(found);
-    return stream;
+    return connection;
 }
 
-void ConnectionPool::release(const std::string& key, std::unique_ptr<ByteStream> stream) {
-    const auto now = std::chrono::steady_clock::now();
-    prune(now);
-    if (maxIdlePerKey_ == 0) return;
-    auto& idle = idle_[key];
-    idle.push_back(Idle{std::move(stream), now});
-    while (idle.size() > maxIdlePerKey_) idle.pop_front();
+void ConnectionPool::release(const std::string& key, std::unique_ptr<Connection> connection,
+                             const PoolLimits& limits) {
+    const auto now = Clock::now();
+    prune(now, limits.idleTimeout);
+    if (limits.maxIdlePerKey == 0) return;
+    auto found = idle_.find(key);
+    if (found == idle_.end()) found = idle_.emplace(key, std::deque<Idle>{}).first;
+    auto& idle = found->second;
+    idle.push_back(Idle{std::move(connection), now});
+    while (idle.size() > limits.maxIdlePerKey) idle.pop_front();
 }
 
 std::size_t ConnectionPool::idleCount() const noexcept {
@@ -35,17 +37,62 @@ std::size_t ConnectionPool::idleCount() const noexcept {
     return count;
 }
 
-void ConnectionPool::clear() noexcept {
-    idle_.clear();
-}
-
-void ConnectionPool::prune(std::chrono::steady_clock::time_point now) {
+void ConnectionPool::prune(Clock::time_point now, std::chrono::milliseconds idleTimeout) {
     for (auto it = idle_.begin(); it != idle_.end();) {
         auto& idle = it->second;
         // Oldest first: stop at the first one still fresh.
-        while (!idle.empty() && now - idle.front().since >= idleTimeout_) idle.pop_front();
+        while (!idle.empty() && now - idle.front().since >= idleTimeout) idle.pop_front();
         it = idle.empty() ? idle_.erase(it) : std::next(it);
     }
+}
+
+std::unique_ptr<Connection> ContextPools::acquire(std::uint64_t client, std::string_view key,
+                                                  const PoolLimits& limits) {
+    const std::lock_guard lock(mutex_);
+    const auto found = pools_.find(client);
+    if (found == pools_.end()) return nullptr;
+    auto connection = found->second.acquire(key, limits);
+    if (found->second.empty()) pools_.erase(found);
+    return connection;
+}
+
+void ContextPools::release(std::uint64_t client, const std::string& key,
+                           std::unique_ptr<Connection> connection, const PoolLimits& limits) {
+    const std::lock_guard lock(mutex_);
+    if (closed_) return;  // destroyed here, under the lock
+    auto& pool = pools_[client];
+    pool.release(key, std::move(connection), limits);
+    if (pool.empty()) pools_.erase(client);
+}
+
+std::size_t ContextPools::idleCount(std::uint64_t client) const {
+    const std::lock_guard lock(mutex_);
+    const auto found = pools_.find(client);
+    return found == pools_.end() ? 0 : found->second.idleCount();
+}
+
+void ContextPools::clear(std::uint64_t client) noexcept {
+    const std::lock_guard lock(mutex_);
+    pools_.erase(client);
+}
+
+void ContextPools::close() noexcept {
+    const std::lock_guard lock(mutex_);
+    closed_ = true;
+    pools_.clear();
+}
+
+boost::asio::execution_context::id PoolService::id;
+
+PoolService::PoolService(boost::asio::execution_context& context)
+    : boost::asio::execution_context::service(context), pools_(std::make_shared<ContextPools>()) {}
+
+PoolService::~PoolService() {
+    pools_->close();
+}
+
+void PoolService::shutdown() {
+    pools_->close();
 }
 
 }  // namespace reagent::http::detail

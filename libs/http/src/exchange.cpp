@@ -2,33 +2,39 @@
 
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/error.hpp>
+#include <boost/asio/this_coro.hpp>
 
 #include "connector.hpp"
 #include "reagent/core/detail/exception_message.hpp"
-#include "request_target.hpp"
 
 namespace reagent::http::detail {
 
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
+Exchange::~Exchange() {
+    watchdog.cancel();
+}
+
 void Exchange::finish() {
     finished = true;
-    if (!stream) return;
-    if (reader.keepAlive() && !reader.hasLeftover()) {
-        stream->expiresNever();
-        client->pool.release(poolKey, std::move(stream));
+    watchdog.cancel();
+    if (!connection) return;
+    const auto& reader = connection->reader;
+    if (reader.keepAlive() && !reader.hasLeftover() && pools) {
+        pools->release(client->id, route->poolKey, std::move(connection), client->limits);
     } else {
-        stream->close();
-        stream.reset();
+        connection->stream->close();
+        connection.reset();
     }
 }
 
 void Exchange::abort(HttpError error) noexcept {
     finished = true;
     failure = std::move(error);
+    watchdog.cancel();
     // Closed, not destroyed: a coroutine may still be suspended in one of its operations.
-    if (stream) stream->close();
+    if (connection) connection->stream->close();
 }
 
 namespace {
@@ -39,31 +45,40 @@ struct HeadFailure {
     bool stale = false;
 };
 
+HttpError lostWhile(const Exchange& exchange, const boost::system::error_code& ec,
+                    std::string_view activity) {
+    return ioError(ec, activity, exchange.route->hostPort, exchange.watchdog.expired(), exchange.timeout,
+                   exchange.client->config.readTimeout);
+}
+
 Task<expected<void, HeadFailure>> readHead(std::shared_ptr<Exchange> exchange) {
-    auto& reader = exchange->reader;
+    auto& reader = exchange->connection->reader;
+    const std::string& hostPort = exchange->route->hostPort;
+    std::string none;  // no body byte is parsed before the head is out
     for (;;) {
-        const auto step = reader.parse();
+        const auto step = reader.parse(none);
         if (step.kind == ResponseReader::Kind::head) {
-            exchange->head = reader.head();
+            exchange->head = reader.takeHead();
+            // From here on a body that stops flowing fails after the read timeout.
+            exchange->watchdog.watchIdle();
             co_return expected<void, HeadFailure>{};
         }
         if (step.kind == ResponseReader::Kind::error) {
-            co_return fail(HeadFailure{
-                HttpError{HttpErrc::protocol_error,
-                          "invalid HTTP response from " + exchange->hostPort + ": " + step.error.message()}});
+            co_return fail(
+                HeadFailure{HttpError{HttpErrc::protocol_error, "invalid HTTP response from " + hostPort +
+                                                                    ": " + step.error.message()}});
         }
-        const auto read = co_await exchange->stream->readSome(reader.prepare());
+        const auto read = co_await exchange->connection->stream->readSome(reader.prepare());
         if (read.ec == asio::error::eof) {
             const bool nothing = !reader.receivedAny();
             co_return fail(HeadFailure{
                 HttpError{HttpErrc::connection_closed,
-                          "server " + exchange->hostPort + " closed the connection " +
+                          "server " + hostPort + " closed the connection " +
                               (nothing ? "without answering" : "in the middle of the response headers")},
                 nothing});
         }
         if (read.ec) {
-            co_return fail(HeadFailure{ioError(read.ec, "waiting for the response headers",
-                                               exchange->hostPort, exchange->deadline, exchange->timeout),
+            co_return fail(HeadFailure{lostWhile(*exchange, read.ec, "waiting for the response headers"),
                                        !reader.receivedAny() && staleConnection(read.ec)});
         }
         reader.commit(read.bytes);
@@ -76,55 +91,104 @@ std::string bodyProgress(const ResponseReader& reader) {
     return text + " body bytes";
 }
 
+// Reads the next piece of the body (`whole` false) or all of the rest (`whole` true). Nothing: the body
+// had already ended (never for `whole`).
+Task<expected<std::optional<std::string>, HttpError>> readBody(std::shared_ptr<Exchange> exchange,
+                                                               bool whole) {
+    if (exchange->failure) co_return fail(*exchange->failure);
+    std::string out;
+    if (exchange->finished) {
+        co_return whole ? std::optional<std::string>(std::move(out)) : std::optional<std::string>();
+    }
+    auto& reader = exchange->connection->reader;
+    for (;;) {
+        const auto step = reader.parse(out);
+        exchange->bodyBytes = reader.bodyBytes();
+        if (step.kind == ResponseReader::Kind::body) {
+            // A complete body gives its connection back at once, not on the caller's next call.
+            const bool complete = reader.done();
+            if (complete) exchange->finish();
+            if (complete || !whole) co_return std::optional<std::string>(std::move(out));
+            continue;
+        }
+        if (step.kind == ResponseReader::Kind::done) {
+            exchange->finish();
+            co_return whole ? std::optional<std::string>(std::move(out)) : std::optional<std::string>();
+        }
+        if (step.kind == ResponseReader::Kind::error) {
+            auto error = HttpError{HttpErrc::protocol_error,
+                                   "invalid response body from " + exchange->route->hostPort + " after " +
+                                       bodyProgress(reader) + ": " + step.error.message()};
+            exchange->abort(error);
+            co_return fail(std::move(error));
+        }
+        const auto read = co_await exchange->connection->stream->readSome(reader.prepare());
+        if (read.ec == asio::error::eof) {
+            // The end of a close-delimited body, or a cut one.
+            if (reader.eof().kind == ResponseReader::Kind::done) {
+                exchange->finish();
+                co_return whole || !out.empty() ? std::optional<std::string>(std::move(out))
+                                                : std::optional<std::string>();
+            }
+            auto error = HttpError{HttpErrc::connection_closed, "server " + exchange->route->hostPort +
+                                                                    " closed the connection after " +
+                                                                    bodyProgress(reader)};
+            exchange->abort(error);
+            co_return fail(std::move(error));
+        }
+        if (read.ec) {
+            auto error =
+                lostWhile(*exchange, read.ec, "reading the response body after " + bodyProgress(reader));
+            exchange->abort(error);
+            co_return fail(std::move(error));
+        }
+        reader.commit(read.bytes);
+        exchange->watchdog.activity();
+    }
+}
+
 }  // namespace
 
 Task<expected<std::shared_ptr<Exchange>, HttpError>> startExchange(std::shared_ptr<ClientState> client,
                                                                    HttpRequest request) {
-    auto target = parseTarget(request.url);
-    if (!target) co_return fail(target.error());
+    auto route = client->route(request.url);
+    if (!route) co_return fail(std::move(route.error()));
     const auto timeout = request.timeout.value_or(client->config.requestTimeout);
     const auto deadline = Clock::now() + timeout;
-
-    std::optional<ProxyEndpoint> proxy;
-    const std::string proxyUrl =
-        client->config.proxy->proxyFor(target->scheme, target->origin.host, target->origin.port);
-    if (!proxyUrl.empty()) {
-        auto parsed = parseProxy(proxyUrl);
-        if (!parsed) co_return fail(parsed.error());
-        proxy = std::move(*parsed);
-    }
-    // Plain http through a proxy is sent to the proxy in absolute form; https goes through a tunnel.
-    const ProxyEndpoint* absoluteFormVia = proxy && !target->origin.tls ? &*proxy : nullptr;
-    const auto head = serializeHead(request, *target, absoluteFormVia, client->config.userAgent);
+    const auto head = serializeHead(request, **route, client->config.userAgent);
     if (!head) co_return fail(head.error());
-    const std::string key = poolKey(*target, proxy ? &*proxy : nullptr);
-    const std::string hostPort = target->origin.hostPort();
     const bool expectBody = request.method != "HEAD";
+    const Executor executor = co_await asio::this_coro::executor;
+    // Null until a connection was pooled on this execution context.
+    auto pools = client->pools(executor, false);
 
     for (int attempt = 0; attempt < 2; ++attempt) {
-        // The second attempt exists only to replace a stale pooled connection: always a fresh one.
-        std::unique_ptr<ByteStream> stream = attempt == 0 ? client->pool.acquire(key) : nullptr;
-        const bool reused = stream != nullptr;
-        if (!stream) {
-            auto opened = co_await openConnection(client, *target, proxy, deadline, timeout);
-            if (!opened) co_return fail(opened.error());
-            stream = std::move(*opened);
-        }
-        stream->expiresAt(deadline);
-        std::vector<asio::const_buffer> buffers{asio::buffer(*head), asio::buffer(request.body)};
-        const auto written = co_await stream->writeAll(std::move(buffers));
-        if (written.ec) {
-            if (reused && staleConnection(written.ec)) continue;
-            co_return fail(ioError(written.ec, "sending the request", hostPort, deadline, timeout));
-        }
         auto exchange = std::make_shared<Exchange>();
         exchange->client = client;
-        exchange->poolKey = key;
-        exchange->hostPort = hostPort;
-        exchange->stream = std::move(stream);
-        exchange->reader = ResponseReader(expectBody);
-        exchange->deadline = deadline;
+        exchange->route = *route;
         exchange->timeout = timeout;
+        exchange->watchdog = Watchdog(executor, deadline, client->config.readTimeout);
+        // The second attempt exists only to replace a stale pooled connection: always a fresh one.
+        if (attempt == 0 && pools)
+            exchange->connection = pools->acquire(client->id, (*route)->poolKey, client->limits);
+        const bool reused = exchange->connection != nullptr;
+        if (!reused) {
+            auto opened =
+                co_await openConnection(client, executor, *route, exchange->watchdog, deadline, timeout);
+            if (!opened) co_return fail(opened.error());
+            exchange->connection = std::make_unique<Connection>(std::move(*opened));
+            if (!pools) pools = client->pools(executor, true);
+        }
+        exchange->pools = pools;
+        ByteStream* stream = exchange->connection->stream.get();
+        exchange->watchdog.onExpiry([stream] { stream->close(); });
+        exchange->connection->reader.reset(expectBody);
+        const auto written = co_await stream->writeAll(asio::buffer(*head), asio::buffer(request.body));
+        if (written.ec) {
+            exchange->abort(lostWhile(*exchange, written.ec, "sending the request"));
+            if (reused && staleConnection(written.ec)) continue;
+            co_return fail(*exchange->failure);
+        }
         auto headRead = co_await readHead(exchange);
         if (!headRead) {
             exchange->abort(headRead.error().error);
@@ -133,49 +197,18 @@ Task<expected<std::shared_ptr<Exchange>, HttpError>> startExchange(std::shared_p
         }
         co_return exchange;
     }
-    co_return fail(HttpError{HttpErrc::connection_closed, "no connection to " + hostPort + " could be used"});
+    co_return fail(
+        HttpError{HttpErrc::connection_closed, "no connection to " + (*route)->hostPort + " could be used"});
 }
 
 Task<expected<std::optional<std::string>, HttpError>> nextBody(std::shared_ptr<Exchange> exchange) {
-    if (exchange->failure) co_return fail(*exchange->failure);
-    if (exchange->finished) co_return std::optional<std::string>();
-    auto& reader = exchange->reader;
-    for (;;) {
-        const auto step = reader.parse();
-        if (step.kind == ResponseReader::Kind::body)
-            co_return std::optional<std::string>(std::string(step.body));
-        if (step.kind == ResponseReader::Kind::done) {
-            exchange->finish();
-            co_return std::optional<std::string>();
-        }
-        if (step.kind == ResponseReader::Kind::error) {
-            auto error = HttpError{HttpErrc::protocol_error,
-                                   "invalid response body from " + exchange->hostPort + " after " +
-                                       bodyProgress(reader) + ": " + step.error.message()};
-            exchange->abort(error);
-            co_return fail(std::move(error));
-        }
-        const auto read = co_await exchange->stream->readSome(reader.prepare());
-        if (read.ec == asio::error::eof) {
-            // The end of a close-delimited body, or a cut one.
-            if (reader.eof().kind == ResponseReader::Kind::done) {
-                exchange->finish();
-                co_return std::optional<std::string>();
-            }
-            auto error = HttpError{
-                HttpErrc::connection_closed,
-                "server " + exchange->hostPort + " closed the connection after " + bodyProgress(reader)};
-            exchange->abort(error);
-            co_return fail(std::move(error));
-        }
-        if (read.ec) {
-            auto error = ioError(read.ec, "reading the response body after " + bodyProgress(reader),
-                                 exchange->hostPort, exchange->deadline, exchange->timeout);
-            exchange->abort(error);
-            co_return fail(std::move(error));
-        }
-        reader.commit(read.bytes);
-    }
+    return readBody(std::move(exchange), false);
+}
+
+Task<expected<std::string, HttpError>> restOfBody(std::shared_ptr<Exchange> exchange) {
+    auto body = co_await readBody(std::move(exchange), true);
+    if (!body) co_return fail(std::move(body.error()));
+    co_return std::move(**body);
 }
 
 HttpError errorFromException(std::exception_ptr error, bool cancelled, std::string_view where) {

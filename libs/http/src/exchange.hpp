@@ -7,23 +7,30 @@
 #include <optional>
 #include <string>
 
-#include "byte_stream.hpp"
 #include "client_state.hpp"
+#include "connection_pool.hpp"
 #include "reagent/http/http_request.hpp"
 #include "reagent/http/http_response.hpp"
-#include "response_reader.hpp"
+#include "watchdog.hpp"
 
 namespace reagent::http::detail {
 
 struct Exchange {
+    Exchange() = default;
+    Exchange(const Exchange&) = delete;
+    Exchange& operator=(const Exchange&) = delete;
+    ~Exchange();
+
     std::shared_ptr<ClientState> client;
-    std::string poolKey;
-    std::string hostPort;
-    std::unique_ptr<ByteStream> stream;
-    ResponseReader reader;
+    std::shared_ptr<const Route> route;
+    /// Where the connection goes back when the body is complete (its execution context's pools).
+    std::shared_ptr<ContextPools> pools;
+    std::unique_ptr<Connection> connection;
+    /// Closes the connection at the deadline, or when a body stalls past the read timeout.
+    Watchdog watchdog;
     HttpResponseHead head;
-    std::chrono::steady_clock::time_point deadline;
     std::chrono::milliseconds timeout{0};
+    std::uint64_t bodyBytes = 0;
     bool finished = false;
     std::optional<HttpError> failure;
 
@@ -33,14 +40,18 @@ struct Exchange {
     void abort(HttpError error) noexcept;
 };
 
-/// Sends `request` and reads the response head, on a pooled connection or a new one; a pooled
-/// connection that fails before any response byte is replaced once by a new one.
+/// Sends `request` and reads the response head, on a pooled connection of the calling coroutine's
+/// execution context or a new one; a pooled connection that fails before any response byte is replaced
+/// once by a new one.
 [[nodiscard]] Task<expected<std::shared_ptr<Exchange>, HttpError>> startExchange(
     std::shared_ptr<ClientState> client, HttpRequest request);
 
 /// The next body bytes, or nullopt at the end of the body.
 [[nodiscard]] Task<expected<std::optional<std::string>, HttpError>> nextBody(
     std::shared_ptr<Exchange> exchange);
+
+/// The rest of the body, whole.
+[[nodiscard]] Task<expected<std::string, HttpError>> restOfBody(std::shared_ptr<Exchange> exchange);
 
 /// The error for an exception that left the driver: a cancellation of the awaiting coroutine (Asio throws
 /// `operation_aborted` from the next `co_await` once cancelled) or a broken invariant.

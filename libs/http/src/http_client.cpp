@@ -4,27 +4,10 @@
 
 #include "client_state.hpp"
 #include "exchange.hpp"
-#include "tls_stream.hpp"
 
 namespace reagent::http {
 
 namespace detail {
-
-ClientState::ClientState(Executor executor, HttpClientConfig config)
-    : executor(std::move(executor)),
-      config(std::move(config)),
-      pool(this->config.maxIdlePerHost, this->config.idleTimeout) {
-    if (!this->config.proxy) this->config.proxy = ProxySettings::fromEnvironment();
-}
-
-expected<std::shared_ptr<TlsContext>, HttpError> ClientState::tlsContext() {
-    if (!tls) {
-        auto made = makeTlsContext(config.caFile, config.verifyPeer);
-        if (!made) return fail(made.error());
-        tls = std::move(*made);
-    }
-    return tls;
-}
 
 struct StreamAccess {
     static HttpResponseStream make(std::shared_ptr<Exchange> exchange) {
@@ -49,13 +32,10 @@ Task<expected<HttpResponse, HttpError>> readWhole(std::shared_ptr<ClientState> c
     if (!started) co_return fail(std::move(started.error()));
     const auto exchange = std::move(*started);
     HttpResponse response;
-    static_cast<HttpResponseHead&>(response) = exchange->head;
-    for (;;) {
-        auto piece = co_await detail::nextBody(exchange);
-        if (!piece) co_return fail(std::move(piece.error()));
-        if (!*piece) break;
-        response.body += **piece;
-    }
+    static_cast<HttpResponseHead&>(response) = std::move(exchange->head);
+    auto body = co_await detail::restOfBody(exchange);
+    if (!body) co_return fail(std::move(body.error()));
+    response.body = std::move(*body);
     co_return response;
 }
 
@@ -88,8 +68,7 @@ Task<expected<HttpResponseStream, HttpError>> streamShell(std::shared_ptr<Client
 
 }  // namespace
 
-HttpClient::HttpClient(Executor executor, HttpClientConfig config)
-    : state_(std::make_shared<ClientState>(std::move(executor), std::move(config))) {}
+HttpClient::HttpClient(HttpClientConfig config) : state_(std::make_shared<ClientState>(std::move(config))) {}
 
 HttpClient::HttpClient(HttpClient&&) noexcept = default;
 HttpClient& HttpClient::operator=(HttpClient&&) noexcept = default;
@@ -104,15 +83,15 @@ Task<expected<HttpResponseStream, HttpError>> HttpClient::stream(HttpRequest req
 }
 
 std::uint64_t HttpClient::connectionsOpened() const noexcept {
-    return state_->connectionsOpened;
+    return state_->connectionsOpened.load();
 }
 
-std::size_t HttpClient::idleConnections() const noexcept {
-    return state_->pool.idleCount();
+std::size_t HttpClient::idleConnections() const {
+    return state_->idleCount();
 }
 
 void HttpClient::closeIdleConnections() noexcept {
-    state_->pool.clear();
+    state_->closeIdle();
 }
 
 const HttpClientConfig& HttpClient::config() const noexcept {

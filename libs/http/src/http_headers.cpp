@@ -25,19 +25,19 @@ void HttpHeaders::add(std::string name, std::string value) {
 
 void HttpHeaders::set(std::string name, std::string value) {
     // The first field of that name keeps its place in the order; later duplicates go.
-    std::vector<HttpField> kept;
-    kept.reserve(fields_.size() + 1);
-    bool placed = false;
-    for (auto& field : fields_) {
-        if (!equalsIgnoreCase(field.name, name)) {
-            kept.push_back(std::move(field));
-        } else if (!placed) {
-            kept.push_back(HttpField{name, value});
-            placed = true;
-        }
+    const auto first = std::find_if(fields_.begin(), fields_.end(), [&](const HttpField& field) {
+        return equalsIgnoreCase(field.name, name);
+    });
+    if (first == fields_.end()) {
+        fields_.push_back(HttpField{std::move(name), std::move(value)});
+        return;
     }
-    if (!placed) kept.push_back(HttpField{std::move(name), std::move(value)});
-    fields_ = std::move(kept);
+    first->name = std::move(name);
+    first->value = std::move(value);
+    fields_.erase(
+        std::remove_if(std::next(first), fields_.end(),
+                       [&](const HttpField& field) { return equalsIgnoreCase(field.name, first->name); }),
+        fields_.end());
 }
 
 std::size_t HttpHeaders::remove(std::string_view name) {

@@ -29,7 +29,7 @@ Task<expected<std::optional<std::string>, HttpError>> nextShell(std::shared_ptr<
         error = std::current_exception();
     }
     const auto state = co_await boost::asio::this_coro::cancellation_state;
-    auto failure = detail::errorFromException(error, cancellationRequested(state), exchange->hostPort);
+    auto failure = detail::errorFromException(error, cancellationRequested(state), exchange->route->hostPort);
     exchange->abort(failure);
     co_return fail(std::move(failure));
 }
@@ -38,18 +38,12 @@ Task<expected<std::string, HttpError>> readAllShell(std::shared_ptr<Exchange> ex
     if (!exchange) co_return fail(movedFrom());
     std::exception_ptr error;
     try {
-        std::string body;
-        for (;;) {
-            auto piece = co_await detail::nextBody(exchange);
-            if (!piece) co_return fail(std::move(piece.error()));
-            if (!*piece) co_return body;
-            body += **piece;
-        }
+        co_return co_await detail::restOfBody(exchange);
     } catch (...) {
         error = std::current_exception();
     }
     const auto state = co_await boost::asio::this_coro::cancellation_state;
-    auto failure = detail::errorFromException(error, cancellationRequested(state), exchange->hostPort);
+    auto failure = detail::errorFromException(error, cancellationRequested(state), exchange->route->hostPort);
     exchange->abort(failure);
     co_return fail(std::move(failure));
 }
@@ -84,7 +78,7 @@ bool HttpResponseStream::done() const noexcept {
 }
 
 std::size_t HttpResponseStream::bodyBytes() const noexcept {
-    return exchange_ ? static_cast<std::size_t>(exchange_->reader.bodyBytes()) : 0;
+    return exchange_ ? static_cast<std::size_t>(exchange_->bodyBytes) : 0;
 }
 
 }  // namespace reagent::http

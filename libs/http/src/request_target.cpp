@@ -141,41 +141,66 @@ expected<ProxyEndpoint, HttpError> parseProxy(std::string_view url) {
     return proxy;
 }
 
-expected<std::string, HttpError> serializeHead(const HttpRequest& request, const RequestTarget& target,
-                                               const ProxyEndpoint* absoluteFormVia,
+expected<Route, HttpError> makeRoute(std::string_view url, const ProxySettings& proxies) {
+    auto target = parseTarget(url);
+    if (!target) return fail(std::move(target.error()));
+    Route route;
+    route.target = std::move(*target);
+    const std::string proxyUrl =
+        proxies.proxyFor(route.target.scheme, route.target.origin.host, route.target.origin.port);
+    if (!proxyUrl.empty()) {
+        auto parsed = parseProxy(proxyUrl);
+        if (!parsed) return fail(std::move(parsed.error()));
+        route.proxy = std::move(*parsed);
+    }
+    route.poolKey = poolKey(route.target, route.proxy ? &*route.proxy : nullptr);
+    route.hostPort = route.target.origin.hostPort();
+    return route;
+}
+
+expected<std::string, HttpError> serializeHead(const HttpRequest& request, const Route& route,
                                                std::string_view userAgent) {
     const auto invalid = [&](std::string why) {
-        return HttpError{HttpErrc::invalid_request, "request to " + target.origin.hostPort() + ": " + why};
+        return HttpError{HttpErrc::invalid_request, "request to " + route.hostPort + ": " + why};
     };
     if (!isToken(request.method)) return fail(invalid("method '" + request.method + "' is not a token"));
-    std::string head = request.method;
-    head += ' ';
-    if (absoluteFormVia != nullptr) head += target.scheme + "://" + target.authority;
-    head += target.path;
-    head += " HTTP/1.1\r\n";
-    if (!request.headers.contains("Host")) head += "Host: " + target.authority + "\r\n";
-    for (const auto& field : request.headers) {
-        if (!isToken(field.name)) return fail(invalid("header name '" + field.name + "' is not a token"));
-        if (!isFieldValue(field.value))
-            return fail(invalid("header '" + field.name + "' holds CR, LF or NUL"));
+    const RequestTarget& target = route.target;
+    const ProxyEndpoint* absoluteFormVia = route.absoluteFormVia();
+    const auto field = [](std::string& out, std::string_view name, std::string_view value) {
+        out.append(name).append(": ").append(value).append("\r\n");
+    };
+
+    std::size_t size =
+        request.method.size() + target.path.size() + target.authority.size() + 64 + userAgent.size();
+    for (const auto& header : request.headers) size += header.name.size() + header.value.size() + 4;
+    std::string head;
+    head.reserve(size);
+    head.append(request.method).append(" ");
+    if (absoluteFormVia != nullptr) head.append(target.scheme).append("://").append(target.authority);
+    head.append(target.path).append(" HTTP/1.1\r\n");
+    if (!request.headers.contains("Host")) field(head, "Host", target.authority);
+    for (const auto& header : request.headers) {
+        if (!isToken(header.name)) return fail(invalid("header name '" + header.name + "' is not a token"));
+        if (!isFieldValue(header.value))
+            return fail(invalid("header '" + header.name + "' holds CR, LF or NUL"));
         // The client frames the body itself.
-        if (equalsIgnoreCase(field.name, "Content-Length") ||
-            equalsIgnoreCase(field.name, "Transfer-Encoding")) {
+        if (equalsIgnoreCase(header.name, "Content-Length") ||
+            equalsIgnoreCase(header.name, "Transfer-Encoding")) {
             continue;
         }
-        head += field.name + ": " + field.value + "\r\n";
+        field(head, header.name, header.value);
     }
-    if (!request.headers.contains("User-Agent") && !userAgent.empty()) {
-        head += "User-Agent: " + std::string(userAgent) + "\r\n";
-    }
+    if (!userAgent.empty() && !request.headers.contains("User-Agent")) field(head, "User-Agent", userAgent);
     if (!request.body.empty() || bodyExpected(request.method)) {
-        head += "Content-Length: " + std::to_string(request.body.size()) + "\r\n";
+        char digits[24];
+        const char* end = std::to_chars(digits, digits + sizeof digits, request.body.size()).ptr;
+        field(head, "Content-Length", std::string_view(digits, static_cast<std::size_t>(end - digits)));
     }
     if (absoluteFormVia != nullptr && !absoluteFormVia->authorization.empty() &&
         !request.headers.contains("Proxy-Authorization")) {
-        head += "Proxy-Authorization: " + absoluteFormVia->authorization + "\r\n";
+        field(head, "Proxy-Authorization", absoluteFormVia->authorization);
     }
-    head += "\r\n";
+    head.append("\r\n");
     return head;
 }
 

@@ -9,6 +9,7 @@
 #include "reagent/core/expected.hpp"
 #include "reagent/http/http_error.hpp"
 #include "reagent/http/http_request.hpp"
+#include "reagent/http/proxy_settings.hpp"
 
 namespace reagent::http::detail {
 
@@ -40,14 +41,30 @@ struct ProxyEndpoint {
     std::string authorization;
 };
 
+/// Everything a request URL decides, worked out once per URL and client: where to connect, through
+/// which proxy, and which pooled connections fit.
+struct Route {
+    RequestTarget target;
+    std::optional<ProxyEndpoint> proxy;
+    /// Connections are shared per scheme, host, port and proxy.
+    std::string poolKey;
+    /// The server's `host:port`, for messages.
+    std::string hostPort;
+
+    /// Plain http through a proxy is sent to the proxy in absolute form; https goes through a tunnel.
+    [[nodiscard]] const ProxyEndpoint* absoluteFormVia() const noexcept {
+        return proxy && !target.origin.tls ? &*proxy : nullptr;
+    }
+};
+
 [[nodiscard]] expected<RequestTarget, HttpError> parseTarget(std::string_view url);
 [[nodiscard]] expected<ProxyEndpoint, HttpError> parseProxy(std::string_view url);
 
-/// The request head (request line and fields, up to the blank line). `absoluteFormVia` is the proxy a
-/// plain `http://` request goes through in absolute form.
-[[nodiscard]] expected<std::string, HttpError> serializeHead(const HttpRequest& request,
-                                                             const RequestTarget& target,
-                                                             const ProxyEndpoint* absoluteFormVia,
+/// The route of a request to `url`, going through the proxy `proxies` name for it.
+[[nodiscard]] expected<Route, HttpError> makeRoute(std::string_view url, const ProxySettings& proxies);
+
+/// The request head (request line and fields, up to the blank line) for `request` along `route`.
+[[nodiscard]] expected<std::string, HttpError> serializeHead(const HttpRequest& request, const Route& route,
                                                              std::string_view userAgent);
 
 /// The `CONNECT host:port` request that opens a tunnel through `proxy`.

@@ -1,11 +1,8 @@
 #include "response_reader.hpp"
 
-#include <array>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/basic_parser.hpp>
 #include <boost/beast/http/error.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <optional>
 
 namespace reagent::http::detail {
 
@@ -14,28 +11,75 @@ namespace bhttp = boost::beast::http;
 
 namespace {
 
-constexpr std::size_t kReadSize = 16 * 1024;
+// Reads start small (most replies and stream events are a few hundred bytes, and a thousand idle
+// connections each keep their buffer) and double while they fill the room offered, up to the maximum.
+constexpr std::size_t kFirstRead = 4 * 1024;
+constexpr std::size_t kMaxRead = 64 * 1024;
 constexpr std::uint32_t kHeaderLimit = 64 * 1024;
+
+// Beast's parser with callbacks: the head goes straight into an HttpResponseHead and body bytes
+// straight into the caller's string, with no message object or body buffer in between.
+class Parser final : public bhttp::basic_parser<false> {
+  public:
+    explicit Parser(bool expectBody) {
+        header_limit(kHeaderLimit);
+        // Streamed model answers can be long: no limit on the body.
+        body_limit(boost::none);
+        skip(!expectBody);
+    }
+
+    HttpResponseHead head;
+    std::string* sink = nullptr;
+    std::uint64_t bodyBytes = 0;
+
+  private:
+    void on_request_impl(bhttp::verb, beast::string_view, beast::string_view, int,
+                         beast::error_code& ec) override {
+        ec = bhttp::error::bad_method;  // never called for a response parser
+    }
+    void on_response_impl(int code, beast::string_view reason, int, beast::error_code&) override {
+        head.headers.reserve(8);  // a typical response has a handful of fields
+        head.status = code;
+        head.reason.assign(reason.data(), reason.size());
+    }
+    void on_field_impl(bhttp::field, beast::string_view name, beast::string_view value,
+                       beast::error_code&) override {
+        head.headers.add(std::string(name.data(), name.size()), std::string(value.data(), value.size()));
+    }
+    void on_header_impl(beast::error_code&) override {}
+    void on_body_init_impl(const boost::optional<std::uint64_t>& length, beast::error_code&) override {
+        if (length && sink != nullptr) sink->reserve(sink->size() + static_cast<std::size_t>(*length));
+    }
+    std::size_t on_body_impl(beast::string_view body, beast::error_code&) override { return append(body); }
+    void on_chunk_header_impl(std::uint64_t, beast::string_view, beast::error_code&) override {}
+    std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view body, beast::error_code&) override {
+        return append(body);
+    }
+    void on_finish_impl(beast::error_code&) override {}
+
+    std::size_t append(beast::string_view body) {
+        sink->append(body.data(), body.size());
+        bodyBytes += body.size();
+        return body.size();
+    }
+};
 
 }  // namespace
 
 struct ResponseReader::Impl {
-    explicit Impl(bool expectBody) : expectBody(expectBody) { reset(); }
+    explicit Impl(bool expectBody) { reset(expectBody); }
 
-    void reset() {
-        parser.emplace();
-        parser->header_limit(kHeaderLimit);
-        // Streamed model answers can be long: no limit on the body.
-        parser->body_limit(boost::none);
-        parser->skip(!expectBody);
+    void reset(bool body) {
+        expectBody = body;
+        receivedAny = false;
+        parser.emplace(body);
     }
 
-    bool expectBody;
+    bool expectBody = true;
     bool receivedAny = false;
-    std::uint64_t bodyBytes = 0;
+    std::size_t readSize = kFirstRead;
     beast::flat_buffer input;
-    std::optional<bhttp::response_parser<bhttp::buffer_body>> parser;
-    std::array<char, kReadSize> chunk{};
+    std::optional<Parser> parser;
 };
 
 ResponseReader::ResponseReader(bool expectBody) : impl_(std::make_unique<Impl>(expectBody)) {}
@@ -43,81 +87,76 @@ ResponseReader::ResponseReader(ResponseReader&&) noexcept = default;
 ResponseReader& ResponseReader::operator=(ResponseReader&&) noexcept = default;
 ResponseReader::~ResponseReader() = default;
 
+void ResponseReader::reset(bool expectBody) {
+    impl_->reset(expectBody);
+}
+
 boost::asio::mutable_buffer ResponseReader::prepare() {
-    return impl_->input.prepare(kReadSize);
+    return impl_->input.prepare(impl_->readSize);
 }
 
 void ResponseReader::commit(std::size_t n) {
     impl_->input.commit(n);
     if (n > 0) impl_->receivedAny = true;
+    if (n == impl_->readSize && impl_->readSize < kMaxRead) impl_->readSize *= 2;
 }
 
-ResponseReader::Step ResponseReader::parse() {
+ResponseReader::Step ResponseReader::parse(std::string& sink) {
     auto& p = *impl_->parser;
+    auto& input = impl_->input;
+    const std::size_t before = sink.size();
+    p.sink = &sink;
     for (;;) {
-        if (p.is_done()) return Step{Kind::done, {}, {}};
-        if (impl_->input.size() == 0) return Step{Kind::need_more, {}, {}};
+        if (p.is_done()) break;
+        if (input.size() == 0) break;
+        const bool headerDone = p.is_header_done();
+        // Headers one step at a time (the caller sees `head` before any body); the body as far as it goes.
+        p.eager(headerDone);
         boost::system::error_code ec;
-        if (!p.is_header_done()) {
-            const auto used = p.put(impl_->input.data(), ec);
-            impl_->input.consume(used);
-            if (ec == bhttp::error::need_more) return Step{Kind::need_more, {}, {}};
-            if (ec) return Step{Kind::error, {}, ec};
-            if (!p.is_header_done()) {
-                if (used == 0) return Step{Kind::need_more, {}, {}};
-                continue;
-            }
+        const auto used = p.put(input.data(), ec);
+        input.consume(used);
+        if (ec == bhttp::error::need_more) break;
+        if (ec) {
+            p.sink = nullptr;
+            return Step{Kind::error, ec};
+        }
+        if (!headerDone && p.is_header_done()) {
             // An interim 1xx (not 101) response is followed by the real one.
-            const int status = p.get().result_int();
+            const int status = p.head.status;
             if (status >= 100 && status < 200 && status != 101) {
-                impl_->reset();
-                return parse();
+                impl_->parser.emplace(impl_->expectBody);
+                return parse(sink);
             }
-            return Step{Kind::head, {}, {}};
+            p.sink = nullptr;
+            return Step{Kind::head, {}};
         }
-        auto& body = p.get().body();
-        body.data = impl_->chunk.data();
-        body.size = impl_->chunk.size();
-        const auto used = p.put(impl_->input.data(), ec);
-        impl_->input.consume(used);
-        const std::size_t produced = impl_->chunk.size() - body.size;
-        if (ec == bhttp::error::need_buffer || ec == bhttp::error::need_more) ec = {};
-        if (ec) return Step{Kind::error, {}, ec};
-        if (produced > 0) {
-            impl_->bodyBytes += produced;
-            return Step{Kind::body, std::string_view(impl_->chunk.data(), produced), {}};
-        }
-        if (used == 0 && !p.is_done()) return Step{Kind::need_more, {}, {}};
+        if (used == 0) break;
     }
+    p.sink = nullptr;
+    if (sink.size() > before) return Step{Kind::body, {}};
+    if (p.is_done()) return Step{Kind::done, {}};
+    return Step{Kind::need_more, {}};
 }
 
 ResponseReader::Step ResponseReader::eof() {
     auto& p = *impl_->parser;
-    if (p.is_done()) return Step{Kind::done, {}, {}};
-    if (!p.got_some()) return Step{Kind::error, {}, bhttp::error::end_of_stream};
+    if (p.is_done()) return Step{Kind::done, {}};
+    if (!p.got_some()) return Step{Kind::error, bhttp::error::end_of_stream};
     boost::system::error_code ec;
+    std::string ignored;  // a close-delimited body has no bytes left to deliver at its end
+    p.sink = &ignored;
     p.put_eof(ec);
-    if (ec) return Step{Kind::error, {}, ec};
-    return Step{Kind::done, {}, {}};
+    p.sink = nullptr;
+    if (ec) return Step{Kind::error, ec};
+    return Step{Kind::done, {}};
 }
 
-HttpResponseHead ResponseReader::head() const {
-    const auto& message = impl_->parser->get();
-    HttpResponseHead head;
-    head.status = static_cast<int>(message.result_int());
-    head.reason = std::string(message.reason());
-    for (const auto& field : message) {
-        head.headers.add(std::string(field.name_string()), std::string(field.value()));
-    }
-    return head;
+HttpResponseHead ResponseReader::takeHead() {
+    return std::move(impl_->parser->head);
 }
 
 bool ResponseReader::receivedAny() const noexcept {
     return impl_->receivedAny;
-}
-
-bool ResponseReader::headDone() const noexcept {
-    return impl_->parser->is_header_done();
 }
 
 bool ResponseReader::done() const noexcept {
@@ -133,7 +172,7 @@ bool ResponseReader::hasLeftover() const noexcept {
 }
 
 std::uint64_t ResponseReader::bodyBytes() const noexcept {
-    return impl_->bodyBytes;
+    return impl_->parser->bodyBytes;
 }
 
 std::optional<std::uint64_t> ResponseReader::contentLength() const {

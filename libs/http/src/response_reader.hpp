@@ -1,14 +1,18 @@
 #pragma once
-// ResponseReader: a sans-io HTTP/1.1 response parser (Beast's parser behind a small interface).
+// ResponseReader: a sans-io HTTP/1.1 response parser (Beast's basic_parser behind a small interface).
 // The driver reads bytes into `prepare()`, `commit`s them and calls `parse()` until it says what
 // happened; it knows nothing of sockets, so each step can be tested and reasoned about alone.
+//
+// One reader belongs to one connection and is `reset` for each response: its input buffer keeps its
+// storage between requests on a keep-alive connection.
 
 #include <boost/asio/buffer.hpp>
 #include <boost/system/error_code.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <string_view>
+#include <optional>
+#include <string>
 
 #include "reagent/http/http_response.hpp"
 
@@ -19,9 +23,9 @@ class ResponseReader {
     enum class Kind {
         /// Every buffered byte is used: read more (or call `eof` when the peer closed).
         need_more,
-        /// The status line and headers are complete: see `head()`.
+        /// The status line and headers are complete: see `takeHead()`.
         head,
-        /// Body bytes are in `Step::body` (valid until the next call).
+        /// Body bytes were appended to the sink given to `parse` (the message may be `done()` too).
         body,
         /// The message is complete.
         done,
@@ -30,7 +34,6 @@ class ResponseReader {
     };
     struct Step {
         Kind kind = Kind::need_more;
-        std::string_view body;
         boost::system::error_code error;
     };
 
@@ -40,20 +43,22 @@ class ResponseReader {
     ResponseReader& operator=(ResponseReader&&) noexcept;
     ~ResponseReader();
 
+    /// Ready for the next response on the same connection (the input buffer keeps its storage).
+    void reset(bool expectBody);
+
     /// Room for the next read.
     [[nodiscard]] boost::asio::mutable_buffer prepare();
     /// `n` bytes were read into the buffer from `prepare()`.
     void commit(std::size_t n);
-    /// Parses what is buffered; call again after `head` and `body`.
-    [[nodiscard]] Step parse();
+    /// Parses what is buffered; body bytes are appended to `sink`. Call again after `head` and `body`.
+    [[nodiscard]] Step parse(std::string& sink);
     /// The peer closed the connection: completes a close-delimited body or reports a cut message.
     [[nodiscard]] Step eof();
 
-    /// The status line and fields (after `head`).
-    [[nodiscard]] HttpResponseHead head() const;
+    /// The status line and fields (after `head`), moved out.
+    [[nodiscard]] HttpResponseHead takeHead();
     /// True once any byte of the response arrived.
     [[nodiscard]] bool receivedAny() const noexcept;
-    [[nodiscard]] bool headDone() const noexcept;
     [[nodiscard]] bool done() const noexcept;
     /// The server allows another request on this connection (after `done`).
     [[nodiscard]] bool keepAlive() const;

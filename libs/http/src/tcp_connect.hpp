@@ -1,7 +1,7 @@
 #pragma once
-// Resolving and connecting TCP, and the plain (non-TLS) ByteStream over a Beast tcp_stream.
+// Resolving and connecting TCP, and the plain (non-TLS) ByteStream over a TCP socket.
 
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -14,20 +14,19 @@ namespace reagent::http::detail {
 
 class PlainStream final : public ByteStream {
   public:
-    explicit PlainStream(boost::beast::tcp_stream stream);
+    explicit PlainStream(boost::asio::ip::tcp::socket socket);
 
     [[nodiscard]] Task<IoResult> readSome(boost::asio::mutable_buffer buffer) override;
-    [[nodiscard]] Task<IoResult> writeAll(std::vector<boost::asio::const_buffer> buffers) override;
-    void expiresAt(std::chrono::steady_clock::time_point deadline) override;
-    void expiresNever() override;
+    [[nodiscard]] Task<IoResult> writeAll(boost::asio::const_buffer head,
+                                          boost::asio::const_buffer body) override;
     [[nodiscard]] bool idleUsable() override;
     void close() noexcept override;
 
-    /// Hands the TCP stream on (to TLS, after a CONNECT tunnel).
-    [[nodiscard]] boost::beast::tcp_stream release();
+    /// Hands the socket on (to TLS, after a CONNECT tunnel).
+    [[nodiscard]] boost::asio::ip::tcp::socket release();
 
   private:
-    boost::beast::tcp_stream stream_;
+    boost::asio::ip::tcp::socket socket_;
 };
 
 /// What a connect attempt is for, so that failures name the right party.
@@ -40,7 +39,7 @@ struct DialTarget {
 
 /// Resolves `target` and connects to the first address that answers, before `deadline`. `limit` is the
 /// time limit that `deadline` stands for, quoted in timeout messages.
-[[nodiscard]] Task<expected<boost::beast::tcp_stream, HttpError>> connectTcp(
+[[nodiscard]] Task<expected<boost::asio::ip::tcp::socket, HttpError>> connectTcp(
     Executor executor, DialTarget target, std::chrono::steady_clock::time_point deadline,
     std::chrono::milliseconds limit);
 

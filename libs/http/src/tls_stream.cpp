@@ -3,21 +3,19 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/core/error.hpp>
-#include <boost/beast/core/stream_traits.hpp>
 
 #include "request_target.hpp"
 
 namespace reagent::http::detail {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
 namespace ssl = boost::asio::ssl;
 
 class TlsContext {
@@ -31,7 +29,7 @@ namespace {
 
 class TlsStream final : public ByteStream {
   public:
-    TlsStream(beast::tcp_stream tcp, ssl::context& context) : stream_(std::move(tcp), context) {}
+    TlsStream(asio::ip::tcp::socket tcp, ssl::context& context) : stream_(std::move(tcp), context) {}
 
     Task<IoResult> readSome(asio::mutable_buffer buffer) override {
         auto [ec, n] = co_await stream_.async_read_some(buffer, asio::as_tuple(asio::use_awaitable));
@@ -41,29 +39,27 @@ class TlsStream final : public ByteStream {
         co_return IoResult{ec, n};
     }
 
-    Task<IoResult> writeAll(std::vector<asio::const_buffer> buffers) override {
+    Task<IoResult> writeAll(asio::const_buffer head, asio::const_buffer body) override {
+        const std::array<asio::const_buffer, 2> buffers{head, body};
         auto [ec, n] = co_await asio::async_write(stream_, buffers, asio::as_tuple(asio::use_awaitable));
         co_return IoResult{ec, n};
     }
 
-    void expiresAt(std::chrono::steady_clock::time_point deadline) override {
-        beast::get_lowest_layer(stream_).expires_at(deadline);
-    }
-
-    void expiresNever() override { beast::get_lowest_layer(stream_).expires_never(); }
-
     bool idleUsable() override {
-        auto& socket = beast::get_lowest_layer(stream_).socket();
+        auto& socket = stream_.lowest_layer();
         return socket.is_open() && SSL_pending(stream_.native_handle()) == 0 &&
                socketIdleUsable(socket.native_handle());
     }
 
-    void close() noexcept override { beast::get_lowest_layer(stream_).close(); }
+    void close() noexcept override {
+        boost::system::error_code ignored;
+        stream_.lowest_layer().close(ignored);
+    }
 
-    ssl::stream<beast::tcp_stream>& stream() noexcept { return stream_; }
+    ssl::stream<asio::ip::tcp::socket>& stream() noexcept { return stream_; }
 
   private:
-    ssl::stream<beast::tcp_stream> stream_;
+    ssl::stream<asio::ip::tcp::socket> stream_;
 };
 
 std::string verifyHint(long result) {
@@ -115,9 +111,10 @@ expected<std::shared_ptr<TlsContext>, HttpError> makeTlsContext(std::string caFi
 }
 
 Task<expected<std::unique_ptr<ByteStream>, HttpError>> startTls(std::shared_ptr<TlsContext> context,
-                                                                beast::tcp_stream tcp, std::string host,
+                                                                asio::ip::tcp::socket tcp, std::string host,
                                                                 std::string hostPort,
-                                                                std::chrono::milliseconds limit) {
+                                                                std::chrono::milliseconds limit,
+                                                                Watchdog watchdog) {
     auto tls = std::make_unique<TlsStream>(std::move(tcp), context->context);
     SSL* native = tls->stream().native_handle();
     const bool ipHost = isIpLiteral(host);
@@ -133,15 +130,17 @@ Task<expected<std::unique_ptr<ByteStream>, HttpError>> startTls(std::shared_ptr<
                                : X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size());
         if (set != 1) co_return fail(HttpError{HttpErrc::tls_failed, "cannot verify the host name " + host});
     }
+    watchdog.onExpiry([stream = tls.get()] { stream->close(); });
     auto [ec] =
         co_await tls->stream().async_handshake(ssl::stream_base::client, asio::as_tuple(asio::use_awaitable));
     if (!ec) co_return std::unique_ptr<ByteStream>(std::move(tls));
+    watchdog.onExpiry(nullptr);  // the stream dies with this failure
     if (const long result = SSL_get_verify_result(native); result != X509_V_OK) {
         co_return fail(HttpError{HttpErrc::tls_failed, "TLS certificate verification failed for " + hostPort +
                                                            ": " + X509_verify_cert_error_string(result) +
                                                            verifyHint(result)});
     }
-    if (ec == beast::error::timeout) {
+    if (watchdog.expired() != Watchdog::Expiry::none) {
         co_return fail(HttpError{HttpErrc::timeout, "TLS handshake with " + hostPort + " timed out after " +
                                                         std::to_string(limit.count()) + " ms"});
     }

@@ -10,6 +10,7 @@ std::string_view toString(ProviderErrc code) noexcept {
         case ProviderErrc::timeout: return "timeout";
         case ProviderErrc::invalid_request: return "invalid_request";
         case ProviderErrc::authentication: return "authentication";
+        case ProviderErrc::quota_exceeded: return "quota_exceeded";
         case ProviderErrc::malformed_response: return "malformed_response";
         case ProviderErrc::cancelled: return "cancelled";
         case ProviderErrc::script_exhausted: return "script_exhausted";

@@ -4,13 +4,15 @@
 
 #include "codec_common.hpp"
 #include "json_access.hpp"
+#include "json_writer.hpp"
+#include "stream_error.hpp"
 #include "reagent/providers/provider_http_error.hpp"
 
 namespace reagent::providers::anthropic {
 
 namespace {
 
-using detail::json;
+using detail::Json;
 using llm::Message;
 using llm::Role;
 using llm::StreamDelta;
@@ -34,7 +36,7 @@ llm::StopReason stopReason(std::string_view reason) {
 }
 
 // Sets the counts `usage` carries. Input counts cache writes and reads too: they are input tokens spent.
-void applyUsage(const json& usage, llm::Usage& out) {
+void applyUsage(const Json& usage, llm::Usage& out) {
     const auto input = detail::integerMember(usage, "input_tokens");
     const auto cacheWrite = detail::integerMember(usage, "cache_creation_input_tokens");
     const auto cacheRead = detail::integerMember(usage, "cache_read_input_tokens");
@@ -46,33 +48,36 @@ void applyUsage(const json& usage, llm::Usage& out) {
     }
 }
 
-json assistantContent(const Message& message, const ToolNameMap& names) {
+// An assistant turn: its text alone, or blocks of text and tool_use. Nothing for an empty message.
+void writeAssistant(detail::JsonWriter& out, const Message& message, const ToolNameMap& names) {
     if (message.toolCalls.empty()) {
-        return message.text.empty() ? json() : json(message.text);
+        if (!message.text.empty()) {
+            out.beginObject().key("content").string(message.text).key("role").string("assistant").endObject();
+        }
+        return;
     }
-    json blocks = json::array();
+    out.beginObject().key("content").beginArray();
     if (!message.text.empty()) {
-        blocks.push_back({{"type", "text"}, {"text", message.text}});
+        out.beginObject().key("text").string(message.text).key("type").string("text").endObject();
     }
     for (const llm::ToolCall& call : message.toolCalls) {
-        blocks.push_back({{"type", "tool_use"},
-                          {"id", call.id},
-                          {"name", names.toWire(call.name)},
-                          {"input", detail::argumentsObject(call.arguments)}});
+        out.beginObject().key("id").string(call.id);
+        out.key("input").raw(detail::argumentsJson(call.arguments));
+        out.key("name").string(names.toWire(call.name)).key("type").string("tool_use").endObject();
     }
-    return blocks;
+    out.endArray().key("role").string("assistant").endObject();
 }
 
-json toolResult(const Message& message) {
-    json block = {{"type", "tool_result"}, {"tool_use_id", message.toolCallId}, {"content", message.text}};
+void writeToolResult(detail::JsonWriter& out, const Message& message) {
+    out.beginObject().key("content").string(message.text);
     if (message.isError) {
-        block["is_error"] = true;
+        out.key("is_error").boolean(true);
     }
-    return block;
+    out.key("tool_use_id").string(message.toolCallId).key("type").string("tool_result").endObject();
 }
 
-json encodeMessages(const std::vector<Message>& messages, const ToolNameMap& names) {
-    json out = json::array();
+void writeMessages(detail::JsonWriter& out, const std::vector<Message>& messages, const ToolNameMap& names) {
+    out.beginArray();
     for (std::size_t i = 0; i < messages.size(); ++i) {
         const Message& message = messages[i];
         switch (message.role) {
@@ -80,61 +85,76 @@ json encodeMessages(const std::vector<Message>& messages, const ToolNameMap& nam
                 break;  // carried by the top-level `system`
             case Role::user:
                 if (!message.text.empty()) {
-                    out.push_back({{"role", "user"}, {"content", message.text}});
+                    out.beginObject().key("content").string(message.text);
+                    out.key("role").string("user").endObject();
                 }
                 break;
-            case Role::assistant: {
-                json content = assistantContent(message, names);
-                if (!content.is_null()) {
-                    out.push_back({{"role", "assistant"}, {"content", std::move(content)}});
-                }
+            case Role::assistant:
+                writeAssistant(out, message, names);
                 break;
-            }
-            case Role::tool: {
+            case Role::tool:
                 // Results of a parallel batch must all be in the one user message after the tool_use turn.
-                json blocks = json::array();
+                out.beginObject().key("content").beginArray();
                 for (; i < messages.size() && messages[i].role == Role::tool; ++i) {
-                    blocks.push_back(toolResult(messages[i]));
+                    writeToolResult(out, messages[i]);
                 }
                 --i;
-                out.push_back({{"role", "user"}, {"content", std::move(blocks)}});
+                out.endArray().key("role").string("user").endObject();
                 break;
-            }
         }
     }
-    return out;
+    out.endArray();
 }
 
 }  // namespace
 
+EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
+    EncodedTools encoded;
+    encoded.names = ToolNameMap(tools.specs(), ToolNameRules::standard);
+    if (tools.empty()) {
+        return encoded;
+    }
+    detail::JsonWriter out(encoded.json);
+    out.beginArray();
+    for (const llm::ToolSpec& tool : tools) {
+        out.beginObject();
+        if (!tool.description.empty()) {
+            out.key("description").string(tool.description);
+        }
+        out.key("input_schema").value(detail::toolSchema(tool));
+        out.key("name").string(encoded.names.toWire(tool.name)).endObject();
+    }
+    out.endArray();
+    return encoded;
+}
+
 EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
+    return encodeRequest(request, options, encodeTools(request.tools, options));
+}
+
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
     EncodedRequest encoded;
     encoded.path = "/v1/messages";
-    encoded.toolNames = ToolNameMap(request.tools, ToolNameRules::standard);
-    json& body = encoded.body;
-    body = json::object();
-    body["model"] = options.model;
-    body["max_tokens"] = request.maxTokens.value_or(options.defaultMaxTokens);
+    encoded.toolNames = tools.names;
+    // Keys in sorted order (see JsonWriter).
+    detail::reserveBody(encoded.body, request, tools);
+    detail::JsonWriter out(encoded.body);
+    out.beginObject().key("max_tokens").integer(request.maxTokens.value_or(options.defaultMaxTokens));
+    out.key("messages");
+    writeMessages(out, request.messages, tools.names);
+    out.key("model").string(options.model);
+    out.key("stream").boolean(options.stream);
     if (std::string system = detail::systemPrompt(request); !system.empty()) {
-        body["system"] = std::move(system);
-    }
-    body["messages"] = encodeMessages(request.messages, encoded.toolNames);
-    if (!request.tools.empty()) {
-        json tools = json::array();
-        for (const llm::ToolSpec& tool : request.tools) {
-            json entry = {{"name", encoded.toolNames.toWire(tool.name)},
-                          {"input_schema", detail::toolSchema(tool)}};
-            if (!tool.description.empty()) {
-                entry["description"] = tool.description;
-            }
-            tools.push_back(std::move(entry));
-        }
-        body["tools"] = std::move(tools);
+        out.key("system").string(system);
     }
     if (request.temperature) {
-        body["temperature"] = *request.temperature;
+        out.key("temperature").number(*request.temperature);
     }
-    body["stream"] = options.stream;
+    if (!tools.json.empty()) {
+        out.key("tools").raw(tools.json);
+    }
+    out.endObject();
     return encoded;
 }
 
@@ -144,35 +164,36 @@ expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std
     if (httpStatus < 200 || httpStatus > 299) {
         return fail(httpError(kProvider, httpStatus, body, headers));
     }
-    const auto parsed = detail::parse(body);
+    const detail::ParsedJson parsed(body);
     if (!parsed || !parsed->is_object()) {
         return fail(
             malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
     }
     if (detail::stringOr(*parsed, "type") == "error") {
-        return fail(streamError(kProvider, *parsed));
+        return fail(detail::streamError(kProvider, *parsed));
     }
-    const json* content = detail::arrayMember(*parsed, "content");
+    const auto* content = detail::arrayMember(*parsed, "content");
     if (content == nullptr) {
         return fail(
             malformedResponse(kProvider, "the response has no content array: " + detail::excerpt(body)));
     }
     ReplyAssembler assembler(std::string(kProvider), names);
     std::vector<StreamDelta> unused;
-    for (const json& block : *content) {
+    for (const Json& block : *content) {
         const std::string type = detail::stringOr(block, "type");
         if (type == "text") {
-            assembler.appendText(detail::stringOr(block, "text"), unused);
+            assembler.appendText(detail::viewOr(block, "text"), unused);
         } else if (type == "tool_use") {
-            const json* input = detail::member(block, "input");
+            const Json* input = detail::member(block, "input");
             assembler.addCall(detail::stringOr(block, "id"), detail::stringOr(block, "name"),
-                              input != nullptr ? *input : json::object(), {}, unused);
+                              input != nullptr ? detail::toNlohmann(*input) : nlohmann::json::object(), {},
+                              unused);
         }
     }
     if (const auto reason = detail::stringMember(*parsed, "stop_reason")) {
         assembler.setStopReason(stopReason(*reason));
     }
-    if (const json* usage = detail::objectMember(*parsed, "usage")) {
+    if (const Json* usage = detail::objectMember(*parsed, "usage")) {
         applyUsage(*usage, assembler.usage());
     }
     assembler.setModel(detail::stringOr(*parsed, "model"));
@@ -185,52 +206,52 @@ expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const
     if (failure_) {
         return fail(*failure_);
     }
-    const auto parsed = detail::parse(event.data);
+    const detail::ParsedJson parsed(event.data);
     if (!parsed || !parsed->is_object()) {
         failure_ = malformedResponse(
             kProvider,
             "stream event '" + event.type + "' does not carry a JSON object: " + detail::excerpt(event.data));
         return fail(*failure_);
     }
-    const json& data = *parsed;
+    const Json& data = *parsed;
     const std::string type = detail::stringMember(data, "type").value_or(event.type);
     const std::int64_t index = detail::integerMember(data, "index").value_or(-1);
     std::vector<StreamDelta> out;
     if (type == "message_start") {
-        if (const json* message = detail::objectMember(data, "message")) {
+        if (const Json* message = detail::objectMember(data, "message")) {
             assembler_.setModel(detail::stringOr(*message, "model"));
-            if (const json* usage = detail::objectMember(*message, "usage")) {
+            if (const Json* usage = detail::objectMember(*message, "usage")) {
                 applyUsage(*usage, assembler_.usage());
             }
         }
     } else if (type == "content_block_start") {
-        const json* block = detail::objectMember(data, "content_block");
+        const Json* block = detail::objectMember(data, "content_block");
         const std::string blockType = block != nullptr ? detail::stringOr(*block, "type") : std::string();
         if (blockType == "text") {
-            assembler_.appendText(detail::stringOr(*block, "text"), out);
+            assembler_.appendText(detail::viewOr(*block, "text"), out);
         } else if (blockType == "tool_use") {
             assembler_.openCall(index, detail::stringOr(*block, "id"), detail::stringOr(*block, "name"), out);
         }
     } else if (type == "content_block_delta") {
-        const json* delta = detail::objectMember(data, "delta");
+        const Json* delta = detail::objectMember(data, "delta");
         const std::string deltaType = delta != nullptr ? detail::stringOr(*delta, "type") : std::string();
         if (deltaType == "text_delta") {
-            assembler_.appendText(detail::stringOr(*delta, "text"), out);
+            assembler_.appendText(detail::viewOr(*delta, "text"), out);
         } else if (deltaType == "input_json_delta" && assembler_.hasCall(index)) {
             // Only for tool_use blocks: server-tool blocks stream input_json_delta too, and are ignored.
-            assembler_.appendArguments(index, detail::stringOr(*delta, "partial_json"), out);
+            assembler_.appendArguments(index, detail::viewOr(*delta, "partial_json"), out);
         }
     } else if (type == "message_delta") {
-        if (const json* delta = detail::objectMember(data, "delta")) {
+        if (const Json* delta = detail::objectMember(data, "delta")) {
             if (const auto reason = detail::stringMember(*delta, "stop_reason")) {
                 assembler_.setStopReason(stopReason(*reason));
             }
         }
-        if (const json* usage = detail::objectMember(data, "usage")) {
+        if (const Json* usage = detail::objectMember(data, "usage")) {
             applyUsage(*usage, assembler_.usage());
         }
     } else if (type == "error") {
-        failure_ = streamError(kProvider, data);
+        failure_ = detail::streamError(kProvider, data);
         return fail(*failure_);
     }
     return out;

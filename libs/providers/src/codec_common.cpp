@@ -1,6 +1,17 @@
 #include "codec_common.hpp"
 
+#include "json_writer.hpp"
+
 namespace reagent::providers::detail {
+
+void reserveBody(std::string& body, const llm::ModelRequest& request, const EncodedTools& tools) {
+    // Text plus a generous allowance for keys, escapes and call arguments.
+    std::size_t size = 256 + tools.json.size();
+    for (const llm::Message& message : request.messages) {
+        size += 64 + message.text.size() + message.toolCallId.size() + 160 * message.toolCalls.size();
+    }
+    body.reserve(size);
+}
 
 std::string systemPrompt(const llm::ModelRequest& request) {
     std::string prompt;
@@ -16,23 +27,30 @@ std::string systemPrompt(const llm::ModelRequest& request) {
     return prompt;
 }
 
-nlohmann::json toolSchema(const llm::ToolSpec& tool) {
-    if (tool.inputSchema.is_object() && !tool.inputSchema.empty()) {
-        return tool.inputSchema;
-    }
-    return {{"type", "object"}, {"properties", nlohmann::json::object()}};
+const nlohmann::json& toolSchema(const llm::ToolSpec& tool) {
+    static const nlohmann::json kEmptyObject = {{"type", "object"}, {"properties", nlohmann::json::object()}};
+    return tool.inputSchema.is_object() && !tool.inputSchema.empty() ? tool.inputSchema : kEmptyObject;
 }
 
-nlohmann::json functionTools(const llm::ModelRequest& request, const ToolNameMap& names) {
-    nlohmann::json tools = nlohmann::json::array();
-    for (const llm::ToolSpec& tool : request.tools) {
-        nlohmann::json function = {{"name", names.toWire(tool.name)}, {"parameters", toolSchema(tool)}};
-        if (!tool.description.empty()) {
-            function["description"] = tool.description;
-        }
-        tools.push_back({{"type", "function"}, {"function", std::move(function)}});
+EncodedTools functionTools(const llm::ToolList& tools) {
+    EncodedTools encoded;
+    encoded.names = ToolNameMap(tools.specs(), ToolNameRules::standard);
+    if (tools.empty()) {
+        return encoded;
     }
-    return tools;
+    JsonWriter out(encoded.json);
+    out.beginArray();
+    for (const llm::ToolSpec& tool : tools) {
+        out.beginObject().key("function").beginObject();
+        if (!tool.description.empty()) {
+            out.key("description").string(tool.description);
+        }
+        out.key("name").string(encoded.names.toWire(tool.name));
+        out.key("parameters").value(toolSchema(tool));
+        out.endObject().key("type").string("function").endObject();
+    }
+    out.endArray();
+    return encoded;
 }
 
 nlohmann::json argumentsObject(const nlohmann::json& arguments) {
@@ -43,6 +61,13 @@ nlohmann::json argumentsObject(const nlohmann::json& arguments) {
         return nlohmann::json::object();
     }
     return {{"value", arguments}};
+}
+
+std::string argumentsJson(const nlohmann::json& arguments) {
+    if (arguments.is_object()) {
+        return dumpJson(arguments);
+    }
+    return dumpJson(argumentsObject(arguments));
 }
 
 }  // namespace reagent::providers::detail

@@ -6,21 +6,28 @@
 #include <nlohmann/json.hpp>
 
 #include "reagent/llm/model_request.hpp"
+#include "reagent/providers/encoded_request.hpp"
 #include "reagent/providers/tool_name_map.hpp"
 
 namespace reagent::providers::detail {
+
+/// Room for the body of `request` in `body`, so that writing it does not reallocate as it grows.
+void reserveBody(std::string& body, const llm::ModelRequest& request, const EncodedTools& tools);
 
 /// Every system message's text, joined by a blank line (for formats with one top-level system prompt).
 [[nodiscard]] std::string systemPrompt(const llm::ModelRequest& request);
 
 /// The tool's input schema, or an empty object schema when it has none (providers require one).
-[[nodiscard]] nlohmann::json toolSchema(const llm::ToolSpec& tool);
+[[nodiscard]] const nlohmann::json& toolSchema(const llm::ToolSpec& tool);
 
 /// Tools as OpenAI and Ollama declare them: [{type: "function", function: {name, description, parameters}}].
-[[nodiscard]] nlohmann::json functionTools(const llm::ModelRequest& request, const ToolNameMap& names);
+[[nodiscard]] EncodedTools functionTools(const llm::ToolList& tools);
 
 /// A call's arguments as sent back to a provider: an object (a non-object value from a broken reply is
 /// wrapped as {"value": ...}, since every format wants an object).
 [[nodiscard]] nlohmann::json argumentsObject(const nlohmann::json& arguments);
+
+/// `argumentsObject(arguments)` as JSON text, without copying an object.
+[[nodiscard]] std::string argumentsJson(const nlohmann::json& arguments);
 
 }  // namespace reagent::providers::detail

@@ -5,13 +5,15 @@
 
 #include "codec_common.hpp"
 #include "json_access.hpp"
+#include "json_writer.hpp"
+#include "stream_error.hpp"
 #include "reagent/providers/provider_http_error.hpp"
 
 namespace reagent::providers::gemini {
 
 namespace {
 
-using detail::json;
+using detail::Json;
 using llm::Message;
 using llm::Role;
 using llm::StreamDelta;
@@ -25,30 +27,38 @@ std::string modelResource(const std::string& model) {
     return "models/" + model;
 }
 
-json modelTurn(const Message& message, const ToolNameMap& names) {
-    json parts = json::array();
+// A model turn: a text part and functionCall parts. Nothing for an empty message.
+void writeModelTurn(detail::JsonWriter& out, const Message& message, const ToolNameMap& names) {
+    if (message.text.empty() && message.toolCalls.empty()) {
+        return;
+    }
+    out.beginObject().key("parts").beginArray();
     if (!message.text.empty()) {
-        parts.push_back({{"text", message.text}});
+        out.beginObject().key("text").string(message.text).endObject();
     }
     for (const llm::ToolCall& call : message.toolCalls) {
-        json part = {
-            {"functionCall",
-             {{"name", names.toWire(call.name)}, {"args", detail::argumentsObject(call.arguments)}}}};
+        out.beginObject().key("functionCall").beginObject();
+        out.key("args").raw(detail::argumentsJson(call.arguments));
+        out.key("name").string(names.toWire(call.name)).endObject();
         if (!call.signature.empty()) {
-            part["thoughtSignature"] = call.signature;
+            out.key("thoughtSignature").string(call.signature);
         }
-        parts.push_back(std::move(part));
+        out.endObject();
     }
-    return parts;
+    out.endArray().key("role").string("model").endObject();
 }
 
-json functionResponse(const Message& result, const std::string& name, const ToolNameMap& names) {
-    const char* key = result.isError ? "error" : "result";
-    return {{"functionResponse", {{"name", names.toWire(name)}, {"response", {{key, result.text}}}}}};
+void writeFunctionResponse(detail::JsonWriter& out, const Message& result, const std::string& name,
+                           const ToolNameMap& names) {
+    out.beginObject().key("functionResponse").beginObject();
+    out.key("name").string(names.toWire(name));
+    out.key("response").beginObject().key(result.isError ? "error" : "result").string(result.text);
+    out.endObject();
+    out.endObject().endObject();
 }
 
-json encodeContents(const std::vector<Message>& messages, const ToolNameMap& names) {
-    json contents = json::array();
+void writeContents(detail::JsonWriter& out, const std::vector<Message>& messages, const ToolNameMap& names) {
+    out.beginArray();
     std::map<std::string, std::string, std::less<>> nameById;
     for (std::size_t i = 0; i < messages.size(); ++i) {
         const Message& message = messages[i];
@@ -56,21 +66,18 @@ json encodeContents(const std::vector<Message>& messages, const ToolNameMap& nam
             case Role::system:
                 break;  // carried by systemInstruction
             case Role::user:
-                contents.push_back({{"role", "user"}, {"parts", {{{"text", message.text}}}}});
+                out.beginObject().key("parts").beginArray().beginObject().key("text").string(message.text);
+                out.endObject().endArray().key("role").string("user").endObject();
                 break;
-            case Role::assistant: {
+            case Role::assistant:
                 for (const llm::ToolCall& call : message.toolCalls) {
                     nameById[call.id] = call.name;
                 }
-                json parts = modelTurn(message, names);
-                if (!parts.empty()) {
-                    contents.push_back({{"role", "model"}, {"parts", std::move(parts)}});
-                }
+                writeModelTurn(out, message, names);
                 break;
-            }
-            case Role::tool: {
+            case Role::tool:
                 // A parallel batch's responses go back together, in one turn, in call order.
-                json parts = json::array();
+                out.beginObject().key("parts").beginArray();
                 for (; i < messages.size() && messages[i].role == Role::tool; ++i) {
                     const Message& result = messages[i];
                     std::string name = result.toolName;
@@ -78,15 +85,14 @@ json encodeContents(const std::vector<Message>& messages, const ToolNameMap& nam
                         name.empty() && found != nameById.end()) {
                         name = found->second;
                     }
-                    parts.push_back(functionResponse(result, name, names));
+                    writeFunctionResponse(out, result, name, names);
                 }
                 --i;
-                contents.push_back({{"role", "user"}, {"parts", std::move(parts)}});
+                out.endArray().key("role").string("user").endObject();
                 break;
-            }
         }
     }
-    return contents;
+    out.endArray();
 }
 
 llm::StopReason stopReason(std::string_view reason) {
@@ -100,15 +106,15 @@ llm::StopReason stopReason(std::string_view reason) {
 }
 
 // Reads one GenerateContentResponse (a whole reply, or the next chunk of a stream) into `assembler`.
-std::optional<llm::ProviderError> consume(const json& response, ReplyAssembler& assembler,
+std::optional<llm::ProviderError> consume(const Json& response, ReplyAssembler& assembler,
                                           std::vector<StreamDelta>& out) {
-    if (const json* error = detail::member(response, "error"); error != nullptr && !error->is_null()) {
-        return streamError(kProvider, response);
+    if (const Json* error = detail::member(response, "error"); error != nullptr && !error->is_null()) {
+        return detail::streamError(kProvider, response);
     }
     if (auto model = detail::stringMember(response, "modelVersion"); model && !model->empty()) {
         assembler.setModel(std::move(*model));
     }
-    if (const json* usage = detail::objectMember(response, "usageMetadata")) {
+    if (const Json* usage = detail::objectMember(response, "usageMetadata")) {
         if (const auto prompt = detail::integerMember(*usage, "promptTokenCount")) {
             assembler.usage().inputTokens = *prompt;
         }
@@ -118,9 +124,9 @@ std::optional<llm::ProviderError> consume(const json& response, ReplyAssembler& 
             assembler.usage().outputTokens = candidates.value_or(0) + thoughts.value_or(0);
         }
     }
-    const json* candidates = detail::arrayMember(response, "candidates");
+    const auto* candidates = detail::arrayMember(response, "candidates");
     if (candidates == nullptr || candidates->empty()) {
-        const json* feedback = detail::objectMember(response, "promptFeedback");
+        const Json* feedback = detail::objectMember(response, "promptFeedback");
         if (const auto reason =
                 feedback != nullptr ? detail::stringMember(*feedback, "blockReason") : std::nullopt) {
             llm::ProviderError error;
@@ -132,19 +138,18 @@ std::optional<llm::ProviderError> consume(const json& response, ReplyAssembler& 
         }
         return std::nullopt;  // a chunk with usage only
     }
-    const json& candidate = candidates->front();
-    const json* content = detail::objectMember(candidate, "content");
-    const json* parts = content != nullptr ? detail::arrayMember(*content, "parts") : nullptr;
+    const Json& candidate = candidates->front();
+    const Json* content = detail::objectMember(candidate, "content");
+    const auto* parts = content != nullptr ? detail::arrayMember(*content, "parts") : nullptr;
     if (parts != nullptr) {
-        for (const json& part : *parts) {
-            if (const json* call = detail::objectMember(part, "functionCall")) {
-                const json* args = detail::member(*call, "args");
+        for (const Json& part : *parts) {
+            if (const Json* call = detail::objectMember(part, "functionCall")) {
+                const Json* args = detail::member(*call, "args");
                 assembler.addCall(detail::stringOr(*call, "id"), detail::stringOr(*call, "name"),
-                                  args != nullptr ? *args : json::object(),
+                                  args != nullptr ? detail::toNlohmann(*args) : nlohmann::json::object(),
                                   detail::stringOr(part, "thoughtSignature"), out);
-            } else if (const json* thought = detail::member(part, "thought");
-                       thought == nullptr || *thought != true) {
-                assembler.appendText(detail::stringOr(part, "text"), out);
+            } else if (!detail::isTrue(part, "thought")) {
+                assembler.appendText(detail::viewOr(part, "text"), out);
             }
         }
     }
@@ -157,40 +162,61 @@ std::optional<llm::ProviderError> consume(const json& response, ReplyAssembler& 
 
 }  // namespace
 
+EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions& options) {
+    EncodedTools encoded;
+    encoded.names = ToolNameMap(tools.specs(), ToolNameRules::gemini);
+    if (tools.empty()) {
+        return encoded;
+    }
+    detail::JsonWriter out(encoded.json);
+    out.beginArray().beginObject().key("functionDeclarations").beginArray();
+    for (const llm::ToolSpec& tool : tools) {
+        out.beginObject();
+        if (!tool.description.empty()) {
+            out.key("description").string(tool.description);
+        }
+        out.key("name").string(encoded.names.toWire(tool.name));
+        out.key(options.geminiJsonSchemaParameters ? "parametersJsonSchema" : "parameters")
+            .value(detail::toolSchema(tool));
+        out.endObject();
+    }
+    out.endArray().endObject().endArray();
+    return encoded;
+}
+
 EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
+    return encodeRequest(request, options, encodeTools(request.tools, options));
+}
+
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
     EncodedRequest encoded;
     encoded.path = "/v1beta/" + modelResource(options.model) +
                    (options.stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
-    encoded.toolNames = ToolNameMap(request.tools, ToolNameRules::gemini);
-    json& body = encoded.body;
-    body = json::object();
-    body["contents"] = encodeContents(request.messages, encoded.toolNames);
-    if (std::string system = detail::systemPrompt(request); !system.empty()) {
-        body["systemInstruction"] = {{"parts", {{{"text", std::move(system)}}}}};
-    }
-    if (!request.tools.empty()) {
-        json declarations = json::array();
-        for (const llm::ToolSpec& tool : request.tools) {
-            json declaration = {{"name", encoded.toolNames.toWire(tool.name)}};
-            if (!tool.description.empty()) {
-                declaration["description"] = tool.description;
-            }
-            declaration[options.geminiJsonSchemaParameters ? "parametersJsonSchema" : "parameters"] =
-                detail::toolSchema(tool);
-            declarations.push_back(std::move(declaration));
+    encoded.toolNames = tools.names;
+    // Keys in sorted order (see JsonWriter).
+    detail::reserveBody(encoded.body, request, tools);
+    detail::JsonWriter out(encoded.body);
+    out.beginObject().key("contents");
+    writeContents(out, request.messages, tools.names);
+    if (request.maxTokens || request.temperature) {
+        out.key("generationConfig").beginObject();
+        if (request.maxTokens) {
+            out.key("maxOutputTokens").integer(*request.maxTokens);
         }
-        body["tools"] = {{{"functionDeclarations", std::move(declarations)}}};
+        if (request.temperature) {
+            out.key("temperature").number(*request.temperature);
+        }
+        out.endObject();
     }
-    json config = json::object();
-    if (request.temperature) {
-        config["temperature"] = *request.temperature;
+    if (std::string system = detail::systemPrompt(request); !system.empty()) {
+        out.key("systemInstruction").beginObject().key("parts").beginArray().beginObject();
+        out.key("text").string(system).endObject().endArray().endObject();
     }
-    if (request.maxTokens) {
-        config["maxOutputTokens"] = *request.maxTokens;
+    if (!tools.json.empty()) {
+        out.key("tools").raw(tools.json);
     }
-    if (!config.empty()) {
-        body["generationConfig"] = std::move(config);
-    }
+    out.endObject();
     return encoded;
 }
 
@@ -200,7 +226,7 @@ expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std
     if (httpStatus < 200 || httpStatus > 299) {
         return fail(httpError(kProvider, httpStatus, body, headers));
     }
-    const auto parsed = detail::parse(body);
+    const detail::ParsedJson parsed(body);
     if (!parsed || !parsed->is_object()) {
         return fail(
             malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
@@ -223,7 +249,7 @@ expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const
     if (failure_) {
         return fail(*failure_);
     }
-    const auto parsed = detail::parse(event.data);
+    const detail::ParsedJson parsed(event.data);
     if (!parsed || !parsed->is_object()) {
         failure_ =
             malformedResponse(kProvider, "stream data is not a JSON object: " + detail::excerpt(event.data));

@@ -1,16 +1,16 @@
 #include "reagent/providers/http_provider.hpp"
 
+#include <algorithm>
+#include <array>
+#include <mutex>
 #include <utility>
-
-#include <boost/asio/this_coro.hpp>
+#include <vector>
 
 #include "reagent/core/retry.hpp"
 
 namespace reagent::providers {
 
 namespace {
-
-namespace asio = boost::asio;
 
 std::string withoutTrailingSlash(std::string url) {
     while (!url.empty() && url.back() == '/') {
@@ -50,6 +50,16 @@ RetryDecision decideRetry(const llm::ProviderError& error, bool deltaDelivered) 
     return RetryDecision::backoff();
 }
 
+http::HttpClientConfig clientConfig(const ProviderConfig& config) {
+    http::HttpClientConfig httpConfig;
+    httpConfig.connectTimeout = config.connectTimeout;
+    httpConfig.requestTimeout = config.requestTimeout;
+    httpConfig.readTimeout = config.readTimeout;
+    httpConfig.caFile = config.caFile;
+    httpConfig.proxy = config.proxy;
+    return httpConfig;
+}
+
 }  // namespace
 
 /// Everything one call's attempts share.
@@ -61,7 +71,29 @@ struct HttpProvider::Attempt {
     bool deltaDelivered = false;
 };
 
-HttpProvider::HttpProvider(ProviderConfig config) : config_(std::move(config)) {
+/// What every request of a provider shares. Guarded: a provider may serve several threads.
+struct HttpProvider::Caches {
+    /// Agents of one provider rarely offer more than a few distinct tool lists.
+    static constexpr std::size_t kToolLists = 4;
+
+    struct ToolsEntry {
+        llm::ToolList tools;
+        std::shared_ptr<const EncodedTools> encoded;
+    };
+
+    /// The encoded tool lists seen last, most recent first.
+    std::mutex toolsMutex;
+    std::vector<ToolsEntry> tools;
+
+    std::once_flag headersOnce;
+    /// Not streamed, streamed (they differ in `Accept`).
+    std::array<http::HttpHeaders, 2> headers;
+};
+
+HttpProvider::HttpProvider(ProviderConfig config)
+    : config_(std::move(config)),
+      client_(std::make_shared<http::HttpClient>(clientConfig(config_))),
+      caches_(std::make_unique<Caches>()) {
     if (config_.model.empty()) {
         config_.model = std::string(defaultModel(config_.kind));
     }
@@ -75,17 +107,48 @@ std::string HttpProvider::url(const EncodedRequest& encoded) const {
     return config_.baseUrl + encoded.path;
 }
 
-Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::ModelRequest request) {
-    if (!client_) {
-        // Providers are built before any executor exists: the client is made on the first call.
-        http::HttpClientConfig httpConfig;
-        httpConfig.connectTimeout = config_.connectTimeout;
-        httpConfig.requestTimeout = config_.requestTimeout;
-        httpConfig.caFile = config_.caFile;
-        httpConfig.proxy = config_.proxy;
-        auto executor = co_await asio::this_coro::executor;
-        client_ = std::make_shared<http::HttpClient>(executor, std::move(httpConfig));
+std::shared_ptr<const EncodedTools> HttpProvider::encodedTools(const llm::ToolList& tools,
+                                                               const CodecOptions& options) {
+    auto& cache = *caches_;
+    {
+        const std::lock_guard lock(cache.toolsMutex);
+        for (auto it = cache.tools.begin(); it != cache.tools.end(); ++it) {
+            // Identity first (free); equal specs next (a tree comparison, far cheaper than encoding).
+            if (!it->tools.sameAs(tools) && !(it->tools == tools)) {
+                continue;
+            }
+            it->tools = tools;  // the next request of this run is then recognised by identity
+            std::rotate(cache.tools.begin(), it, std::next(it));
+            return cache.tools.front().encoded;
+        }
     }
+    auto encoded = std::make_shared<const EncodedTools>(encodeTools(tools, options));
+    const std::lock_guard lock(cache.toolsMutex);
+    cache.tools.insert(cache.tools.begin(), Caches::ToolsEntry{tools, encoded});
+    if (cache.tools.size() > Caches::kToolLists) {
+        cache.tools.pop_back();
+    }
+    return encoded;
+}
+
+const http::HttpHeaders& HttpProvider::headers(bool streamed) {
+    auto& cache = *caches_;
+    // Not in the constructor: `authenticate` is a hook of the derived class.
+    std::call_once(cache.headersOnce, [this, &cache] {
+        for (const bool stream : {false, true}) {
+            http::HttpHeaders& fields = cache.headers[stream ? 1 : 0];
+            fields.set("Content-Type", "application/json");
+            fields.set("Accept", stream ? "text/event-stream" : "application/json");
+            authenticate(fields);
+            for (const auto& field : config_.extraHeaders) {
+                fields.set(field.name, field.value);
+            }
+        }
+    });
+    return cache.headers[streamed ? 1 : 0];
+}
+
+Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::ModelRequest request) {
     if (!request.temperature) {
         request.temperature = config_.temperature;
     }
@@ -99,17 +162,13 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     CodecOptions options;
     options.model = config_.model;
     options.stream = state->streamed;
-    EncodedRequest encoded = encode(request, options);
+    const auto tools = encodedTools(request.tools, options);
+    EncodedRequest encoded = encode(request, options, *tools);
 
     state->request.method = "POST";
     state->request.url = url(encoded);
-    state->request.headers.set("Content-Type", "application/json");
-    state->request.headers.set("Accept", state->streamed ? "text/event-stream" : "application/json");
-    authenticate(state->request.headers);
-    for (const auto& field : config_.extraHeaders) {
-        state->request.headers.set(field.name, field.value);
-    }
-    state->request.body = encoded.serialize();
+    state->request.headers = headers(state->streamed);
+    state->request.body = std::move(encoded.body);
     state->request.timeout = config_.requestTimeout;
     state->names = std::move(encoded.toolNames);
 

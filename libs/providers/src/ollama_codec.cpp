@@ -4,42 +4,44 @@
 
 #include "codec_common.hpp"
 #include "json_access.hpp"
+#include "json_writer.hpp"
+#include "stream_error.hpp"
 #include "reagent/providers/provider_http_error.hpp"
 
 namespace reagent::providers::ollama {
 
 namespace {
 
-using detail::json;
+using detail::Json;
 using llm::Message;
 using llm::Role;
 using llm::StreamDelta;
 
 constexpr std::string_view kProvider = "ollama";
 
-json encodeMessage(const Message& message, const ToolNameMap& names) {
+void writeMessage(detail::JsonWriter& out, const Message& message, const ToolNameMap& names) {
+    out.beginObject().key("content").string(message.text);
     switch (message.role) {
-        case Role::system:
-            return {{"role", "system"}, {"content", message.text}};
-        case Role::user:
-            return {{"role", "user"}, {"content", message.text}};
+        case Role::system: out.key("role").string("system"); break;
+        case Role::user: out.key("role").string("user"); break;
         case Role::tool:
-            return {
-                {"role", "tool"}, {"content", message.text}, {"tool_name", names.toWire(message.toolName)}};
+            out.key("role").string("tool").key("tool_name").string(names.toWire(message.toolName));
+            break;
         case Role::assistant:
+            out.key("role").string("assistant");
+            if (!message.toolCalls.empty()) {
+                out.key("tool_calls").beginArray();
+                for (const llm::ToolCall& call : message.toolCalls) {
+                    out.beginObject().key("function").beginObject();
+                    out.key("arguments").raw(detail::argumentsJson(call.arguments));
+                    out.key("name").string(names.toWire(call.name));
+                    out.endObject().endObject();
+                }
+                out.endArray();
+            }
             break;
     }
-    json out = {{"role", "assistant"}, {"content", message.text}};
-    if (!message.toolCalls.empty()) {
-        json calls = json::array();
-        for (const llm::ToolCall& call : message.toolCalls) {
-            calls.push_back({{"function",
-                              {{"name", names.toWire(call.name)},
-                               {"arguments", detail::argumentsObject(call.arguments)}}}});
-        }
-        out["tool_calls"] = std::move(calls);
-    }
-    return out;
+    out.endObject();
 }
 
 llm::StopReason stopReason(std::string_view reason) {
@@ -54,35 +56,37 @@ llm::StopReason stopReason(std::string_view reason) {
 
 // Reads one response object (a whole reply, or one line of a stream) into `assembler`; sets `done` on
 // the last line.
-std::optional<llm::ProviderError> consume(const json& chunk, ReplyAssembler& assembler,
+std::optional<llm::ProviderError> consume(const Json& chunk, ReplyAssembler& assembler,
                                           std::vector<StreamDelta>& out, bool& done) {
-    if (const json* error = detail::member(chunk, "error"); error != nullptr && !error->is_null()) {
-        return streamError(kProvider, chunk);
+    if (const Json* error = detail::member(chunk, "error"); error != nullptr && !error->is_null()) {
+        return detail::streamError(kProvider, chunk);
     }
     if (auto model = detail::stringMember(chunk, "model"); model && !model->empty()) {
         assembler.setModel(std::move(*model));
     }
-    if (const json* message = detail::objectMember(chunk, "message")) {
-        assembler.appendText(detail::stringOr(*message, "content"), out);
-        if (const json* calls = detail::arrayMember(*message, "tool_calls")) {
-            for (const json& call : *calls) {
-                const json* function = detail::objectMember(call, "function");
+    if (const Json* message = detail::objectMember(chunk, "message")) {
+        assembler.appendText(detail::viewOr(*message, "content"), out);
+        if (const auto* calls = detail::arrayMember(*message, "tool_calls")) {
+            for (const Json& call : *calls) {
+                const Json* function = detail::objectMember(call, "function");
                 if (function == nullptr) {
                     continue;
                 }
-                const json* arguments = detail::member(*function, "arguments");
+                const Json* arguments = detail::member(*function, "arguments");
                 std::string name = detail::stringOr(*function, "name");
                 if (arguments != nullptr && arguments->is_string()) {
                     assembler.addCallText(detail::stringOr(call, "id"), std::move(name),
-                                          arguments->get<std::string>(), out);
+                                          std::string(detail::text(*arguments)), out);
                 } else {
                     assembler.addCall(detail::stringOr(call, "id"), std::move(name),
-                                      arguments != nullptr ? *arguments : json::object(), {}, out);
+                                      arguments != nullptr ? detail::toNlohmann(*arguments)
+                                                           : nlohmann::json::object(),
+                                      {}, out);
                 }
             }
         }
     }
-    if (const json* flag = detail::member(chunk, "done"); flag != nullptr && *flag == true) {
+    if (detail::isTrue(chunk, "done")) {
         done = true;
         assembler.setStopReason(stopReason(detail::stringMember(chunk, "done_reason").value_or("stop")));
         if (const auto prompt = detail::integerMember(chunk, "prompt_eval_count")) {
@@ -97,32 +101,43 @@ std::optional<llm::ProviderError> consume(const json& chunk, ReplyAssembler& ass
 
 }  // namespace
 
+EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
+    return detail::functionTools(tools);
+}
+
 EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
+    return encodeRequest(request, options, encodeTools(request.tools, options));
+}
+
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
     EncodedRequest encoded;
     encoded.path = "/api/chat";
-    encoded.toolNames = ToolNameMap(request.tools, ToolNameRules::standard);
-    json& body = encoded.body;
-    body = json::object();
-    body["model"] = options.model;
-    json messages = json::array();
+    encoded.toolNames = tools.names;
+    // Keys in sorted order (see JsonWriter).
+    detail::reserveBody(encoded.body, request, tools);
+    detail::JsonWriter out(encoded.body);
+    out.beginObject().key("messages").beginArray();
     for (const Message& message : request.messages) {
-        messages.push_back(encodeMessage(message, encoded.toolNames));
+        writeMessage(out, message, tools.names);
     }
-    body["messages"] = std::move(messages);
-    if (!request.tools.empty()) {
-        body["tools"] = detail::functionTools(request, encoded.toolNames);
+    out.endArray();
+    out.key("model").string(options.model);
+    if (request.maxTokens || request.temperature) {
+        out.key("options").beginObject();
+        if (request.maxTokens) {
+            out.key("num_predict").integer(*request.maxTokens);
+        }
+        if (request.temperature) {
+            out.key("temperature").number(*request.temperature);
+        }
+        out.endObject();
     }
-    body["stream"] = options.stream;
-    json modelOptions = json::object();
-    if (request.temperature) {
-        modelOptions["temperature"] = *request.temperature;
+    out.key("stream").boolean(options.stream);
+    if (!tools.json.empty()) {
+        out.key("tools").raw(tools.json);
     }
-    if (request.maxTokens) {
-        modelOptions["num_predict"] = *request.maxTokens;
-    }
-    if (!modelOptions.empty()) {
-        body["options"] = std::move(modelOptions);
-    }
+    out.endObject();
     return encoded;
 }
 
@@ -132,7 +147,7 @@ expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std
     if (httpStatus < 200 || httpStatus > 299) {
         return fail(httpError(kProvider, httpStatus, body, headers));
     }
-    const auto parsed = detail::parse(body);
+    const detail::ParsedJson parsed(body);
     if (!parsed || !parsed->is_object()) {
         return fail(
             malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
@@ -162,7 +177,7 @@ expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feedLine(s
     if (line.find_first_not_of(" \t") == std::string_view::npos) {
         return out;
     }
-    const auto parsed = detail::parse(line);
+    const detail::ParsedJson parsed(line);
     if (!parsed || !parsed->is_object()) {
         failure_ = malformedResponse(kProvider, "stream line is not a JSON object: " + detail::excerpt(line));
         return fail(*failure_);

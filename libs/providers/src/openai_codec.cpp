@@ -4,13 +4,15 @@
 
 #include "codec_common.hpp"
 #include "json_access.hpp"
+#include "json_writer.hpp"
+#include "stream_error.hpp"
 #include "reagent/providers/provider_http_error.hpp"
 
 namespace reagent::providers::openai {
 
 namespace {
 
-using detail::json;
+using detail::Json;
 using llm::Message;
 using llm::Role;
 using llm::StreamDelta;
@@ -30,7 +32,7 @@ llm::StopReason stopReason(std::string_view reason) {
     return llm::StopReason::other;  // content_filter, and whatever comes next
 }
 
-void applyUsage(const json& usage, llm::Usage& out) {
+void applyUsage(const Json& usage, llm::Usage& out) {
     if (const auto prompt = detail::integerMember(usage, "prompt_tokens")) {
         out.inputTokens = *prompt;
     }
@@ -39,53 +41,62 @@ void applyUsage(const json& usage, llm::Usage& out) {
     }
 }
 
-json encodeMessage(const Message& message, const ToolNameMap& names) {
+void writeMessage(detail::JsonWriter& out, const Message& message, const ToolNameMap& names) {
+    out.beginObject();
     switch (message.role) {
         case Role::system:
-            return {{"role", "system"}, {"content", message.text}};
+            out.key("content").string(message.text).key("role").string("system");
+            break;
         case Role::user:
-            return {{"role", "user"}, {"content", message.text}};
+            out.key("content").string(message.text).key("role").string("user");
+            break;
         case Role::tool:
-            return {{"role", "tool"}, {"tool_call_id", message.toolCallId}, {"content", message.text}};
+            out.key("content").string(message.text).key("role").string("tool");
+            out.key("tool_call_id").string(message.toolCallId);
+            break;
         case Role::assistant:
+            // content may be null only when the message calls tools.
+            out.key("content");
+            if (message.text.empty() && !message.toolCalls.empty()) {
+                out.null();
+            } else {
+                out.string(message.text);
+            }
+            out.key("role").string("assistant");
+            if (!message.toolCalls.empty()) {
+                out.key("tool_calls").beginArray();
+                for (const llm::ToolCall& call : message.toolCalls) {
+                    out.beginObject().key("function").beginObject();
+                    out.key("arguments").string(detail::argumentsJson(call.arguments));
+                    out.key("name").string(names.toWire(call.name));
+                    out.endObject().key("id").string(call.id).key("type").string("function").endObject();
+                }
+                out.endArray();
+            }
             break;
     }
-    json out = {{"role", "assistant"}};
-    // content may be null only when the message calls tools.
-    out["content"] = message.text.empty() && !message.toolCalls.empty() ? json(nullptr) : json(message.text);
-    if (!message.toolCalls.empty()) {
-        json calls = json::array();
-        for (const llm::ToolCall& call : message.toolCalls) {
-            const std::string arguments =
-                detail::argumentsObject(call.arguments).dump(-1, ' ', false, json::error_handler_t::replace);
-            calls.push_back({{"id", call.id},
-                             {"type", "function"},
-                             {"function", {{"name", names.toWire(call.name)}, {"arguments", arguments}}}});
-        }
-        out["tool_calls"] = std::move(calls);
-    }
-    return out;
+    out.endObject();
 }
 
 // Some compatible servers send `arguments` as an object instead of a string.
-std::string argumentsText(const json& function) {
-    const json* arguments = detail::member(function, "arguments");
+std::string argumentsText(const Json& function) {
+    const Json* arguments = detail::member(function, "arguments");
     if (arguments == nullptr || arguments->is_null()) {
         return {};
     }
     if (arguments->is_string()) {
-        return arguments->get<std::string>();
+        return std::string(detail::text(*arguments));
     }
-    return arguments->dump(-1, ' ', false, json::error_handler_t::replace);
+    return detail::serialize(*arguments);
 }
 
 // The choice the codec reads: index 0 (requests never ask for n > 1).
-const json* firstChoice(const json& chunk) {
-    const json* choices = detail::arrayMember(chunk, "choices");
+const Json* firstChoice(const Json& chunk) {
+    const auto* choices = detail::arrayMember(chunk, "choices");
     if (choices == nullptr) {
         return nullptr;
     }
-    for (const json& choice : *choices) {
+    for (const Json& choice : *choices) {
         if (choice.is_object() && detail::integerMember(choice, "index").value_or(0) == 0) {
             return &choice;
         }
@@ -95,31 +106,44 @@ const json* firstChoice(const json& chunk) {
 
 }  // namespace
 
+EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
+    return detail::functionTools(tools);
+}
+
 EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
+    return encodeRequest(request, options, encodeTools(request.tools, options));
+}
+
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
     EncodedRequest encoded;
     encoded.path = "/chat/completions";
-    encoded.toolNames = ToolNameMap(request.tools, ToolNameRules::standard);
-    json& body = encoded.body;
-    body = json::object();
-    body["model"] = options.model;
-    json messages = json::array();
-    for (const Message& message : request.messages) {
-        messages.push_back(encodeMessage(message, encoded.toolNames));
+    encoded.toolNames = tools.names;
+    // Keys in sorted order (see JsonWriter).
+    detail::reserveBody(encoded.body, request, tools);
+    detail::JsonWriter out(encoded.body);
+    out.beginObject();
+    if (request.maxTokens) {
+        out.key(options.openAiMaxCompletionTokens ? "max_completion_tokens" : "max_tokens");
+        out.integer(*request.maxTokens);
     }
-    body["messages"] = std::move(messages);
-    if (!request.tools.empty()) {
-        body["tools"] = detail::functionTools(request, encoded.toolNames);
+    out.key("messages").beginArray();
+    for (const Message& message : request.messages) {
+        writeMessage(out, message, tools.names);
+    }
+    out.endArray();
+    out.key("model").string(options.model);
+    out.key("stream").boolean(options.stream);
+    if (options.stream) {
+        out.key("stream_options").beginObject().key("include_usage").boolean(true).endObject();
     }
     if (request.temperature) {
-        body["temperature"] = *request.temperature;
+        out.key("temperature").number(*request.temperature);
     }
-    if (request.maxTokens) {
-        body[options.openAiMaxCompletionTokens ? "max_completion_tokens" : "max_tokens"] = *request.maxTokens;
+    if (!tools.json.empty()) {
+        out.key("tools").raw(tools.json);
     }
-    body["stream"] = options.stream;
-    if (options.stream) {
-        body["stream_options"] = {{"include_usage", true}};
-    }
+    out.endObject();
     return encoded;
 }
 
@@ -129,27 +153,27 @@ expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std
     if (httpStatus < 200 || httpStatus > 299) {
         return fail(httpError(kProvider, httpStatus, body, headers));
     }
-    const auto parsed = detail::parse(body);
+    const detail::ParsedJson parsed(body);
     if (!parsed || !parsed->is_object()) {
         return fail(
             malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
     }
     if (detail::member(*parsed, "error") != nullptr && !detail::member(*parsed, "error")->is_null()) {
-        return fail(streamError(kProvider, *parsed));
+        return fail(detail::streamError(kProvider, *parsed));
     }
-    const json* choice = firstChoice(*parsed);
-    const json* message = choice != nullptr ? detail::objectMember(*choice, "message") : nullptr;
+    const Json* choice = firstChoice(*parsed);
+    const Json* message = choice != nullptr ? detail::objectMember(*choice, "message") : nullptr;
     if (message == nullptr) {
         return fail(malformedResponse(kProvider,
                                       "the response has no choice with a message: " + detail::excerpt(body)));
     }
     ReplyAssembler assembler(std::string(kProvider), names);
     std::vector<StreamDelta> unused;
-    assembler.appendText(detail::stringOr(*message, "content"), unused);
-    assembler.appendText(detail::stringOr(*message, "refusal"), unused);
-    if (const json* calls = detail::arrayMember(*message, "tool_calls")) {
-        for (const json& call : *calls) {
-            const json* function = detail::objectMember(call, "function");
+    assembler.appendText(detail::viewOr(*message, "content"), unused);
+    assembler.appendText(detail::viewOr(*message, "refusal"), unused);
+    if (const auto* calls = detail::arrayMember(*message, "tool_calls")) {
+        for (const Json& call : *calls) {
+            const Json* function = detail::objectMember(call, "function");
             if (function == nullptr) {
                 continue;  // not a function call (no other kind exists in Chat Completions today)
             }
@@ -160,7 +184,7 @@ expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std
     if (const auto reason = detail::stringMember(*choice, "finish_reason")) {
         assembler.setStopReason(stopReason(*reason));
     }
-    if (const json* usage = detail::objectMember(*parsed, "usage")) {
+    if (const Json* usage = detail::objectMember(*parsed, "usage")) {
         applyUsage(*usage, assembler.usage());
     }
     assembler.setModel(detail::stringOr(*parsed, "model"));
@@ -177,36 +201,36 @@ expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const
         done_ = true;
         return std::vector<StreamDelta>{};
     }
-    const auto parsed = detail::parse(event.data);
+    const detail::ParsedJson parsed(event.data);
     if (!parsed || !parsed->is_object()) {
         failure_ = malformedResponse(
             kProvider, "stream data is neither a JSON object nor [DONE]: " + detail::excerpt(event.data));
         return fail(*failure_);
     }
-    const json& chunk = *parsed;
-    if (const json* error = detail::member(chunk, "error"); error != nullptr && !error->is_null()) {
-        failure_ = streamError(kProvider, chunk);
+    const Json& chunk = *parsed;
+    if (const Json* error = detail::member(chunk, "error"); error != nullptr && !error->is_null()) {
+        failure_ = detail::streamError(kProvider, chunk);
         return fail(*failure_);
     }
     std::vector<StreamDelta> out;
     if (auto model = detail::stringMember(chunk, "model"); model && !model->empty()) {
         assembler_.setModel(std::move(*model));
     }
-    if (const json* usage = detail::objectMember(chunk, "usage")) {
+    if (const Json* usage = detail::objectMember(chunk, "usage")) {
         applyUsage(*usage, assembler_.usage());
     }
-    const json* choice = firstChoice(chunk);
+    const Json* choice = firstChoice(chunk);
     if (choice == nullptr) {
         return out;  // the usage chunk
     }
-    if (const json* delta = detail::objectMember(*choice, "delta")) {
-        assembler_.appendText(detail::stringOr(*delta, "content"), out);
-        assembler_.appendText(detail::stringOr(*delta, "refusal"), out);
-        if (const json* calls = detail::arrayMember(*delta, "tool_calls")) {
+    if (const Json* delta = detail::objectMember(*choice, "delta")) {
+        assembler_.appendText(detail::viewOr(*delta, "content"), out);
+        assembler_.appendText(detail::viewOr(*delta, "refusal"), out);
+        if (const auto* calls = detail::arrayMember(*delta, "tool_calls")) {
             std::int64_t position = 0;
-            for (const json& call : *calls) {
+            for (const Json& call : *calls) {
                 const std::int64_t key = detail::integerMember(call, "index").value_or(position++);
-                const json* function = detail::objectMember(call, "function");
+                const Json* function = detail::objectMember(call, "function");
                 const std::string id = detail::stringOr(call, "id");
                 const std::string name =
                     function != nullptr ? detail::stringOr(*function, "name") : std::string();
@@ -216,7 +240,7 @@ expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const
                     assembler_.openCall(key, id, name, out);
                 }
                 if (function != nullptr) {
-                    assembler_.appendArguments(key, detail::stringOr(*function, "arguments"), out);
+                    assembler_.appendArguments(key, detail::viewOr(*function, "arguments"), out);
                 }
             }
         }

@@ -7,12 +7,13 @@
 
 #include "http_date.hpp"
 #include "json_access.hpp"
+#include "stream_error.hpp"
 
 namespace reagent::providers {
 
 namespace {
 
-using detail::json;
+using detail::Json;
 using llm::ProviderErrc;
 using std::chrono::milliseconds;
 
@@ -21,6 +22,8 @@ struct ErrorBody {
     std::string type;
     std::string message;
     std::optional<std::int64_t> code;
+    /// A textual `code` (OpenAI: "insufficient_quota", "invalid_api_key").
+    std::string codeName;
     std::optional<milliseconds> retryDelay;
 };
 
@@ -38,12 +41,12 @@ std::optional<milliseconds> parseDuration(std::string_view text) {
     return milliseconds(static_cast<std::int64_t>(std::llround(seconds * 1000)));
 }
 
-std::optional<milliseconds> geminiRetryInfo(const json& error) {
-    const json* details = detail::arrayMember(error, "details");
+std::optional<milliseconds> geminiRetryInfo(const Json& error) {
+    const auto* details = detail::arrayMember(error, "details");
     if (details == nullptr) {
         return std::nullopt;
     }
-    for (const json& entry : *details) {
+    for (const Json& entry : *details) {
         if (detail::stringOr(entry, "@type") == "type.googleapis.com/google.rpc.RetryInfo") {
             if (const auto delay = detail::stringMember(entry, "retryDelay")) {
                 return parseDuration(*delay);
@@ -53,16 +56,16 @@ std::optional<milliseconds> geminiRetryInfo(const json& error) {
     return std::nullopt;
 }
 
-ErrorBody readErrorBody(const json& body) {
+ErrorBody readErrorBody(const Json& body) {
     ErrorBody out;
     // Gemini's non-SSE streaming endpoint wraps responses, errors included, in an array.
-    const json& root = body.is_array() && !body.empty() ? body.front() : body;
-    const json* error = detail::member(root, "error");
+    const Json& root = body.is_array() && !body.get_array().empty() ? body.get_array().front() : body;
+    const Json* error = detail::member(root, "error");
     if (error == nullptr) {
         return out;
     }
     if (error->is_string()) {
-        out.message = error->get<std::string>();  // Ollama: {"error": "..."}
+        out.message = std::string(detail::text(*error));  // Ollama: {"error": "..."}
         return out;
     }
     out.message = detail::stringOr(*error, "message");
@@ -74,8 +77,16 @@ ErrorBody readErrorBody(const json& body) {
         out.type = std::move(*code);
     }
     out.code = detail::integerMember(*error, "code");
+    out.codeName = detail::stringOr(*error, "code");
     out.retryDelay = geminiRetryInfo(*error);
     return out;
+}
+
+// A spent quota or a billing problem is said by the type or the code, whatever the status: OpenAI sends
+// `insufficient_quota` with 429, which would otherwise read as a rate limit and be retried in vain.
+bool quotaExceeded(const ErrorBody& info) noexcept {
+    return errcForErrorType(info.type, ProviderErrc::server_error) == ProviderErrc::quota_exceeded ||
+           errcForErrorType(info.codeName, ProviderErrc::server_error) == ProviderErrc::quota_exceeded;
 }
 
 std::optional<milliseconds> parseRetryAfterMs(std::string_view text) {
@@ -106,6 +117,9 @@ ProviderErrc errcForStatus(int httpStatus) noexcept {
     if (httpStatus == 401 || httpStatus == 403) {
         return ProviderErrc::authentication;
     }
+    if (httpStatus == 402) {
+        return ProviderErrc::quota_exceeded;
+    }
     if (httpStatus == 408) {
         return ProviderErrc::timeout;
     }
@@ -123,7 +137,7 @@ ProviderErrc errcForErrorType(std::string_view type, ProviderErrc fallback) noex
         {"rate_limit_error", ProviderErrc::rate_limited},
         {"authentication_error", ProviderErrc::authentication},
         {"permission_error", ProviderErrc::authentication},
-        {"billing_error", ProviderErrc::authentication},
+        {"billing_error", ProviderErrc::quota_exceeded},
         {"invalid_request_error", ProviderErrc::invalid_request},
         {"not_found_error", ProviderErrc::invalid_request},
         {"request_too_large", ProviderErrc::invalid_request},
@@ -131,7 +145,7 @@ ProviderErrc errcForErrorType(std::string_view type, ProviderErrc fallback) noex
         // OpenAI (invalid_request_error above is shared)
         {"server_error", ProviderErrc::server_error},
         {"rate_limit_exceeded", ProviderErrc::rate_limited},
-        {"insufficient_quota", ProviderErrc::rate_limited},
+        {"insufficient_quota", ProviderErrc::quota_exceeded},
         // Gemini (google.rpc.Code names)
         {"RESOURCE_EXHAUSTED", ProviderErrc::rate_limited},
         {"UNAVAILABLE", ProviderErrc::server_error},
@@ -194,8 +208,11 @@ llm::ProviderError httpError(std::string_view provider, int httpStatus, std::str
     llm::ProviderError error;
     error.code = errcForStatus(httpStatus);
     error.httpStatus = httpStatus;
-    const auto parsed = detail::parse(body);
+    const detail::ParsedJson parsed(body);
     ErrorBody info = parsed ? readErrorBody(*parsed) : ErrorBody{};
+    if (quotaExceeded(info)) {
+        error.code = ProviderErrc::quota_exceeded;
+    }
     error.providerType = std::move(info.type);
     error.message = std::string(provider) + ": ";
     if (!info.message.empty()) {
@@ -208,6 +225,8 @@ llm::ProviderError httpError(std::string_view provider, int httpStatus, std::str
     }
     if (error.code == ProviderErrc::authentication) {
         error.message += " (check the API key and that it may use this model)";
+    } else if (error.code == ProviderErrc::quota_exceeded) {
+        error.message += " (not retried: add credit or raise the account's limits)";
     }
     error.retryAfter = retryDelay(headers, now);
     if (!error.retryAfter) {
@@ -217,17 +236,20 @@ llm::ProviderError httpError(std::string_view provider, int httpStatus, std::str
 }
 
 llm::ProviderError streamError(std::string_view provider, const nlohmann::json& body) {
+    const detail::ParsedJson parsed(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    return detail::streamError(provider, parsed ? *parsed : Json());
+}
+
+llm::ProviderError detail::streamError(std::string_view provider, const Json& body) {
     ErrorBody info = readErrorBody(body);
     llm::ProviderError error;
     const ProviderErrc byCode =
         info.code ? errcForStatus(static_cast<int>(*info.code)) : ProviderErrc::server_error;
-    error.code = errcForErrorType(info.type, byCode);
+    error.code = quotaExceeded(info) ? ProviderErrc::quota_exceeded : errcForErrorType(info.type, byCode);
     error.providerType = std::move(info.type);
     error.retryAfter = info.retryDelay;
-    error.message =
-        std::string(provider) + ": the stream reported an error: " +
-        (info.message.empty() ? detail::excerpt(body.dump(-1, ' ', false, json::error_handler_t::replace))
-                              : info.message);
+    error.message = std::string(provider) + ": the stream reported an error: " +
+                    (info.message.empty() ? detail::excerpt(detail::serialize(body)) : info.message);
     return error;
 }
 

@@ -64,8 +64,13 @@ void setBearer(http::HttpHeaders& headers, const std::string& key) {
 
 // --- Anthropic ---------------------------------------------------------------------------------------
 
-EncodedRequest AnthropicProvider::encode(const llm::ModelRequest& request, const CodecOptions& options) const {
-    return anthropic::encodeRequest(request, options);
+EncodedTools AnthropicProvider::encodeTools(const llm::ToolList& tools, const CodecOptions& options) const {
+    return anthropic::encodeTools(tools, options);
+}
+
+EncodedRequest AnthropicProvider::encode(const llm::ModelRequest& request, const CodecOptions& options,
+                          const EncodedTools& tools) const {
+    return anthropic::encodeRequest(request, options, tools);
 }
 
 void AnthropicProvider::authenticate(http::HttpHeaders& headers) const {
@@ -85,8 +90,13 @@ std::unique_ptr<StreamDecoding> AnthropicProvider::streamDecoder(ToolNameMap nam
 
 // --- OpenAI ------------------------------------------------------------------------------------------
 
-EncodedRequest OpenAiProvider::encode(const llm::ModelRequest& request, const CodecOptions& options) const {
-    return openai::encodeRequest(request, options);
+EncodedTools OpenAiProvider::encodeTools(const llm::ToolList& tools, const CodecOptions& options) const {
+    return openai::encodeTools(tools, options);
+}
+
+EncodedRequest OpenAiProvider::encode(const llm::ModelRequest& request, const CodecOptions& options,
+                          const EncodedTools& tools) const {
+    return openai::encodeRequest(request, options, tools);
 }
 
 void OpenAiProvider::authenticate(http::HttpHeaders& headers) const {
@@ -105,8 +115,13 @@ std::unique_ptr<StreamDecoding> OpenAiProvider::streamDecoder(ToolNameMap names)
 
 // --- Gemini ------------------------------------------------------------------------------------------
 
-EncodedRequest GeminiProvider::encode(const llm::ModelRequest& request, const CodecOptions& options) const {
-    return gemini::encodeRequest(request, options);
+EncodedTools GeminiProvider::encodeTools(const llm::ToolList& tools, const CodecOptions& options) const {
+    return gemini::encodeTools(tools, options);
+}
+
+EncodedRequest GeminiProvider::encode(const llm::ModelRequest& request, const CodecOptions& options,
+                          const EncodedTools& tools) const {
+    return gemini::encodeRequest(request, options, tools);
 }
 
 // The codec's path starts with the API version; the base URL already ends with it.
@@ -135,8 +150,13 @@ std::unique_ptr<StreamDecoding> GeminiProvider::streamDecoder(ToolNameMap names)
 
 // --- Ollama ------------------------------------------------------------------------------------------
 
-EncodedRequest OllamaProvider::encode(const llm::ModelRequest& request, const CodecOptions& options) const {
-    return ollama::encodeRequest(request, options);
+EncodedTools OllamaProvider::encodeTools(const llm::ToolList& tools, const CodecOptions& options) const {
+    return ollama::encodeTools(tools, options);
+}
+
+EncodedRequest OllamaProvider::encode(const llm::ModelRequest& request, const CodecOptions& options,
+                          const EncodedTools& tools) const {
+    return ollama::encodeRequest(request, options, tools);
 }
 
 void OllamaProvider::authenticate(http::HttpHeaders& headers) const {

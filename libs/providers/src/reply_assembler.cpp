@@ -173,8 +173,8 @@ expected<llm::ModelReply, llm::ProviderError> ReplyAssembler::finish() const {
             out.arguments = call.arguments;
         } else if (isBlank(call.argumentsText)) {
             out.arguments = nlohmann::json::object();  // a tool without parameters
-        } else if (auto parsed = detail::parse(call.argumentsText)) {
-            out.arguments = std::move(*parsed);
+        } else if (const detail::ParsedJson parsed(call.argumentsText); parsed) {
+            out.arguments = detail::toNlohmann(*parsed);
         } else {
             return fail(malformedResponse(
                 provider_, "the arguments of tool call '" + out.name + "' (id '" + call.id +

@@ -71,39 +71,49 @@ bool ToolNameMap::isValid(std::string_view name, ToolNameRules rules) noexcept {
 }
 
 ToolNameMap::ToolNameMap(const std::vector<llm::ToolSpec>& tools, ToolNameRules rules) : rules_(rules) {
+    if (tools.empty()) {
+        return;
+    }
+    auto maps = std::make_shared<Maps>();
     // Valid names keep themselves and are reserved first, so no renamed tool can take them; renamed
     // tools are then assigned in sorted order, which makes the result independent of the list order.
     std::set<std::string, std::less<>> invalid;
     for (const llm::ToolSpec& tool : tools) {
         if (isValid(tool.name, rules)) {
-            wireByLocal_.emplace(tool.name, tool.name);
-            localByWire_.emplace(tool.name, tool.name);
+            maps->wireByLocal.emplace(tool.name, tool.name);
+            maps->localByWire.emplace(tool.name, tool.name);
         } else {
             invalid.insert(tool.name);
         }
     }
-    const auto taken = [this](const std::string& wire) { return localByWire_.count(wire) != 0; };
+    const auto taken = [&maps](const std::string& wire) { return maps->localByWire.count(wire) != 0; };
     for (const std::string& name : invalid) {
         std::string wire = makeWireName(name, rules, taken);
-        localByWire_.emplace(wire, name);
-        wireByLocal_.emplace(name, std::move(wire));
+        maps->localByWire.emplace(wire, name);
+        maps->wireByLocal.emplace(name, std::move(wire));
     }
+    maps_ = std::move(maps);
 }
 
 std::string ToolNameMap::toWire(std::string_view name) const {
-    if (const auto found = wireByLocal_.find(name); found != wireByLocal_.end()) {
-        return found->second;
+    if (maps_) {
+        if (const auto found = maps_->wireByLocal.find(name); found != maps_->wireByLocal.end()) {
+            return found->second;
+        }
     }
     if (isValid(name, rules_)) {
         return std::string(name);
     }
-    return makeWireName(name, rules_,
-                        [this](const std::string& wire) { return localByWire_.count(wire) != 0; });
+    return makeWireName(name, rules_, [this](const std::string& wire) {
+        return maps_ != nullptr && maps_->localByWire.count(wire) != 0;
+    });
 }
 
 std::string ToolNameMap::toLocal(std::string_view wireName) const {
-    if (const auto found = localByWire_.find(wireName); found != localByWire_.end()) {
-        return found->second;
+    if (maps_) {
+        if (const auto found = maps_->localByWire.find(wireName); found != maps_->localByWire.end()) {
+            return found->second;
+        }
     }
     return std::string(wireName);
 }

@@ -28,7 +28,7 @@ TEST_CASE("GET sends exactly the request line and headers given, plus Host and U
           "[http][client]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
     auto request = get(peer.url("/echo?x=1&y=%20z"));
     request.headers.add("Accept", "application/json");
     request.headers.add("X-Trace", "abc def");
@@ -58,7 +58,7 @@ TEST_CASE("POST sends the body with its Content-Length; a given User-Agent and H
     Loop loop;
     auto config = directConfig();
     config.userAgent = "unused/1";
-    HttpClient client(loop.executor(), config);
+    HttpClient client(config);
     HttpRequest request;
     request.method = "POST";
     request.url = peer.url("/echo");
@@ -93,7 +93,7 @@ TEST_CASE("POST sends the body with its Content-Length; a given User-Agent and H
 TEST_CASE("A non-2xx status is a response with its body, not an error", "[http][client]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
 
     auto response = loop.run(client.send(get(peer.url("/status/429"))));
 
@@ -107,7 +107,7 @@ TEST_CASE("A non-2xx status is a response with its body, not an error", "[http][
 TEST_CASE("A chunked body arrives without its framing", "[http][client]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
 
     auto response = loop.run(client.send(get(peer.url("/chunked?parts=5"))));
 
@@ -120,7 +120,7 @@ TEST_CASE("A chunked body arrives without its framing", "[http][client]") {
 TEST_CASE("HEAD reads no body and keeps the connection usable", "[http][client]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
     auto head = get(peer.url("/echo"));
     head.method = "HEAD";
 
@@ -139,7 +139,7 @@ TEST_CASE("HEAD reads no body and keeps the connection usable", "[http][client]"
 TEST_CASE("Keep-alive: five sequential requests share one connection", "[http][client][pool]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
 
     for (int i = 0; i < 5; ++i) {
         auto response = loop.run(client.send(get(peer.url("/echo"))));
@@ -157,7 +157,7 @@ TEST_CASE("maxIdlePerHost 0 turns reuse off", "[http][client][pool]") {
     Loop loop;
     auto config = directConfig();
     config.maxIdlePerHost = 0;
-    HttpClient client(loop.executor(), config);
+    HttpClient client(config);
 
     for (int i = 0; i < 3; ++i) REQUIRE(loop.run(client.send(get(peer.url("/echo")))));
 
@@ -168,7 +168,7 @@ TEST_CASE("maxIdlePerHost 0 turns reuse off", "[http][client][pool]") {
 TEST_CASE("A connection the server closes is replaced transparently", "[http][client][pool]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
 
     SECTION("announced with Connection: close: it is never pooled") {
         auto closing = loop.run(client.send(get(peer.url("/close?announce=1"))));
@@ -193,7 +193,7 @@ TEST_CASE("A pooled connection that fails before any response byte is retried on
           "[http][client][pool]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
     // The peer answers this one, then reads the next request on the connection and drops it unanswered.
     REQUIRE(loop.run(client.send(get(peer.url("/keepalive-then-drop")))));
     REQUIRE(client.idleConnections() == 1);
@@ -211,7 +211,7 @@ TEST_CASE("A pooled connection that fails before any response byte is retried on
 TEST_CASE("A fresh connection that fails is not retried", "[http][client][errors]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
 
     auto response = loop.run(client.send(get(peer.url("/drop-mid-body"))));
 
@@ -225,7 +225,7 @@ TEST_CASE("A fresh connection that fails is not retried", "[http][client][errors
 
 TEST_CASE("A refused connection is connect_failed, naming host and port", "[http][client][errors]") {
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
     const auto port = reagent::test::unusedPort();
 
     auto response = loop.run(client.send(get("http://127.0.0.1:" + std::to_string(port) + "/")));
@@ -240,7 +240,7 @@ TEST_CASE("A refused connection is connect_failed, naming host and port", "[http
 
 TEST_CASE("Malformed URLs and requests are refused before any I/O", "[http][client][errors]") {
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
     const auto sendTo = [&](std::string url) { return loop.run(client.send(get(std::move(url)))); };
 
     for (const char* url :

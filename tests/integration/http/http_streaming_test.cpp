@@ -73,7 +73,7 @@ std::string joined(const std::vector<Piece>& pieces) {
 TEST_CASE("Streamed SSE bytes arrive as they are sent, not at the end", "[http][stream]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    auto client = std::make_shared<HttpClient>(loop.executor(), directConfig());
+    auto client = std::make_shared<HttpClient>(directConfig());
 
     SECTION("chunked") {
         auto body = loop.run(readPieces(client, get(peer.url("/sse?events=3&delay_ms=300"))));
@@ -120,7 +120,7 @@ Task<std::pair<HttpResponseHead, expected<std::string, HttpError>>> headThenBody
 TEST_CASE("A streamed non-2xx response gives its head first and its error body whole", "[http][stream]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    auto client = std::make_shared<HttpClient>(loop.executor(), directConfig());
+    auto client = std::make_shared<HttpClient>(directConfig());
 
     auto [head, body] = loop.run(headThenBody(client, get(peer.url("/status/503"))));
 
@@ -135,7 +135,7 @@ TEST_CASE("A response slower than the request's timeout fails with timeout and c
           "[http][timeout]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
     auto request = get(peer.url("/stall?ms=5000"));
     request.timeout = 300ms;
 
@@ -157,7 +157,7 @@ TEST_CASE("The deadline also covers a streamed body", "[http][timeout][stream]")
     Loop loop;
     auto config = directConfig();
     config.requestTimeout = 500ms;
-    auto client = std::make_shared<HttpClient>(loop.executor(), config);
+    auto client = std::make_shared<HttpClient>(config);
 
     const auto start = Clock::now();
     auto body = loop.run(readPieces(client, get(peer.url("/stall-body?ms=5000"))));
@@ -170,10 +170,59 @@ TEST_CASE("The deadline also covers a streamed body", "[http][timeout][stream]")
     CHECK(msBetween(start, Clock::now()) < 3000);
 }
 
+TEST_CASE("A body that stalls past the read timeout fails long before the deadline",
+          "[http][timeout][stream]") {
+    auto peer = reagent::test::startHttpPeer();
+    Loop loop;
+    auto config = directConfig();
+    config.readTimeout = 400ms;
+    auto client = std::make_shared<HttpClient>(config);
+
+    SECTION("streamed") {
+        const auto start = Clock::now();
+        auto body = loop.run(readPieces(client, get(peer.url("/stall-body?ms=5000"))));
+        const auto elapsed = msBetween(start, Clock::now());
+
+        CHECK(body.status == 200);
+        CHECK(joined(body.pieces) == "12345");
+        REQUIRE(body.error);
+        CHECK(body.error->code == HttpErrc::timeout);
+        CHECK_THAT(body.error->message, Catch::Contains("no data for 400 ms") &&
+                                            Catch::Contains("readTimeout") &&
+                                            Catch::Contains("5 of 10 body bytes"));
+        CHECK(elapsed >= 380);
+        CHECK(elapsed < 3000);
+    }
+    SECTION("read whole") {
+        auto response = loop.run(client->send(get(peer.url("/stall-body?ms=5000"))));
+
+        REQUIRE_FALSE(response);
+        CHECK(response.error().code == HttpErrc::timeout);
+        CHECK_THAT(response.error().message, Catch::Contains("readTimeout"));
+    }
+    CHECK(client->idleConnections() == 0);
+    CHECK(waitForStat(peer, "stall_closed", 1) == 1);
+}
+
+TEST_CASE("The read timeout does not bound the wait for the headers", "[http][timeout]") {
+    auto peer = reagent::test::startHttpPeer();
+    Loop loop;
+    auto config = directConfig();
+    config.readTimeout = 200ms;
+    HttpClient client(config);
+
+    // The answer comes after 700 ms of silence: only the request's deadline governs that wait.
+    auto response = loop.run(client.send(get(peer.url("/stall?ms=700"))));
+
+    REQUIRE(response);
+    CHECK(response->status == 200);
+    CHECK(parseJson(response->body)["late"] == true);
+}
+
 TEST_CASE("Cancelling the awaiting coroutine closes the socket promptly", "[http][cancel]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
     boost::asio::cancellation_signal signal;
     std::optional<expected<HttpResponse, HttpError>> result;
     Clock::time_point cancelledAt;
@@ -204,7 +253,7 @@ TEST_CASE("Cancelling the awaiting coroutine closes the socket promptly", "[http
 TEST_CASE("withTimeout around send cancels the request and closes its connection", "[http][cancel]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
 
     const auto start = Clock::now();
     auto outcome = loop.run(withTimeout(client.send(get(peer.url("/stall?ms=5000"))), 250ms));
@@ -239,7 +288,7 @@ Task<std::pair<std::string, expected<std::optional<std::string>, HttpError>>> fi
 TEST_CASE("Cancelling a body read ends the stream and closes the connection", "[http][cancel][stream]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    auto client = std::make_shared<HttpClient>(loop.executor(), directConfig());
+    auto client = std::make_shared<HttpClient>(directConfig());
 
     auto [first, rest] =
         loop.run(firstPieceThenCancelled(client, get(peer.url("/stall-body?ms=5000")), 200ms));
@@ -265,7 +314,7 @@ TEST_CASE("Dropping a stream before its end closes the connection instead of poo
           "[http][stream][pool]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
-    auto client = std::make_shared<HttpClient>(loop.executor(), directConfig());
+    auto client = std::make_shared<HttpClient>(directConfig());
 
     auto piece = loop.run(readOnePieceAndDrop(client, get(peer.url("/sse?events=5&delay_ms=200"))));
     auto next = loop.run(client->send(get(peer.url("/echo"))));

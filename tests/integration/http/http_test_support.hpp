@@ -71,7 +71,7 @@ inline nlohmann::json peerStats(const PeerProcess& peer, const std::string& sche
     Loop loop;
     auto config = directConfig();
     config.caFile = caFile;
-    http::HttpClient client(loop.executor(), config);
+    http::HttpClient client(config);
     auto response = loop.run(client.send(get(peer.url("/stats", scheme))));
     if (!response) throw std::runtime_error("no stats from the peer: " + response.error().describe());
     return parseJson(response->body);

@@ -34,7 +34,7 @@ TEST_CASE("HTTPS verifies the server against the CA file, by IP address and by n
     Loop loop;
     auto config = directConfig();
     config.caFile = cert.certFile();
-    HttpClient client(loop.executor(), config);
+    HttpClient client(config);
     const std::string port = std::to_string(peer.port());
 
     auto byAddress = loop.run(client.send(get("https://127.0.0.1:" + port + "/echo")));
@@ -55,7 +55,7 @@ TEST_CASE("HTTPS without the issuing CA fails with tls_failed naming the verific
     reagent::test::SelfSignedCert cert;
     auto peer = reagent::test::startHttpPeer({"--tls", cert.certFile(), cert.keyFile()});
     Loop loop;
-    HttpClient client(loop.executor(), directConfig());
+    HttpClient client(directConfig());
 
     auto response = loop.run(client.send(get(peer.url("/echo", "https"))));
 
@@ -68,7 +68,7 @@ TEST_CASE("HTTPS without the issuing CA fails with tls_failed naming the verific
     SECTION("verifyPeer off accepts it (tests only)") {
         auto config = directConfig();
         config.verifyPeer = false;
-        HttpClient trusting(loop.executor(), config);
+        HttpClient trusting(config);
         auto accepted = loop.run(trusting.send(get(peer.url("/echo", "https"))));
         REQUIRE(accepted);
         CHECK(accepted->status == 200);
@@ -79,7 +79,7 @@ TEST_CASE("A CA file that cannot be read is tls_failed", "[http][tls]") {
     Loop loop;
     auto config = directConfig();
     config.caFile = "/nonexistent/reagent-ca.pem";
-    HttpClient client(loop.executor(), config);
+    HttpClient client(config);
     auto server = reagent::test::startHttpPeer();
 
     auto response = loop.run(client.send(get(server.url("/echo", "https"))));
@@ -97,7 +97,7 @@ TEST_CASE("HTTP_PROXY sends plain http through the proxy in absolute form", "[ht
 
     SECTION("proxied") {
         ProxyEnvironment environment({{"HTTP_PROXY", proxyUrl.c_str()}});
-        HttpClient client(loop.executor());
+        HttpClient client;
         CHECK(client.config().proxy->httpProxy == proxyUrl);
 
         auto response = loop.run(client.send(get(origin.url("/echo?via=proxy"))));
@@ -114,7 +114,7 @@ TEST_CASE("HTTP_PROXY sends plain http through the proxy in absolute form", "[ht
     SECTION("NO_PROXY lists the host: direct") {
         ProxyEnvironment environment(
             {{"HTTP_PROXY", proxyUrl.c_str()}, {"NO_PROXY", "example.com, 127.0.0.1"}});
-        HttpClient client(loop.executor());
+        HttpClient client;
 
         auto response = loop.run(client.send(get(origin.url("/echo?via=direct"))));
 
@@ -126,7 +126,7 @@ TEST_CASE("HTTP_PROXY sends plain http through the proxy in absolute form", "[ht
     }
     SECTION("NO_PROXY names localhost only: 127.0.0.1 is still proxied, as in curl") {
         ProxyEnvironment environment({{"http_proxy", proxyUrl.c_str()}, {"no_proxy", "localhost"}});
-        HttpClient client(loop.executor());
+        HttpClient client;
 
         auto response = loop.run(client.send(get(origin.url("/echo"))));
 
@@ -144,7 +144,7 @@ TEST_CASE("HTTPS_PROXY tunnels https with CONNECT, TLS running end to end", "[ht
     Loop loop;
     HttpClientConfig config;
     config.caFile = cert.certFile();
-    HttpClient client(loop.executor(), config);
+    HttpClient client(config);
 
     auto first = loop.run(client.send(get(origin.url("/echo", "https"))));
     auto second = loop.run(client.send(get(origin.url("/echo", "https"))));
@@ -170,7 +170,7 @@ TEST_CASE("An unreachable proxy is proxy_failed", "[http][proxy]") {
     Loop loop;
     auto config = directConfig();
     config.proxy->httpProxy = "http://127.0.0.1:" + std::to_string(reagent::test::unusedPort());
-    HttpClient client(loop.executor(), config);
+    HttpClient client(config);
 
     auto response = loop.run(client.send(get("http://127.0.0.1:9/")));
 
@@ -183,7 +183,7 @@ TEST_CASE("Unsupported proxy schemes are proxy_failed", "[http][proxy]") {
     Loop loop;
     auto config = directConfig();
     config.proxy->httpProxy = "socks5://127.0.0.1:1080";
-    HttpClient client(loop.executor(), config);
+    HttpClient client(config);
 
     auto response = loop.run(client.send(get("http://127.0.0.1:9/")));
 

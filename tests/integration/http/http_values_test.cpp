@@ -112,18 +112,18 @@ TEST_CASE("proxyFor picks the scheme's proxy unless NO_PROXY lists the host", "[
 }
 
 TEST_CASE("The client resolves its proxies once, at construction", "[http][proxy]") {
-    reagent::test::Loop loop;
     ProxyEnvironment environment({{"https_proxy", "http://from-env:8080"}});
-    HttpClient fromEnvironment(loop.executor());
+    HttpClient fromEnvironment;
     HttpClientConfig explicitNone;
     explicitNone.proxy = ProxySettings{};
-    HttpClient direct(loop.executor(), explicitNone);
+    HttpClient direct(explicitNone);
 
     CHECK(fromEnvironment.config().proxy->httpsProxy == "http://from-env:8080");
     CHECK(direct.config().proxy->httpsProxy.empty());
     CHECK(fromEnvironment.config().connectTimeout == std::chrono::seconds(10));
     CHECK(fromEnvironment.config().requestTimeout == std::chrono::seconds(600));
     CHECK(fromEnvironment.config().idleTimeout == std::chrono::seconds(60));
+    CHECK(fromEnvironment.config().readTimeout == std::chrono::seconds(120));
     CHECK(fromEnvironment.config().maxIdlePerHost == 4);
     CHECK(fromEnvironment.config().verifyPeer);
 }

@@ -206,11 +206,31 @@ TEST_CASE("a slow server times out, without a retry", "[integration][providers]"
     CHECK(peer.requests().size() == 1);
 }
 
+TEST_CASE("a stream that stalls after its head fails after the read timeout, without a retry",
+          "[integration][providers]") {
+    json stalled = streamResponse(fixture("openai/text.sse"));
+    stalled["stall"] = true;
+    ProviderPeer peer(json{{"responses", {stalled, streamResponse(fixture("openai/text.sse"))}}});
+    auto config = peerConfig(ProviderKind::openai, peer, true);
+    config.readTimeout = std::chrono::milliseconds(300);
+    std::vector<StreamDelta> deltas;
+    const auto start = std::chrono::steady_clock::now();
+    const auto reply = complete(config, question(&deltas));
+    const auto waited = std::chrono::steady_clock::now() - start;
+    REQUIRE_FALSE(reply);
+    CHECK(reply.error().code == ProviderErrc::timeout);
+    CHECK(reply.error().message.find("readTimeout") != std::string::npos);
+    CHECK(waited >= std::chrono::milliseconds(280));
+    CHECK(waited < std::chrono::milliseconds(3000));  // requestTimeout is 10 s
+    CHECK(deltas.empty());
+    CHECK(peer.requests().size() == 1);
+}
+
 TEST_CASE("cancelling mid-stream ends the call at once with cancelled", "[integration][providers]") {
     json slow = streamResponse(fixture("openai/text.sse"));
     slow["chunk_delay_ms"] = 2000;
     ProviderPeer peer(json{{"responses", {slow}}});
-    asio::io_context io;  // before the provider: its HTTP client must go first
+    asio::io_context io;
     auto provider = reagent::providers::makeProvider(peerConfig(ProviderKind::openai, peer, true));
     REQUIRE(provider);
 
@@ -297,6 +317,18 @@ TEST_CASE("a streamed request answered by an overloaded error is retried", "[int
     const json recorded = peer.requests();
     REQUIRE(recorded.size() == 2);
     CHECK(json::parse(recorded[1]["body"].get<std::string>())["stream"] == true);
+}
+
+TEST_CASE("a 429 for a spent quota is not retried", "[integration][providers]") {
+    ProviderPeer peer(json{{"responses", {bodyResponse(fixture("openai/error_429_quota.json"), 429),
+                                          bodyResponse(fixture("openai/text.json"))}}});
+    const auto reply = complete(peerConfig(ProviderKind::openai, peer), question());
+    REQUIRE_FALSE(reply);
+    CHECK(reply.error().code == ProviderErrc::quota_exceeded);
+    CHECK(reply.error().httpStatus == 429);
+    CHECK(reply.error().providerType == "insufficient_quota");
+    CHECK(reply.error().message.find("not retried") != std::string::npos);
+    CHECK(peer.requests().size() == 1);
 }
 
 TEST_CASE("a client error is not retried and carries the provider's type", "[integration][providers]") {

@@ -91,12 +91,14 @@ public:
         return runCoro(fetchJson(target));
     }
 
+    /// The peer's counters: {connections (accepted so far), open (now), requests}.
+    [[nodiscard]] json stats() const { return runCoro(fetchJson(url("/__stats"))); }
+
 private:
     static Task<json> fetchJson(std::string target) {
         http::HttpClientConfig config;
         config.proxy = http::ProxySettings{};
-        auto executor = co_await boost::asio::this_coro::executor;
-        http::HttpClient client(executor, config);
+        http::HttpClient client(config);
         http::HttpRequest request;
         request.url = std::move(target);
         auto response = co_await client.send(std::move(request));
@@ -110,8 +112,8 @@ private:
     std::unique_ptr<PeerProcess> process_;
 };
 
-/// An io_context that runs tasks to completion one after another. Declare it before any provider used on
-/// it: a provider's HTTP client (and its pooled sockets) must be destroyed before the io_context.
+/// An io_context that runs tasks to completion one after another. Providers may be declared before or
+/// after it: their pooled connections live in the io_context and close with it.
 class Loop {
 public:
     template <class T>

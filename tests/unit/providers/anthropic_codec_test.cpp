@@ -117,8 +117,8 @@ TEST_CASE("anthropic: the request for a conversation with parallel tool calls", 
     })");
     expected["tools"][0]["input_schema"] = test::weatherSchema();
     expected["tools"][1]["input_schema"] = test::readSchema();
-    test::checkJsonEqual(encoded.body, expected);
-    CHECK(encoded.serialize().find("\"max_tokens\":1024") != std::string::npos);
+    test::checkJsonEqual(encoded.json(), expected);
+    CHECK(encoded.body.find("\"max_tokens\":1024") != std::string::npos);
 }
 
 TEST_CASE("anthropic: max_tokens defaults, streaming and a plain exchange", "[providers][anthropic]") {
@@ -128,7 +128,7 @@ TEST_CASE("anthropic: max_tokens defaults, streaming and a plain exchange", "[pr
     request.messages.push_back(reagent::llm::Message::assistant(""));  // empty: skipped
     request.messages.push_back(reagent::llm::Message::user("Bye"));
     const auto encoded = anthropic::encodeRequest(request, options(true));
-    test::checkJsonEqual(encoded.body, json::parse(R"({
+    test::checkJsonEqual(encoded.json(), json::parse(R"({
         "model": "claude-sonnet-4-5", "max_tokens": 4096, "stream": true,
         "messages": [
             {"role": "user", "content": "Hi"},

@@ -205,7 +205,7 @@ TEST_CASE("OpenAI fixtures decode", "[providers][fixtures][openai]") {
         checkError(openai::decodeResponse(429, fixture("openai/error_429.json"), names()),
                    ProviderErrc::rate_limited, "tokens", "Rate limit reached for gpt-4.1");
         checkError(openai::decodeResponse(429, fixture("openai/error_429_quota.json"), names()),
-                   ProviderErrc::rate_limited, "insufficient_quota", "exceeded your current quota");
+                   ProviderErrc::quota_exceeded, "insufficient_quota", "exceeded your current quota");
         checkError(openai::decodeResponse(401, fixture("openai/error_401.json"), names()),
                    ProviderErrc::authentication, "invalid_request_error", "Incorrect API key provided");
         checkError(openai::decodeResponse(400, fixture("openai/error_400.json"), names()),

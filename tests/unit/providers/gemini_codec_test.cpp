@@ -68,7 +68,7 @@ TEST_CASE("gemini: the request for a conversation with parallel tool calls", "[p
     })");
     expected["tools"][0]["functionDeclarations"][0]["parameters"] = test::weatherSchema();
     expected["tools"][0]["functionDeclarations"][1]["parameters"] = test::readSchema();
-    test::checkJsonEqual(encoded.body, expected);
+    test::checkJsonEqual(encoded.json(), expected);
 }
 
 TEST_CASE("gemini: streaming path, JSON Schema parameters, names from call ids", "[providers][gemini]") {
@@ -84,7 +84,7 @@ TEST_CASE("gemini: streaming path, JSON Schema parameters, names from call ids",
     opts.geminiJsonSchemaParameters = true;
     const auto encoded = gemini::encodeRequest(request, opts);
     CHECK(encoded.path == "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
-    test::checkJsonEqual(encoded.body, json::parse(R"({
+    test::checkJsonEqual(encoded.json(), json::parse(R"({
         "contents": [
             {"role": "user", "parts": [{"text": "Hi"}]},
             {"role": "model", "parts": [{"functionCall": {"name": "_9lives", "args": {}}}]},

@@ -69,12 +69,12 @@ TEST_CASE("ollama: the request for a conversation with parallel tool calls", "[p
     })");
     expected["tools"][0]["function"]["parameters"] = test::weatherSchema();
     expected["tools"][1]["function"]["parameters"] = test::readSchema();
-    test::checkJsonEqual(encoded.body, expected);
+    test::checkJsonEqual(encoded.json(), expected);
 
     reagent::llm::ModelRequest plain;
     plain.messages.push_back(reagent::llm::Message::user("Hi"));
     test::checkJsonEqual(
-        ollama::encodeRequest(plain, options(true)).body,
+        ollama::encodeRequest(plain, options(true)).json(),
         json::parse(R"({"model":"qwen3","stream":true,"messages":[{"role":"user","content":"Hi"}]})"));
 }
 

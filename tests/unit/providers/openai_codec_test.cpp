@@ -88,7 +88,7 @@ TEST_CASE("openai: the request for a conversation with parallel tool calls", "[p
     })");
     expected["tools"][0]["function"]["parameters"] = test::weatherSchema();
     expected["tools"][1]["function"]["parameters"] = test::readSchema();
-    test::checkJsonEqual(encoded.body, expected);
+    test::checkJsonEqual(encoded.json(), expected);
 }
 
 TEST_CASE("openai: streaming options, max_completion_tokens, and tool-only assistant turns",
@@ -100,7 +100,7 @@ TEST_CASE("openai: streaming options, max_completion_tokens, and tool-only assis
     request.maxTokens = 50;
     CodecOptions opts = options(true);
     opts.openAiMaxCompletionTokens = true;
-    test::checkJsonEqual(openai::encodeRequest(request, opts).body, json::parse(R"({
+    test::checkJsonEqual(openai::encodeRequest(request, opts).json(), json::parse(R"({
         "model": "gpt-4.1", "stream": true, "stream_options": {"include_usage": true},
         "max_completion_tokens": 50,
         "messages": [
@@ -186,7 +186,7 @@ TEST_CASE("openai: every error status, with retry-after-ms", "[providers][openai
         {429, body("Rate limit reached for requests", "requests", "rate_limit_exceeded"),
          ProviderErrc::rate_limited, "requests", "Rate limit reached"},
         {429, body("You exceeded your current quota", "insufficient_quota", "insufficient_quota"),
-         ProviderErrc::rate_limited, "insufficient_quota", "quota"},
+         ProviderErrc::quota_exceeded, "insufficient_quota", "quota"},
         {500, body("The server had an error", "server_error", "x"), ProviderErrc::server_error,
          "server_error", "server had an error"},
         {503, body("The engine is currently overloaded", "server_error", "x"), ProviderErrc::server_error,

@@ -135,7 +135,12 @@ TEST_CASE("makeProvider checks the key and the base URL and fills in defaults", 
     REQUIRE(http != nullptr);
     CHECK(http->config().model == "gemini-2.5-flash");
     CHECK(http->config().baseUrl == "https://generativelanguage.googleapis.com/v1beta");
-    CHECK(http->client() == nullptr);  // made lazily, on the first call
+    // The client exists from the start, bound to no executor; the timeouts are passed on.
+    REQUIRE(http->client() != nullptr);
+    CHECK(http->client()->connectionsOpened() == 0);
+    CHECK(http->client()->config().requestTimeout == config.requestTimeout);
+    CHECK(http->client()->config().connectTimeout == config.connectTimeout);
+    CHECK(http->client()->config().readTimeout == std::chrono::seconds(120));
 
     for (auto kind : {ProviderKind::anthropic, ProviderKind::openai, ProviderKind::gemini, ProviderKind::ollama}) {
         CHECK(providers::parseProviderKind(providers::toString(kind)) == kind);

@@ -29,6 +29,7 @@ TEST_CASE("HTTP statuses map to error codes", "[providers][errors]") {
     CHECK(errcForStatus(429) == ProviderErrc::rate_limited);
     CHECK(errcForStatus(401) == ProviderErrc::authentication);
     CHECK(errcForStatus(403) == ProviderErrc::authentication);
+    CHECK(errcForStatus(402) == ProviderErrc::quota_exceeded);
     CHECK(errcForStatus(400) == ProviderErrc::invalid_request);
     CHECK(errcForStatus(404) == ProviderErrc::invalid_request);
     CHECK(errcForStatus(413) == ProviderErrc::invalid_request);
@@ -45,6 +46,8 @@ TEST_CASE("provider error types map to error codes", "[providers][errors]") {
     CHECK(errcForErrorType("RESOURCE_EXHAUSTED", ProviderErrc::server_error) == ProviderErrc::rate_limited);
     CHECK(errcForErrorType("PERMISSION_DENIED", ProviderErrc::server_error) == ProviderErrc::authentication);
     CHECK(errcForErrorType("something_new", ProviderErrc::timeout) == ProviderErrc::timeout);
+    CHECK(errcForErrorType("insufficient_quota", ProviderErrc::server_error) == ProviderErrc::quota_exceeded);
+    CHECK(errcForErrorType("billing_error", ProviderErrc::server_error) == ProviderErrc::quota_exceeded);
 }
 
 TEST_CASE("Retry-After as delta-seconds", "[providers][errors][retry-after]") {
@@ -95,9 +98,33 @@ TEST_CASE("error bodies of every shape give the provider's type and message", "[
         "openai", 429,
         R"({"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}})",
         HttpHeaders{{"retry-after", "7"}});
-    CHECK(openai.code == ProviderErrc::rate_limited);
+    // A 429 that says the quota is spent is no rate limit: waiting would not help.
+    CHECK(openai.code == ProviderErrc::quota_exceeded);
+    CHECK_FALSE(openai.retryable());
     CHECK(openai.providerType == "insufficient_quota");
+    CHECK(openai.message ==
+          "openai: You exceeded your current quota (not retried: add credit or raise the account's limits)");
     CHECK(openai.retryAfter == 7000ms);
+
+    // The code alone says it too (compatible servers that reuse OpenAI's codes with another type).
+    const auto byCode = httpError(
+        "openai", 429, R"({"error":{"message":"Quota","type":"requests","code":"insufficient_quota"}})",
+        HttpHeaders{});
+    CHECK(byCode.code == ProviderErrc::quota_exceeded);
+    CHECK(byCode.providerType == "requests");
+
+    const auto rateLimited = httpError(
+        "openai", 429,
+        R"({"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}})",
+        HttpHeaders{});
+    CHECK(rateLimited.code == ProviderErrc::rate_limited);
+    CHECK(rateLimited.retryable());
+
+    const auto billing = httpError(
+        "anthropic", 400,
+        R"({"type":"error","error":{"type":"billing_error","message":"Your credit balance is too low"}})",
+        HttpHeaders{});
+    CHECK(billing.code == ProviderErrc::quota_exceeded);
 
     const auto gemini = httpError(
         "gemini", 429,

@@ -24,8 +24,8 @@ struct LoopConfig {
     std::string systemPrompt;
     /// Model calls allowed. Invariant: >= 1. Default 10.
     int maxIterations = 10;
-    /// The tools offered to the model on every call.
-    std::vector<llm::ToolSpec> tools;
+    /// The tools offered to the model on every call (one shared list: each request copies a pointer).
+    llm::ToolList tools;
     std::optional<double> temperature;
     std::optional<int> maxTokens;
 };

@@ -17,7 +17,7 @@
 namespace reagent::http {
 
 namespace detail {
-struct ClientState;
+class ClientState;
 }
 
 /// \brief An HTTP/1.1 client: `send` for whole responses, `stream` for bodies read as they arrive.
@@ -39,16 +39,22 @@ struct ClientState;
 /// (`getaddrinfo`) cannot be interrupted, so a request cancelled while resolving returns when the lookup
 /// ends.
 ///
+/// \par Execution contexts
+/// A call runs on the executor of the coroutine awaiting it; the client is bound to none. Idle
+/// connections are kept per execution context (an `io_context`), by a service of that context: they
+/// close when the context is destroyed, and a client used on two contexts keeps a pool in each.
+///
 /// \par Thread safety and lifetimes
-/// Not thread-safe: construct, call and destroy it on one thread (its executor, or a strand). Several
-/// requests may be in flight at once. Pending calls and open `HttpResponseStream`s keep the shared
-/// state alive, so the client may be destroyed before them. A moved-from client may only be assigned to
-/// or destroyed.
+/// Thread-safe: calls may come from several threads and execution contexts at once (each call, and the
+/// stream it returns, stays on its own executor; on a context run by several threads, use a strand).
+/// The client may be destroyed before or after the contexts it was used on; its idle connections close
+/// with the first of the two. Pending calls and open `HttpResponseStream`s keep the shared state alive,
+/// so the client may be destroyed before them. A moved-from client may only be assigned to or destroyed.
 class HttpClient {
   public:
-    /// \brief A client running its I/O on `executor`; reads the proxy environment now unless
-    /// `config.proxy` is set.
-    explicit HttpClient(Executor executor, HttpClientConfig config = {});
+    /// \brief A client with these settings; reads the proxy environment now unless `config.proxy` is
+    /// set.
+    explicit HttpClient(HttpClientConfig config = {});
     HttpClient(HttpClient&&) noexcept;
     HttpClient& operator=(HttpClient&&) noexcept;
     HttpClient(const HttpClient&) = delete;
@@ -72,10 +78,11 @@ class HttpClient {
     /// benchmarks of connection reuse.
     [[nodiscard]] std::uint64_t connectionsOpened() const noexcept;
 
-    /// \brief Number of idle connections waiting in the pool.
-    [[nodiscard]] std::size_t idleConnections() const noexcept;
+    /// \brief Number of idle connections waiting in this client's pools, over every execution context
+    /// still alive.
+    [[nodiscard]] std::size_t idleConnections() const;
 
-    /// \brief Closes every idle pooled connection.
+    /// \brief Closes every idle pooled connection of this client, in every execution context.
     void closeIdleConnections() noexcept;
 
     /// \brief The settings in use (with the proxies resolved from the environment if they were unset).

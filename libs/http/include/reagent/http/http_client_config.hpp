@@ -23,6 +23,11 @@ struct HttpClientConfig {
     /// (milliseconds; default 600 s, long enough for a slow streamed model answer).
     /// `HttpRequest::timeout` overrides it per request.
     std::chrono::milliseconds requestTimeout{600'000};
+    /// Longest silence while reading a response body: when no byte has arrived for this long, the call
+    /// fails with `HttpErrc::timeout` and the connection is closed (milliseconds; default 120 s; zero
+    /// disables it). It runs from the arrival of the headers, so a model that thinks long before it
+    /// answers a request that does not stream is bounded by `requestTimeout` alone.
+    std::chrono::milliseconds readTimeout{120'000};
     /// How long an idle keep-alive connection stays in the pool (milliseconds; default 60 s).
     std::chrono::milliseconds idleTimeout{60'000};
     /// Most idle connections kept per (scheme, host, port, proxy) (count; default 4; 0 disables reuse).

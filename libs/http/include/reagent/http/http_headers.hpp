@@ -34,6 +34,8 @@ class HttpHeaders {
     /// \brief Replaces the value of every field named `name` with one field at the first one's place,
     /// or appends it.
     void set(std::string name, std::string value);
+    /// \brief Makes room for `count` fields.
+    void reserve(std::size_t count) { fields_.reserve(count); }
     /// \brief Removes every field named `name`; returns how many were removed.
     std::size_t remove(std::string_view name);
 

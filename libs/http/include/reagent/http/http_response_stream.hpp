@@ -23,14 +23,17 @@ struct StreamAccess;
 /// Bodies framed by `Content-Length`, chunked or delimited by the connection's close are all delivered
 /// as the bytes arrive, without chunk framing. Once the body is complete the connection goes back to the
 /// client's pool (if the server keeps it alive); destroying the stream earlier closes the connection.
-/// The request's deadline keeps running while the body is read.
+/// The request's deadline keeps running while the body is read, and so does the read timeout
+/// (`HttpClientConfig::readTimeout`: the longest wait for the next bytes).
 ///
 /// \par Cancellation
 /// Cancelling the coroutine that awaits `next` or `readAll` closes the connection at once; the call
 /// returns `HttpErrc::cancelled` and the stream is finished.
 ///
 /// \par Thread safety and lifetimes
-/// Not thread-safe: use it on the client's executor, one call at a time. It may outlive the `HttpClient`.
+/// Not thread-safe: use it on the executor of the call that opened it, one call at a time. It may
+/// outlive the `HttpClient`, but not its execution context (it holds a connection, as a socket would):
+/// destroy it before that context.
 class HttpResponseStream {
   public:
     HttpResponseStream(HttpResponseStream&&) noexcept;
@@ -46,8 +49,9 @@ class HttpResponseStream {
     /// complete.
     ///
     /// \par Errors
-    /// `connection_closed` (the server dropped the connection mid-body), `timeout`, `cancelled`,
-    /// `protocol_error` (broken chunk framing). After an error the stream is finished.
+    /// `connection_closed` (the server dropped the connection mid-body), `timeout` (the request's
+    /// deadline, or no byte for the read timeout), `cancelled`, `protocol_error` (broken chunk framing).
+    /// After an error the stream is finished.
     [[nodiscard]] Task<expected<std::optional<std::string>, HttpError>> next();
 
     /// \brief The rest of the body, read to its end (errors as `next`).

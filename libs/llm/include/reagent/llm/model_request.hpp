@@ -13,21 +13,16 @@
 
 #include "reagent/llm/message.hpp"
 #include "reagent/llm/stream_delta.hpp"
+#include "reagent/llm/tool_list.hpp"
 
 namespace reagent::llm {
-
-/// \brief A tool as offered to the model.
-struct ToolSpec {
-    std::string name;
-    std::string description;
-    nlohmann::json inputSchema;
-};
 
 /// \brief What the model is asked.
 struct ModelRequest {
     /// The conversation so far; a leading system message, if any, carries the system prompt.
     std::vector<Message> messages;
-    std::vector<ToolSpec> tools;
+    /// The tools offered, shared (not copied) between the requests of a run.
+    ToolList tools;
     /// Sampling temperature; the provider's default when unset.
     std::optional<double> temperature;
     /// Upper bound of tokens in the reply; the provider's default when unset.

@@ -22,6 +22,10 @@ enum class ProviderErrc {
     invalid_request,
     /// Missing or wrong credentials (HTTP 401, 403).
     authentication,
+    /// The account may not spend more: no credit or quota left, or a billing problem (OpenAI's
+    /// `insufficient_quota`, which comes with HTTP 429; Anthropic's `billing_error`; HTTP 402). Never
+    /// retried: waiting does not help, a person has to add credit or raise the limit.
+    quota_exceeded,
     /// The response could not be understood.
     malformed_response,
     /// The caller cancelled the request.
@@ -47,7 +51,8 @@ struct ProviderError {
     /// A delay the provider asked for before a retry.
     std::optional<std::chrono::milliseconds> retryAfter;
 
-    /// \brief True for failures worth retrying (rate limits, server errors, broken connections).
+    /// \brief True for failures worth retrying (rate limits, server errors, broken connections,
+    /// timeouts); never for `quota_exceeded`.
     [[nodiscard]] bool retryable() const noexcept;
     /// \brief `"<code>: <message>"`, with the provider's type and status when known.
     [[nodiscard]] std::string describe() const;

@@ -33,6 +33,14 @@ inline constexpr std::string_view kApiVersion = "2023-06-01";
 /// `ToolNameMap` with `standard` rules.
 [[nodiscard]] EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options);
 
+/// \brief As above, with the request's tools already encoded: `tools` must be
+/// `encodeTools(request.tools, options)`, made once for every request offering that list.
+[[nodiscard]] EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                                           const EncodedTools& tools);
+
+/// \brief The tool declarations of `tools` and their name map (see `encodeRequest`).
+[[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions& options);
+
 /// \brief Decodes a non-streamed response.
 ///
 /// \par Errors

@@ -29,23 +29,25 @@ public:
 
 /// \brief A model API over HTTP: a wire format (the hooks below) plus the common machinery.
 ///
-/// `complete` encodes the request, sends it with an `HttpClient` created on the first call from the
-/// calling coroutine's executor, and decodes the reply. With `ProviderConfig::stream` and a
+/// `complete` encodes the request, sends it with the provider's `HttpClient` on the calling coroutine's
+/// executor, and decodes the reply. With `ProviderConfig::stream` and a
 /// `ModelRequest::onDelta`, the reply is streamed and every delta is handed to `onDelta` as it arrives.
 ///
 /// \par Retries
 /// Rate limits (429), server errors (5xx, Anthropic's 529) and connection failures are retried up to
 /// `ProviderConfig::retry.maxAttempts` attempts in total, with exponential backoff and jitter, waiting
-/// what the server's `retry-after` asks instead when it sends one. Timeouts, cancellation and client
-/// errors are not retried, and neither is a stream that failed after a delta was delivered.
+/// what the server's `retry-after` asks instead when it sends one. Timeouts, cancellation, client errors
+/// and a spent quota (`quota_exceeded`, even when it comes as a 429) are not retried, and neither is a
+/// stream that failed after a delta was delivered.
 ///
 /// \par Cancellation
 /// Cancelling the awaiting coroutine closes the connection and returns `cancelled`.
 ///
 /// \par Thread safety and lifetime
-/// Use a provider from one executor (it may be shared by several agents there). Its HTTP client, with
-/// its pooled connections, belongs to the execution context of the first call: destroy the provider (and
-/// the agents holding it) before that `io_context`.
+/// A provider may be shared by several agents, executors and threads: `complete` may run on several
+/// execution contexts at once. Idle keep-alive connections are pooled per execution context and close
+/// with it (see `http::HttpClient`), so a provider may outlive the `io_context`s it was used on, and an
+/// `io_context` may be destroyed while the provider lives on.
 class HttpProvider : public llm::Provider {
 public:
     explicit HttpProvider(ProviderConfig config);
@@ -55,13 +57,17 @@ public:
 
     /// \brief The configuration with defaults filled in (model, base URL).
     [[nodiscard]] const ProviderConfig& config() const noexcept { return config_; }
-    /// \brief The HTTP client, once the first call has created it (for tests of connection reuse).
+    /// \brief The HTTP client (for tests of connection reuse).
     [[nodiscard]] const http::HttpClient* client() const noexcept { return client_.get(); }
 
 protected:
-    /// \brief Encodes `request` in the wire format.
-    [[nodiscard]] virtual EncodedRequest encode(const llm::ModelRequest& request,
-                                                const CodecOptions& options) const = 0;
+    /// \brief Encodes the declarations of a tool list in the wire format. Called once per list: the
+    /// provider keeps the result for the following requests offering the same tools.
+    [[nodiscard]] virtual EncodedTools encodeTools(const llm::ToolList& tools,
+                                                   const CodecOptions& options) const = 0;
+    /// \brief Encodes `request` in the wire format, with its tools as `encodeTools` gave them.
+    [[nodiscard]] virtual EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
+                                                const EncodedTools& tools) const = 0;
     /// \brief The URL of `encoded` (base URL plus path).
     [[nodiscard]] virtual std::string url(const EncodedRequest& encoded) const;
     /// \brief Adds the authentication headers.
@@ -74,11 +80,20 @@ protected:
 
 private:
     struct Attempt;
+    struct Caches;
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attempt(std::shared_ptr<Attempt> state);
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptStreamed(std::shared_ptr<Attempt> state);
+    /// The encoded declarations of `tools`: remembered for the last few lists seen, recognised by
+    /// identity (the turns of a run share one list) or by equal specs (the runs of an agent).
+    [[nodiscard]] std::shared_ptr<const EncodedTools> encodedTools(const llm::ToolList& tools,
+                                                                   const CodecOptions& options);
+    /// The header fields of every request (content type, accept, authentication, extra headers), made
+    /// on the first call.
+    [[nodiscard]] const http::HttpHeaders& headers(bool streamed);
 
     ProviderConfig config_;
     std::shared_ptr<http::HttpClient> client_;
+    std::unique_ptr<Caches> caches_;
 };
 
 /// \brief Anthropic Messages API: `x-api-key` and `anthropic-version: 2023-06-01` headers, SSE streams.
@@ -88,7 +103,10 @@ public:
     [[nodiscard]] std::string_view name() const noexcept override { return "anthropic"; }
 
 protected:
-    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options) const override;
+    [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
+                                           const CodecOptions& options) const override;
+    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
+                                        const EncodedTools& tools) const override;
     void authenticate(http::HttpHeaders& headers) const override;
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
         int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const override;
@@ -103,7 +121,10 @@ public:
     [[nodiscard]] std::string_view name() const noexcept override { return "openai"; }
 
 protected:
-    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options) const override;
+    [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
+                                           const CodecOptions& options) const override;
+    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
+                                        const EncodedTools& tools) const override;
     void authenticate(http::HttpHeaders& headers) const override;
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
         int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const override;
@@ -118,7 +139,10 @@ public:
     [[nodiscard]] std::string_view name() const noexcept override { return "gemini"; }
 
 protected:
-    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options) const override;
+    [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
+                                           const CodecOptions& options) const override;
+    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
+                                        const EncodedTools& tools) const override;
     [[nodiscard]] std::string url(const EncodedRequest& encoded) const override;
     void authenticate(http::HttpHeaders& headers) const override;
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
@@ -133,7 +157,10 @@ public:
     [[nodiscard]] std::string_view name() const noexcept override { return "ollama"; }
 
 protected:
-    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options) const override;
+    [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
+                                           const CodecOptions& options) const override;
+    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
+                                        const EncodedTools& tools) const override;
     void authenticate(http::HttpHeaders& headers) const override;
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
         int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const override;

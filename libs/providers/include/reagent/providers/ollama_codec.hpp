@@ -28,6 +28,14 @@ namespace reagent::providers::ollama {
 /// with `standard` rules.
 [[nodiscard]] EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options);
 
+/// \brief As above, with the request's tools already encoded: `tools` must be
+/// `encodeTools(request.tools, options)`, made once for every request offering that list.
+[[nodiscard]] EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                                           const EncodedTools& tools);
+
+/// \brief The tool declarations of `tools` and their name map (see `encodeRequest`).
+[[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions& options);
+
 /// \brief Decodes a non-streamed response: `message` {content, tool_calls}, `done_reason` (`stop` is
 /// `end_turn`, or `tool_use` with calls; `length` is `max_tokens`; else `other`), `prompt_eval_count`
 /// and `eval_count` as usage. Calls get Ollama's `id` when it sends one, else a synthesized one.

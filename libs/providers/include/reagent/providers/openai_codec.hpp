@@ -32,6 +32,14 @@ namespace reagent::providers::openai {
 /// names go through a `ToolNameMap` with `standard` rules.
 [[nodiscard]] EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options);
 
+/// \brief As above, with the request's tools already encoded: `tools` must be
+/// `encodeTools(request.tools, options)`, made once for every request offering that list.
+[[nodiscard]] EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                                           const EncodedTools& tools);
+
+/// \brief The tool declarations of `tools` and their name map (see `encodeRequest`).
+[[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions& options);
+
 /// \brief Decodes a non-streamed response (the first choice).
 ///
 /// `finish_reason` maps `stop` to `end_turn`, `tool_calls` (and the legacy `function_call`) to

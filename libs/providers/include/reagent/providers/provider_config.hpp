@@ -60,6 +60,9 @@ struct ProviderConfig {
     std::chrono::milliseconds requestTimeout{600'000};
     /// Deadline of resolving and connecting (default 10 s).
     std::chrono::milliseconds connectTimeout{10'000};
+    /// Longest silence inside a reply body, streamed or not: no byte for this long fails the attempt
+    /// with `timeout` (default 120 s; zero disables it). See `http::HttpClientConfig::readTimeout`.
+    std::chrono::milliseconds readTimeout{120'000};
     /// Retries of rate limits, server errors and broken connections (default: 3 attempts, 200 ms
     /// doubling with 20% jitter; a server's `retry-after` replaces the computed delay).
     RetryPolicy retry{};

@@ -14,9 +14,9 @@
 
 namespace reagent::providers {
 
-/// \brief The error code for an HTTP status: 429 `rate_limited`; 401 and 403 `authentication`; 408
-/// `timeout`; other 4xx (400, 404, 413, 422, ...) `invalid_request`; 5xx (and Anthropic's 529)
-/// `server_error`; anything else `server_error`.
+/// \brief The error code for an HTTP status: 429 `rate_limited`; 401 and 403 `authentication`; 402
+/// `quota_exceeded`; 408 `timeout`; other 4xx (400, 404, 413, 422, ...) `invalid_request`; 5xx (and
+/// Anthropic's 529) `server_error`; anything else `server_error`.
 [[nodiscard]] llm::ProviderErrc errcForStatus(int httpStatus) noexcept;
 
 /// \brief The error code for a provider's own error type, for errors that arrive inside a stream without
@@ -37,7 +37,10 @@ namespace reagent::providers {
 
 /// \brief The error for a non-2xx response.
 ///
-/// The code comes from the status (`errcForStatus`). The provider's type and message are read from any
+/// The code comes from the status (`errcForStatus`), except that a type or code saying the quota or
+/// credit is spent (`insufficient_quota`, `billing_error`) gives `quota_exceeded` whatever the status
+/// (OpenAI sends it with 429: it must not pass for a rate limit and be retried). The provider's type and
+/// message are read from any
 /// of the error bodies the four wire formats use: `{"type":"error","error":{"type","message"}}`
 /// (Anthropic), `{"error":{"message","type","code"}}` (OpenAI), `{"error":{"code","message","status"}}`
 /// (Gemini, also wrapped in an array), `{"error":"..."}` (Ollama). A body that is none of these (a proxy's

@@ -3,6 +3,7 @@
 /// \brief `ToolNameMap`: tool names as providers accept them, and back.
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,7 +34,7 @@ enum class ToolNameRules {
 /// map decoded calls back (a wire name the map does not know comes back unchanged).
 ///
 /// \par Thread safety
-/// Immutable after construction; safe to share for reading.
+/// Immutable after construction; safe to share for reading. Copies share the mapping (a pointer copy).
 class ToolNameMap {
 public:
     /// \brief The identity map with `standard` rules (for requests without tools).
@@ -53,9 +54,14 @@ public:
     [[nodiscard]] ToolNameRules rules() const noexcept { return rules_; }
 
 private:
+    struct Maps {
+        std::map<std::string, std::string, std::less<>> wireByLocal;
+        std::map<std::string, std::string, std::less<>> localByWire;
+    };
+
     ToolNameRules rules_ = ToolNameRules::standard;
-    std::map<std::string, std::string, std::less<>> wireByLocal_;
-    std::map<std::string, std::string, std::less<>> localByWire_;
+    /// Null for the identity map.
+    std::shared_ptr<const Maps> maps_;
 };
 
 }  // namespace reagent::providers
