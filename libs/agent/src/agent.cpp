@@ -177,16 +177,19 @@ void Agent::State::emit(const AgentEvent& event) const {
     }
 }
 
-std::vector<llm::ToolSpec> Agent::State::offeredTools() const {
+llm::ToolList Agent::State::offeredTools() const {
+    if (offered_) {
+        return *offered_;
+    }
     std::vector<llm::ToolSpec> specs;
-    if (!config.toolsEnabled && !config.reasoning) {
-        return specs;
+    if (config.toolsEnabled || config.reasoning) {
+        for (const auto& registered : registry.all()) {
+            const tools::ToolDefinition& definition = registered->tool.definition;
+            specs.push_back(llm::ToolSpec{definition.name, definition.description, definition.inputSchema});
+        }
     }
-    for (const auto& registered : registry.all()) {
-        const tools::ToolDefinition& definition = registered->tool.definition;
-        specs.push_back(llm::ToolSpec{definition.name, definition.description, definition.inputSchema});
-    }
-    return specs;
+    offered_.emplace(std::move(specs));
+    return *offered_;
 }
 
 LoopConfig Agent::State::loopConfig() const {
@@ -208,6 +211,7 @@ Task<RunResult> Agent::run(std::string prompt) const {
 expected<void, tools::ToolError> Agent::registerTool(tools::Tool tool) const {
     auto added = state_->registry.add(std::move(tool));
     if (added) {
+        state_->toolsChanged();
         // Registering a tool means it should be offered, even on an agent built without withTools().
         state_->config.toolsEnabled = true;
         if (state_->config.recall && !state_->registry.find(kRecallTool)) {
@@ -221,11 +225,15 @@ bool Agent::unregisterTool(std::string_view name) const {
     if ((state_->config.reasoning && name == kFinalAnswerTool) || (state_->config.recall && name == kRecallTool)) {
         return false;
     }
-    return state_->registry.remove(name);
+    const bool removed = state_->registry.remove(name);
+    if (removed) {
+        state_->toolsChanged();
+    }
+    return removed;
 }
 
 std::vector<llm::ToolSpec> Agent::toolSpecs() const {
-    return state_->offeredTools();
+    return state_->offeredTools().specs();
 }
 
 std::vector<tools::ToolDefinition> Agent::toolDefinitions() const {

@@ -2,6 +2,7 @@
 // Private to libs/agent: what every copy of an `Agent` handle shares.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -36,10 +37,17 @@ struct Agent::State {
     void updateEventSink();
     /// Calls every subscriber; a handler that throws is skipped, never the run.
     void emit(const AgentEvent& event) const;
-    /// The tools offered to the model: every registered tool once tools or reasoning are enabled.
-    [[nodiscard]] std::vector<llm::ToolSpec> offeredTools() const;
+    /// The tools offered to the model: every registered tool once tools or reasoning are enabled. Built
+    /// once and kept until the tools change, so every run offers the very same list and a provider reuses
+    /// its encoding of it instead of comparing schemas.
+    [[nodiscard]] llm::ToolList offeredTools() const;
+    /// Drops the offered list after a registration change.
+    void toolsChanged() noexcept { offered_.reset(); }
     /// What one run is, fixed at its start (later registrations affect later runs only).
     [[nodiscard]] LoopConfig loopConfig() const;
+
+private:
+    mutable std::optional<llm::ToolList> offered_;
 };
 
 /// The `final-answer` meta-tool registered by `withReasoning()`.

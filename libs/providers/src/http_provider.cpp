@@ -55,6 +55,7 @@ http::HttpClientConfig clientConfig(const ProviderConfig& config) {
     httpConfig.connectTimeout = config.connectTimeout;
     httpConfig.requestTimeout = config.requestTimeout;
     httpConfig.readTimeout = config.readTimeout;
+    httpConfig.maxIdlePerHost = config.maxIdleConnections;
     httpConfig.caFile = config.caFile;
     httpConfig.proxy = config.proxy;
     return httpConfig;

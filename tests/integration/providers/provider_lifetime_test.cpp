@@ -99,3 +99,26 @@ TEST_CASE("one provider serves two threads, each running its own io_context",
     CHECK(peer.stats()["connections"].get<long long>() == 2 + 1);
     CHECK(openConnections(peer, 0) == 0);
 }
+
+TEST_CASE("maxIdleConnections bounds the connections kept after concurrent calls",
+          "[integration][providers][pool]") {
+    const auto keptAfterThreeAtOnce = [](std::size_t maxIdle) {
+        ProviderPeer peer(alwaysText());
+        auto config = peerConfig(ProviderKind::openai, peer);
+        config.maxIdleConnections = maxIdle;
+        auto provider = reagent::providers::makeProvider(config);
+        REQUIRE(provider);
+        Loop loop;
+        int ok = 0;
+        for (int i = 0; i < 3; ++i) {
+            boost::asio::co_spawn(loop.io(), ask(*provider),
+                                  [&ok](std::exception_ptr, Outcome reply) { ok += reply ? 1 : 0; });
+        }
+        loop.io().run();
+        CHECK(ok == 3);
+        return openConnections(peer, static_cast<long long>(maxIdle));
+    };
+    CHECK(keptAfterThreeAtOnce(3) == 3);
+    CHECK(keptAfterThreeAtOnce(1) == 1);
+    CHECK(keptAfterThreeAtOnce(0) == 0);
+}

@@ -95,3 +95,79 @@ TEST_CASE("withTimeout reports cancellation by the caller", "[core][timeout][can
     CHECK(taskCancelled);
     CHECK(reagent::test::elapsedMs(start) < 1000);
 }
+
+namespace {
+
+// Ignores the first cancellation for `grace`, then answers: the loser of a race is awaited, not abandoned.
+Task<int> answerAfterGrace(std::chrono::milliseconds grace, bool* finished) {
+    try {
+        co_await sleepFor(10s);
+    } catch (...) {
+    }
+    // The thread's cancellation state stays set: a fresh one lets the grace period be slept.
+    co_await boost::asio::this_coro::reset_cancellation_state();
+    co_await sleepFor(grace);
+    *finished = true;
+    co_return 7;
+}
+
+Task<int> answerAtOnce() { co_return 5; }
+
+}  // namespace
+
+TEST_CASE("withTimeout awaits a task that finishes after its cancellation", "[core][timeout]") {
+    bool finished = false;
+    const auto start = std::chrono::steady_clock::now();
+    auto result = runCoro(reagent::withTimeout(answerAfterGrace(80ms, &finished), 20ms));
+    REQUIRE_FALSE(result.has_value());
+    CHECK(result.error().code == EffectErrc::timeout);
+    CHECK(finished);
+    CHECK(reagent::test::elapsedMs(start) >= 95);
+}
+
+TEST_CASE("withTimeout returns a task that never suspends", "[core][timeout]") {
+    auto result = runCoro(reagent::withTimeout(answerAtOnce(), 1ms));
+    REQUIRE(result.has_value());
+    CHECK(*result == 5);
+}
+
+TEST_CASE("withTimeout runs many races at once, each with its own outcome", "[core][timeout]") {
+    boost::asio::io_context io;
+    constexpr int kRaces = 500;
+    int won = 0;
+    int timedOut = 0;
+    for (int i = 0; i < kRaces; ++i) {
+        // Even races finish well before their deadline, odd ones long after.
+        const auto work = i % 2 == 0 ? 1ms : 5s;
+        boost::asio::co_spawn(io, reagent::withTimeout(answerAfter(work), 100ms),
+                              [&](std::exception_ptr e, reagent::expected<int, reagent::EffectError> r) {
+                                  REQUIRE_FALSE(e);
+                                  if (r) {
+                                      ++won;
+                                  } else if (r.error().code == EffectErrc::timeout) {
+                                      ++timedOut;
+                                  }
+                              });
+    }
+    const auto start = std::chrono::steady_clock::now();
+    io.run();
+    CHECK(won == kRaces / 2);
+    CHECK(timedOut == kRaces / 2);
+    CHECK(reagent::test::elapsedMs(start) < 2000);
+}
+
+TEST_CASE("a caller's cancellation after the task finished changes nothing", "[core][timeout][cancel]") {
+    boost::asio::io_context io;
+    boost::asio::cancellation_signal signal;
+    std::optional<reagent::expected<int, reagent::EffectError>> outcome;
+    boost::asio::co_spawn(io, reagent::withTimeout(answerAfter(1ms), 10s),
+                          boost::asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr e, auto r) {
+                              REQUIRE_FALSE(e);
+                              outcome = std::move(r);
+                              signal.emit(boost::asio::cancellation_type::terminal);
+                          }));
+    io.run();
+    REQUIRE(outcome.has_value());
+    REQUIRE(outcome->has_value());
+    CHECK(**outcome == 42);
+}

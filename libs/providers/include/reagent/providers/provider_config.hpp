@@ -3,6 +3,7 @@
 /// \brief `ProviderConfig`: which model API to call and how, and reading it from the environment.
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +64,10 @@ struct ProviderConfig {
     /// Longest silence inside a reply body, streamed or not: no byte for this long fails the attempt
     /// with `timeout` (default 120 s; zero disables it). See `http::HttpClientConfig::readTimeout`.
     std::chrono::milliseconds readTimeout{120'000};
+    /// Most idle keep-alive connections kept open to the provider per `io_context` (count; default 100,
+    /// the keep-alive limit of the official OpenAI Python SDK; 0 disables reuse). Runs in flight beyond it
+    /// still proceed, each on a connection of its own; only the surplus is closed when they finish.
+    std::size_t maxIdleConnections = 100;
     /// Retries of rate limits, server errors and broken connections (default: 3 attempts, 200 ms
     /// doubling with 20% jitter; a server's `retry-after` replaces the computed delay).
     RetryPolicy retry{};
