@@ -2,40 +2,9 @@
 
 #include <charconv>
 
+#include "reagent/core/detail/utf8.hpp"
+
 namespace reagent::providers::detail {
-
-namespace {
-
-// Length of the valid UTF-8 sequence starting at `at` (2 to 4), or 0 if it is invalid: overlong forms,
-// surrogates and code points past U+10FFFF are invalid, as in nlohmann's decoder.
-std::size_t utf8Sequence(std::string_view text, std::size_t at) {
-    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-    const unsigned char lead = byte(at);
-    std::size_t length = 0;
-    unsigned char low = 0x80;
-    unsigned char high = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        if (lead == 0xE0) low = 0xA0;   // no overlong forms
-        if (lead == 0xED) high = 0x9F;  // no surrogates
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        if (lead == 0xF0) low = 0x90;   // no overlong forms
-        if (lead == 0xF4) high = 0x8F;  // nothing past U+10FFFF
-    } else {
-        return 0;
-    }
-    if (at + length > text.size()) return 0;
-    if (byte(at + 1) < low || byte(at + 1) > high) return 0;
-    for (std::size_t i = 2; i < length; ++i) {
-        if (byte(at + i) < 0x80 || byte(at + i) > 0xBF) return 0;
-    }
-    return length;
-}
-
-}  // namespace
 
 void appendJsonString(std::string& out, std::string_view text) {
     static constexpr char kHex[] = "0123456789abcdef";
@@ -50,7 +19,7 @@ void appendJsonString(std::string& out, std::string_view text) {
             continue;
         }
         if (c >= 0x80) {
-            const std::size_t length = utf8Sequence(text, i);
+            const std::size_t length = reagent::detail::utf8SequenceLength(text, i);
             if (length == 0) {
                 // Invalid UTF-8: rare (tool output); nlohmann's replacement rules apply, so let it write.
                 out.resize(start);

@@ -371,6 +371,30 @@ TEST_CASE("tools can be registered and removed after build", "[agent][registry]"
     CHECK(agent->toolSpecs().size() == 3);
 }
 
+TEST_CASE("runs of an unchanged agent offer the very same tool list", "[agent][registry]") {
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::text("one")).then(ScriptedTurn::text("two")).then(ScriptedTurn::text("three"));
+    auto calls = std::make_shared<int>(0);
+    auto tool = addTool(calls);
+    REQUIRE(tool);
+    auto agent = Agent::create().withProvider(provider).withTool(*tool).build();
+    REQUIRE(agent);
+
+    CHECK(runCoro(agent->run("first")).output == "one");
+    CHECK(runCoro(agent->run("second")).output == "two");
+    const auto& requests = provider->requests();
+    REQUIRE(requests.size() == 2);
+    // Shared, not rebuilt: a provider recognises the list by identity and reuses its encoding.
+    CHECK(requests[0].tools.sameAs(requests[1].tools));
+
+    // A registration change is seen by the next run, with a new list.
+    REQUIRE(agent->unregisterTool("add"));
+    CHECK(runCoro(agent->run("third")).output == "three");
+    REQUIRE(provider->requests().size() == 3);
+    CHECK_FALSE(provider->requests()[2].tools.sameAs(requests[0].tools));
+    CHECK(provider->requests()[2].tools.size() == requests[0].tools.size() - 1);
+}
+
 TEST_CASE("events arrive in order", "[agent][events]") {
     auto provider = std::make_shared<ScriptedProvider>();
     provider->then(ScriptedTurn::toolCall("add", {{"a", 1}, {"b", 2}}).usage({5, 1}))

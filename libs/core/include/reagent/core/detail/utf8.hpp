@@ -1,0 +1,13 @@
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace reagent::detail {
+
+/// \brief Length in bytes of the well-formed UTF-8 sequence starting at `text[pos]` (1 to 4), or 0 when
+/// none starts there: overlong forms, surrogates, code points above U+10FFFF and sequences cut by the end
+/// of `text` are malformed (RFC 3629). `pos` must be less than `text.size()`.
+[[nodiscard]] std::size_t utf8SequenceLength(std::string_view text, std::size_t pos) noexcept;
+
+}  // namespace reagent::detail

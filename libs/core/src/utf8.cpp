@@ -1,0 +1,39 @@
+#include "reagent/core/detail/utf8.hpp"
+
+namespace reagent::detail {
+
+std::size_t utf8SequenceLength(std::string_view text, std::size_t pos) noexcept {
+    const auto at = [&](std::size_t i) { return static_cast<unsigned char>(text[pos + i]); };
+    const unsigned char lead = at(0);
+    if (lead < 0x80U) {
+        return 1;
+    }
+    std::size_t size = 0;
+    // The second byte's range excludes overlong forms, surrogates and code points above U+10FFFF.
+    unsigned char low = 0x80U;
+    unsigned char high = 0xBFU;
+    if (lead >= 0xC2U && lead <= 0xDFU) {
+        size = 2;
+    } else if (lead >= 0xE0U && lead <= 0xEFU) {
+        size = 3;
+        low = lead == 0xE0U ? 0xA0U : 0x80U;
+        high = lead == 0xEDU ? 0x9FU : 0xBFU;
+    } else if (lead >= 0xF0U && lead <= 0xF4U) {
+        size = 4;
+        low = lead == 0xF0U ? 0x90U : 0x80U;
+        high = lead == 0xF4U ? 0x8FU : 0xBFU;
+    } else {
+        return 0;
+    }
+    if (text.size() - pos < size || at(1) < low || at(1) > high) {
+        return 0;
+    }
+    for (std::size_t i = 2; i < size; ++i) {
+        if ((at(i) & 0xC0U) != 0x80U) {
+            return 0;
+        }
+    }
+    return size;
+}
+
+}  // namespace reagent::detail
