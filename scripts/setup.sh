@@ -12,6 +12,11 @@ packages=(
     libcli11-dev catch2 libbenchmark-dev
     python3 openssl
 )
+# The SDK type check of the provider fixtures (tests/sdk_types) runs on Node.js: Debian's unless one is
+# on the PATH already.
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+    packages+=(nodejs npm)
+fi
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
@@ -45,5 +50,13 @@ if ! dpkg-query -W -f='${Status}' libvalijson-dev 2>/dev/null | grep -q "install
     mkdir -p "$root/.deps/valijson"
     dpkg-deb -x "$download"/libvalijson-dev_*.deb "$root/.deps/valijson"
     rm -rf "$download"
+fi
+# The official provider SDKs whose types check the fixtures, at the versions package-lock.json pins; the
+# lock file copied into node_modules says which versions are there.
+sdk_dir="$root/tests/sdk_types"
+if ! cmp -s "$sdk_dir/package-lock.json" "$sdk_dir/node_modules/.reagent-package-lock.json"; then
+    echo "setup: installing the provider SDKs for the fixture type check (npm ci in tests/sdk_types)"
+    (cd "$sdk_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    cp "$sdk_dir/package-lock.json" "$sdk_dir/node_modules/.reagent-package-lock.json"
 fi
 echo "setup: dependencies ready"

@@ -1,5 +1,8 @@
 #include "codec_common.hpp"
 
+#include <initializer_list>
+#include <string_view>
+
 #include "json_writer.hpp"
 
 namespace reagent::providers::detail {
@@ -32,7 +35,36 @@ const nlohmann::json& toolSchema(const llm::ToolSpec& tool) {
     return tool.inputSchema.is_object() && !tool.inputSchema.empty() ? tool.inputSchema : kEmptyObject;
 }
 
-EncodedTools functionTools(const llm::ToolList& tools) {
+namespace {
+
+nlohmann::json onlyKeys(const nlohmann::json& object, std::initializer_list<std::string_view> keys) {
+    nlohmann::json kept = nlohmann::json::object();
+    for (const std::string_view key : keys) {
+        if (const auto it = object.find(key); it != object.end()) {
+            kept[std::string(key)] = *it;
+        }
+    }
+    return kept;
+}
+
+}  // namespace
+
+nlohmann::json ollamaSchema(const nlohmann::json& schema) {
+    if (!schema.is_object()) {
+        return schema;
+    }
+    nlohmann::json kept = onlyKeys(schema, {"$defs", "items", "properties", "required", "type"});
+    if (const auto properties = kept.find("properties"); properties != kept.end() && properties->is_object()) {
+        for (auto& property : properties->items()) {
+            if (property.value().is_object()) {
+                property.value() = onlyKeys(property.value(), {"description", "enum", "items", "type"});
+            }
+        }
+    }
+    return kept;
+}
+
+EncodedTools functionTools(const llm::ToolList& tools, SchemaDialect dialect) {
     EncodedTools encoded;
     encoded.names = ToolNameMap(tools.specs(), ToolNameRules::standard);
     if (tools.empty()) {
@@ -46,7 +78,11 @@ EncodedTools functionTools(const llm::ToolList& tools) {
             out.key("description").string(tool.description);
         }
         out.key("name").string(encoded.names.toWire(tool.name));
-        out.key("parameters").value(toolSchema(tool));
+        if (dialect == SchemaDialect::ollama) {
+            out.key("parameters").value(ollamaSchema(toolSchema(tool)));
+        } else {
+            out.key("parameters").value(toolSchema(tool));
+        }
         out.endObject().key("type").string("function").endObject();
     }
     out.endArray();

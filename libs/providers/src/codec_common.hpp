@@ -20,8 +20,20 @@ void reserveBody(std::string& body, const llm::ModelRequest& request, const Enco
 /// The tool's input schema, or an empty object schema when it has none (providers require one).
 [[nodiscard]] const nlohmann::json& toolSchema(const llm::ToolSpec& tool);
 
+/// `schema` with only what Ollama's tool declaration reads: at the top `type`, `$defs`, `items`,
+/// `required` and `properties`; in each property `type`, `items`, `description` and `enum`. Ollama's
+/// server decodes parameters into fixed structures and drops everything else (`default`, `minimum`,
+/// `additionalProperties`, ...) before the model sees it, and its SDK's types declare exactly these.
+[[nodiscard]] nlohmann::json ollamaSchema(const nlohmann::json& schema);
+
+/// How a function tool's `parameters` are written.
+enum class SchemaDialect {
+    json_schema,  ///< the tool's JSON Schema as it is (OpenAI and compatible servers)
+    ollama,       ///< `ollamaSchema` of it
+};
+
 /// Tools as OpenAI and Ollama declare them: [{type: "function", function: {name, description, parameters}}].
-[[nodiscard]] EncodedTools functionTools(const llm::ToolList& tools);
+[[nodiscard]] EncodedTools functionTools(const llm::ToolList& tools, SchemaDialect dialect);
 
 /// A call's arguments as sent back to a provider: an object (a non-object value from a broken reply is
 /// wrapped as {"value": ...}, since every format wants an object).

@@ -102,7 +102,7 @@ std::optional<llm::ProviderError> consume(const Json& chunk, ReplyAssembler& ass
 }  // namespace
 
 EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
-    return detail::functionTools(tools);
+    return detail::functionTools(tools, detail::SchemaDialect::ollama);
 }
 
 EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {

@@ -107,7 +107,7 @@ const Json* firstChoice(const Json& chunk) {
 }  // namespace
 
 EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
-    return detail::functionTools(tools);
+    return detail::functionTools(tools, detail::SchemaDialect::json_schema);
 }
 
 EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {

@@ -61,17 +61,17 @@ TEST_CASE("gemini: the request for a conversation with parallel tool calls", "[p
             ]}
         ],
         "tools": [{"functionDeclarations": [
-            {"name": "get_weather", "description": "Current weather for a city", "parameters": {}},
-            {"name": "files_read", "description": "Read a file", "parameters": {}}
+            {"name": "get_weather", "description": "Current weather for a city", "parametersJsonSchema": {}},
+            {"name": "files_read", "description": "Read a file", "parametersJsonSchema": {}}
         ]}],
         "generationConfig": {"temperature": 0.5, "maxOutputTokens": 1024}
     })");
-    expected["tools"][0]["functionDeclarations"][0]["parameters"] = test::weatherSchema();
-    expected["tools"][0]["functionDeclarations"][1]["parameters"] = test::readSchema();
+    expected["tools"][0]["functionDeclarations"][0]["parametersJsonSchema"] = test::weatherSchema();
+    expected["tools"][0]["functionDeclarations"][1]["parametersJsonSchema"] = test::readSchema();
     test::checkJsonEqual(encoded.json(), expected);
 }
 
-TEST_CASE("gemini: streaming path, JSON Schema parameters, names from call ids", "[providers][gemini]") {
+TEST_CASE("gemini: streaming path, OpenAPI-subset parameters, names from call ids", "[providers][gemini]") {
     reagent::llm::ModelRequest request;
     request.messages.push_back(reagent::llm::Message::user("Hi"));
     request.messages.push_back(
@@ -81,7 +81,7 @@ TEST_CASE("gemini: streaming path, JSON Schema parameters, names from call ids",
     request.tools.push_back(reagent::llm::ToolSpec{"9lives", "", nullptr});
     CodecOptions opts = options(true);
     opts.model = "models/gemini-2.5-pro";
-    opts.geminiJsonSchemaParameters = true;
+    opts.geminiJsonSchemaParameters = false;
     const auto encoded = gemini::encodeRequest(request, opts);
     CHECK(encoded.path == "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
     test::checkJsonEqual(encoded.json(), json::parse(R"({
@@ -91,7 +91,7 @@ TEST_CASE("gemini: streaming path, JSON Schema parameters, names from call ids",
             {"role": "user", "parts": [{"functionResponse": {"name": "_9lives", "response": {"result": "ok"}}}]}
         ],
         "tools": [{"functionDeclarations": [
-            {"name": "_9lives", "parametersJsonSchema": {"type": "object", "properties": {}}}
+            {"name": "_9lives", "parameters": {"type": "object", "properties": {}}}
         ]}]
     })"));
 }

@@ -78,6 +78,32 @@ TEST_CASE("ollama: the request for a conversation with parallel tool calls", "[p
         json::parse(R"({"model":"qwen3","stream":true,"messages":[{"role":"user","content":"Hi"}]})"));
 }
 
+TEST_CASE("ollama: tool parameters keep only what Ollama reads", "[providers][ollama]") {
+    reagent::llm::ModelRequest request;
+    request.messages.push_back(reagent::llm::Message::user("Hi"));
+    request.tools.push_back(reagent::llm::ToolSpec{"count", "Counts", json::parse(R"({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["n"],
+        "properties": {
+            "n": {"type": "integer", "description": "How many", "minimum": 1, "default": 3},
+            "mode": {"type": "string", "enum": ["fast", "slow"], "pattern": "^[a-z]+$"},
+            "tags": {"type": "array", "items": {"type": "string", "maxLength": 8}, "maxItems": 4}
+        }
+    })")});
+    const json tools = ollama::encodeRequest(request, options()).json()["tools"];
+    test::checkJsonEqual(tools[0]["function"]["parameters"], json::parse(R"({
+        "type": "object",
+        "required": ["n"],
+        "properties": {
+            "n": {"type": "integer", "description": "How many"},
+            "mode": {"type": "string", "enum": ["fast", "slow"]},
+            "tags": {"type": "array", "items": {"type": "string", "maxLength": 8}}
+        }
+    })"));
+}
+
 TEST_CASE("ollama: a documented response with tool calls", "[providers][ollama]") {
     const auto names = ollama::encodeRequest(test::conversation(), options()).toolNames;
     const auto reply = ollama::decodeResponse(200, R"({

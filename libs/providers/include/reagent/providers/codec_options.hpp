@@ -19,9 +19,11 @@ struct CodecOptions {
     /// OpenAI: send the limit as `max_completion_tokens` (OpenAI's current name, which its reasoning
     /// models require) rather than `max_tokens` (what OpenAI-compatible servers read). Default false.
     bool openAiMaxCompletionTokens = false;
-    /// Gemini: declare tool schemas as `parametersJsonSchema` (any JSON Schema) rather than `parameters`
-    /// (Gemini's OpenAPI subset, which rejects keys such as `$schema`). Default false.
-    bool geminiJsonSchemaParameters = false;
+    /// Gemini: declare tool schemas as `parametersJsonSchema`, which takes any JSON Schema as it is
+    /// (default true). False sends them as `parameters`, Gemini's OpenAPI-subset `Schema`, for models
+    /// without JSON Schema support: that subset has no `additionalProperties` or `$schema` and its SDK
+    /// types spell types in capitals, so the tool's schema must keep within it.
+    bool geminiJsonSchemaParameters = true;
 };
 
 }  // namespace reagent::providers
