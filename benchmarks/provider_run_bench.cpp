@@ -26,8 +26,10 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 
-#include "reagent/reagent.hpp"
+#include "bare_http_loop.hpp"
 #include "reagent/providers/http_provider.hpp"
+#include "reagent/providers/openai_codec.hpp"
+#include "reagent/reagent.hpp"
 
 namespace {
 
@@ -184,6 +186,21 @@ Batch runBatch(boost::asio::io_context& io, const agent::Agent& agent, int count
     return batch;
 }
 
+// The two request bodies the agent sends, written by the same codec: the question, then the question with
+// the tool call and its result.
+std::pair<std::string, std::string> agentBodies(const agent::Agent& agent) {
+    llm::ModelRequest request;
+    request.tools = agent.toolSpecs();
+    request.messages.push_back(llm::Message::user("Say hello"));
+    providers::CodecOptions options;
+    options.model = providers::defaultModel(providers::ProviderKind::openai);
+    std::string first = providers::openai::encodeRequest(request, options).body;
+    request.messages.push_back(llm::Message::assistant("", {llm::ToolCall{"call_1", "echo", {{"text", "hello"}}}}));
+    request.messages.push_back(llm::Message::toolResult("call_1", "echo", "hello"));
+    std::string second = providers::openai::encodeRequest(request, options).body;
+    return {std::move(first), std::move(second)};
+}
+
 // One run, alone on the io_context; 1 when it succeeded.
 int runOne(boost::asio::io_context& io, const agent::Agent& agent) {
     int ok = 0;
@@ -234,6 +251,18 @@ int main(int argc, char** argv) {
                     "kernel), wall %.1f us/run\n",
                     one.ok, sequential, one.cpu / sequential * 1e6, (one.cpu - one.system) / sequential * 1e6,
                     one.system / sequential * 1e6, one.wall / sequential * 1e6);
+
+        // The floor: the same two exchanges by a bare Beast client (no agent, no JSON), one pair at a time.
+        const auto [first, second] = agentBodies(agent);
+        const double bareCpuStart = cpuSeconds();
+        const double bareSystemStart = systemSeconds();
+        const int bareOk = bench::bareExchangePairs(peer.port(), "/v1/chat/completions", first, second, sequential);
+        const double bareCpu = cpuSeconds() - bareCpuStart;
+        const double bareSystem = systemSeconds() - bareSystemStart;
+        std::printf("bare Beast loop, same two exchanges: %d/%d pairs ok, CPU %.1f us/pair (%.1f us user, %.1f us "
+                    "kernel); a reagent run costs %.2fx that\n",
+                    bareOk, sequential, bareCpu / sequential * 1e6, (bareCpu - bareSystem) / sequential * 1e6,
+                    bareSystem / sequential * 1e6, one.cpu / bareCpu);
 
         for (int round = 1; round <= rounds; ++round) {
             const Batch many = runBatch(io, agent, concurrent);

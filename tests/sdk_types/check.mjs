@@ -154,11 +154,11 @@ const program = ts.createProgram([generated], {
   typeRoots: [path.join(here, "node_modules/@types")],
 });
 const diagnostics = ts.getPreEmitDiagnostics(program);
-const report = ts.formatDiagnosticsWithColorAndContext ? ts.formatDiagnostics(diagnostics, {
+const report = ts.formatDiagnostics(diagnostics, {
   getCanonicalFileName: (f) => f,
   getCurrentDirectory: () => outDir,
   getNewLine: () => "\n",
-}) : "";
+});
 if (diagnostics.length) {
   console.error(report);
   console.error(`${diagnostics.length} type error(s) in ${count} documents; the generated file is kept: ${generated}`);
