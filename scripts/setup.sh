@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs everything reagent needs to build and test, from Debian 12's packages. Safe to run again:
-# it installs only what is missing.
+# it installs only what is missing. With --tests it also installs what only the tests need: Node.js and
+# the provider SDKs whose types check the fixtures (tests/sdk_types).
 set -euo pipefail
+for_tests=0
+if [ "${1:-}" = "--tests" ]; then for_tests=1; fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
@@ -14,7 +17,7 @@ packages=(
 )
 # The SDK type check of the provider fixtures (tests/sdk_types) runs on Node.js: Debian's unless one is
 # on the PATH already.
-if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+if [ "$for_tests" = 1 ] && { ! command -v node > /dev/null || ! command -v npm > /dev/null; }; then
     packages+=(nodejs npm)
 fi
 
@@ -54,7 +57,8 @@ fi
 # The official provider SDKs whose types check the fixtures, at the versions package-lock.json pins; the
 # lock file copied into node_modules says which versions are there.
 sdk_dir="$root/tests/sdk_types"
-if ! cmp -s "$sdk_dir/package-lock.json" "$sdk_dir/node_modules/.reagent-package-lock.json"; then
+if [ "$for_tests" = 1 ] \
+        && ! cmp -s "$sdk_dir/package-lock.json" "$sdk_dir/node_modules/.reagent-package-lock.json"; then
     echo "setup: installing the provider SDKs for the fixture type check (npm ci in tests/sdk_types)"
     (cd "$sdk_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     cp "$sdk_dir/package-lock.json" "$sdk_dir/node_modules/.reagent-package-lock.json"
