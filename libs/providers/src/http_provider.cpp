@@ -163,6 +163,8 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     CodecOptions options;
     options.model = config_.model;
     options.stream = state->streamed;
+    options.openAiMaxCompletionTokens = config_.openAiMaxCompletionTokens;
+    options.geminiJsonSchemaParameters = config_.geminiJsonSchemaParameters;
     const auto tools = encodedTools(request.tools, options);
     EncodedRequest encoded = encode(request, options, *tools);
 

@@ -73,6 +73,13 @@ struct ProviderConfig {
     RetryPolicy retry{};
     /// Stream replies when the request has an `onDelta` subscriber (default true).
     bool stream = true;
+    /// OpenAI format: send the token limit as `max_completion_tokens`, OpenAI's current name, which its
+    /// reasoning models require, instead of `max_tokens`, which OpenAI-compatible servers read (default
+    /// false). See `CodecOptions::openAiMaxCompletionTokens`.
+    bool openAiMaxCompletionTokens = false;
+    /// Gemini: declare tool schemas as `parametersJsonSchema` (default true); false sends them as
+    /// `parameters`, for models without JSON Schema support. See `CodecOptions::geminiJsonSchemaParameters`.
+    bool geminiJsonSchemaParameters = true;
     /// Extra header fields sent with every request (after the authentication headers).
     http::HttpHeaders extraHeaders;
     /// PEM file of extra trusted CA certificates (default: none; the system store is always used).
