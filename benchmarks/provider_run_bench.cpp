@@ -137,19 +137,6 @@ double seconds(const timeval& t) {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
 }
 
-// User plus system time of this process (the peer is another process).
-double cpuSeconds() {
-    rusage usage{};
-    ::getrusage(RUSAGE_SELF, &usage);
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-double systemSeconds() {
-    rusage usage{};
-    ::getrusage(RUSAGE_SELF, &usage);
-    return seconds(usage.ru_stime);
-}
-
 long peakRssKb() {
     rusage usage{};
     ::getrusage(RUSAGE_SELF, &usage);
@@ -158,17 +145,37 @@ long peakRssKb() {
 
 struct Batch {
     int ok = 0;
+    double cpu = 0;     // user plus system time of this process (the peer is another process), s
+    double system = 0;  // s
+    double wall = 0;    // s
+};
+
+// A reading of this process's CPU times (one getrusage call) and of the clock.
+struct Sample {
     double cpu = 0;
     double system = 0;
-    double wall = 0;
+    std::chrono::steady_clock::time_point wall;
 };
+
+Sample sampleNow() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    return Sample{seconds(usage.ru_utime) + seconds(usage.ru_stime), seconds(usage.ru_stime),
+                  std::chrono::steady_clock::now()};
+}
+
+// Fills in the times of `batch` since `start`.
+void measureSince(const Sample& start, Batch& batch) {
+    const Sample end = sampleNow();
+    batch.cpu = end.cpu - start.cpu;
+    batch.system = end.system - start.system;
+    batch.wall = std::chrono::duration<double>(end.wall - start.wall).count();
+}
 
 // Spawns `count` runs at once (1 = one at a time, `rounds` times) and runs the io_context until all end.
 Batch runBatch(boost::asio::io_context& io, const agent::Agent& agent, int count) {
     Batch batch;
-    const double cpuStart = cpuSeconds();
-    const double systemStart = systemSeconds();
-    const auto wallStart = std::chrono::steady_clock::now();
+    const Sample start = sampleNow();
     for (int i = 0; i < count; ++i) {
         boost::asio::co_spawn(io, agent.run("Say hello"), [&batch](std::exception_ptr error, agent::RunResult result) {
             if (!error && result.success && result.output == "done" && result.toolCalls.size() == 1) {
@@ -180,9 +187,7 @@ Batch runBatch(boost::asio::io_context& io, const agent::Agent& agent, int count
     }
     io.run();
     io.restart();
-    batch.cpu = cpuSeconds() - cpuStart;
-    batch.system = systemSeconds() - systemStart;
-    batch.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    measureSince(start, batch);
     return batch;
 }
 
@@ -236,17 +241,13 @@ int main(int argc, char** argv) {
         const agent::Agent agent = buildAgent(peer.port(), concurrent);
         runBatch(io, agent, 20);  // warm-up: connections, allocator
 
-        // One getrusage pair around all the sequential runs: per-run calls would add their own cost.
+        // One reading before and after all the sequential runs: per-run readings would add their own cost.
         Batch one;
-        const double cpuStart = cpuSeconds();
-        const double systemStart = systemSeconds();
-        const auto wallStart = std::chrono::steady_clock::now();
+        const Sample sequentialStart = sampleNow();
         for (int i = 0; i < sequential; ++i) {
             one.ok += runOne(io, agent);
         }
-        one.cpu = cpuSeconds() - cpuStart;
-        one.system = systemSeconds() - systemStart;
-        one.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+        measureSince(sequentialStart, one);
         std::printf("sequential: %d/%d runs ok, CPU %.1f us/run in the agent process (%.1f us user, %.1f us "
                     "kernel), wall %.1f us/run\n",
                     one.ok, sequential, one.cpu / sequential * 1e6, (one.cpu - one.system) / sequential * 1e6,
@@ -254,15 +255,14 @@ int main(int argc, char** argv) {
 
         // The floor: the same two exchanges by a bare Beast client (no agent, no JSON), one pair at a time.
         const auto [first, second] = agentBodies(agent);
-        const double bareCpuStart = cpuSeconds();
-        const double bareSystemStart = systemSeconds();
-        const int bareOk = bench::bareExchangePairs(peer.port(), "/v1/chat/completions", first, second, sequential);
-        const double bareCpu = cpuSeconds() - bareCpuStart;
-        const double bareSystem = systemSeconds() - bareSystemStart;
+        Batch bare;
+        const Sample bareStart = sampleNow();
+        bare.ok = bench::bareExchangePairs(peer.port(), "/v1/chat/completions", first, second, sequential);
+        measureSince(bareStart, bare);
         std::printf("bare Beast loop, same two exchanges: %d/%d pairs ok, CPU %.1f us/pair (%.1f us user, %.1f us "
                     "kernel); a reagent run costs %.2fx that\n",
-                    bareOk, sequential, bareCpu / sequential * 1e6, (bareCpu - bareSystem) / sequential * 1e6,
-                    bareSystem / sequential * 1e6, one.cpu / bareCpu);
+                    bare.ok, sequential, bare.cpu / sequential * 1e6, (bare.cpu - bare.system) / sequential * 1e6,
+                    bare.system / sequential * 1e6, one.cpu / bare.cpu);
 
         for (int round = 1; round <= rounds; ++round) {
             const Batch many = runBatch(io, agent, concurrent);

@@ -1,7 +1,11 @@
 #include "utf8.hpp"
 
+#include "reagent/core/detail/utf8.hpp"
+
 namespace reagent::memory::utf8 {
 namespace {
+
+using reagent::detail::utf8SequenceLength;
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
@@ -14,7 +18,7 @@ std::size_t length(std::string_view text) noexcept {
             ++pos;
             continue;
         }
-        const std::size_t n = sequenceLength(text, pos);
+        const std::size_t n = utf8SequenceLength(text, pos);
         pos += n == 0 ? 1 : n;
     }
     return count;
@@ -36,7 +40,7 @@ std::size_t prefixBytes(std::string_view text, std::size_t count) noexcept {
             ++pos;
             continue;
         }
-        const std::size_t n = sequenceLength(text, pos);
+        const std::size_t n = utf8SequenceLength(text, pos);
         pos += n == 0 ? 1 : n;
     }
     return pos;
@@ -50,7 +54,7 @@ void appendValid(std::string& out, std::string_view text) {
             ++pos;
             continue;
         }
-        const std::size_t n = sequenceLength(text, pos);
+        const std::size_t n = utf8SequenceLength(text, pos);
         if (n != 0) {
             pos += n;
             continue;
@@ -64,7 +68,7 @@ void appendValid(std::string& out, std::string_view text) {
 
 bool isValid(std::string_view text) noexcept {
     for (std::size_t pos = 0; pos < text.size();) {
-        const std::size_t n = sequenceLength(text, pos);
+        const std::size_t n = utf8SequenceLength(text, pos);
         if (n == 0) {
             return false;
         }

@@ -7,17 +7,11 @@
 #include <string>
 #include <string_view>
 
-#include "reagent/core/detail/utf8.hpp"
-
 namespace reagent::memory::utf8 {
 
 /// The ellipsis appended where text was cut (U+2026, one character, three bytes).
 inline constexpr std::string_view kEllipsis = "\xE2\x80\xA6";
 
-/// Length in bytes of the well-formed sequence starting at `text[pos]`, or 0 when there is none.
-[[nodiscard]] inline std::size_t sequenceLength(std::string_view text, std::size_t pos) noexcept {
-    return reagent::detail::utf8SequenceLength(text, pos);
-}
 
 /// Number of characters in `text`.
 [[nodiscard]] std::size_t length(std::string_view text) noexcept;
