@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "reagent/core/detail/utf8.hpp"
+
 namespace reagent::cli {
 
 namespace {
@@ -136,8 +138,17 @@ private:
         if (pos_ >= text_.size()) {
             return fail(std::string("unexpected end of expression; expected a number or '('"));
         }
-        return fail("unexpected '" + std::string(1, text_[pos_]) + "' at position " +
-                    std::to_string(pos_ + 1) + "; allowed: numbers, + - * / %, parentheses");
+        // Quote the whole character (a multi-byte one such as '×' too), never a lone byte of it.
+        std::string shown;
+        if (const std::size_t size = detail::utf8SequenceLength(text_, pos_); size != 0) {
+            shown = "'" + std::string(text_.substr(pos_, size)) + "'";
+        } else {
+            char hex[16];
+            std::snprintf(hex, sizeof hex, "byte 0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text_[pos_])));
+            shown = hex;
+        }
+        return fail("unexpected " + shown + " at position " + std::to_string(pos_ + 1) +
+                    "; allowed: numbers, + - * / %, parentheses");
     }
 
     void skipSpaces() {

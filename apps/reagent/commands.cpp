@@ -13,12 +13,14 @@
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "demo_provider.hpp"
 #include "demo_tools.hpp"
 #include "output.hpp"
 #include "reagent/agent/agent.hpp"
 #include "reagent/providers/http_provider.hpp"
+#include "terminal_text.hpp"
 #include "trace.hpp"
 
 namespace reagent::cli {
@@ -91,18 +93,37 @@ expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOp
     return std::move(*made);
 }
 
-void report(const agent::RunResult& result, const RunOptions& options, std::chrono::microseconds wallTime) {
+// The library's messages speak to programmers (withMaxIterations, ...); a CLI user needs the flag.
+void explainForCli(agent::RunResult& result, const RunOptions& options, bool timedOut) {
+    if (!result.error) {
+        return;
+    }
+    if (result.error->code == agent::AgentErrc::max_iterations) {
+        result.error->message = "the run used all " + std::to_string(options.maxIterations) +
+                                " iterations (model calls) without an answer; raise the limit with "
+                                "--max-iterations";
+    } else if (timedOut && result.error->code == agent::AgentErrc::cancelled) {
+        result.error->message = "the run timed out: --timeout " + formatDuration(options.timeout) +
+                                " elapsed and the run was cancelled";
+    }
+}
+
+void report(const agent::RunResult& result, const RunOptions& options, std::chrono::microseconds wallTime,
+            bool timedOut) {
     if (options.json) {
-        std::cout << toJson(result).dump(2) << "\n";
+        auto out = toJson(result);
+        out["timedOut"] = timedOut;
+        std::cout << dumpJson(out, 2) << "\n";
         return;
     }
     if (result.success) {
-        std::cout << result.output << "\n";
+        // Model text, shown and never interpreted: no escape sequence reaches the terminal.
+        std::cout << terminalSafe(result.output) << "\n";
     } else {
         // A failed run has no answer: its output is at most the model's last words, which --json shows.
         const std::string why =
             result.error ? result.error->describe() : std::string(agent::toString(result.terminatedBy));
-        std::cerr << "reagent: the run failed: " << why << "\n";
+        std::cerr << "reagent: the run failed: " << terminalSafe(why) << "\n";
     }
     if (!options.quiet) {
         std::cerr << summaryLine(result, wallTime) << "\n";
@@ -128,7 +149,9 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
     }
 
     asio::cancellation_signal cancel;
-    asio::signal_set signals(io, SIGINT, SIGTERM);
+    // SIGHUP (the terminal went away) and SIGQUIT end the run as SIGTERM does: with its result reported.
+    asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
+    signals.add(SIGQUIT);
     int interrupts = 0;
     std::function<void(const boost::system::error_code&, int)> onSignal =
         [&](const boost::system::error_code& ec, int number) {
@@ -146,6 +169,19 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
         };
     signals.async_wait(onSignal);
 
+    // --timeout: the whole run, model calls and tools alike, is cancelled when it elapses.
+    asio::steady_timer deadline(io);
+    bool timedOut = false;
+    if (options.timeout.count() > 0) {
+        deadline.expires_after(options.timeout);
+        deadline.async_wait([&](const boost::system::error_code& ec) {
+            if (!ec) {
+                timedOut = true;
+                cancel.emit(asio::cancellation_type::terminal);
+            }
+        });
+    }
+
     std::optional<agent::RunResult> result;
     std::exception_ptr crash;
     const auto start = std::chrono::steady_clock::now();
@@ -157,6 +193,7 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
                 result = std::move(value);
             }
             signals.cancel();
+            deadline.cancel();
         }));
     io.run();
     const auto wallTime =
@@ -177,7 +214,9 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
         std::cerr << "reagent: internal error: " << what << "\n";
         return kExitRunFailed;
     }
-    report(*result, options, wallTime);
+    timedOut = timedOut && result->terminatedBy == agent::TerminatedBy::cancelled;
+    explainForCli(*result, options, timedOut);
+    report(*result, options, wallTime, timedOut);
     return result->success ? kExitSuccess : kExitRunFailed;
 }
 
@@ -191,7 +230,7 @@ int toolsCommand(bool json) {
     }
     const auto specs = agent->toolSpecs();
     if (json) {
-        std::cout << toJson(specs).dump(2) << "\n";
+        std::cout << dumpJson(toJson(specs), 2) << "\n";
     } else {
         printTools(std::cout, specs);
     }

@@ -40,6 +40,8 @@ struct RunOptions {
     std::string baseUrl;
     /// `--memory`: episodic memory file (SQLite); empty: no episodic memory, nothing written.
     std::string memoryPath;
+    /// `--timeout`: bound of the whole run; zero for none.
+    std::chrono::milliseconds timeout{0};
     /// `--budget`: characters of a tool result shown unchanged; longer ones are compressed. Default 800.
     std::size_t compressionBudget = 800;
 };
@@ -59,8 +61,9 @@ struct MemoryOptions {
 
 /// \brief Runs the agent on `io` (in the calling thread) until it answers, fails or a signal cancels it.
 ///
-/// SIGINT and SIGTERM cancel the run in flight; the cancelled result is then reported like any other.
-/// A second signal ends the process at once (status 130).
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT cancel the run in flight, and so does `RunOptions::timeout` when
+/// it elapses; the cancelled result is then reported like any other. A second signal ends the process at
+/// once (status 130).
 [[nodiscard]] int runCommand(boost::asio::io_context& io, const RunOptions& options);
 
 /// \brief Reads an episodic memory file written by `run --memory`: search it, list recent episodes, or

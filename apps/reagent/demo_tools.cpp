@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calculator.hpp"
+#include "reagent/core/detail/utf8.hpp"
 #include "reagent/tools/tool_builder.hpp"
 
 namespace reagent::cli {
@@ -27,12 +28,7 @@ std::string excerpt(std::string text) {
     if (text.size() <= kMax) {
         return text;
     }
-    // Back off to a UTF-8 character boundary so the cut never splits a code point.
-    std::size_t cut = kMax;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) {
-        --cut;
-    }
-    return text.substr(0, cut) + "...";
+    return std::string(detail::utf8Prefix(text, kMax)) + "...";
 }
 
 // Handlers are free coroutines taking copies: nothing in their frames refers to a lambda's captures.

@@ -5,7 +5,13 @@
 //   reagent tools                  the tools the agent offers to the model
 //   reagent memory search WORD --memory FILE   what earlier runs did (episodic memory)
 
+#include <charconv>
+#include <cmath>
+#include <fstream>
 #include <iostream>
+#include <iterator>
+#include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +19,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "commands.hpp"
+#include "reagent/core/expected.hpp"
 
 namespace {
 
@@ -22,6 +29,82 @@ std::string join(const std::vector<std::string>& words) {
         text += (text.empty() ? "" : " ") + word;
     }
     return text;
+}
+
+// A whole number in [1, max]; CLI11's own range checks print doubles ("0.000000 to 1797...").
+CLI::Validator wholeNumber(unsigned long long max) {
+    return CLI::Validator(
+        [max](std::string& text) -> std::string {
+            unsigned long long value = 0;
+            const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+            if (error == std::errc::result_out_of_range || (error == std::errc() && value > max)) {
+                return "'" + text + "' is too large (at most " + std::to_string(max) + ")";
+            }
+            if (error != std::errc() || end != text.data() + text.size() || value == 0) {
+                return "'" + text + "' is not a whole number from 1 to " + std::to_string(max);
+            }
+            return {};
+        },
+        "INTEGER 1.." + std::to_string(max));
+}
+
+// Seconds as a decimal number, > 0 and at most a day.
+CLI::Validator positiveSeconds() {
+    return CLI::Validator(
+        [](std::string& text) -> std::string {
+            double value = 0;
+            const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+            if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
+                value <= 0 || value > 86400) {
+                return "'" + text + "' is not a number of seconds above 0 and at most 86400";
+            }
+            return {};
+        },
+        "SECONDS");
+}
+
+CLI::Validator nonEmpty(std::string what) {
+    return CLI::Validator(
+        [what](std::string& text) -> std::string { return text.empty() ? "needs " + what + ", not ''" : ""; },
+        "");
+}
+
+// The prompt: its words, or `-` for standard input, or --prompt-file. Reads bytes as they are.
+reagent::expected<std::string, std::string> readPrompt(const std::vector<std::string>& words,
+                                                       const std::string& promptFile) {
+    const bool fromStdin = words.size() == 1 && words.front() == "-";
+    if (!promptFile.empty() && !words.empty()) {
+        return reagent::fail(std::string("give the prompt either as words (or - for standard input) or with "
+                                         "--prompt-file, not both"));
+    }
+    std::string prompt;
+    if (!promptFile.empty() || fromStdin) {
+        std::ifstream file;
+        std::istream* in = &std::cin;
+        if (!fromStdin) {
+            file.open(promptFile, std::ios::binary);
+            if (!file) {
+                return reagent::fail("cannot read the prompt file '" + promptFile + "'");
+            }
+            in = &file;
+        }
+        std::ostringstream text;
+        text << in->rdbuf();
+        if (in->bad()) {
+            return reagent::fail(std::string("cannot read the prompt from ") +
+                                 (fromStdin ? "standard input" : "'" + promptFile + "'"));
+        }
+        prompt = std::move(text).str();
+    } else if (words.empty()) {
+        return reagent::fail(std::string("run needs a prompt: PROMPT words, - to read it from standard input, "
+                                         "or --prompt-file FILE"));
+    } else {
+        prompt = join(words);
+    }
+    if (prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
+        return reagent::fail(std::string("the prompt is empty"));
+    }
+    return prompt;
 }
 
 }  // namespace
@@ -36,13 +119,23 @@ int main(int argc, char** argv) {
 
     RunOptions run;
     std::vector<std::string> promptWords;
+    std::string promptFile;
+    double timeoutSeconds = 0;
     int latencyMs = 0;
     CLI::App* runCmd = app.add_subcommand("run", "Run an agent on PROMPT: trace on stderr, answer on stdout");
-    runCmd->add_option("prompt", promptWords, "The task for the agent (several words are joined by spaces)")
-        ->required();
+    runCmd->add_option("prompt", promptWords,
+                       "The task for the agent (several words are joined by spaces); - reads it from standard "
+                       "input");
+    runCmd->add_option("--prompt-file", promptFile, "Read the prompt from this file (any size)")
+        ->check(nonEmpty("a file path"));
     runCmd->add_option("--max-iterations", run.maxIterations, "Model calls allowed before the run fails")
-        ->check(CLI::PositiveNumber)
+        ->check(wholeNumber(1'000'000))
         ->capture_default_str();
+    runCmd->add_option("--timeout", timeoutSeconds,
+                       "Bound the whole run to this many seconds (decimals allowed); when it elapses the run is "
+                       "cancelled and reported as timed out. Default: none (each model request still has its "
+                       "own deadlines, see docs/providers.md)")
+        ->check(positiveSeconds());
     auto* jsonFlag =
         runCmd->add_flag("--json", run.json,
                          "Print the run result as JSON on stdout: output, success, terminatedBy, "
@@ -51,28 +144,32 @@ int main(int argc, char** argv) {
         ->excludes(jsonFlag);
     runCmd->add_option("--demo-latency", latencyMs,
                        "Simulated latency in milliseconds of each turn of the offline demo provider")
-        ->check(CLI::NonNegativeNumber)
+        ->check(CLI::Range(0, 3'600'000))
         ->capture_default_str();
     runCmd->add_option("--provider", run.provider,
                        "Model API: anthropic, openai, gemini, ollama or demo (default: the first configured in "
                        "the environment, else demo)")
         ->check(CLI::IsMember({"anthropic", "openai", "gemini", "ollama", "demo"}));
     runCmd->add_option("--model", run.model, "Model id (default: the provider's default model)");
-    runCmd->add_option("--base-url", run.baseUrl, "Base URL of the model API (overrides the environment)");
+    runCmd->add_option("--base-url", run.baseUrl, "Base URL of the model API (overrides the environment)")
+        ->check(nonEmpty("a URL"));
     runCmd->add_option("--memory", run.memoryPath,
                        "Episodic memory: log every tool result in this SQLite file (created when missing) and "
-                       "let the agent's recall tool search earlier runs");
+                       "let the agent's recall tool search earlier runs")
+        ->check(nonEmpty("a file path"));
     runCmd->add_option("--budget", run.compressionBudget,
                        "Characters of a tool result shown to the model unchanged; a longer result is "
                        "compressed to a preview and stored in working memory")
-        ->check(CLI::PositiveNumber)
+        ->check(wholeNumber(1'000'000'000))
         ->capture_default_str();
     runCmd->footer(
         "Providers read ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL), GEMINI_API_KEY or OLLAMA_HOST. "
         "With none configured, an offline demo provider answers: a scripted stand-in (no model) "
         "that calls calculator, word_count and current_time in one parallel batch, then final-answer.\n"
-        "Ctrl-C (SIGINT) or SIGTERM cancels the run and reports what was done.\n"
-        "Exit status: 0 when the agent answered, 1 when the run failed or was cancelled, 2 on usage errors.");
+        "Ctrl-C (SIGINT), SIGTERM, SIGHUP or SIGQUIT cancels the run and reports what was done; a second signal "
+        "ends the process at once (status 130).\n"
+        "Exit status: 0 when the agent answered, 1 when the run failed, was cancelled or timed out, 2 on usage "
+        "errors.");
 
     bool toolsJson = false;
     CLI::App* toolsCmd =
@@ -85,19 +182,21 @@ int main(int argc, char** argv) {
         "memory", "Read the episodic memory written by `run --memory FILE`: search, recent, show");
     memoryCmd->require_subcommand(1);
     const auto addMemoryOptions = [&memoryOptions](CLI::App* command) {
-        command->add_option("--memory", memoryOptions.path, "The episodic memory file")->required();
+        command->add_option("--memory", memoryOptions.path, "The episodic memory file")
+            ->required()
+            ->check(nonEmpty("a file path"));
         command->add_flag("--json", memoryOptions.json, "Print the episodes as JSON");
     };
     CLI::App* searchCmd = memoryCmd->add_subcommand("search", "Episodes whose tool, input or result contain "
                                                               "KEYWORD (case-insensitive), newest first");
     searchCmd->add_option("keyword", memoryOptions.argument, "The text to look for")->required();
     searchCmd->add_option("--limit", memoryOptions.limit, "Most episodes shown")
-        ->check(CLI::PositiveNumber)
+        ->check(wholeNumber(1'000'000))
         ->capture_default_str();
     addMemoryOptions(searchCmd);
     CLI::App* recentCmd = memoryCmd->add_subcommand("recent", "The newest episodes");
     recentCmd->add_option("--limit", memoryOptions.limit, "Most episodes shown")
-        ->check(CLI::PositiveNumber)
+        ->check(wholeNumber(1'000'000))
         ->capture_default_str();
     addMemoryOptions(recentCmd);
     CLI::App* showCmd = memoryCmd->add_subcommand("show", "One episode in full: input and whole result");
@@ -126,7 +225,16 @@ int main(int argc, char** argv) {
     // One io_context, run in this thread by the command; signals are handled on it as well.
     boost::asio::io_context io;
     if (*runCmd) {
-        run.prompt = join(promptWords);
+        auto prompt = readPrompt(promptWords, promptFile);
+        if (!prompt) {
+            std::cerr << "reagent: " << prompt.error() << "\nRun with --help for more information.\n";
+            return kExitUsage;
+        }
+        run.prompt = std::move(*prompt);
+        if (timeoutSeconds > 0) {
+            run.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::duration<double>(timeoutSeconds));
+        }
         run.demoLatency = std::chrono::milliseconds(latencyMs);
         return runCommand(io, run);
     }

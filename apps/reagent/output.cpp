@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "terminal_text.hpp"
+
 namespace reagent::cli {
 
 using json = nlohmann::ordered_json;
@@ -26,6 +28,10 @@ std::string indentLines(const std::string& text, const std::string& indent) {
 }
 
 }  // namespace
+
+std::string dumpJson(const json& value, int indent) {
+    return value.dump(indent, ' ', false, json::error_handler_t::replace);
+}
 
 std::string formatDuration(std::chrono::microseconds duration) {
     const auto us = duration.count();
@@ -100,10 +106,11 @@ json toJson(const std::vector<llm::ToolSpec>& specs) {
 void printTools(std::ostream& out, const std::vector<llm::ToolSpec>& specs) {
     for (std::size_t i = 0; i < specs.size(); ++i) {
         const auto& spec = specs[i];
-        out << (i == 0 ? "" : "\n") << spec.name << "\n"
-            << "  " << spec.description << "\n"
+        // Tool definitions may come from elsewhere (servers, plugins): shown, never interpreted.
+        out << (i == 0 ? "" : "\n") << terminalSafe(spec.name, false) << "\n"
+            << "  " << terminalSafe(spec.description, false) << "\n"
             << "  schema:\n"
-            << indentLines(spec.inputSchema.dump(2), "    ") << "\n";
+            << indentLines(terminalSafe(dumpJson(spec.inputSchema, 2)), "    ") << "\n";
     }
 }
 

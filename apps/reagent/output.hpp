@@ -18,6 +18,10 @@ namespace reagent::cli {
 /// \brief `1.234 ms`, `850 µs` or `2.50 s`: a duration as a person reads it.
 [[nodiscard]] std::string formatDuration(std::chrono::microseconds duration);
 
+/// \brief `value` as JSON text, `indent` spaces deep (-1: compact). Strings that are not valid UTF-8 (tool
+/// output and model text are untrusted) have each invalid byte replaced with U+FFFD instead of failing.
+[[nodiscard]] std::string dumpJson(const nlohmann::ordered_json& value, int indent = -1);
+
 /// \brief One tool call as JSON: id, tripIndex, name, input, output or error, memoryKey and transform
 /// (when set), durationMs (in that order). `output` is what the model read.
 [[nodiscard]] nlohmann::ordered_json toJson(const tools::ToolCallRecord& record);

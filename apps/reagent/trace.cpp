@@ -3,22 +3,18 @@
 #include <variant>
 
 #include "output.hpp"
+#include "reagent/core/detail/utf8.hpp"
+#include "terminal_text.hpp"
 
 namespace reagent::cli {
 
-std::string oneLine(std::string text, std::size_t limit) {
-    for (char& c : text) {
-        c = c == '\n' || c == '\r' || c == '\t' ? ' ' : c;
-    }
+std::string oneLine(std::string_view raw, std::size_t limit) {
+    // Untrusted text (model, tools, servers): escape sequences are made visible, never sent raw.
+    std::string text = terminalSafe(raw, false);
     if (text.size() <= limit) {
         return text;
     }
-    // Back off to a UTF-8 character boundary so the cut never splits a code point.
-    std::size_t cut = limit;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) {
-        --cut;
-    }
-    return text.substr(0, cut) + "...";
+    return std::string(detail::utf8Prefix(text, limit)) + "...";
 }
 
 void TracePrinter::operator()(const agent::AgentEvent& event) {
@@ -33,6 +29,7 @@ void TracePrinter::print(const agent::RunStarted& event) {
 void TracePrinter::print(const agent::ModelResponded& event) {
     if (streamed_) {
         // The text is already on screen, token by token, after the turn's label.
+        *out_ << streamedText_.flush();
         ++turns_;
         streamed_ = false;
     } else {
@@ -45,7 +42,7 @@ void TracePrinter::print(const agent::ModelResponded& event) {
         *out_ << " [" << event.toolCalls.size()
               << (event.toolCalls.size() == 1 ? " tool call:" : " tool calls:");
         for (const auto& call : event.toolCalls) {
-            *out_ << " " << call.name;
+            *out_ << " " << oneLine(call.name, 64);
         }
         *out_ << "]";
     }
@@ -54,19 +51,19 @@ void TracePrinter::print(const agent::ModelResponded& event) {
 
 void TracePrinter::print(const tools::ToolCalling& event) {
     started_[event.callId] = std::chrono::steady_clock::now();
-    *out_ << "  \u2192 " << event.tool << ": "
-          << (event.action.empty() ? oneLine(event.input.dump()) : oneLine(event.action)) << "\n";
+    *out_ << "  \u2192 " << oneLine(event.tool, 64) << ": "
+          << (event.action.empty() ? oneLine(dumpJson(event.input)) : oneLine(event.action)) << "\n";
 }
 
 void TracePrinter::print(const tools::ToolCalled& event) {
     started_.erase(event.record.id);
     const std::string output = event.record.outcome ? *event.record.outcome : std::string{};
-    *out_ << "  \u2713 " << event.record.name << " (" << formatDuration(event.record.duration)
+    *out_ << "  \u2713 " << oneLine(event.record.name, 64) << " (" << formatDuration(event.record.duration)
           << "): " << oneLine(output) << "\n";
 }
 
 void TracePrinter::print(const tools::ToolFailed& event) {
-    *out_ << "  \u2717 " << event.tool;
+    *out_ << "  \u2717 " << oneLine(event.tool, 64);
     // A call refused before it ran (unknown tool, invalid arguments) has no start and no duration.
     if (const auto it = started_.find(event.callId); it != started_.end()) {
         const auto elapsed = std::chrono::steady_clock::now() - it->second;
@@ -83,7 +80,7 @@ void TracePrinter::print(const agent::TextDelta& event) {
         streamed_ = true;
     }
     // Printed as it arrives, so the user sees the answer being written (model text: shown, never run).
-    *out_ << event.text;
+    *out_ << streamedText_.feed(event.text);
 }
 
 void TracePrinter::print(const agent::ToolCallDelta&) {
@@ -91,7 +88,7 @@ void TracePrinter::print(const agent::ToolCallDelta&) {
 }
 
 void TracePrinter::print(const agent::ToolResultCompressed& event) {
-    *out_ << "    " << event.tool << ": ";
+    *out_ << "    " << oneLine(event.tool, 64) << ": ";
     if (!event.transform.empty()) {
         *out_ << "_transform " << oneLine(event.transform, 60)
               << (event.transformError.empty() ? "" : " failed (" + oneLine(event.transformError, 100) + ")")
@@ -109,6 +106,12 @@ void TracePrinter::print(const agent::MemoryWarning& event) {
 }
 
 void TracePrinter::print(const agent::RunFinished&) {
+    // A turn cut off while streaming (a failed or cancelled call) left its text without an end of line;
+    // end it, so the error the caller prints next starts a line of its own.
+    if (streamed_) {
+        *out_ << streamedText_.flush() << "\n";
+        streamed_ = false;
+    }
     // The caller prints the summary, with the wall time it measured.
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "reagent/agent/agent_event.hpp"
+#include "terminal_text.hpp"
 
 namespace reagent::cli {
 
@@ -37,11 +38,14 @@ private:
     int turns_ = 0;
     /// The current turn's text has been printed as it streamed in.
     bool streamed_ = false;
+    /// The streamed text of the current turn, made safe for the terminal piece by piece.
+    StreamedTerminalText streamedText_;
     /// When each call in flight started, to time calls that fail (a failure event carries no duration).
     std::map<std::string, std::chrono::steady_clock::time_point> started_;
 };
 
-/// \brief `text` on one line, cut to `limit` bytes (at a UTF-8 boundary) with "..." when longer.
-[[nodiscard]] std::string oneLine(std::string text, std::size_t limit = 100);
+/// \brief `text` made safe for a terminal (`terminalSafe`) on one line, cut to `limit` bytes (at a UTF-8
+/// boundary) with "..." when longer.
+[[nodiscard]] std::string oneLine(std::string_view text, std::size_t limit = 100);
 
 }  // namespace reagent::cli

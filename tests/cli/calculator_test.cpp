@@ -56,6 +56,9 @@ TEST_CASE("evaluateArithmetic reports errors with their position", "[cli][calcul
     CHECK(errorOf("2)").find("unexpected ')' at position 2") == 0);
     CHECK(errorOf("()").find("unexpected ')' at position 2") == 0);
     CHECK(errorOf("1e5").find("unexpected 'e' at position 2") == 0);  // no exponent syntax
+    // A multi-byte character is quoted whole (a lone byte of it would make the message invalid UTF-8).
+    CHECK(errorOf("2 \u00d7 3").find("unexpected '\u00d7' at position 3") == 0);
+    CHECK(errorOf("2 \xff 3").find("unexpected byte 0xFF at position 3") == 0);
 }
 
 TEST_CASE("evaluateArithmetic refuses hostile input without crashing", "[cli][calculator]") {

@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <array>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern char** environ;
@@ -26,18 +28,25 @@ struct CliOutcome {
 
 class CliProcess {
 public:
-    explicit CliProcess(std::vector<std::string> args) {
+    /// With `input`, the child's standard input is a pipe that receives it (from a thread, so that a large
+    /// input never blocks the reading of the outputs) and is then closed.
+    explicit CliProcess(std::vector<std::string> args, std::optional<std::string> input = std::nullopt) {
         args.insert(args.begin(), REAGENT_CLI_PATH);
         std::vector<char*> argv;
         for (auto& arg : args) {
             argv.push_back(arg.data());
         }
         argv.push_back(nullptr);
-        if (::pipe(out_.data()) != 0 || ::pipe(err_.data()) != 0) {
+        if (::pipe(out_.data()) != 0 || ::pipe(err_.data()) != 0 || (input && ::pipe(in_.data()) != 0)) {
             throw std::runtime_error("pipe failed");
         }
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
+        if (input) {
+            posix_spawn_file_actions_adddup2(&actions, in_[0], STDIN_FILENO);
+            posix_spawn_file_actions_addclose(&actions, in_[0]);
+            posix_spawn_file_actions_addclose(&actions, in_[1]);
+        }
         posix_spawn_file_actions_adddup2(&actions, out_[1], STDOUT_FILENO);
         posix_spawn_file_actions_adddup2(&actions, err_[1], STDERR_FILENO);
         for (const int fd : {out_[0], out_[1], err_[0], err_[1]}) {
@@ -47,6 +56,21 @@ public:
         posix_spawn_file_actions_destroy(&actions);
         ::close(out_[1]);
         ::close(err_[1]);
+        if (input) {
+            ::signal(SIGPIPE, SIG_IGN);  // a child that exits without reading must not kill the test
+            ::close(in_[0]);
+            writer_ = std::thread([fd = in_[1], text = std::move(*input)] {
+                std::size_t done = 0;
+                while (done < text.size()) {
+                    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+                    if (n <= 0) {
+                        break;  // the child closed its end (or exited) early
+                    }
+                    done += static_cast<std::size_t>(n);
+                }
+                ::close(fd);
+            });
+        }
         if (rc != 0) {
             throw std::runtime_error(std::string("cannot start ") + REAGENT_CLI_PATH);
         }
@@ -57,6 +81,9 @@ public:
         if (pid_ > 0) {
             ::kill(pid_, SIGKILL);
             ::waitpid(pid_, nullptr, 0);
+        }
+        if (writer_.joinable()) {
+            writer_.join();
         }
     }
 
@@ -90,6 +117,9 @@ public:
         int status = 0;
         ::waitpid(pid_, &status, 0);
         pid_ = -1;
+        if (writer_.joinable()) {
+            writer_.join();
+        }
         outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
         return outcome;
     }
@@ -98,10 +128,12 @@ private:
     pid_t pid_ = -1;
     std::array<int, 2> out_{-1, -1};
     std::array<int, 2> err_{-1, -1};
+    std::array<int, 2> in_{-1, -1};
+    std::thread writer_;
 };
 
-inline CliOutcome runCli(std::vector<std::string> args) {
-    return CliProcess(std::move(args)).wait();
+inline CliOutcome runCli(std::vector<std::string> args, std::optional<std::string> input = std::nullopt) {
+    return CliProcess(std::move(args), std::move(input)).wait();
 }
 
 }  // namespace reagent::test

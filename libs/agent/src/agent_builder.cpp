@@ -105,6 +105,7 @@ AgentBuilder& AgentBuilder::withTools(ToolsConfig config) {
     config_.resultCompression = config.resultCompression;
     config_.workingMemory = config.workingMemory;
     config_.transformLimits = config.transformLimits;
+    config_.transformStageTimeout = config.transformStageTimeout;
     config_.recall = config.recall;
     for (tools::Tool& tool : config.tools) {
         tools_.push_back(std::move(tool));
@@ -206,6 +207,9 @@ expected<Agent, AgentError> AgentBuilder::build() const {
     }
     if (config_.transformLimits.timeout.count() <= 0) {
         problems.push_back("transformLimits.timeout must be positive");
+    }
+    if (config_.transformStageTimeout.count() <= 0) {
+        problems.push_back("transformStageTimeout must be positive");
     }
     std::shared_ptr<memory::EpisodicStore> episodic;
     if (config_.memory) {

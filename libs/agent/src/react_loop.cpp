@@ -15,7 +15,8 @@ constexpr const char* kSilentPlaceholder = "ok (silent tool; result not shown)";
 FinalAnswer parseFinalAnswer(const nlohmann::json& input) {
     FinalAnswer answer;
     if (!input.is_object()) {
-        answer.output = input.is_string() ? input.get<std::string>() : input.dump();
+        answer.output = input.is_string() ? input.get<std::string>()
+                                        : input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         return answer;
     }
     if (auto it = input.find("output"); it != input.end()) {
@@ -100,9 +101,18 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
         return finish(TerminatedBy::end_turn, std::move(reply->text));
     }
     pending_.clear();
+    skipped_.clear();
     pending_.reserve(reply->toolCalls.size());
+    // `final-answer` ends the run where it stands in the batch: the calls before it run (the answer may
+    // report what they did), the calls after it do not (nothing could read their results).
+    const bool finalAnswerOffered =
+        std::any_of(config_.tools.begin(), config_.tools.end(),
+                    [](const llm::ToolSpec& spec) { return spec.name == kFinalAnswerTool; });
+    bool answered = false;
     for (llm::ToolCall& call : reply->toolCalls) {
-        pending_.push_back(tools::ToolCallRequest{std::move(call.id), std::move(call.name), std::move(call.arguments)});
+        tools::ToolCallRequest request{std::move(call.id), std::move(call.name), std::move(call.arguments)};
+        (answered ? skipped_ : pending_).push_back(std::move(request));
+        answered = answered || (finalAnswerOffered && pending_.back().name == kFinalAnswerTool);
     }
     awaiting_ = Awaiting::tools;
     return RunTools{pending_, iterations_ - 1};
@@ -131,6 +141,19 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
         throw std::logic_error("ReactLoop::onToolResults() got " + std::to_string(records.size()) +
                                " records for a batch of " + std::to_string(pending_.size()) + " calls");
     }
+    for (tools::ToolCallRequest& call : skipped_) {
+        tools::ToolCallRecord record;
+        record.id = std::move(call.id);
+        record.tripIndex = iterations_ - 1;
+        record.name = std::move(call.name);
+        record.input = std::move(call.arguments);
+        record.outcome = unexpected(tools::ToolError{
+            tools::ToolErrc::not_run,
+            "not run: this call came after final-answer in the same reply, and final-answer ends the run; "
+            "call it before final-answer, in an earlier reply"});
+        records.push_back(std::move(record));
+    }
+    skipped_.clear();
     appendToolResults(records);
 
     const auto answer = std::find_if(records.begin(), records.end(), isSuccessfulFinalAnswer);

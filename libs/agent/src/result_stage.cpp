@@ -1,6 +1,10 @@
 #include "result_stage.hpp"
 
+#include <chrono>
 #include <utility>
+
+#include "reagent/core/parallel.hpp"
+#include "reagent/core/timeout.hpp"
 
 #include "agent_state.hpp"
 #include "reagent/memory/result_compressor.hpp"
@@ -128,10 +132,55 @@ std::vector<std::optional<TransformRequest>> takeTransforms(const Agent::State& 
     return transforms;
 }
 
+namespace {
+
+// One `_transform` to evaluate; `outcome` stays empty when the stage's deadline or a cancellation
+// stopped it before it finished.
+struct PendingTransform {
+    std::size_t record = 0;
+    std::string expression;
+    std::string input;
+    std::optional<expected<std::string, transform::TransformError>> outcome;
+};
+
+Task<bool> evaluate(PendingTransform* pending, transform::JqLimits limits) {
+    pending->outcome =
+        co_await transform::applyJq(pending->expression, std::move(pending->input), limits);
+    co_return true;
+}
+
+// Evaluates every pending transform, as many at once as tool calls may run, all within the stage's
+// deadline: a reply with a hundred transforms costs at most that deadline, not a hundred jq timeouts.
+// Returns why the stage stopped early, or an empty string when every transform finished.
+Task<std::string> evaluateAll(std::vector<PendingTransform>& pending, const AgentConfig& config) {
+    std::vector<PendingTransform*> items;
+    items.reserve(pending.size());
+    for (PendingTransform& item : pending) {
+        items.push_back(&item);
+    }
+    const transform::JqLimits limits = config.transformLimits;
+    auto evaluateOne = [limits](PendingTransform*& item) { return evaluate(item, limits); };
+    auto mapped = parallelMap(std::move(items), config.execution.maxParallel, evaluateOne);
+    auto bounded = withTimeout(std::move(mapped), config.transformStageTimeout);
+    auto finished = co_await std::move(bounded);
+    if (finished) {
+        co_return std::string();
+    }
+    if (finished.error().code == EffectErrc::timeout) {
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(config.transformStageTimeout);
+        co_return "timeout: the transforms of this reply ran out of time (" + std::to_string(ms.count()) +
+            " ms for all of them together) before this one finished";
+    }
+    co_return "cancelled: " + finished.error().message;
+}
+
+}  // namespace
+
 Task<std::vector<tools::ToolCallRecord>> processResults(
     std::shared_ptr<Agent::State> state, std::vector<tools::ToolCallRecord> records,
     std::vector<std::optional<TransformRequest>> transforms) {
     logEpisodes(*state, records);
+    std::vector<PendingTransform> pending;
     for (std::size_t i = 0; i < records.size(); ++i) {
         tools::ToolCallRecord& record = records[i];
         const bool transformed = i < transforms.size() && transforms[i].has_value();
@@ -150,14 +199,23 @@ Task<std::vector<tools::ToolCallRecord>> processResults(
             fallBack(*state, record, "invalid_expression: " + transforms[i]->problem);
             continue;
         }
-        std::string expression = transforms[i]->expression;
-        std::string input = *record.outcome;
-        auto output = co_await transform::applyJq(std::move(expression), std::move(input),
-                                                  state->config.transformLimits);
-        if (output) {
-            useTransformed(*state, record, std::move(*output));
+        pending.push_back(PendingTransform{i, transforms[i]->expression, *record.outcome, std::nullopt});
+    }
+    if (pending.empty()) {
+        co_return records;
+    }
+    const std::string stopped = co_await evaluateAll(pending, state->config);
+    for (PendingTransform& item : pending) {
+        tools::ToolCallRecord& record = records[item.record];
+        // A transform the stage stopped either never started or ended as cancelled: say why.
+        const bool stoppedEarly = !item.outcome || (!stopped.empty() && !*item.outcome &&
+                                                    item.outcome->error().code == transform::TransformErrc::cancelled);
+        if (stoppedEarly) {
+            fallBack(*state, record, stopped.empty() ? std::string("cancelled") : stopped);
+        } else if (*item.outcome) {
+            useTransformed(*state, record, std::move(**item.outcome));
         } else {
-            fallBack(*state, record, output.error().describe());
+            fallBack(*state, record, item.outcome->error().describe());
         }
     }
     co_return records;

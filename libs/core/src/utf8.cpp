@@ -36,4 +36,17 @@ std::size_t utf8SequenceLength(std::string_view text, std::size_t pos) noexcept 
     return size;
 }
 
+std::string_view utf8Prefix(std::string_view text, std::size_t maxBytes) noexcept {
+    if (text.size() <= maxBytes) {
+        return text;
+    }
+    // Back off over continuation bytes to the start of the sequence the cut would split.
+    std::size_t cut = maxBytes;
+    for (std::size_t back = 0; back < 3 && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U;
+         ++back) {
+        --cut;
+    }
+    return text.substr(0, (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U ? maxBytes : cut);
+}
+
 }  // namespace reagent::detail

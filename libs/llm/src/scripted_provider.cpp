@@ -9,6 +9,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "reagent/core/detail/exception_message.hpp"
+#include "reagent/core/detail/utf8.hpp"
 
 namespace reagent::llm {
 
@@ -23,7 +24,7 @@ std::string lastMessageExcerpt(const ModelRequest& request) {
     }
     const Message& last = request.messages.back();
     constexpr std::size_t kMax = 160;
-    std::string text = last.text.size() > kMax ? last.text.substr(0, kMax) + "..." : last.text;
+    std::string text = last.text.size() > kMax ? std::string(detail::utf8Prefix(last.text, kMax)) + "..." : last.text;
     return "its last message (" + std::string(toString(last.role)) + ") was \"" + text + "\"";
 }
 

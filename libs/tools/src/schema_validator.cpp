@@ -184,7 +184,7 @@ std::string hint(std::string_view description, const json* schema, const json* v
                 allowed += ", ...";
                 break;
             }
-            allowed += (allowed.empty() ? "" : ", ") + entry.dump();
+            allowed += (allowed.empty() ? "" : ", ") + entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         }
         return " (allowed: " + allowed + ")";
     }

@@ -28,6 +28,8 @@ std::string_view toString(ToolErrc code) noexcept {
             return "duplicate_name";
         case ToolErrc::init_failed:
             return "init_failed";
+        case ToolErrc::not_run:
+            return "not_run";
     }
     return "unknown";
 }

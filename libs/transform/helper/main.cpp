@@ -147,6 +147,38 @@ std::string readInput(std::size_t maxBytes) {
     }
 }
 
+// jq's printer replaces anything nested deeper than this with a "<stripped: exceeds max depth>" string.
+constexpr int kMaxPrintDepth = 256;
+
+// Whether `value` (borrowed) nests deeper than jq can print. Recursion is bounded by the limit.
+bool tooDeep(jv value, int depth) {
+    if (depth > kMaxPrintDepth) {
+        return true;
+    }
+    const jv_kind kind = jv_get_kind(value);
+    if (kind == JV_KIND_ARRAY) {
+        const int length = jv_array_length(jv_copy(value));
+        for (int i = 0; i < length; ++i) {
+            jv item = jv_array_get(jv_copy(value), i);
+            const bool deep = tooDeep(item, depth + 1);
+            jv_free(item);
+            if (deep) {
+                return true;
+            }
+        }
+    } else if (kind == JV_KIND_OBJECT) {
+        for (int it = jv_object_iter(value); jv_object_iter_valid(value, it); it = jv_object_iter_next(value, it)) {
+            jv item = jv_object_iter_value(value, it);
+            const bool deep = tooDeep(item, depth + 1);
+            jv_free(item);
+            if (deep) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 // Takes ownership of `value` and returns its compact JSON text (strings stay UTF-8).
 std::string dumpJson(jv value) {
     jv text = jv_dump_string(value, 0);
@@ -233,7 +265,9 @@ void checkEnd(jq_state* jq, jv result) {
         if (failed) {
             fail(protocol::kRuntimeError, "halt_error: " + messageText(jq_get_error_message(jq)));
         }
-        return;
+        // `halt` stops jq the way it ends a shell pipeline; a transform must produce a value, so a stop
+        // is an error rather than an empty (or truncated) result.
+        fail(protocol::kRuntimeError, "the expression called halt; a transform must produce its result, not stop");
     }
     if (jv_invalid_has_msg(jv_copy(result))) {
         fail(protocol::kRuntimeError, messageText(jv_invalid_get_msg(result)));
@@ -278,6 +312,11 @@ int run(int argc, char** argv) {
         if (!jv_is_valid(result)) {
             checkEnd(jq.get(), result);
             break;
+        }
+        if (tooDeep(result, 1)) {
+            jv_free(result);
+            fail(protocol::kRuntimeError, "the output nests deeper than " + std::to_string(kMaxPrintDepth) +
+                                              " levels, more than jq can print");
         }
         outputs.add(dumpJson(result));
     }

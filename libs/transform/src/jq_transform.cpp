@@ -15,6 +15,7 @@
 #include "helper_process.hpp"
 #include "helper_protocol.hpp"
 #include "reagent/core/detail/exception_message.hpp"
+#include "reagent/core/detail/utf8.hpp"
 
 namespace reagent::transform {
 namespace {
@@ -44,11 +45,7 @@ std::string boundedMessage(std::string text) {
                                         [&](char c) { return space(static_cast<unsigned char>(c)); });
     text.erase(text.begin(), first);
     if (text.size() > kMaxMessageBytes) {
-        std::size_t cut = kMaxMessageBytes;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
-            --cut;
-        }
-        text.resize(cut);
+        text.resize(reagent::detail::utf8Prefix(text, kMaxMessageBytes).size());
         text += " [...]";
     }
     return text;

@@ -269,6 +269,50 @@ TEST_CASE("A bad _transform reports jq's error and falls back to the preview", "
     }
 }
 
+TEST_CASE("The _transforms of one reply run in parallel within one deadline for the whole stage",
+          "[agent][memory][transform]") {
+    // Twelve transforms that never end, each bounded at 400 ms: one after another they took 4.8 s. Three at
+    // once, under a 1 s bound for the stage, the reply is done in about a second.
+    ToolsConfig config;
+    config.tools.push_back(fixedTool("list_commits", commits().dump(), nullptr));
+    config.transformLimits.timeout = 400ms;
+    config.transformStageTimeout = 1000ms;
+    std::vector<ToolCall> calls;
+    for (int i = 0; i < 12; ++i) {
+        calls.push_back(ToolCall{"c" + std::to_string(i), "list_commits", json{{"_transform", "def f: f; f"}}});
+    }
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::toolCalls(calls));
+    provider->then(ScriptedTurn::text("done"));
+    auto agent = Agent::create().withProvider(provider).withTools(config).build();
+    REQUIRE(agent.has_value());
+    const auto started = std::chrono::steady_clock::now();
+    const RunResult result = run(*agent);
+    const auto elapsed = std::chrono::steady_clock::now() - started;
+    REQUIRE(result.success);
+    CHECK(elapsed >= 900ms);
+    CHECK(elapsed < 2500ms);
+    int timedOut = 0;
+    int cutByStage = 0;
+    for (int i = 0; i < 12; ++i) {
+        const std::string text = toolMessage(*provider, "c" + std::to_string(i));
+        CHECK(text.rfind("[STORED: ", 0) == 0);  // every call falls back to the standard preview
+        timedOut += text.find("[transform failed: timeout: ") != std::string::npos &&
+                    text.find("ran out of time") == std::string::npos;
+        cutByStage += text.find("ran out of time (1000 ms for all of them together)") != std::string::npos;
+    }
+    CHECK(timedOut >= 3);   // the first wave ran to its own limit, three at once
+    CHECK(timedOut <= 6);
+    CHECK(cutByStage >= 6);  // the rest were stopped by the stage's deadline
+    CHECK(timedOut + cutByStage == 12);
+
+    ToolsConfig invalid;
+    invalid.transformStageTimeout = 0ms;
+    const auto refused = Agent::create().withProvider(provider).withTools(invalid).build();
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message.find("transformStageTimeout must be positive") != std::string::npos);
+}
+
 TEST_CASE("A _transform on a short or non-JSON result falls back to the whole result",
           "[agent][memory][transform]") {
     auto provider = std::make_shared<ScriptedProvider>();

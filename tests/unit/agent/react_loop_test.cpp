@@ -210,6 +210,42 @@ TEST_CASE("a successful final-answer call finishes with its deliverable", "[agen
     }
 }
 
+TEST_CASE("calls after final-answer in the same reply are recorded as not run", "[agent][loop]") {
+    LoopConfig withAnswer = config();
+    withAnswer.tools.push_back({kFinalAnswerTool, "Deliver the answer", {{"type", "object"}}});
+    ReactLoop loop(withAnswer, "x");
+    // The calls before final-answer run (the answer may report them); those after it never do.
+    const RunTools batch = firstBatch(
+        loop, {{"s1", "search", {}}, {"f1", kFinalAnswerTool, {}}, {"s2", "search", {{"q", "late"}}}});
+    REQUIRE(batch.calls.size() == 2);
+    CHECK(batch.calls[0].id == "s1");
+    CHECK(batch.calls[1].id == "f1");
+
+    SECTION("a successful answer ends the run; every call has its record and its tool message") {
+        const RunResult result = expectAction<Finish>(loop.onToolResults(
+                                                          {ok("s1", "search", "found"),
+                                                           ok("f1", kFinalAnswerTool, "final answer recorded",
+                                                              ToolMode::feedback, {{"output", "42"}})}))
+                                     .result;
+        CHECK(result.output == "42");
+        REQUIRE(result.toolCalls.size() == 3);
+        CHECK(result.toolCalls[2].id == "s2");
+        CHECK(result.toolCalls[2].input == nlohmann::json{{"q", "late"}});
+        REQUIRE_FALSE(result.toolCalls[2].succeeded());
+        CHECK(result.toolCalls[2].outcome.error().code == ToolErrc::not_run);
+        CHECK(result.messages.back().toolCallId == "s2");
+        CHECK(result.messages.back().isError);
+    }
+    SECTION("a refused answer goes on, and the model reads why the later call did not run") {
+        const auto next = expectAction<CallModel>(loop.onToolResults(
+            {ok("s1", "search", "found"),
+             failed("f1", kFinalAnswerTool, ToolErrc::invalid_arguments, "at /output: required")}));
+        CHECK(next.request.messages.back().toolCallId == "s2");
+        CHECK_THAT(next.request.messages.back().text, Catch::StartsWith("not_run: not run: this call came after "
+                                                                        "final-answer"));
+    }
+}
+
 TEST_CASE("a failed final-answer call is fed back and the loop goes on", "[agent][loop]") {
     ReactLoop loop(config(), "x");
     (void)firstBatch(loop, {{"f1", kFinalAnswerTool, {}}});

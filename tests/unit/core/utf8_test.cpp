@@ -26,3 +26,18 @@ TEST_CASE("utf8SequenceLength rejects what RFC 3629 forbids", "[core][utf8]") {
     CHECK(utf8SequenceLength("\xE2\x28\xAC", 0) == 0);      // a broken continuation
     CHECK(utf8SequenceLength("\xF0\x9F\x98\x28", 0) == 0);
 }
+
+TEST_CASE("utf8Prefix never cuts inside a character", "[core][utf8]") {
+    using reagent::detail::utf8Prefix;
+    const std::string text = "a\u20acb";  // 1 + 3 + 1 bytes
+    CHECK(utf8Prefix(text, 10) == text);
+    CHECK(utf8Prefix(text, 5) == text);
+    CHECK(utf8Prefix(text, 4) == "a\u20ac");
+    CHECK(utf8Prefix(text, 3) == "a");
+    CHECK(utf8Prefix(text, 2) == "a");
+    CHECK(utf8Prefix(text, 1) == "a");
+    CHECK(utf8Prefix(text, 0).empty());
+    CHECK(utf8Prefix("\U0001F600\U0001F600", 7) == "\U0001F600");
+    // A run of stray continuation bytes is not a character: cut where asked.
+    CHECK(utf8Prefix("\x80\x80\x80\x80\x80\x80", 5).size() == 5);
+}

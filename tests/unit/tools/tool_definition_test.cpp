@@ -39,6 +39,7 @@ TEST_CASE("enum names", "[tools][definition]") {
     CHECK(toString(ToolErrc::invalid_arguments) == "invalid_arguments");
     CHECK(toString(ToolErrc::approval_unavailable) == "approval_unavailable");
     CHECK(toString(ToolErrc::init_failed) == "init_failed");
+    CHECK(toString(ToolErrc::not_run) == "not_run");
 }
 
 TEST_CASE("ToolError::describe is code: message", "[tools][definition]") {

@@ -128,11 +128,34 @@ TEST_CASE("applyJq reports jq runtime errors", "[transform][jq]") {
     REQUIRE_FALSE(late.has_value());
     CHECK(late.error().code == TransformErrc::runtime_error);
 
-    CHECK(jq("1, halt, 2", "null").value() == "1");
+    // `halt` stops the program: a transform that stops produced no result (not `[]`, not a truncated one).
+    for (const char* stop : {"halt", "1, halt, 2", "[.[] | halt]"}) {
+        INFO(stop);
+        const auto stopped = jq(stop, "[1]");
+        REQUIRE_FALSE(stopped.has_value());
+        CHECK(stopped.error().code == TransformErrc::runtime_error);
+        CHECK_THAT(stopped.error().message, Catch::Contains("halt"));
+    }
     const auto halted = jq("\"bye\" | halt_error", "null");
     REQUIRE_FALSE(halted.has_value());
     CHECK(halted.error().code == TransformErrc::runtime_error);
     CHECK(halted.error().message == "jq error: halt_error: bye");
+}
+
+TEST_CASE("applyJq refuses output nested deeper than jq can print", "[transform][jq]") {
+    // jq's printer would write "<stripped: exceeds max depth>" in place of the deepest levels.
+    const auto deep = jq("reduce range(300) as $i (0; [.])", "null");
+    REQUIRE_FALSE(deep.has_value());
+    CHECK(deep.error().code == TransformErrc::runtime_error);
+    CHECK_THAT(deep.error().message, Catch::Contains("deeper than 256 levels"));
+    const auto deepObject = jq("reduce range(300) as $i (0; {a: .})", "null");
+    REQUIRE_FALSE(deepObject.has_value());
+    CHECK(deepObject.error().code == TransformErrc::runtime_error);
+
+    const auto fine = jq("reduce range(200) as $i (0; [.])", "null");
+    REQUIRE(fine.has_value());
+    CHECK(fine->find("stripped") == std::string::npos);
+    CHECK(fine->size() == 200 * 2 + 1);
 }
 
 TEST_CASE("applyJq rejects input that is not one JSON value", "[transform][jq]") {

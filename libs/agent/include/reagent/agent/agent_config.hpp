@@ -2,6 +2,7 @@
 /// \file
 /// \brief Configuration structs assembled by `AgentBuilder`.
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,9 @@ struct ToolsConfig {
     memory::WorkingMemoryConfig workingMemory;
     /// Bounds of each `_transform` jq evaluation (time, output size, input size).
     transform::JqLimits transformLimits;
+    /// Bound of all `_transform`s of one model reply together (they run `execution.maxParallel` at once);
+    /// those still running when it elapses fall back to the standard preview. Must be > 0. Default 10 s.
+    std::chrono::milliseconds transformStageTimeout{10'000};
     /// Whether the `recall` meta-tool is registered. Default true.
     bool recall = true;
 };
@@ -70,6 +74,7 @@ struct AgentConfig {
     memory::CompressionConfig resultCompression;
     memory::WorkingMemoryConfig workingMemory;
     transform::JqLimits transformLimits;
+    std::chrono::milliseconds transformStageTimeout{10'000};
     /// Whether the `recall` meta-tool is registered (when tools are enabled).
     bool recall = true;
     /// Set by `withMemory(...)`: episodic memory is enabled.

@@ -62,6 +62,11 @@ using LoopAction = std::variant<CallModel, RunTools, Finish, Fail>;
 /// its output; a batch of only silent calls finishes after dispatch; a declaration-only call stops the
 /// run for the caller; the iteration limit, a provider error or cancellation fail the run.
 ///
+/// `final-answer` (when offered) ends a batch where it stands: the calls before it in the reply run
+/// (the answer may report what they did); the calls after it are not run — `RunTools` leaves them out,
+/// and they are recorded as `ToolErrc::not_run` with a tool message saying why, so that every call of the
+/// reply has its result and a model whose answer was refused can call them again.
+///
 /// The driver (`Agent::run`) performs each action and calls back exactly once per action. Calling out
 /// of order is a programming error (`std::logic_error`).
 ///
@@ -114,6 +119,8 @@ private:
     std::string lastText_;
     /// The batch handed out with the last `RunTools`.
     std::vector<tools::ToolCallRequest> pending_;
+    /// Calls of the last reply that came after `final-answer`: recorded as `not_run`, never executed.
+    std::vector<tools::ToolCallRequest> skipped_;
     RunResult result_;
 };
 

@@ -35,6 +35,8 @@ enum class ToolErrc {
     duplicate_name,
     /// The tool's `init` hook failed, so the tool cannot run yet.
     init_failed,
+    /// The call was not run: it came after `final-answer` in the same reply, which ends the run.
+    not_run,
 };
 
 /// \brief The code's name as shown to the model and in logs (`"invalid_arguments"`, ...).

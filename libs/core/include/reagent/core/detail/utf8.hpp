@@ -10,4 +10,8 @@ namespace reagent::detail {
 /// of `text` are malformed (RFC 3629). `pos` must be less than `text.size()`.
 [[nodiscard]] std::size_t utf8SequenceLength(std::string_view text, std::size_t pos) noexcept;
 
+/// \brief The longest prefix of `text` of at most `maxBytes` bytes that does not end inside a UTF-8
+/// sequence: cutting there never splits a character (bytes that are not UTF-8 are cut like any other).
+[[nodiscard]] std::string_view utf8Prefix(std::string_view text, std::size_t maxBytes) noexcept;
+
 }  // namespace reagent::detail
