@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "reagent/core/detail/utf8.hpp"
 #include "temp_dir.hpp"
 #include "terminal_text.hpp"
+#include "trace.hpp"
 
 using nlohmann::json;
 using reagent::cli::StreamedTerminalText;
@@ -229,4 +231,14 @@ TEST_CASE("SIGHUP and SIGQUIT cancel the run like SIGTERM, with the result repor
     CHECK(outcome.err.find("cancelling the run") != std::string::npos);
     const json result = parseStdout(outcome);
     CHECK(result["terminatedBy"] == "cancelled");
+}
+
+TEST_CASE("a turn cut off while streaming ends its line before the error", "[cli][trace]") {
+    std::ostringstream out;
+    reagent::cli::TracePrinter trace(out);
+    trace(reagent::agent::RunStarted{"hi"});
+    trace(reagent::agent::TextDelta{0, "Half an ans"});
+    trace(reagent::agent::TextDelta{0, "wer \xe2\x82"});  // the stream breaks inside a character
+    trace(reagent::agent::RunFinished{reagent::agent::TerminatedBy::provider_error, false, 1});
+    CHECK(out.str() == "run: \"hi\"\nmodel turn 1: Half an answer \uFFFD\uFFFD\n");
 }
