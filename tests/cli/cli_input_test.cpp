@@ -190,7 +190,7 @@ TEST_CASE("escape sequences in the prompt and tool output are shown, not sent to
     CHECK(parseStdout(asJson)["toolCalls"][1]["input"]["text"] == prompt);
 }
 
-TEST_CASE("--timeout bounds the whole run and reports it as timed out", "[cli][run][timeout]") {
+TEST_CASE("a --timeout bounds the whole run, which is reported as timed out", "[cli][run][timeout]") {
     const auto start = std::chrono::steady_clock::now();
     // Each demo turn waits 10 s; the run is given half a second.
     const auto outcome = runCli({"run", "--json", "--timeout", "0.5", "--demo-latency", "10000", "What is 6*7?"});
