@@ -175,7 +175,7 @@ TEST_CASE("an unknown command is named in the error", "[cli][usage]") {
     CHECK(option.err.find("unknown command") == std::string::npos);
 }
 
-TEST_CASE("--help works on every command and --version prints the version", "[cli][usage]") {
+TEST_CASE("help works on every command and --version prints the version", "[cli][usage]") {
     for (const std::vector<std::string>& args : {std::vector<std::string>{"--help"}, {"run", "--help"},
                                                 {"tools", "--help"}}) {
         INFO(args.front());
