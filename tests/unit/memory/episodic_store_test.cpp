@@ -204,7 +204,7 @@ TEST_CASE("EpisodicStore reports a bad path with the file and SQLite's reason", 
     std::fclose(file);
     const auto garbage = EpisodicStore::open(notDb);
     REQUIRE_FALSE(garbage.has_value());
-    CHECK(garbage.error().code == MemoryErrc::storage_error);
+    CHECK(garbage.error().code == MemoryErrc::not_a_store);
     CHECK_THAT(garbage.error().message, Catch::Contains("not a database"));
 }
 
