@@ -200,9 +200,17 @@ struct EpisodicStore::Impl {
 
     [[nodiscard]] expected<void, MemoryError> exec(const char* sql, std::string_view what) const {
         if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) {
-            return unexpected(storageError(path, what, db));
+            return unexpected(explained(storageError(path, what, db)));
         }
         return {};
+    }
+
+    // SQLite's "file is not a database" (SQLITE_NOTADB) said as what it means for the user.
+    [[nodiscard]] MemoryError explained(MemoryError error) const {
+        if (error.code != MemoryErrc::not_a_store) {
+            return error;
+        }
+        return notAStore(path, std::string("it is not an SQLite database (SQLite: ") + sqlite3_errmsg(db) + ")");
     }
 
     // The first column of the first row of `sql` as an integer, or as text.
@@ -279,11 +287,7 @@ expected<EpisodicStore::Impl::Kind, MemoryError> EpisodicStore::Impl::inspect() 
     auto tables = text("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
                        "ORDER BY name");
     if (!tables) {
-        if (tables.error().code == MemoryErrc::not_a_store) {
-            return unexpected(notAStore(path, std::string("it is not an SQLite database (SQLite: ") +
-                                                  sqlite3_errmsg(db) + ")"));
-        }
-        return unexpected(tables.error());
+        return unexpected(explained(tables.error()));
     }
     auto application = integer("PRAGMA application_id");
     auto version = integer("PRAGMA user_version");
