@@ -92,6 +92,12 @@ expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOp
 }
 
 void report(const agent::RunResult& result, const RunOptions& options, std::chrono::microseconds wallTime) {
+    if (options.json || options.quiet) {
+        // The trace (text runs) has shown each warning as it happened.
+        for (const auto& warning : result.warnings) {
+            std::cerr << "reagent: warning: " << warning << "\n";
+        }
+    }
     if (options.json) {
         std::cout << toJson(result).dump(2) << "\n";
         return;

@@ -61,7 +61,9 @@ int main(int argc, char** argv) {
     runCmd->add_option("--base-url", run.baseUrl, "Base URL of the model API (overrides the environment)");
     runCmd->add_option("--memory", run.memoryPath,
                        "Episodic memory: log every tool result in this SQLite file (created when missing) and "
-                       "let the agent's recall tool search earlier runs");
+                       "let the agent's recall tool search earlier runs. A file that cannot be opened for "
+                       "writing (read-only, not a reagent store, a dangling link) fails the run before it "
+                       "starts");
     runCmd->add_option("--budget", run.compressionBudget,
                        "Characters of a tool result shown to the model unchanged; a longer result is "
                        "compressed to a preview and stored in working memory")
@@ -72,7 +74,10 @@ int main(int argc, char** argv) {
         "With none configured, an offline demo provider answers: a scripted stand-in (no model) "
         "that calls calculator, word_count and current_time in one parallel batch, then final-answer.\n"
         "Ctrl-C (SIGINT) or SIGTERM cancels the run and reports what was done.\n"
-        "Exit status: 0 when the agent answered, 1 when the run failed or was cancelled, 2 on usage errors.");
+        "Exit status: 0 when the agent answered, 1 when the run failed or was cancelled, 2 on usage errors. "
+        "A tool result that could not be logged to --memory (file locked past the 5 s busy timeout, "
+        "corrupt, disk full) does not change the status: the answer exists; each one is a warning on stderr "
+        "(\"reagent: warning: ...\") and in the \"warnings\" list of --json.");
 
     bool toolsJson = false;
     CLI::App* toolsCmd =

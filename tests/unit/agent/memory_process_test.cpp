@@ -17,6 +17,7 @@
 #include <reagent/reagent.hpp>
 #include <string>
 
+#include "../memory/store_files.hpp"
 #include "run_coro.hpp"
 #include "temp_dir.hpp"
 
@@ -156,13 +157,7 @@ TEST_CASE("an episode that cannot be written is a warning in the run's result", 
     const reagent::test::TempDir dir;
     const std::string file = dir.file("memory.db");
     Agent agent = lookupAgent(file);
-    {
-        // Garbage over the episodes table's root page (page 2): the schema still reads, inserts fail.
-        std::fstream bytes(file, std::ios::in | std::ios::out | std::ios::binary);
-        bytes.seekp(4096);
-        const std::string garbage(4096, '\xFF');
-        bytes.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
-    }
+    reagent::test::corruptEpisodesTable(file);
     std::vector<std::string> events;
     agent.subscribe([&events](const reagent::agent::AgentEvent& event) {
         if (const auto* warning = std::get_if<reagent::agent::MemoryWarning>(&event)) {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "read_only_file.hpp"
+#include "store_files.hpp"
 #include "reagent/memory/episodic_store.hpp"
 #include "temp_dir.hpp"
 
@@ -18,29 +19,14 @@
 using reagent::memory::Episode;
 using reagent::memory::EpisodicStore;
 using reagent::memory::MemoryErrc;
+using reagent::test::contents;
+using reagent::test::runSql;
 using reagent::test::TempDir;
 
 namespace {
 
-std::string contents(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 void writeFile(const std::string& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary) << bytes;
-}
-
-// Runs `sql` on a connection of the test's own.
-void sql(const std::string& path, const std::string& statements) {
-    sqlite3* db = nullptr;
-    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
-    char* error = nullptr;
-    const int rc = sqlite3_exec(db, statements.c_str(), nullptr, nullptr, &error);
-    INFO((error != nullptr ? error : ""));
-    sqlite3_free(error);
-    sqlite3_close(db);
-    REQUIRE(rc == SQLITE_OK);
 }
 
 Episode step(std::string result) {
@@ -70,15 +56,15 @@ TEST_CASE("openReadOnly refuses what is not a store and leaves it byte for byte"
         reason = "not an SQLite database";
     }
     SECTION("another application's SQLite database") {
-        sql(path, "CREATE TABLE accounts(id INTEGER PRIMARY KEY, owner TEXT); INSERT INTO accounts VALUES(1,'a');");
+        runSql(path, "CREATE TABLE accounts(id INTEGER PRIMARY KEY, owner TEXT); INSERT INTO accounts VALUES(1,'a');");
         reason = "another application (tables: accounts";
     }
     SECTION("an SQLite database without tables") {
-        sql(path, "PRAGMA user_version = 0; VACUUM;");
+        runSql(path, "PRAGMA user_version = 0; VACUUM;");
         reason = "without an episodes table";
     }
     SECTION("a database marked by another application") {
-        sql(path, "PRAGMA application_id = 42; CREATE TABLE episodes(id);");
+        runSql(path, "PRAGMA application_id = 42; CREATE TABLE episodes(id);");
         reason = "application_id 42";
     }
     SECTION("a store of a newer reagent") {
@@ -86,7 +72,7 @@ TEST_CASE("openReadOnly refuses what is not a store and leaves it byte for byte"
             auto store = EpisodicStore::open(path);
             REQUIRE(store.has_value());
         }
-        sql(path, "PRAGMA user_version = 99;");
+        runSql(path, "PRAGMA user_version = 99;");
         walStore = true;
         reason = "newer reagent (schema version 99";
     }
@@ -140,7 +126,7 @@ TEST_CASE("a store written before stores were marked is read, and marked when op
           "[memory][episodic][open]") {
     const TempDir dir;
     const auto path = dir.file("legacy.db");
-    sql(path, "CREATE TABLE episodes (id INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT NOT NULL, tool TEXT "
+    runSql(path, "CREATE TABLE episodes (id INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT NOT NULL, tool TEXT "
               "NOT NULL, input TEXT NOT NULL, result TEXT NOT NULL, timestamp INTEGER NOT NULL);"
               "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES('a','t','{}','old',5000);");
     CHECK(EpisodicStore::openReadOnly(path).value().count().value() == 1);
@@ -204,7 +190,7 @@ TEST_CASE("stored timestamps that record could not have written are shown as inv
         auto store = EpisodicStore::open(path);
         REQUIRE(store.has_value());
     }
-    sql(path, "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES"
+    runSql(path, "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES"
               "('a','zero','{}','r',0), ('a','negative','{}','r',-5), ('a','huge','{}','r',9223372036854775807),"
               "('a','text','{}','r','yesterday'), ('a','good','{}','r',1764000000000);");
     auto store = EpisodicStore::openReadOnly(path);
