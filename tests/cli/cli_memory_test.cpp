@@ -6,11 +6,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../unit/memory/read_only_file.hpp"
@@ -201,6 +204,28 @@ TEST_CASE("run --memory on a corrupt store keeps the answer and reports each los
     SECTION("a run without warnings has an empty list") {
         const CliOutcome outcome = runCli({"run", "--json", "What is 6*7?"});
         CHECK(parsed(outcome)["warnings"] == json::array());
+    }
+}
+
+TEST_CASE("Ctrl-C ends a run whose episodes wait for a locked memory file at once", "[cli][memory][signal]") {
+    const TempDir dir;
+    const std::string file = dir.file("memory.db");
+    REQUIRE(runCli({"run", "-q", "--memory", file, "What is 1+1?"}).status == 0);
+    const reagent::test::LockHolder lock(file);
+    CliProcess run({"run", "--json", "--memory", file, "What is 6*7?"});
+    // The demo's tools end within milliseconds; the episodes then wait for the lock (5 s at most).
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    const auto signalled = std::chrono::steady_clock::now();
+    run.signal(SIGINT);
+    const CliOutcome outcome = run.wait();
+    CHECK(std::chrono::steady_clock::now() - signalled < std::chrono::milliseconds(1000));
+    CHECK(outcome.status == 1);
+    const json result = parsed(outcome);
+    CHECK(result["terminatedBy"] == "cancelled");
+    CHECK(result["toolCalls"].size() == 3);
+    REQUIRE(result["warnings"].size() == 3);
+    for (const auto& warning : result["warnings"]) {
+        CHECK_THAT(warning.get<std::string>(), Catch::Contains(file) && Catch::Contains("cancelled"));
     }
 }
 

@@ -323,6 +323,10 @@ expected<EpisodicStore::Impl::Kind, MemoryError> EpisodicStore::Impl::inspect() 
 }
 
 expected<void, MemoryError> EpisodicStore::Impl::initialise() {
+    // A complete store needs no write lock: opening it never waits for a writer in another process.
+    if (auto kind = inspect(); !kind || *kind == Kind::ours) {
+        return kind ? expected<void, MemoryError>() : unexpected(kind.error());
+    }
     // BEGIN IMMEDIATE takes the write lock before anything is read, a wait the busy handler covers; one
     // opener of a new file creates the schema and every other one then finds it complete.
     if (auto ok = exec("BEGIN IMMEDIATE", "could not lock the file to check its schema"); !ok) {

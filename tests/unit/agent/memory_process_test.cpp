@@ -53,22 +53,6 @@ Agent lookupAgent(const std::string& memoryFile) {
     return std::move(*agent);
 }
 
-// Another connection holding the write lock of a store, as another process would.
-class LockHolder {
-  public:
-    explicit LockHolder(const std::string& path) {
-        REQUIRE(sqlite3_open(path.c_str(), &db_) == SQLITE_OK);
-        REQUIRE(sqlite3_exec(db_, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK);
-    }
-    LockHolder(const LockHolder&) = delete;
-    LockHolder& operator=(const LockHolder&) = delete;
-    ~LockHolder() { sqlite3_close(db_); }
-    void release() { sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr); }
-
-  private:
-    sqlite3* db_ = nullptr;
-};
-
 std::int64_t msSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
         .count();
@@ -115,7 +99,7 @@ TEST_CASE("a locked memory file blocks neither the run's thread nor its cancella
     const reagent::test::TempDir dir;
     const std::string file = dir.file("memory.db");
     Agent agent = lookupAgent(file);  // opens (creates) the store first
-    LockHolder lock(file);
+    reagent::test::LockHolder lock(file);
     asio::io_context io;
     std::optional<RunResult> result;
     asio::cancellation_signal signal;

@@ -213,9 +213,7 @@ TEST_CASE("record waits for another connection's lock no longer than asked", "[m
     const auto path = dir.file("locked.db");
     auto store = EpisodicStore::open(path);
     REQUIRE(store.has_value());
-    sqlite3* holder = nullptr;
-    REQUIRE(sqlite3_open(path.c_str(), &holder) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK);
+    reagent::test::LockHolder holder(path);
 
     using std::chrono::milliseconds;
     const auto timed = [&store](milliseconds wait) {
@@ -234,8 +232,21 @@ TEST_CASE("record waits for another connection's lock no longer than asked", "[m
     CHECK(waitedTook >= milliseconds(290));
     CHECK(waitedTook < milliseconds(1500));
 
-    REQUIRE(sqlite3_exec(holder, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(holder);
+    holder.release();
     CHECK(store->record(step("after"), milliseconds(0)).has_value());
     CHECK(store->count().value() == 1);
+}
+
+TEST_CASE("opening a complete store does not wait for another connection's write lock",
+          "[memory][episodic][open]") {
+    const TempDir dir;
+    const auto path = dir.file("held.db");
+    REQUIRE(EpisodicStore::open(path).has_value());
+    const reagent::test::LockHolder holder(path);
+    const auto started = std::chrono::steady_clock::now();
+    auto store = EpisodicStore::open(path);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::milliseconds(500));
+    REQUIRE(store.has_value());
+    CHECK(store->count().value() == 0);
+    CHECK(EpisodicStore::openReadOnly(path).has_value());
 }

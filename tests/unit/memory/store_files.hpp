@@ -39,4 +39,21 @@ inline void corruptEpisodesTable(const std::string& path) {
     bytes.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
 }
 
+/// Another connection holding the write lock of a store (`BEGIN EXCLUSIVE`), as another process would.
+class LockHolder {
+  public:
+    explicit LockHolder(const std::string& path) {
+        REQUIRE(sqlite3_open(path.c_str(), &db_) == SQLITE_OK);
+        REQUIRE(sqlite3_exec(db_, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK);
+    }
+    LockHolder(const LockHolder&) = delete;
+    LockHolder& operator=(const LockHolder&) = delete;
+    ~LockHolder() { sqlite3_close(db_); }
+    /// Commits, letting writers in.
+    void release() { sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr); }
+
+  private:
+    sqlite3* db_ = nullptr;
+};
+
 }  // namespace reagent::test

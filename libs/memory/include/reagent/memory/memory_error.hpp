@@ -16,8 +16,8 @@ enum class MemoryErrc {
     not_found,
     /// A single value is larger than the whole byte budget, so no eviction could make it fit.
     too_large,
-    /// The episodic store's SQLite database could not be opened, read or written (bad path, no
-    /// permission, disk full, locked for longer than the busy timeout, not a database); the message
+    /// The episodic store's SQLite database could not be opened, read or written (missing directory or
+    /// file, dangling symbolic link, no permission, read-only file, corrupt file, disk full); the message
     /// names the file and SQLite's reason.
     storage_error,
     /// The episodic store's file is locked by another connection (a writer in another store object,
