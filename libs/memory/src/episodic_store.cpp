@@ -220,6 +220,16 @@ struct EpisodicStore::Impl {
     enum class Kind { empty, ours, legacy };
     // What the file holds; an error (`not_a_store`) for anything that is not ours.
     [[nodiscard]] expected<Kind, MemoryError> inspect() const;
+    // `inspect` in a read transaction of its own: its several reads see one state of the file, never a
+    // schema half created by a concurrent opener.
+    [[nodiscard]] expected<Kind, MemoryError> inspectSnapshot() const {
+        if (auto begun = exec("BEGIN", "could not start reading"); !begun) {
+            return unexpected(begun.error());
+        }
+        auto kind = inspect();
+        sqlite3_exec(db, kind ? "COMMIT" : "ROLLBACK", nullptr, nullptr, nullptr);
+        return kind;
+    }
     // Creates or marks the schema as needed, in one write transaction.
     [[nodiscard]] expected<void, MemoryError> initialise();
     [[nodiscard]] expected<void, MemoryError> switchToWal() const;
@@ -324,7 +334,7 @@ expected<EpisodicStore::Impl::Kind, MemoryError> EpisodicStore::Impl::inspect() 
 
 expected<void, MemoryError> EpisodicStore::Impl::initialise() {
     // A complete store needs no write lock: opening it never waits for a writer in another process.
-    if (auto kind = inspect(); !kind || *kind == Kind::ours) {
+    if (auto kind = inspectSnapshot(); !kind || *kind == Kind::ours) {
         return kind ? expected<void, MemoryError>() : unexpected(kind.error());
     }
     // BEGIN IMMEDIATE takes the write lock before anything is read, a wait the busy handler covers; one
@@ -432,7 +442,7 @@ expected<EpisodicStore, MemoryError> EpisodicStore::openReadOnly(const std::stri
     }
     sqlite3_extended_result_codes(impl->db, 1);
     sqlite3_busy_handler(impl->db, &Impl::onBusy, impl.get());
-    auto kind = impl->inspect();
+    auto kind = impl->inspectSnapshot();
     if (!kind) {
         return unexpected(kind.error());
     }
