@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
 
     MemoryOptions memoryOptions;
     CLI::App* memoryCmd = app.add_subcommand(
-        "memory", "Read the episodic memory written by `run --memory FILE`: search, recent, show");
+        "memory", "Read the episodic memory written by `run --memory FILE`: search, recent, show (read-only: "
+                  "the file is never created or changed)");
     memoryCmd->require_subcommand(1);
     const auto addMemoryOptions = [&memoryOptions](CLI::App* command) {
         command->add_option("--memory", memoryOptions.path, "The episodic memory file")->required();
