@@ -110,6 +110,12 @@ void explainForCli(agent::RunResult& result, const RunOptions& options, bool tim
 
 void report(const agent::RunResult& result, const RunOptions& options, std::chrono::microseconds wallTime,
             bool timedOut) {
+    if (options.json || options.quiet) {
+        // The trace (text runs) has shown each warning as it happened.
+        for (const auto& warning : result.warnings) {
+            std::cerr << "reagent: warning: " << terminalSafe(warning) << "\n";
+        }
+    }
     if (options.json) {
         auto out = toJson(result);
         out["timedOut"] = timedOut;

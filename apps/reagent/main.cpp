@@ -155,7 +155,9 @@ int main(int argc, char** argv) {
         ->check(nonEmpty("a URL"));
     runCmd->add_option("--memory", run.memoryPath,
                        "Episodic memory: log every tool result in this SQLite file (created when missing) and "
-                       "let the agent's recall tool search earlier runs")
+                       "let the agent's recall tool search earlier runs. A file that cannot be opened for "
+                       "writing (read-only, not a reagent store, a dangling link) fails the run before it "
+                       "starts")
         ->check(nonEmpty("a file path"));
     runCmd->add_option("--budget", run.compressionBudget,
                        "Characters of a tool result shown to the model unchanged; a longer result is "
@@ -169,7 +171,9 @@ int main(int argc, char** argv) {
         "Ctrl-C (SIGINT), SIGTERM, SIGHUP or SIGQUIT cancels the run and reports what was done; a second signal "
         "ends the process at once (status 130).\n"
         "Exit status: 0 when the agent answered, 1 when the run failed, was cancelled or timed out, 2 on usage "
-        "errors.");
+        "errors. A tool result that could not be logged to --memory (file locked past the 5 s busy timeout, "
+        "corrupt, disk full) does not change the status: the answer exists; each one is a warning on stderr "
+        "(\"reagent: warning: ...\") and in the \"warnings\" list of --json.");
 
     bool toolsJson = false;
     CLI::App* toolsCmd =
@@ -179,7 +183,8 @@ int main(int argc, char** argv) {
 
     MemoryOptions memoryOptions;
     CLI::App* memoryCmd = app.add_subcommand(
-        "memory", "Read the episodic memory written by `run --memory FILE`: search, recent, show");
+        "memory", "Read the episodic memory written by `run --memory FILE`: search, recent, show (read-only: "
+                  "the file is never created or changed)");
     memoryCmd->require_subcommand(1);
     const auto addMemoryOptions = [&memoryOptions](CLI::App* command) {
         command->add_option("--memory", memoryOptions.path, "The episodic memory file")

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "reagent/core/detail/utf8.hpp"
 #include "reagent/memory/episodic_store.hpp"
+#include "terminal_text.hpp"
 #include "trace.hpp"
 
 namespace reagent::cli {
@@ -18,15 +20,43 @@ namespace {
 
 using nlohmann::ordered_json;
 
+// Stored text is untrusted and may hold invalid UTF-8 (tool output is stored byte for byte): each byte
+// that does not start a well-formed sequence becomes U+FFFD in JSON output. Text output goes through
+// terminalSafe, which also makes escape sequences visible.
+std::string shown(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t pos = 0; pos < text.size();) {
+        const std::size_t n = detail::utf8SequenceLength(text, pos);
+        if (n == 0) {
+            out += "\xEF\xBF\xBD";
+            ++pos;
+        } else {
+            out.append(text.substr(pos, n));
+            pos += n;
+        }
+    }
+    return out;
+}
+
+// The JSON text of `value`; invalid UTF-8 that slipped through becomes U+FFFD rather than an exception.
+std::string dumped(const ordered_json& value) {
+    return value.dump(2, ' ', false, ordered_json::error_handler_t::replace);
+}
+
 ordered_json toJson(const memory::Episode& episode) {
-    return ordered_json{{"id", episode.id},         {"timestamp", memory::formatTimestamp(episode.timestamp)},
-                        {"action", episode.action}, {"tool", episode.tool},
-                        {"input", episode.input},   {"result", episode.result}};
+    return ordered_json{{"id", episode.id},
+                        {"timestamp", shown(memory::formatTimestamp(episode))},
+                        {"timestampValid", !episode.invalidTimestamp.has_value()},
+                        {"action", shown(episode.action)},
+                        {"tool", shown(episode.tool)},
+                        {"input", shown(episode.input)},
+                        {"result", shown(episode.result)}};
 }
 
 void printLine(const memory::Episode& episode, const std::string& excerpt) {
-    std::cout << "#" << episode.id << "  " << memory::formatTimestamp(episode.timestamp) << "  "
-              << episode.tool << "  " << oneLine(excerpt, 120) << "\n";
+    std::cout << "#" << episode.id << "  " << terminalSafe(memory::formatTimestamp(episode)) << "  "
+              << terminalSafe(episode.tool) << "  " << oneLine(excerpt, 120) << "\n";
 }
 
 int search(const memory::EpisodicStore& store, const MemoryOptions& options) {
@@ -39,17 +69,17 @@ int search(const memory::EpisodicStore& store, const MemoryOptions& options) {
         auto out = ordered_json::array();
         for (const auto& hit : *hits) {
             auto item = toJson(hit.episode);
-            item["snippet"] = hit.snippet;
+            item["snippet"] = shown(hit.snippet);
             out.push_back(std::move(item));
         }
-        std::cout << out.dump(2) << "\n";
+        std::cout << dumped(out) << "\n";
         return kExitSuccess;
     }
     for (const auto& hit : *hits) {
         printLine(hit.episode, hit.snippet);
     }
     std::cerr << hits->size() << (hits->size() == 1 ? " episode matches" : " episodes match") << " \""
-              << options.argument << "\"\n";
+              << terminalSafe(options.argument) << "\"\n";
     return kExitSuccess;
 }
 
@@ -64,7 +94,7 @@ int recent(const memory::EpisodicStore& store, const MemoryOptions& options) {
         for (const auto& episode : *episodes) {
             out.push_back(toJson(episode));
         }
-        std::cout << out.dump(2) << "\n";
+        std::cout << dumped(out) << "\n";
         return kExitSuccess;
     }
     for (const auto& episode : *episodes) {
@@ -87,28 +117,28 @@ int show(const memory::EpisodicStore& store, const MemoryOptions& options) {
         return kExitRunFailed;
     }
     if (options.json) {
-        std::cout << toJson(*episode).dump(2) << "\n";
+        std::cout << dumped(toJson(*episode)) << "\n";
         return kExitSuccess;
     }
-    std::cout << "#" << episode->id << "  " << memory::formatTimestamp(episode->timestamp) << "  "
-              << episode->action << "  " << episode->tool << "\ninput: " << episode->input << "\nresult:\n"
-              << episode->result << "\n";
+    std::cout << "#" << episode->id << "  " << terminalSafe(memory::formatTimestamp(*episode)) << "  "
+              << terminalSafe(episode->action) << "  " << terminalSafe(episode->tool) << "\ninput: " << terminalSafe(episode->input)
+              << "\nresult:\n" << terminalSafe(episode->result) << "\n";
     return kExitSuccess;
 }
 
 }  // namespace
 
 int memoryCommand(const MemoryOptions& options) {
-    // Reading never creates a database: a mistyped path should be reported, not become an empty file.
-    std::error_code ec;
-    if (!std::filesystem::exists(options.path, ec)) {
-        std::cerr << "reagent: no episodic memory at '" << options.path
-                  << "' (it is written by `reagent run --memory " << options.path << " ...`)\n";
-        return kExitRunFailed;
-    }
-    auto store = memory::EpisodicStore::open(options.path);
+    // Reading never creates, writes or converts a file: a mistyped path is reported, not made a store.
+    auto store = memory::EpisodicStore::openReadOnly(options.path);
     if (!store) {
-        std::cerr << "reagent: " << store.error().describe() << "\n";
+        std::error_code ec;
+        if (!std::filesystem::exists(std::filesystem::symlink_status(options.path, ec))) {
+            std::cerr << "reagent: no episodic memory at '" << options.path
+                      << "' (it is written by `reagent run --memory " << options.path << " ...`)\n";
+        } else {
+            std::cerr << "reagent: " << store.error().describe() << "\n";
+        }
         return kExitRunFailed;
     }
     if (options.action == "search") {

@@ -79,6 +79,7 @@ json toJson(const agent::RunResult& result) {
               {{"inputTokens", result.usage.inputTokens}, {"outputTokens", result.usage.outputTokens}}},
              {"error", nullptr},
              {"finalAnswer", nullptr},
+             {"warnings", result.warnings},
              {"durationMs", toMilliseconds(result.duration)}};
     if (result.error) {
         out["error"] =

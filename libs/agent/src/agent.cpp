@@ -35,7 +35,8 @@ std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_p
 
 // The small coroutine shell around the sans-io loop: it performs each action and reports back. Between
 // steps it checks for cancellation so that a cancelled run still ends with a result.
-Task<RunResult> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop) {
+Task<RunResult> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
+                      std::shared_ptr<std::vector<std::string>> warnings) {
     LoopAction action = loop->start();
     for (;;) {
         if (auto* call = std::get_if<CallModel>(&action)) {
@@ -68,11 +69,11 @@ Task<RunResult> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop) {
             auto transforms = takeTransforms(*state, calls);
             auto records = co_await state->executor.execute(std::move(calls), tripIndex);
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-                processResultsNow(*state, records);
+                processResultsNow(*state, records, *warnings);
                 action = loop->onCancelled(std::move(records));
                 continue;
             }
-            records = co_await processResults(state, std::move(records), std::move(transforms));
+            records = co_await processResults(state, std::move(records), std::move(transforms), warnings);
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
                 action = loop->onCancelled(std::move(records));
                 continue;
@@ -102,8 +103,9 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt
 
     RunResult result;
     std::exception_ptr failure;
+    auto warnings = std::make_shared<std::vector<std::string>>();
     try {
-        result = co_await drive(state, &loop);
+        result = co_await drive(state, &loop, warnings);
     } catch (...) {
         failure = std::current_exception();
     }
@@ -122,6 +124,7 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt
             result = resultOf(wasCancelled ? loop.onCancelled() : loop.onInternalError(message));
         }
     }
+    result.warnings = std::move(*warnings);
     result.duration =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
     state->emit(RunFinished{result.terminatedBy, result.success, result.iterations});

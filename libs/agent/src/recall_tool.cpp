@@ -95,7 +95,7 @@ tools::ToolResult readKey(const Agent::State& state, const json& args) {
         }
         std::string text = "Episode #" + std::to_string(id) + " | " + episode->action + " | " +
                            (episode->tool.empty() ? "-" : episode->tool) + " | " +
-                           memory::formatTimestamp(episode->timestamp) + "\nInput: " + episode->input +
+                           memory::formatTimestamp(*episode) + "\nInput: " + episode->input +
                            "\nResult:\n";
         text += readValue(state, episode->result, episode->tool, "episode #" + std::to_string(id), args, how);
         return text;
@@ -159,7 +159,7 @@ tools::ToolResult search(const Agent::State& state, const json& args) {
                 (episodes->size() == 1 ? "" : "es") + ", newest first";
         for (const auto& hit : *episodes) {
             text += "\n#" + std::to_string(hit.episode.id) + " " +
-                    memory::formatTimestamp(hit.episode.timestamp) + " " +
+                    memory::formatTimestamp(hit.episode) + " " +
                     (hit.episode.tool.empty() ? hit.episode.action : hit.episode.tool) + ": " + hit.snippet;
         }
         if (!episodes->empty()) {

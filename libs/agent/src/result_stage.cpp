@@ -1,12 +1,19 @@
 #include "result_stage.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "reagent/core/parallel.hpp"
 #include "reagent/core/timeout.hpp"
 
 #include "agent_state.hpp"
+#include "reagent/core/cancellation.hpp"
 #include "reagent/memory/result_compressor.hpp"
 #include "reagent/transform/jq_transform.hpp"
 
@@ -25,23 +32,86 @@ bool condensable(const tools::ToolCallRecord& record) {
     return record.succeeded() && record.mode == tools::ToolMode::feedback && !isMetaTool(record.name);
 }
 
-void logEpisodes(const Agent::State& state, const std::vector<tools::ToolCallRecord>& records) {
+// One episode to log and how a warning about it names the call.
+struct PendingEpisode {
+    memory::Episode episode;
+    std::string call;
+};
+
+std::vector<PendingEpisode> episodesOf(const Agent::State& state,
+                                       const std::vector<tools::ToolCallRecord>& records) {
+    std::vector<PendingEpisode> pending;
     if (!state.episodic || !state.config.memory || !state.config.memory->logToolResults) {
-        return;
+        return pending;
     }
     for (const tools::ToolCallRecord& record : records) {
         if (isMetaTool(record.name)) {
             continue;
         }
-        memory::Episode episode;
-        episode.action = record.succeeded() ? "tool_call" : "tool_error";
-        episode.tool = record.name;
-        episode.input = record.input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-        episode.result = record.succeeded() ? *record.outcome : record.outcome.error().describe();
-        episode.timestamp = record.endedAt;
-        if (auto recorded = state.episodic->record(episode); !recorded) {
-            state.emit(MemoryWarning{"tool call " + record.id + " (" + record.name +
-                                     ") was not logged: " + recorded.error().describe()});
+        PendingEpisode item;
+        item.episode.action = record.succeeded() ? "tool_call" : "tool_error";
+        item.episode.tool = record.name;
+        item.episode.input = record.input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        item.episode.result = record.succeeded() ? *record.outcome : record.outcome.error().describe();
+        item.episode.timestamp = record.endedAt;
+        item.call = "tool call " + record.id + " (" + record.name + ")";
+        pending.push_back(std::move(item));
+    }
+    return pending;
+}
+
+void warn(const Agent::State& state, std::vector<std::string>& warnings, const PendingEpisode& item,
+          const std::string& why) {
+    std::string message = item.call + " was not logged to episodic memory: " + why;
+    state.emit(MemoryWarning{message});
+    warnings.push_back(std::move(message));
+}
+
+// Tries each of `pending[from..]` once, never waiting for a lock; `context` explains a busy file.
+void logWithoutWaiting(const Agent::State& state, const std::vector<PendingEpisode>& pending, std::size_t from,
+                       std::vector<std::string>& warnings, const std::string& context) {
+    for (std::size_t i = from; i < pending.size(); ++i) {
+        auto recorded = state.episodic->record(pending[i].episode, std::chrono::milliseconds(0));
+        if (!recorded) {
+            const bool busy = recorded.error().code == memory::MemoryErrc::busy;
+            warn(state, warnings, pending[i], recorded.error().describe() + (busy ? context : std::string()));
+        }
+    }
+}
+
+// Logs the episodes, sleeping asynchronously (never blocking the io thread) while another connection
+// holds the file's lock, up to the store's busy timeout per episode. Cancellation ends the sleep; what
+// is left is then tried once without waiting.
+Task<void> logEpisodes(std::shared_ptr<Agent::State> state, std::vector<PendingEpisode> pending,
+                       std::shared_ptr<std::vector<std::string>> warnings) {
+    namespace asio = boost::asio;
+    using std::chrono::steady_clock;
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+        const auto deadline = steady_clock::now() + memory::EpisodicStore::kBusyTimeout;
+        auto recorded = state->episodic->record(pending[i].episode, std::chrono::milliseconds(0));
+        for (int attempt = 0; !recorded && recorded.error().code == memory::MemoryErrc::busy; ++attempt) {
+            const auto left = deadline - steady_clock::now();
+            if (left <= steady_clock::duration::zero()) {
+                break;
+            }
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                logWithoutWaiting(*state, pending, i, *warnings, " (the run was cancelled while it waited)");
+                co_return;
+            }
+            const std::chrono::milliseconds step(attempt < 5 ? 1 << attempt : 50);
+            timer.expires_after(std::min<steady_clock::duration>(step, left));
+            auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+            if (ec) {
+                logWithoutWaiting(*state, pending, i, *warnings, " (the run was cancelled while it waited)");
+                co_return;
+            }
+            recorded = state->episodic->record(pending[i].episode, std::chrono::milliseconds(0));
+        }
+        if (!recorded) {
+            const bool busy = recorded.error().code == memory::MemoryErrc::busy;
+            warn(*state, *warnings, pending[i],
+                 recorded.error().describe() + (busy ? " (still locked after the busy timeout)" : ""));
         }
     }
 }
@@ -178,8 +248,20 @@ Task<std::string> evaluateAll(std::vector<PendingTransform>& pending, const Agen
 
 Task<std::vector<tools::ToolCallRecord>> processResults(
     std::shared_ptr<Agent::State> state, std::vector<tools::ToolCallRecord> records,
-    std::vector<std::optional<TransformRequest>> transforms) {
-    logEpisodes(*state, records);
+    std::vector<std::optional<TransformRequest>> transforms, std::shared_ptr<std::vector<std::string>> warnings) {
+    auto episodes = episodesOf(*state, records);
+    if (!episodes.empty()) {
+        co_await logEpisodes(state, std::move(episodes), warnings);
+        if (isCancelled(co_await boost::asio::this_coro::cancellation_state)) {
+            // The run ends now: what the model would read next no longer matters beyond compression.
+            for (tools::ToolCallRecord& record : records) {
+                if (condensable(record)) {
+                    compressRecord(*state, record);
+                }
+            }
+            co_return records;
+        }
+    }
     std::vector<PendingTransform> pending;
     for (std::size_t i = 0; i < records.size(); ++i) {
         tools::ToolCallRecord& record = records[i];
@@ -221,8 +303,11 @@ Task<std::vector<tools::ToolCallRecord>> processResults(
     co_return records;
 }
 
-void processResultsNow(Agent::State& state, std::vector<tools::ToolCallRecord>& records) {
-    logEpisodes(state, records);
+void processResultsNow(Agent::State& state, std::vector<tools::ToolCallRecord>& records,
+                       std::vector<std::string>& warnings) {
+    if (state.episodic) {
+        logWithoutWaiting(state, episodesOf(state, records), 0, warnings, " (the run was cancelled)");
+    }
     for (tools::ToolCallRecord& record : records) {
         if (condensable(record)) {
             compressRecord(state, record);

@@ -27,11 +27,19 @@ struct TransformRequest {
 /// Logs each record as an episode (with `withMemory`), then replaces oversized or transformed outputs by
 /// what the model should read, setting `memoryKey` and `transform`. Records of meta-tools, silent tools
 /// and failed calls keep their outcome. Never throws for a tool's content.
+///
+/// Logging never blocks the thread on another connection's lock: each write tries once, and while the
+/// file is locked it is retried after an asynchronous sleep for up to the store's busy timeout.
+/// Cancellation ends the wait at once: the remaining episodes are tried once more without waiting, the
+/// transforms are skipped, and the records come back (compressed) for the cancelled result. Each episode
+/// not logged appends a sentence to `warnings` (for `RunResult::warnings`) and emits a `MemoryWarning`.
 [[nodiscard]] Task<std::vector<tools::ToolCallRecord>> processResults(
     std::shared_ptr<Agent::State> state, std::vector<tools::ToolCallRecord> records,
-    std::vector<std::optional<TransformRequest>> transforms);
+    std::vector<std::optional<TransformRequest>> transforms, std::shared_ptr<std::vector<std::string>> warnings);
 
-/// The synchronous part of `processResults` (no transforms), for a batch that was cancelled.
-void processResultsNow(Agent::State& state, std::vector<tools::ToolCallRecord>& records);
+/// The synchronous part of `processResults` (no transforms, episodes tried once without waiting for a
+/// lock), for a batch that was cancelled.
+void processResultsNow(Agent::State& state, std::vector<tools::ToolCallRecord>& records,
+                       std::vector<std::string>& warnings);
 
 }  // namespace reagent::agent

@@ -1,65 +1,29 @@
 #include "reagent/memory/episodic_store.hpp"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <ctime>
-#include <mutex>
 #include <string_view>
 
+#include "episodic_store_impl.hpp"
 #include "utf8.hpp"
 
 namespace reagent::memory {
 namespace {
 
 using std::chrono::milliseconds;
+using std::chrono::steady_clock;
 using std::chrono::system_clock;
 
-constexpr int kBusyTimeoutMs = 5000;
 constexpr std::size_t kSnippetRadius = 40;
-
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS episodes (
-    id        INTEGER PRIMARY KEY AUTOINCREMENT,
-    action    TEXT NOT NULL,
-    tool      TEXT NOT NULL,
-    input     TEXT NOT NULL,
-    result    TEXT NOT NULL,
-    timestamp INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS episodes_by_time ON episodes(timestamp, id);
-)sql";
+// Timestamps `record` can write: after the epoch (it writes "now" for the epoch) and up to 9999-12-31.
+constexpr std::int64_t kLastValidMs = 253402300799999;
 
 constexpr const char* kColumns = "id, action, tool, input, result, timestamp";
 
-MemoryError storageError(const std::string& path, std::string_view what, sqlite3* db) {
-    std::string message = std::string(what) + " in episodic store '" + path + "'";
-    if (db != nullptr) {
-        message += ": ";
-        message += sqlite3_errmsg(db);
-    }
-    return {MemoryErrc::storage_error, std::move(message)};
-}
-
-// Owns a prepared statement.
-struct Statement {
-    sqlite3_stmt* stmt = nullptr;
-    Statement() = default;
-    Statement(const Statement&) = delete;
-    Statement& operator=(const Statement&) = delete;
-    ~Statement() { sqlite3_finalize(stmt); }
-};
-
 void bindText(sqlite3_stmt* stmt, int index, const std::string& text) {
     sqlite3_bind_text(stmt, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-}
-
-std::string columnText(sqlite3_stmt* stmt, int column) {
-    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, column));
-    const auto size = static_cast<std::size_t>(sqlite3_column_bytes(stmt, column));
-    return text == nullptr ? std::string{} : std::string(text, size);
 }
 
 Episode readEpisode(sqlite3_stmt* stmt) {
@@ -69,7 +33,17 @@ Episode readEpisode(sqlite3_stmt* stmt) {
     episode.tool = columnText(stmt, 2);
     episode.input = columnText(stmt, 3);
     episode.result = columnText(stmt, 4);
-    episode.timestamp = system_clock::time_point(milliseconds(sqlite3_column_int64(stmt, 5)));
+    const std::int64_t ms = sqlite3_column_int64(stmt, 5);
+    if (sqlite3_column_type(stmt, 5) == SQLITE_INTEGER && ms > 0 && ms <= kLastValidMs) {
+        episode.timestamp = system_clock::time_point(milliseconds(ms));
+    } else if (sqlite3_column_type(stmt, 5) == SQLITE_INTEGER) {
+        episode.invalidTimestamp = std::to_string(ms);
+    } else {
+        // Text, a real or a blob (NULL cannot be stored): shown as SQL would quote it.
+        episode.invalidTimestamp = sqlite3_column_type(stmt, 5) == SQLITE_TEXT
+                                       ? "'" + columnText(stmt, 5) + "'"
+                                       : columnText(stmt, 5);
+    }
     return episode;
 }
 
@@ -106,6 +80,10 @@ std::string snippetFor(const Episode& episode, const std::string& keyword) {
 }  // namespace
 
 std::string formatTimestamp(std::chrono::system_clock::time_point when) {
+    const auto ms = std::chrono::duration_cast<milliseconds>(when.time_since_epoch()).count();
+    if (ms < 0 || ms > kLastValidMs) {
+        return "invalid timestamp (" + std::to_string(ms) + ")";
+    }
     const std::time_t seconds = system_clock::to_time_t(when);
     std::tm utc{};
     gmtime_r(&seconds, &utc);
@@ -114,37 +92,12 @@ std::string formatTimestamp(std::chrono::system_clock::time_point when) {
     return text;
 }
 
-struct EpisodicStore::Impl {
-    std::string path;
-    sqlite3* db = nullptr;
-    mutable std::mutex mutex;
-
-    ~Impl() { sqlite3_close_v2(db); }
-
-    [[nodiscard]] expected<void, MemoryError> prepare(Statement& statement, const char* sql) const {
-        if (sqlite3_prepare_v2(db, sql, -1, &statement.stmt, nullptr) != SQLITE_OK) {
-            return unexpected(storageError(path, "could not prepare a statement", db));
-        }
-        return {};
+std::string formatTimestamp(const Episode& episode) {
+    if (episode.invalidTimestamp) {
+        return "invalid timestamp (" + *episode.invalidTimestamp + ")";
     }
-
-    // Steps a query to the end, collecting each row.
-    template <class Row>
-    [[nodiscard]] expected<std::vector<Row>, MemoryError> rows(sqlite3_stmt* stmt, Row (*read)(sqlite3_stmt*),
-                                                               std::string_view what) const {
-        std::vector<Row> out;
-        for (;;) {
-            const int rc = sqlite3_step(stmt);
-            if (rc == SQLITE_ROW) {
-                out.push_back(read(stmt));
-            } else if (rc == SQLITE_DONE) {
-                return out;
-            } else {
-                return unexpected(storageError(path, what, db));
-            }
-        }
-    }
-};
+    return formatTimestamp(episode.timestamp);
+}
 
 EpisodicStore::EpisodicStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 EpisodicStore::EpisodicStore(EpisodicStore&&) noexcept = default;
@@ -153,45 +106,17 @@ EpisodicStore::~EpisodicStore() = default;
 
 const std::string& EpisodicStore::path() const noexcept { return impl_->path; }
 
-expected<EpisodicStore, MemoryError> EpisodicStore::open(const std::string& path) {
-    auto impl = std::make_unique<Impl>();
-    impl->path = path;
-    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
-    if (sqlite3_open_v2(path.c_str(), &impl->db, flags, nullptr) != SQLITE_OK) {
-        return unexpected(storageError(path, "could not open the file (check that its directory exists and "
-                                             "is writable)", impl->db));
-    }
-    sqlite3_extended_result_codes(impl->db, 1);
-    sqlite3_busy_timeout(impl->db, kBusyTimeoutMs);
-    // WAL lets readers in other connections and processes proceed while one writes.
-    {
-        Statement wal;
-        if (auto ok = impl->prepare(wal, "PRAGMA journal_mode=WAL"); !ok) {
-            return unexpected(ok.error());
-        }
-        const int rc = sqlite3_step(wal.stmt);
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-            return unexpected(storageError(path, "could not switch to WAL journaling", impl->db));
-        }
-    }
-    // In WAL mode NORMAL syncs at checkpoints rather than on every commit: a logged episode survives a
-    // crash of the process, and only a power loss can drop the last few, for a tenth of the cost.
-    if (sqlite3_exec(impl->db, "PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr) != SQLITE_OK) {
-        return unexpected(storageError(path, "could not set the synchronous mode", impl->db));
-    }
-    char* message = nullptr;
-    if (sqlite3_exec(impl->db, kSchema, nullptr, nullptr, &message) != SQLITE_OK) {
-        auto error = storageError(path, "could not create the schema", nullptr);
-        error.message += ": ";
-        error.message += message != nullptr ? message : sqlite3_errmsg(impl->db);
-        sqlite3_free(message);
-        return unexpected(std::move(error));
-    }
-    return EpisodicStore(std::move(impl));
+expected<std::int64_t, MemoryError> EpisodicStore::record(const Episode& episode) {
+    return record(episode, kBusyTimeout);
 }
 
-expected<std::int64_t, MemoryError> EpisodicStore::record(const Episode& episode) {
+expected<std::int64_t, MemoryError> EpisodicStore::record(const Episode& episode, milliseconds lockWait) {
     const std::lock_guard lock(impl_->mutex);
+    impl_->lockWait = std::max(lockWait, milliseconds(0));
+    struct RestoreWait {
+        Impl& impl;
+        ~RestoreWait() { impl.lockWait = kBusyTimeout; }
+    } restore{*impl_};
     Statement insert;
     if (auto ok = impl_->prepare(
             insert, "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES (?1, ?2, ?3, ?4, ?5)");

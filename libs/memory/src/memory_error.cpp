@@ -12,6 +12,10 @@ std::string_view toString(MemoryErrc code) noexcept {
             return "too_large";
         case MemoryErrc::storage_error:
             return "storage_error";
+        case MemoryErrc::busy:
+            return "busy";
+        case MemoryErrc::not_a_store:
+            return "not_a_store";
     }
     return "unknown";
 }

@@ -143,12 +143,14 @@ TEST_CASE("EpisodicStore takes concurrent writers, each with its own store", "[m
     constexpr int kThreads = 4;
     constexpr int kEach = 50;
     std::vector<int> failures(kThreads, 0);
+    std::vector<std::string> openErrors(kThreads);
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
-        threads.emplace_back([&failures, &path, t] {
+        threads.emplace_back([&failures, &openErrors, &path, t] {
             auto store = EpisodicStore::open(path);
             if (!store) {
                 failures[t] = kEach;
+                openErrors[t] = store.error().describe();
                 return;
             }
             for (int i = 0; i < kEach; ++i) {
@@ -162,6 +164,7 @@ TEST_CASE("EpisodicStore takes concurrent writers, each with its own store", "[m
     for (auto& thread : threads) {
         thread.join();
     }
+    CHECK(openErrors == std::vector<std::string>(kThreads));
     CHECK(failures == std::vector<int>(kThreads, 0));
     auto reader = EpisodicStore::open(path);
     REQUIRE(reader.has_value());
@@ -204,7 +207,7 @@ TEST_CASE("EpisodicStore reports a bad path with the file and SQLite's reason", 
     std::fclose(file);
     const auto garbage = EpisodicStore::open(notDb);
     REQUIRE_FALSE(garbage.has_value());
-    CHECK(garbage.error().code == MemoryErrc::storage_error);
+    CHECK(garbage.error().code == MemoryErrc::not_a_store);
     CHECK_THAT(garbage.error().message, Catch::Contains("not a database"));
 }
 

@@ -67,6 +67,12 @@ struct RunResult {
     std::vector<tools::ToolCallRequest> pendingToolCalls;
     /// The whole conversation of the run, system prompt included.
     std::vector<llm::Message> messages;
+    /// Problems that did not stop the run, one sentence each, in the order they happened; empty when
+    /// there were none. Today: each tool result that could not be logged to episodic memory
+    /// (`withMemory`), naming the call, the file and the reason (file read-only or corrupt, disk full,
+    /// locked by another connection for longer than the busy timeout, run cancelled while waiting for
+    /// the lock). The same text is emitted as a `MemoryWarning` event when it happens.
+    std::vector<std::string> warnings;
     std::chrono::microseconds duration{0};
 };
 

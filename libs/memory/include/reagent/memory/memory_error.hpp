@@ -7,7 +7,7 @@
 
 namespace reagent::memory {
 
-/// \brief The reason a working-memory operation failed. Nothing is changed when an operation fails.
+/// \brief The reason a memory (working or episodic) operation failed. Nothing is changed when an operation fails.
 enum class MemoryErrc {
     /// A key given to `put` is empty, longer than 128 characters, uses a character outside
     /// `[A-Za-z0-9_.:-]`, or starts with the reserved prefix `_tool_result_`.
@@ -16,10 +16,17 @@ enum class MemoryErrc {
     not_found,
     /// A single value is larger than the whole byte budget, so no eviction could make it fit.
     too_large,
-    /// The episodic store's SQLite database could not be opened, read or written (bad path, no
-    /// permission, disk full, locked for longer than the busy timeout, not a database); the message
+    /// The episodic store's SQLite database could not be opened, read or written (missing directory or
+    /// file, dangling symbolic link, no permission, read-only file, corrupt file, disk full); the message
     /// names the file and SQLite's reason.
     storage_error,
+    /// The episodic store's file is locked by another connection (a writer in another store object,
+    /// thread or process) and stayed locked for as long as the caller allowed (`EpisodicStore::record`
+    /// with a lock wait; the default wait is the busy timeout). Nothing was written; retrying later may work.
+    busy,
+    /// The file exists but is not a reagent episodic store: not an SQLite database, empty (read-only
+    /// open), another application's database, or a store written by a newer reagent. It was not changed.
+    not_a_store,
 };
 
 /// \brief The code's name as shown to the model and in logs (`"invalid_key"`, ...).

@@ -1,0 +1,227 @@
+// The `reagent` CLI against a misbehaving provider (the loopback peer playing OpenAI): hostile text,
+// echoed secrets, redirects, huge waits, broken tool calls and empty replies, each reported plainly, with
+// nothing raw reaching the terminal and no secret in any output.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "cli_process.hpp"
+#include "provider_test_support.hpp"
+#include "reagent/core/detail/utf8.hpp"
+
+using namespace reagent::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr const char* kKey = "sk-test-SECRET-0123456789abcdef";
+
+// One OpenAI chat.completion.chunk event carrying `delta` (and `finish`, when given).
+std::string chunk(const json& delta, const char* finish = nullptr) {
+    const json event{{"id", "chatcmpl-1"},
+                     {"object", "chat.completion.chunk"},
+                     {"created", 1741569952},
+                     {"model", "gpt-test"},
+                     {"choices",
+                      {{{"index", 0}, {"delta", delta}, {"finish_reason", finish ? json(finish) : json(nullptr)}}}}};
+    return "data: " + event.dump() + "\n\n";
+}
+
+// A streamed reply whose text is `text` (raw bytes allowed: they are spliced into the JSON string).
+json textStream(const std::string& rawJsonString) {
+    const std::string event = R"(data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,)"
+                              R"("model":"gpt-test","choices":[{"index":0,"delta":{"content":)" +
+                              rawJsonString + R"(},"finish_reason":null}]})" + "\n\n";
+    return json{{"status", 200},
+                {"headers", {{"content-type", "text/event-stream"}}},
+                {"chunks", {event, chunk(json::object(), "stop"), "data: [DONE]\n\n"}}};
+}
+
+// A streamed reply calling `name` with `arguments` as the model wrote them (not necessarily JSON).
+json toolCallStream(const std::string& name, const std::string& arguments, const char* finish) {
+    const json start{{"tool_calls",
+                      {{{"index", 0},
+                        {"id", "call_1"},
+                        {"type", "function"},
+                        {"function", {{"name", name}, {"arguments", ""}}}}}}};
+    const json args{{"tool_calls", {{{"index", 0}, {"function", {{"arguments", arguments}}}}}}};
+    return json{{"status", 200},
+                {"headers", {{"content-type", "text/event-stream"}}},
+                {"chunks", {chunk(start), chunk(args), chunk(json::object(), finish), "data: [DONE]\n\n"}}};
+}
+
+CliOutcome runAgainst(const ProviderPeer& peer, std::vector<std::string> extra, const std::string& prompt,
+                      std::vector<std::string> env = {}) {
+    // The CLI reads its provider from the environment; this process's environment is the child's.
+    ::setenv("OPENAI_API_KEY", kKey, 1);
+    ::setenv("OPENAI_BASE_URL", peer.url("/v1").c_str(), 1);
+    for (const char* name : {"ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OLLAMA_HOST", "HTTP_PROXY", "http_proxy",
+                             "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"}) {
+        ::unsetenv(name);
+    }
+    for (const auto& assignment : env) {
+        const auto eq = assignment.find('=');
+        ::setenv(assignment.substr(0, eq).c_str(), assignment.substr(eq + 1).c_str(), 1);
+    }
+    std::vector<std::string> args{"run", "--provider", "openai", "--model", "gpt-test"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(prompt);
+    auto outcome = CliProcess(std::move(args)).wait();
+    for (const auto& assignment : env) {
+        ::unsetenv(assignment.substr(0, assignment.find('=')).c_str());
+    }
+    return outcome;
+}
+
+bool validUtf8(const std::string& text) {
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t size = reagent::detail::utf8SequenceLength(text, i);
+        if (size == 0) {
+            return false;
+        }
+        i += size;
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("escape sequences in a streamed reply never reach the terminal raw", "[integration][providers][cli]") {
+    ProviderPeer peer(json{{"rules",
+                            {{{"match", ""},
+                              {"response", textStream(R"("\u001b]0;pwned\u0007\u001b[2J\u001b[8mhidden\u009b Hi")")}}}}});
+    const auto shown = runAgainst(peer, {}, "hello");
+    INFO(shown.err);
+    REQUIRE(shown.status == 0);
+    CHECK(shown.out.find('\x1b') == std::string::npos);
+    CHECK(shown.err.find('\x1b') == std::string::npos);
+    CHECK(shown.err.find('\x07') == std::string::npos);
+    CHECK(shown.out.find("\\x1b]0;pwned\\x07") != std::string::npos);
+
+    const auto exact = runAgainst(peer, {"--json"}, "hello");
+    REQUIRE(exact.status == 0);
+    CHECK(json::parse(exact.out)["output"] == "\x1b]0;pwned\x07\x1b[2J\x1b[8mhidden\u009b Hi");
+}
+
+TEST_CASE("raw bytes that are not UTF-8 in a reply are replaced, streamed or not", "[integration][providers][cli]") {
+    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", textStream("\"caf\xff\xfe end\"")}}}}});
+    const auto streamed = runAgainst(peer, {"--json"}, "hello");
+    INFO(streamed.err);
+    REQUIRE(streamed.status == 0);
+    CHECK(validUtf8(streamed.out));
+    CHECK(json::parse(streamed.out)["output"].get<std::string>().find("caf\uFFFD") == 0);
+}
+
+TEST_CASE("an API key echoed in a provider's error is masked", "[integration][providers][cli]") {
+    const std::string body = std::string(R"({"error":{"message":"Incorrect API key provided: )") + kKey +
+                             R"(. You can find your API key at https://example.com.","type":"invalid_request_error",)"
+                             R"("param":null,"code":"invalid_api_key"}})";
+    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", bodyResponse(body, 401)}}}}});
+    for (const std::vector<std::string>& mode : {std::vector<std::string>{}, {"--json"}, {"-q"}}) {
+        const auto outcome = runAgainst(peer, mode, "hello");
+        INFO(outcome.out << outcome.err);
+        CHECK(outcome.status == 1);
+        CHECK(outcome.out.find(kKey) == std::string::npos);
+        CHECK(outcome.err.find(kKey) == std::string::npos);
+        CHECK(outcome.out.find("abcdef") == std::string::npos);  // no tail of it either
+        CHECK(outcome.err.find("abcdef") == std::string::npos);
+    }
+}
+
+TEST_CASE("credentials in --base-url and proxy settings never appear in errors", "[integration][providers][cli]") {
+    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", textStream(R"("Hi")")}}}}});
+    const auto badUrl = runAgainst(peer, {"--base-url", "http://user:hunter2@[::1"}, "hello");
+    INFO(badUrl.err);
+    CHECK(badUrl.status == 2);
+    CHECK(badUrl.err.find("hunter2") == std::string::npos);
+
+    const auto keyInQuery = runAgainst(peer, {"--base-url", "http://[::1?key=hunter3"}, "hello");
+    INFO(keyInQuery.err);
+    CHECK(keyInQuery.status == 2);
+    CHECK(keyInQuery.err.find("hunter3") == std::string::npos);
+
+    const auto proxy = runAgainst(peer, {}, "hello", {"HTTP_PROXY=gopher://proxyuser:pr0xyPass@127.0.0.1:9"});
+    INFO(proxy.err);
+    CHECK(proxy.status != 0);
+    CHECK(proxy.err.find("pr0xyPass") == std::string::npos);
+}
+
+TEST_CASE("a redirect is reported with its Location and not retried", "[integration][providers][cli]") {
+    ProviderPeer peer(json{{"rules",
+                            {{{"match", ""},
+                              {"response",
+                               {{"status", 307},
+                                {"headers", {{"location", "https://elsewhere.example/v1/chat/completions"}}},
+                                {"body", ""}}}}}}});
+    const auto outcome = runAgainst(peer, {}, "hello");
+    INFO(outcome.err);
+    CHECK(outcome.status == 1);
+    CHECK(outcome.err.find("307") != std::string::npos);
+    CHECK(outcome.err.find("https://elsewhere.example/v1/chat/completions") != std::string::npos);
+    CHECK(peer.requests().size() == 1);
+}
+
+TEST_CASE("a Retry-After beyond the cap fails at once, saying what the server asked", "[integration][providers][cli]") {
+    ProviderPeer peer(json{{"rules",
+                            {{{"match", ""},
+                              {"response",
+                               {{"status", 429},
+                                {"headers", {{"retry-after", "1000000000"}}},
+                                {"body", R"({"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}})"}}}}}}});
+    const auto start = std::chrono::steady_clock::now();
+    const auto outcome = runAgainst(peer, {}, "hello");
+    INFO(outcome.err);
+    CHECK(std::chrono::steady_clock::now() - start < 10s);
+    CHECK(outcome.status == 1);
+    CHECK(outcome.err.find("1000000000") != std::string::npos);
+    CHECK(peer.requests().size() == 1);
+}
+
+TEST_CASE("a tool call with arguments that are not JSON goes back to the model as a tool error",
+          "[integration][providers][cli]") {
+    // The reply was cut by the token limit inside the arguments; the model is told and repairs the call.
+    ProviderPeer peer(json{{"responses",
+                            {toolCallStream("calculator", R"({"expression": "6*)", "length"),
+                             toolCallStream("calculator", R"({"expression": "6*7"})", "tool_calls"),
+                             textStream(R"("6*7 is 42.")")}}});
+    const auto outcome = runAgainst(peer, {"--json"}, "What is 6*7?");
+    INFO(outcome.err);
+    REQUIRE(outcome.status == 0);
+    const json result = json::parse(outcome.out);
+    CHECK(result["output"] == "6*7 is 42.");
+    const json requests = peer.requests();
+    REQUIRE(requests.size() == 3);
+    const json second = json::parse(requests[1]["body"].get<std::string>());
+    const json& toolMessage = second["messages"].back();
+    CHECK(toolMessage["role"] == "tool");
+    CHECK(toolMessage["tool_call_id"] == "call_1");
+    CHECK(toolMessage["content"].get<std::string>().find("JSON") != std::string::npos);
+}
+
+TEST_CASE("an empty final reply is reported as such, not as an empty answer", "[integration][providers][cli]") {
+    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", textStream(R"("")")}}}}});
+    const auto outcome = runAgainst(peer, {"--json"}, "hello");
+    INFO(outcome.out << outcome.err);
+    CHECK(outcome.status == 1);
+    const json result = json::parse(outcome.out);
+    CHECK(result["success"] == false);
+    CHECK(result["error"]["message"].get<std::string>().find("empty") != std::string::npos);
+}
+
+TEST_CASE("an HTML page answering a streamed request is described, not retried", "[integration][providers][cli]") {
+    ProviderPeer peer(json{{"rules",
+                            {{{"match", ""},
+                              {"response",
+                               {{"status", 200},
+                                {"headers", {{"content-type", "text/html; charset=utf-8"}}},
+                                {"body", "<html><body><h1>Welcome to the captive portal</h1></body></html>"}}}}}}});
+    const auto outcome = runAgainst(peer, {}, "hello");
+    INFO(outcome.err);
+    CHECK(outcome.status == 1);
+    CHECK(outcome.err.find("text/html") != std::string::npos);
+    CHECK(outcome.err.find("captive portal") != std::string::npos);
+    CHECK(peer.requests().size() == 1);
+}
