@@ -1,5 +1,6 @@
 #include <utility>
 
+#include "reagent/http/redacted_url.hpp"
 #include "reagent/http/sse_parser.hpp"
 #include "reagent/providers/anthropic_codec.hpp"
 #include "reagent/providers/gemini_codec.hpp"
@@ -20,6 +21,7 @@ public:
     expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) override {
         std::vector<llm::StreamDelta> out;
         for (const http::SseEvent& event : parser_.feed(bytes)) {
+            ++frames_;
             auto deltas = decoder_.feed(event);
             if (!deltas) {
                 return fail(std::move(deltas.error()));
@@ -31,6 +33,9 @@ public:
         return out;
     }
 
+    std::size_t pendingBytes() const noexcept override { return parser_.pendingBytes(); }
+    std::size_t framesSeen() const noexcept override { return frames_; }
+
     expected<llm::ModelReply, llm::ProviderError> finish() override {
         (void)parser_.finish();
         return decoder_.finish();
@@ -39,6 +44,7 @@ public:
 private:
     http::SseParser parser_;
     Decoder decoder_;
+    std::size_t frames_ = 0;
 };
 
 class NdjsonDecoding final : public StreamDecoding {
@@ -48,6 +54,8 @@ public:
     expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) override {
         return decoder_.feed(bytes);
     }
+    std::size_t pendingBytes() const noexcept override { return decoder_.pendingBytes(); }
+    std::size_t framesSeen() const noexcept override { return decoder_.linesSeen(); }
     expected<llm::ModelReply, llm::ProviderError> finish() override { return decoder_.finish(); }
 
 private:
@@ -186,7 +194,7 @@ expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(Provid
     }
     if (!config.baseUrl.empty() && config.baseUrl.rfind("http://", 0) != 0 &&
         config.baseUrl.rfind("https://", 0) != 0) {
-        return fail(configurationError(kindName + ": the base URL '" + config.baseUrl +
+        return fail(configurationError(kindName + ": the base URL '" + http::redactedUrl(config.baseUrl) +
                                            "' is not an http:// or https:// URL"));
     }
     switch (config.kind) {

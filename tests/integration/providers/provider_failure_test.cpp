@@ -23,10 +23,9 @@ using reagent::llm::StreamDelta;
 using reagent::providers::ProviderKind;
 using namespace reagent::test;
 namespace asio = boost::asio;
+using Outcome = reagent::expected<ModelReply, ProviderError>;
 
 namespace {
-
-using Outcome = reagent::expected<ModelReply, ProviderError>;
 
 std::string base64(const std::string& bytes) {
     static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -59,25 +58,6 @@ json rawPieces(const std::string& body, const std::vector<std::size_t>& cuts) {
     return out;
 }
 
-ModelRequest question(std::vector<StreamDelta>* deltas = nullptr) {
-    ModelRequest request;
-    request.messages.push_back(Message::user("What is the capital of France?"));
-    if (deltas != nullptr) {
-        request.onDelta = [deltas](const StreamDelta& delta) { deltas->push_back(delta); };
-    }
-    return request;
-}
-
-reagent::Task<Outcome> ask(std::shared_ptr<reagent::llm::Provider> provider, ModelRequest request) {
-    co_return co_await provider->complete(std::move(request));
-}
-
-Outcome complete(const reagent::providers::ProviderConfig& config, ModelRequest request) {
-    Loop loop;
-    auto provider = reagent::providers::makeProvider(config);
-    REQUIRE(provider);
-    return loop.run(ask(*provider, std::move(request)));
-}
 
 std::string openAiChunk(const json& delta, const json& finish = nullptr) {
     const json chunk = {{"id", "c1"},

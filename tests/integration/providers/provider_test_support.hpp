@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "peer_process.hpp"
@@ -153,6 +154,29 @@ inline providers::ProviderConfig peerConfig(providers::ProviderKind kind, const 
     config.retry.initialDelay = std::chrono::milliseconds(20);
     config.requestTimeout = std::chrono::milliseconds(10'000);
     return config;
+}
+
+/// "What is the capital of France?", its deltas collected into `deltas` when given (the reply then
+/// streams if the provider is configured to).
+inline llm::ModelRequest question(std::vector<llm::StreamDelta>* deltas = nullptr) {
+    llm::ModelRequest request;
+    request.messages.push_back(llm::Message::user("What is the capital of France?"));
+    if (deltas != nullptr) {
+        request.onDelta = [deltas](const llm::StreamDelta& delta) { deltas->push_back(delta); };
+    }
+    return request;
+}
+
+inline Task<expected<llm::ModelReply, llm::ProviderError>> ask(std::shared_ptr<llm::Provider> provider, llm::ModelRequest request) {
+    co_return co_await provider->complete(std::move(request));
+}
+
+/// One call of a provider made from `config`, on a loop of its own.
+inline expected<llm::ModelReply, llm::ProviderError> complete(const providers::ProviderConfig& config, llm::ModelRequest request) {
+    Loop loop;
+    auto provider = providers::makeProvider(config);
+    REQUIRE(provider);
+    return loop.run(ask(*provider, std::move(request)));
 }
 
 inline Task<tools::ToolResult> weatherHandler(json input) {

@@ -23,6 +23,10 @@ public:
     virtual ~StreamDecoding() = default;
     /// \brief Consumes the next body bytes (split anywhere).
     [[nodiscard]] virtual expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) = 0;
+    /// \brief Bytes held for the event or line in progress (bounded by `ProviderConfig::maxEventBytes`).
+    [[nodiscard]] virtual std::size_t pendingBytes() const noexcept = 0;
+    /// \brief Events (SSE) or lines (NDJSON) seen so far: none in a whole body means it was no stream.
+    [[nodiscard]] virtual std::size_t framesSeen() const noexcept = 0;
     /// \brief The body ended: the assembled reply, or why it is incomplete.
     [[nodiscard]] virtual expected<llm::ModelReply, llm::ProviderError> finish() = 0;
 };
@@ -36,7 +40,9 @@ public:
 /// \par Retries
 /// Rate limits (429), server errors (5xx, Anthropic's 529) and connection failures are retried up to
 /// `ProviderConfig::retry.maxAttempts` attempts in total, with exponential backoff and jitter, waiting
-/// what the server's `retry-after` asks instead when it sends one. Timeouts, cancellation, client errors
+/// what the server's `retry-after` asks instead when it sends one, unless it asks for more than
+/// `ProviderConfig::maxRetryWait`: the call then fails at once, saying what was asked. Each wait is
+/// announced to `ModelRequest::onRetry` first. Timeouts, cancellation, client errors
 /// and a spent quota (`quota_exceeded`, even when it comes as a 429) are not retried, and neither is a
 /// stream that failed after a delta was delivered.
 ///
@@ -82,6 +88,7 @@ private:
     struct Attempt;
     struct Caches;
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attempt(std::shared_ptr<Attempt> state);
+    [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptWhole(std::shared_ptr<Attempt> state);
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptStreamed(std::shared_ptr<Attempt> state);
     /// The encoded declarations of `tools`: remembered for the last few lists seen, recognised by
     /// identity (the turns of a run share one list) or by equal specs (the runs of an agent).

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,9 +69,20 @@ struct ProviderConfig {
     /// the keep-alive limit of the official OpenAI Python SDK; 0 disables reuse). Runs in flight beyond it
     /// still proceed, each on a connection of its own; only the surplus is closed when they finish.
     std::size_t maxIdleConnections = 100;
+    /// Largest reply body accepted, streamed or not (bytes; default 64 MiB; zero removes the limit). A
+    /// larger body fails the call with `malformed_response`, not retried. See
+    /// `http::HttpClientConfig::maxBodyBytes`.
+    std::uint64_t maxResponseBytes = 64ULL * 1024 * 1024;
+    /// Largest single event of a streamed reply: one SSE line or event, one NDJSON line (bytes; default
+    /// 16 MiB; zero removes the limit). A longer one fails the call with `malformed_response`, not retried.
+    std::size_t maxEventBytes = 16ULL * 1024 * 1024;
     /// Retries of rate limits, server errors and broken connections (default: 3 attempts, 200 ms
     /// doubling with 20% jitter; a server's `retry-after` replaces the computed delay).
     RetryPolicy retry{};
+    /// Longest wait a server may ask for before a retry (`Retry-After`, `retry-after-ms`, Gemini's
+    /// `RetryInfo`) (milliseconds; default 60 s). A longer request is not obeyed: the call fails at once
+    /// with the server's error (`rate_limited`, `server_error`), its message saying what was asked.
+    std::chrono::milliseconds maxRetryWait{60'000};
     /// Stream replies when the request has an `onDelta` subscriber (default true).
     bool stream = true;
     /// OpenAI format: send the token limit as `max_completion_tokens`, OpenAI's current name, which its
