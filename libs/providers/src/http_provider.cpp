@@ -178,7 +178,7 @@ HttpProvider::HttpProvider(ProviderConfig config)
 HttpProvider::~HttpProvider() = default;
 
 std::string HttpProvider::url(const EncodedRequest& encoded) const {
-    return config_.baseUrl + encoded.path;
+    return joinUrl(config_.baseUrl, encoded.path);
 }
 
 std::shared_ptr<const EncodedTools> HttpProvider::encodedTools(const llm::ToolList& tools,

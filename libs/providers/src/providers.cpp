@@ -1,6 +1,5 @@
 #include <utility>
 
-#include "reagent/http/redacted_url.hpp"
 #include "reagent/http/sse_parser.hpp"
 #include "reagent/providers/anthropic_codec.hpp"
 #include "reagent/providers/gemini_codec.hpp"
@@ -139,7 +138,7 @@ std::string GeminiProvider::url(const EncodedRequest& encoded) const {
     if (path.substr(0, kVersion.size()) == kVersion) {
         path.remove_prefix(kVersion.size());
     }
-    return config().baseUrl + std::string(path);
+    return joinUrl(config().baseUrl, path);
 }
 
 void GeminiProvider::authenticate(http::HttpHeaders& headers) const {
@@ -184,18 +183,8 @@ std::unique_ptr<StreamDecoding> OllamaProvider::streamDecoder(ToolNameMap names)
 // --- Factory -----------------------------------------------------------------------------------------
 
 expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(ProviderConfig config) {
-    const std::string kindName(toString(config.kind));
-    if (config.apiKey.empty() && config.kind != ProviderKind::ollama) {
-        const char* variable = config.kind == ProviderKind::anthropic ? "ANTHROPIC_API_KEY"
-                               : config.kind == ProviderKind::openai  ? "OPENAI_API_KEY"
-                                                                      : "GEMINI_API_KEY";
-        return fail(configurationError(kindName + ": no API key: set ProviderConfig::apiKey or the " + variable +
-                                           " environment variable"));
-    }
-    if (!config.baseUrl.empty() && config.baseUrl.rfind("http://", 0) != 0 &&
-        config.baseUrl.rfind("https://", 0) != 0) {
-        return fail(configurationError(kindName + ": the base URL '" + http::redactedUrl(config.baseUrl) +
-                                           "' is not an http:// or https:// URL"));
+    if (auto valid = validateConfig(config); !valid) {
+        return fail(std::move(valid.error()));
     }
     switch (config.kind) {
         case ProviderKind::anthropic: return std::make_shared<AnthropicProvider>(std::move(config));

@@ -209,3 +209,27 @@ TEST_CASE("a 413 sent before the request body was read is reported, without a re
     CHECK(contains(reply.error().message, "Request exceeds the maximum size"));
     CHECK(peer.stats()["requests"] == 1);
 }
+
+TEST_CASE("a base URL's query string is kept after the API path", "[integration][providers][config]") {
+    ProviderPeer peer(json{{"responses", {bodyResponse(fixture("openai/text.json"))}}});
+    auto config = peerConfig(ProviderKind::openai, peer);
+    config.baseUrl = peer.url("/openai/deployments/d?api-version=2024-10-21");
+    const auto reply = complete(config, question());
+    REQUIRE(reply);
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 1);
+    CHECK(recorded[0]["path"] == "/openai/deployments/d/chat/completions");
+    CHECK(recorded[0]["query"] == "api-version=2024-10-21");
+}
+
+TEST_CASE("a base URL without a host is refused when the provider is made", "[integration][providers][config]") {
+    reagent::providers::ProviderConfig config;
+    config.apiKey = "k";
+    for (const char* url : {"http://", "http://[::1"}) {
+        config.baseUrl = url;
+        const auto provider = reagent::providers::makeProvider(config);
+        REQUIRE_FALSE(provider);
+        CHECK(provider.error().code == ProviderErrc::configuration);
+        CHECK(contains(provider.error().message, std::string("the base URL '") + url + "'"));
+    }
+}

@@ -49,7 +49,8 @@ struct ProviderConfig {
     /// Model id; empty: `defaultModel(kind)`.
     std::string model;
     /// Base URL the API paths are appended to (see `defaultBaseUrl`); empty: the default. A trailing
-    /// '/' is ignored. OpenAI-style: the URL up to and including `/v1`, as the official SDKs take it.
+    /// '/' is ignored. OpenAI-style: the URL up to and including `/v1`, as the official SDKs take it. A
+    /// query string is kept after the API path (`joinUrl`). Checked by `validateConfig`.
     std::string baseUrl;
     /// API key. Required for anthropic, openai and gemini; ollama sends it as a bearer token if set.
     std::string apiKey;
@@ -100,6 +101,21 @@ struct ProviderConfig {
     /// (`http::ProxySettings::fromEnvironment`). `ProxySettings{}` connects directly.
     std::optional<http::ProxySettings> proxy;
 };
+
+/// \brief Checks what `makeProvider` needs of `config`: an API key where the kind requires one, and a
+/// base URL (when set) that is an absolute `http://` or `https://` URL with a host, a valid port and no
+/// fragment. A query string is allowed (Azure's `?api-version=`): it is kept after the API path.
+///
+/// \par Errors
+/// `configuration`, the message naming the problem (the missing variable; what is wrong with the URL,
+/// which is quoted with its credentials masked).
+[[nodiscard]] expected<void, llm::ProviderError> validateConfig(const ProviderConfig& config);
+
+/// \brief `base` (a base URL, trailing '/' ignored) with the API `path` appended; a query string of
+/// either is kept after the path, the base's first:
+/// `https://x/openai/deployments/d?api-version=2024-10-21` + `/chat/completions` gives
+/// `https://x/openai/deployments/d/chat/completions?api-version=2024-10-21`.
+[[nodiscard]] std::string joinUrl(std::string_view base, std::string_view path);
 
 /// \brief A `configuration` error with `message`.
 [[nodiscard]] llm::ProviderError configurationError(std::string message);
