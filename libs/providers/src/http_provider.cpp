@@ -42,6 +42,17 @@ llm::ProviderError transportError(std::string_view provider, const http::HttpErr
     return llm::ProviderError{code, std::string(provider) + ": " + error.describe(), std::nullopt, {}, std::nullopt};
 }
 
+llm::ProviderError emptyReply(std::string_view provider, llm::StopReason reason) {
+    llm::ProviderError error;
+    error.code = llm::ProviderErrc::empty_reply;
+    error.message = std::string(provider) + ": the model returned an empty reply (no text, no tool call; it " +
+                    (reason == llm::StopReason::max_tokens
+                         ? std::string("hit the token limit before writing anything: raise maxTokens")
+                         : "stopped with " + std::string(llm::toString(reason))) +
+                    ")";
+    return error;
+}
+
 // How much of a streamed body is kept to quote it when it is no stream.
 constexpr std::size_t kStartBytes = 512;
 
@@ -261,6 +272,10 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
 Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::shared_ptr<Attempt> state) {
     auto task = state->streamed ? attemptStreamed(state) : attemptWhole(state);
     auto outcome = co_await std::move(task);
+    if (outcome && outcome->text.empty() && outcome->toolCalls.empty()) {
+        // Counting nothing as an answer would end a run with an empty answer that looks like success.
+        outcome = fail(emptyReply(name(), outcome->stopReason));
+    }
     if (!outcome) {
         // A provider's message may echo the key it was sent (some proxies and servers do).
         maskSecret(outcome.error().message, config_.apiKey);

@@ -233,3 +233,24 @@ TEST_CASE("a base URL without a host is refused when the provider is made", "[in
         CHECK(contains(provider.error().message, std::string("the base URL '") + url + "'"));
     }
 }
+
+TEST_CASE("an empty final reply is an empty_reply error, not an empty answer", "[integration][providers][errors]") {
+    std::string emptyText = fixture("openai/text.json");
+    const std::string said = "\"Hello! The capital of France is Paris.\"";
+    std::string nullContent = emptyText;
+    emptyText.replace(emptyText.find(said), said.size(), "\"\"");
+    nullContent.replace(nullContent.find(said), said.size(), "null");
+    const json doneOnly = {{"status", 200}, {"headers", {{"content-type", "text/event-stream"}}},
+                           {"chunks", {"data: [DONE]\n\n"}}};
+    const int which = GENERATE(0, 1, 2);
+    CAPTURE(which);
+    const json response = which == 0 ? bodyResponse(emptyText) : which == 1 ? bodyResponse(nullContent) : doneOnly;
+    ProviderPeer peer(json{{"responses", {response, bodyResponse(fixture("openai/text.json"))}}});
+    std::vector<StreamDelta> deltas;
+    const auto reply = complete(peerConfig(ProviderKind::openai, peer, which == 2), question(&deltas));
+    REQUIRE_FALSE(reply);
+    INFO(reply.error().message);
+    CHECK(reply.error().code == ProviderErrc::empty_reply);
+    CHECK(contains(reply.error().message, "empty reply"));
+    CHECK(peer.requests().size() == 1);
+}

@@ -37,6 +37,8 @@ public:
 /// executor, and decodes the reply. With `ProviderConfig::stream` and a
 /// `ModelRequest::onDelta`, the reply is streamed and every delta is handed to `onDelta` as it arrives.
 ///
+/// A reply with neither text nor a tool call fails with `empty_reply` (not retried).
+///
 /// \par Retries
 /// Rate limits (429), server errors (5xx, Anthropic's 529) and connection failures are retried up to
 /// `ProviderConfig::retry.maxAttempts` attempts in total, with exponential backoff and jitter, waiting
