@@ -26,6 +26,7 @@ RESPONSE (every key optional):
   "headers": {"name": "value"}     sent as given; content-type defaults to application/json, or to
                                    text/event-stream when "chunks" is used
   "body": "text"                   sent with Content-Length (UTF-8 encoded)
+  "body_b64": "..."                the same, raw bytes given in base64 (e.g. invalid UTF-8)
   "body_file": "path"              the same, read as raw bytes from a file relative to the script file
   "chunks": ["raw piece", ...]     Transfer-Encoding: chunked, one HTTP chunk per piece, written and
                                    flushed one by one exactly as given (split points, SSE framing and
@@ -310,6 +311,8 @@ class Peer:
         else:
             if "body_file" in response:
                 data = self.state.script.file_bytes(response["body_file"])
+            elif "body_b64" in response:
+                data = base64.b64decode(response["body_b64"])
             else:
                 data = response.get("body", "").encode("utf-8")
             heads.append(("Content-Length", str(len(data))))

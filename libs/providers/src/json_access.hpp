@@ -21,6 +21,10 @@
 
 namespace reagent::providers::detail {
 
+/// `text` with every invalid UTF-8 sequence replaced by U+FFFD and every lone UTF-16 surrogate escape
+/// (`\\ud800` without its pair) by `\\ufffd`; the rest unchanged.
+[[nodiscard]] std::string repairedJsonText(std::string_view text);
+
 /// A parsed reply, or part of one.
 using Json = boost::json::value;
 
@@ -112,7 +116,8 @@ using Json = boost::json::value;
 /// `text` parsed without throwing, into memory of its own: every node lives in one arena (a buffer
 /// inside this object first, heap blocks past it) that goes at once with the object, so neither
 /// building nor dropping the tree costs an allocation per node. Used like `std::optional<Json>`: empty
-/// if `text` is not one JSON value (or not valid UTF-8). The values must not outlive it.
+/// if `text` is not one JSON value. Invalid UTF-8 and lone surrogate escapes do not make it fail: they
+/// are read as U+FFFD (`repairedJsonText`). The values must not outlive it.
 class ParsedJson {
 public:
     explicit ParsedJson(std::string_view text);

@@ -254,3 +254,49 @@ TEST_CASE("an empty final reply is an empty_reply error, not an empty answer", "
     CHECK(contains(reply.error().message, "empty reply"));
     CHECK(peer.requests().size() == 1);
 }
+
+TEST_CASE("invalid UTF-8 and lone surrogates become U+FFFD, streamed or not", "[integration][providers][utf8]") {
+    const std::string replacement = "\xEF\xBF\xBD";
+    std::string body = fixture("openai/text.json");
+    const std::string said = "Hello! The capital of France is Paris.";
+    body.replace(body.find(said), said.size(), "caf\xFF \\ud800 ok \\udc00\\ud83d\\ude00");
+    const std::string expected = "caf" + replacement + " " + replacement + " ok " + replacement + "\xF0\x9F\x98\x80";
+
+    SECTION("whole") {
+        ProviderPeer peer(json{{"responses", {{{"status", 200}, {"body_b64", base64(body)}}}}});
+        const auto reply = complete(peerConfig(ProviderKind::openai, peer), question());
+        REQUIRE(reply);
+        CHECK(reply->text == expected);
+    }
+    SECTION("streamed") {
+        const std::string chunk =
+            R"(data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"caf)" +
+            std::string("\xFF") + R"( \ud800 ok \udc00\ud83d\ude00"},"finish_reason":null}]})" + "\n\n" +
+            R"(data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})" +
+            "\n\ndata: [DONE]\n\n";
+        ProviderPeer peer(json{{"responses",
+                                {{{"status", 200},
+                                  {"headers", {{"content-type", "text/event-stream"}}},
+                                  {"chunks", {{{"b64", base64(chunk)}}}}}}}});
+        std::vector<StreamDelta> deltas;
+        const auto reply = complete(peerConfig(ProviderKind::openai, peer, true), question(&deltas));
+        REQUIRE(reply);
+        CHECK(reply->text == expected);
+        REQUIRE_FALSE(deltas.empty());
+        CHECK(deltas[0].text == expected);
+    }
+    SECTION("streamed as NDJSON") {
+        const std::string lines =
+            R"({"model":"qwen3","message":{"role":"assistant","content":"caf)" + std::string("\xFF") +
+            R"( \ud800 ok \udc00\ud83d\ude00"},"done":false})" + "\n" +
+            R"({"model":"qwen3","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"})" + "\n";
+        ProviderPeer peer(json{{"responses",
+                                {{{"status", 200},
+                                  {"headers", {{"content-type", "application/x-ndjson"}}},
+                                  {"chunks", {{{"b64", base64(lines)}}}}}}}});
+        std::vector<StreamDelta> deltas;
+        const auto reply = complete(peerConfig(ProviderKind::ollama, peer, true), question(&deltas));
+        REQUIRE(reply);
+        CHECK(reply->text == expected);
+    }
+}

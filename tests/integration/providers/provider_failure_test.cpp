@@ -27,25 +27,6 @@ using Outcome = reagent::expected<ModelReply, ProviderError>;
 
 namespace {
 
-std::string base64(const std::string& bytes) {
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    std::size_t i = 0;
-    for (; i + 2 < bytes.size(); i += 3) {
-        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) |
-                           (static_cast<unsigned char>(bytes[i + 1]) << 8U) | static_cast<unsigned char>(bytes[i + 2]);
-        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U], kAlphabet[v & 63U]};
-    }
-    if (i + 1 == bytes.size()) {
-        const unsigned v = static_cast<unsigned char>(bytes[i]) << 16U;
-        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], '=', '='};
-    } else if (i + 2 == bytes.size()) {
-        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) | (static_cast<unsigned char>(bytes[i + 1]) << 8U);
-        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U], '='};
-    }
-    return out;
-}
-
 /// `body` cut at the given byte offsets, as raw pieces.
 json rawPieces(const std::string& body, const std::vector<std::size_t>& cuts) {
     json out = json::array();
