@@ -103,6 +103,9 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
     pending_.reserve(reply->toolCalls.size());
     for (llm::ToolCall& call : reply->toolCalls) {
         pending_.push_back(tools::ToolCallRequest{std::move(call.id), std::move(call.name), std::move(call.arguments)});
+        if (call.invalidArguments) {
+            pending_.back().argumentsProblem = std::move(call.invalidArguments->problem);
+        }
     }
     awaiting_ = Awaiting::tools;
     return RunTools{pending_, iterations_ - 1};

@@ -97,6 +97,18 @@ std::string repairedJsonText(std::string_view text) {
     return out;
 }
 
+std::string jsonProblem(std::string_view text) {
+    boost::json::parse_options options;
+    options.max_depth = kMaxDepth;
+    boost::json::parser parser(boost::json::storage_ptr(), options);
+    boost::system::error_code ec;
+    const std::size_t used = parser.write(text.data(), text.size(), ec);
+    if (!ec) {
+        return {};
+    }
+    return ec.message() + " at byte " + std::to_string(used) + " of " + std::to_string(text.size());
+}
+
 ParsedJson::ParsedJson(std::string_view text) : arena_(buffer_, sizeof buffer_) {
     if (parseInto(text, arena_, value_)) {
         return;

@@ -25,6 +25,10 @@ namespace reagent::providers::detail {
 /// (`\\ud800` without its pair) by `\\ufffd`; the rest unchanged.
 [[nodiscard]] std::string repairedJsonText(std::string_view text);
 
+/// Why `text` is not one JSON value, with the byte where parsing stopped ("syntax error at byte 12 of
+/// 40"); empty when it is one.
+[[nodiscard]] std::string jsonProblem(std::string_view text);
+
 /// A parsed reply, or part of one.
 using Json = boost::json::value;
 

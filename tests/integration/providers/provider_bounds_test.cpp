@@ -300,3 +300,66 @@ TEST_CASE("invalid UTF-8 and lone surrogates become U+FFFD, streamed or not", "[
         CHECK(reply->text == expected);
     }
 }
+
+TEST_CASE("a tool call with arguments cut by the token limit is answered with a tool error the model can act on",
+          "[integration][providers][agent]") {
+    const json cut = {
+        {"id", "chatcmpl-1"},
+        {"object", "chat.completion"},
+        {"model", "gpt-4.1"},
+        {"choices",
+         {{{"index", 0},
+           {"message",
+            {{"role", "assistant"},
+             {"content", nullptr},
+             {"tool_calls",
+              {{{"id", "call_1"},
+                {"type", "function"},
+                {"function", {{"name", "get_weather"}, {"arguments", "{\"location\": \"Par"}}}}}}}},
+           {"finish_reason", "length"}}}},
+        {"usage", {{"prompt_tokens", 10}, {"completion_tokens", 5}, {"total_tokens", 15}}}};
+    const bool streamed = GENERATE(false, true);
+    CAPTURE(streamed);
+    json first = bodyResponse(cut.dump());
+    if (streamed) {
+        const json start = {{"id", "c1"}, {"object", "chat.completion.chunk"}, {"model", "gpt-4.1"},
+                            {"choices", {{{"index", 0},
+                                          {"delta", {{"role", "assistant"},
+                                                     {"tool_calls", {{{"index", 0}, {"id", "call_1"}, {"type", "function"},
+                                                                      {"function", {{"name", "get_weather"},
+                                                                                    {"arguments", "{\"location\": \"Par"}}}}}}}},
+                                          {"finish_reason", nullptr}}}}};
+        const json stop = {{"id", "c1"}, {"object", "chat.completion.chunk"}, {"model", "gpt-4.1"},
+                           {"choices", {{{"index", 0}, {"delta", json::object()}, {"finish_reason", "length"}}}}};
+        first = streamResponse("data: " + start.dump() + "\n\ndata: " + stop.dump() + "\n\ndata: [DONE]\n\n");
+    }
+    ProviderPeer peer(json{{"responses", {first, streamed ? streamResponse(fixture("openai/text.sse"))
+                                                           : bodyResponse(fixture("openai/text.json"))}}});
+    Loop loop;
+    auto provider = reagent::providers::makeProvider(peerConfig(ProviderKind::openai, peer, streamed));
+    REQUIRE(provider);
+    auto agent = reagent::agent::Agent::create().withProvider(*provider).withTools(fixtureTools()).build();
+    REQUIRE(agent);
+    if (streamed) {
+        agent->subscribe([](const reagent::agent::AgentEvent&) {});
+    }
+    const auto result = loop.run(agent->run("What is the weather in Paris?"));
+    INFO((result.error ? result.error->describe() : std::string()));
+    REQUIRE(result.success);
+    CHECK(result.output == "Hello! The capital of France is Paris.");
+
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 2);
+    const json second = json::parse(recorded[1]["body"].get<std::string>());
+    std::string toolMessage;
+    for (const auto& message : second["messages"]) {
+        if (message["role"] == "tool") {
+            toolMessage = message["content"].get<std::string>();
+        }
+    }
+    INFO(toolMessage);
+    CHECK(contains(toolMessage, "invalid_arguments"));
+    CHECK(contains(toolMessage, "arguments are not valid JSON"));
+    CHECK(contains(toolMessage, "of 17"));
+    CHECK(contains(toolMessage, "the reply was cut by the token limit"));
+}
