@@ -363,3 +363,40 @@ TEST_CASE("a tool call with arguments cut by the token limit is answered with a 
     CHECK(contains(toolMessage, "of 17"));
     CHECK(contains(toolMessage, "the reply was cut by the token limit"));
 }
+
+TEST_CASE("large replies stay within the default bounds", "[integration][providers][bounds]") {
+    // A 45 MB text, 1,000 tool calls, one with 5 MB of arguments: about 50 MB in all.
+    json calls = json::array();
+    for (int i = 0; i < 1000; ++i) {
+        const std::string location = i == 0 ? std::string(5 * 1000 * 1000, 'p') : "Paris " + std::to_string(i);
+        calls.push_back({{"id", "call_" + std::to_string(i)},
+                         {"type", "function"},
+                         {"function", {{"name", "get_weather"}, {"arguments", json{{"location", location}}.dump()}}}});
+    }
+    const json body = {{"id", "chatcmpl-1"},
+                       {"object", "chat.completion"},
+                       {"model", "gpt-4.1"},
+                       {"choices",
+                        {{{"index", 0},
+                          {"message", {{"role", "assistant"}, {"content", std::string(45 * 1000 * 1000, 't')}, {"tool_calls", calls}}},
+                          {"finish_reason", "tool_calls"}}}}};
+    const json streamedCall = {
+        {"id", "c1"}, {"object", "chat.completion.chunk"}, {"model", "gpt-4.1"},
+        {"choices", {{{"index", 0},
+                      {"delta", {{"role", "assistant"}, {"tool_calls", {{{"index", 0}, {"id", "call_0"}, {"type", "function"},
+                                 {"function", {{"name", "get_weather"}, {"arguments", calls[0]["function"]["arguments"]}}}}}}}},
+                      {"finish_reason", "tool_calls"}}}}};
+    ProviderPeer peer(json{{"responses", {bodyResponse(body.dump()),
+                                          streamResponse("data: " + streamedCall.dump() + "\n\ndata: [DONE]\n\n")}}});
+    const auto whole = complete(peerConfig(ProviderKind::openai, peer), question());
+    REQUIRE(whole);
+    CHECK(whole->text.size() == 45u * 1000 * 1000);
+    REQUIRE(whole->toolCalls.size() == 1000);
+    CHECK(whole->toolCalls[0].arguments["location"].get<std::string>().size() == 5u * 1000 * 1000);
+
+    std::vector<StreamDelta> deltas;
+    const auto streamed = complete(peerConfig(ProviderKind::openai, peer, true), question(&deltas));
+    REQUIRE(streamed);
+    REQUIRE(streamed->toolCalls.size() == 1);
+    CHECK(streamed->toolCalls[0].arguments["location"].get<std::string>().size() == 5u * 1000 * 1000);
+}
