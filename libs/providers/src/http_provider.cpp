@@ -53,9 +53,6 @@ llm::ProviderError emptyReply(std::string_view provider, llm::StopReason reason)
     return error;
 }
 
-// How much of a streamed body is kept to quote it when it is no stream.
-constexpr std::size_t kStartBytes = 512;
-
 // An event or line longer than the limit: the server is not sending a model reply (or it is far larger
 // than any reply should be). Not retried.
 llm::ProviderError eventTooLarge(std::string_view provider, std::size_t limit) {
@@ -174,6 +171,15 @@ struct HttpProvider::Caches {
     /// Not streamed, streamed (they differ in `Accept`).
     std::array<http::HttpHeaders, 2> headers;
 };
+
+void HttpProvider::deliver(Attempt& state, const llm::StreamDelta& delta) {
+    state.deltaDelivered = true;
+    try {
+        state.onDelta(delta);
+    } catch (...) {
+        // A subscriber must not be able to break the call.
+    }
+}
 
 HttpProvider::HttpProvider(ProviderConfig config)
     : config_(std::move(config)),
@@ -308,8 +314,8 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
         co_return decode(stream->head().status, *body, state->names, stream->head().headers);
     }
     std::unique_ptr<StreamDecoding> decoder = streamDecoder(state->names);
-    // The first bytes, to say what came back if the body turns out not to be a stream at all.
-    std::string start;
+    // The body while no event has been seen: all of it when it is no stream (bounded by maxResponseBytes).
+    std::string unframed;
     for (;;) {
         auto chunk = co_await stream->next();
         if (!chunk) {
@@ -318,8 +324,8 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
         if (!*chunk) {
             break;
         }
-        if (start.size() < kStartBytes) {
-            start.append(**chunk, 0, kStartBytes - start.size());
+        if (decoder->framesSeen() == 0) {
+            unframed += **chunk;
         }
         auto deltas = decoder->feed(**chunk);
         if (!deltas) {
@@ -328,26 +334,37 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
         if (config_.maxEventBytes != 0 && decoder->pendingBytes() > config_.maxEventBytes) {
             co_return fail(eventTooLarge(name(), config_.maxEventBytes));
         }
+        if (decoder->framesSeen() != 0 && !unframed.empty()) {
+            std::string().swap(unframed);
+        }
         for (const llm::StreamDelta& delta : *deltas) {
-            state->deltaDelivered = true;
-            try {
-                state->onDelta(delta);
-            } catch (...) {
-                // A subscriber must not be able to break the call.
-            }
+            deliver(*state, delta);
         }
     }
     auto reply = decoder->finish();
-    if (!reply && decoder->framesSeen() == 0 && !start.empty()) {
-        // Not an event stream (an HTML page, one JSON document): say what came back; not retried.
-        const auto contentType = stream->head().headers.find("content-type");
-        co_return fail(malformedResponse(
-            name(), "HTTP " + std::to_string(stream->head().status) + " (" +
-                        (contentType ? "content-type " + detail::excerpt(*contentType, 100)
-                                     : std::string("no content-type")) +
-                        ") to a streamed request is not a stream: " + detail::excerpt(start)));
+    if (reply || decoder->framesSeen() != 0 || unframed.empty()) {
+        co_return reply;
     }
-    co_return reply;
+    const auto& head = stream->head();
+    const auto contentType = head.headers.find("content-type");
+    if (contentType && contentType->find("json") != std::string_view::npos) {
+        // A server that ignores `stream` answers with the whole reply: take it as such.
+        auto whole = decode(head.status, unframed, state->names, head.headers);
+        if (whole) {
+            if (!whole->text.empty()) {
+                llm::StreamDelta text;
+                text.text = whole->text;
+                deliver(*state, text);
+            }
+            co_return whole;
+        }
+    }
+    // Not an event stream (an HTML page, invalid JSON): say what came back; not retried.
+    co_return fail(malformedResponse(
+        name(), "HTTP " + std::to_string(head.status) + " (" +
+                    (contentType ? "content-type " + detail::excerpt(*contentType, 100)
+                                 : std::string("no content-type")) +
+                    ") to a streamed request is not a stream: " + detail::excerpt(unframed)));
 }
 
 }  // namespace reagent::providers

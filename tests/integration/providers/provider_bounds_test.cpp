@@ -178,6 +178,16 @@ TEST_CASE("a 200 that is not a stream says what came back, without a retry", "[i
     CHECK(peer.requests().size() == 1);
 }
 
+TEST_CASE("a whole JSON reply to a streamed request is taken as the reply", "[integration][providers][errors]") {
+    ProviderPeer peer(json{{"responses", {bodyResponse(fixture("openai/text.json"))}}});
+    std::vector<StreamDelta> deltas;
+    const auto reply = complete(peerConfig(ProviderKind::openai, peer, true), question(&deltas));
+    REQUIRE(reply);
+    CHECK(reply->text == "Hello! The capital of France is Paris.");
+    REQUIRE(deltas.size() == 1);
+    CHECK(deltas[0].text == reply->text);
+}
+
 TEST_CASE("a redirect names its Location, without a retry", "[integration][providers][errors]") {
     json moved = bodyResponse("", 301);
     moved["headers"] = {{"location", "https://user:pw-in-location@new.example.com/v1?key=loc-secret"}};

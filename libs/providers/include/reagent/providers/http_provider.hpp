@@ -92,6 +92,8 @@ private:
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attempt(std::shared_ptr<Attempt> state);
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptWhole(std::shared_ptr<Attempt> state);
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptStreamed(std::shared_ptr<Attempt> state);
+    /// Hands `delta` to the call's `onDelta` (whatever it throws is dropped).
+    static void deliver(Attempt& state, const llm::StreamDelta& delta);
     /// The encoded declarations of `tools`: remembered for the last few lists seen, recognised by
     /// identity (the turns of a run share one list) or by equal specs (the runs of an agent).
     [[nodiscard]] std::shared_ptr<const EncodedTools> encodedTools(const llm::ToolList& tools,
