@@ -145,12 +145,18 @@ Task<expected<std::optional<std::string>, HttpError>> readBody(std::shared_ptr<E
                                                                     " closed the connection after " +
                                                                     bodyProgress(reader)};
             exchange->abort(error);
+            // An early answer (see startExchange) ends in a reset: its status matters more than the cut.
+            if (whole && exchange->writeFailed) co_return std::optional<std::string>(std::move(out));
             co_return fail(std::move(error));
         }
         if (read.ec) {
             auto error =
                 lostWhile(*exchange, read.ec, "reading the response body after " + bodyProgress(reader));
             exchange->abort(error);
+            if (whole && exchange->writeFailed && staleConnection(read.ec) &&
+                exchange->watchdog.expired() == Watchdog::Expiry::none) {
+                co_return std::optional<std::string>(std::move(out));
+            }
             co_return fail(std::move(error));
         }
         reader.commit(read.bytes);
