@@ -103,10 +103,14 @@ std::string joinUrl(std::string_view base, std::string_view path) {
         query = base.substr(baseQuery + 1);
     }
     if (pathQuery != std::string_view::npos && pathQuery + 1 < path.size()) {
-        query += (query.empty() ? "" : "&") + std::string(path.substr(pathQuery + 1));
+        if (!query.empty()) {
+            query += '&';
+        }
+        query += path.substr(pathQuery + 1);
     }
     if (!query.empty()) {
-        out += "?" + query;
+        out += '?';
+        out += query;
     }
     return out;
 }
