@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Self-test of provider_peer.py (stdlib only): starts the peer on a temporary script and checks scripted
-responses, rules, chunked pieces, drop, stall, the request record, reset, keep-alive and Connection: close.
+responses, rules, chunked pieces, drop, stall, raw bodies, endless bodies, early answers, the request record,
+reset, keep-alive and Connection: close.
 Exits 0 when every check passes, 1 otherwise."""
 
 import http.client
@@ -80,6 +81,7 @@ def main():
     try:
         port = int(peer.stdout.readline())
         run_checks(port)
+        check_raw_endless_early()
         # Once the script is used up and reset, the same script answers again from the start.
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         conn.request("POST", "/__reset")
@@ -229,6 +231,54 @@ def run_checks(port):
     finally:
         for s in socks:
             s.close()
+
+
+def check_raw_endless_early():
+    """body_b64, endless and early, on a peer of their own."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump({"responses": [
+            {"body_b64": "/w=="},
+            {"endless": {"prefix": "data: ", "piece": "xy"}},
+            {"status": 413, "body": "{\"error\":\"too large\"}", "early": True},
+        ]}, f)
+        path = f.name
+    peer = subprocess.Popen([sys.executable, PEER, "--script", path], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE)
+    try:
+        port = int(peer.stdout.readline())
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c.request("POST", "/raw", body="{}")
+        check(c.getresponse().read() == b"\xff", "body_b64 sends raw bytes")
+        c.close()
+
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        sock.sendall(b"POST /endless HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+        data = b""
+        while len(data) < 1 << 20:
+            piece = sock.recv(65536)
+            if not piece:
+                break
+            data += piece
+        sock.close()
+        check(len(data) >= 1 << 20 and b"data: " in data and b"xyxy" in data, "endless keeps sending")
+
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        sock.sendall(b"POST /early HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n")
+        data = b""
+        try:
+            while b"too large" not in data:
+                piece = sock.recv(65536)
+                if not piece:
+                    break
+                data += piece
+        except ConnectionResetError:
+            pass
+        sock.close()
+        check(data.startswith(b"HTTP/1.1 413 ") and b"too large" in data, "early answers before the body")
+    finally:
+        peer.stdin.close()
+        peer.wait(timeout=5)
+        os.unlink(path)
 
 
 if __name__ == "__main__":
