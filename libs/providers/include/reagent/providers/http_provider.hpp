@@ -181,8 +181,9 @@ protected:
 /// \brief The provider for `config.kind`.
 ///
 /// \par Errors
-/// `configuration` when a required API key is empty (the message names the environment variable) or
-/// the base URL is not an `http://` or `https://` URL.
+/// `configuration` when `validateConfig` refuses `config`: a required API key is empty (the message
+/// names the environment variable), or the base URL is not an absolute `http://` or `https://` URL with a
+/// host and a valid port (the message says which, the URL's credentials masked).
 [[nodiscard]] expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(ProviderConfig config);
 
 }  // namespace reagent::providers
