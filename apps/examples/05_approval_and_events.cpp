@@ -44,6 +44,7 @@ struct EventName {
     std::string operator()(const agent::ToolCallDelta&) const { return "tool call delta"; }
     std::string operator()(const agent::ToolResultCompressed&) const { return "tool result compressed"; }
     std::string operator()(const agent::MemoryWarning&) const { return "memory warning"; }
+    std::string operator()(const agent::ModelRetrying&) const { return "model retrying"; }
 };
 
 int main() {

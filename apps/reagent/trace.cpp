@@ -105,6 +105,18 @@ void TracePrinter::print(const agent::MemoryWarning& event) {
     *out_ << "  ! memory: " << oneLine(event.message, 200) << "\n";
 }
 
+void TracePrinter::print(const agent::ModelRetrying& event) {
+    // A turn cut off while streaming gets its own line first (the retry starts the turn again).
+    if (streamed_) {
+        *out_ << streamedText_.flush() << "\n";
+        streamed_ = false;
+    }
+    const auto& notice = event.notice;
+    *out_ << "  \u21bb model call failed (" << oneLine(notice.error.describe(), 160) << "); retrying in "
+          << formatDuration(notice.wait) << (notice.serverAsked ? " as the server asked" : "") << " (attempt "
+          << notice.attempt + 1 << " of " << notice.maxAttempts << ")\n";
+}
+
 void TracePrinter::print(const agent::RunFinished&) {
     // A turn cut off while streaming (a failed or cancelled call) left its text without an end of line;
     // end it, so the error the caller prints next starts a line of its own.

@@ -33,6 +33,7 @@ private:
     void print(const agent::ToolCallDelta& event);
     void print(const agent::ToolResultCompressed& event);
     void print(const agent::MemoryWarning& event);
+    void print(const agent::ModelRetrying& event);
 
     std::ostream* out_;
     int turns_ = 0;

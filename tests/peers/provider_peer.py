@@ -26,6 +26,7 @@ RESPONSE (every key optional):
   "headers": {"name": "value"}     sent as given; content-type defaults to application/json, or to
                                    text/event-stream when "chunks" is used
   "body": "text"                   sent with Content-Length (UTF-8 encoded)
+  "body_b64": "..."                the same, raw bytes given in base64 (e.g. invalid UTF-8)
   "body_file": "path"              the same, read as raw bytes from a file relative to the script file
   "chunks": ["raw piece", ...]     Transfer-Encoding: chunked, one HTTP chunk per piece, written and
                                    flushed one by one exactly as given (split points, SSE framing and
@@ -38,6 +39,13 @@ RESPONSE (every key optional):
                                    chunk); with "body", K bytes of the body are sent then dropped
   "stall": true                    send the head, then nothing until the client closes
   "close": true                    answer with Connection: close and close afterwards
+  "endless": {"prefix": "data: ", "piece": "xxxx"}
+                                   chunked: the prefix, then the piece over and over until the client
+                                   closes (an endless SSE line, or an endless body)
+  "early": true                    answer as soon as the request head has arrived, without reading the
+                                   request body, then close (the unread body makes the kernel reset the
+                                   connection, as servers rejecting a large upload with 413 do); only for
+                                   entries of "responses"
 
 Every response also carries X-Request-Index (1-based, over non-control requests) and X-Connection-Id.
 
@@ -93,6 +101,9 @@ class Script:
                 return rule.get("response", {})
         return None
 
+    def early(self):
+        return self.next < len(self.responses) and bool(self.responses[self.next].get("early"))
+
     def file_bytes(self, name):
         with open(os.path.join(self.base, name), "rb") as f:
             return f.read()
@@ -126,8 +137,9 @@ def piece_bytes(piece):
     return piece.encode("utf-8")
 
 
-async def read_request(reader):
-    """Reads one request; returns None on a clean EOF before a request line."""
+async def read_request(reader, early=None):
+    """Reads one request; returns None on a clean EOF before a request line. `early()` says, once the
+    head is read, whether to skip the body (it is then left unread)."""
     line = await reader.readline()
     while line in (b"\r\n", b"\n"):  # tolerate stray CRLF between requests (RFC 9112 2.2)
         line = await reader.readline()
@@ -152,6 +164,8 @@ async def read_request(reader):
     for name, value in headers:
         lookup[name] = lookup[name] + ", " + value if name in lookup else value
     body = b""
+    if early is not None and early():
+        return method, target, version, lookup, body
     if "chunked" in lookup.get("transfer-encoding", "").lower():
         while True:
             size_line = await reader.readline()
@@ -201,7 +215,7 @@ class Peer:
         try:
             while True:
                 try:
-                    request = await read_request(reader)
+                    request = await read_request(reader, self.state.script.early)
                 except (BadRequest, ValueError, asyncio.IncompleteReadError) as error:
                     self.log("bad request: %s" % error)
                     body = json.dumps({"error": {"type": "bad_request", "message": str(error)}}).encode()
@@ -276,11 +290,14 @@ class Peer:
         status = int(response.get("status", 200))
         custom = list(response.get("headers", {}).items())
         names = {name.lower() for name, _ in custom}
+        if response.get("early"):
+            close = True
         chunks = response.get("chunks")
         if chunks is None and "chunks_file" in response:
             text = self.state.script.file_bytes(response["chunks_file"]).decode("utf-8")
             chunks = text.splitlines(keepends=True)
-        streamed = chunks is not None
+        endless = response.get("endless")
+        streamed = chunks is not None or endless is not None
         if response.get("close"):
             close = True
             if not any(n == "connection" for n, _ in common):
@@ -294,6 +311,8 @@ class Peer:
         else:
             if "body_file" in response:
                 data = self.state.script.file_bytes(response["body_file"])
+            elif "body_b64" in response:
+                data = base64.b64decode(response["body_b64"])
             else:
                 data = response.get("body", "").encode("utf-8")
             heads.append(("Content-Length", str(len(data))))
@@ -308,6 +327,15 @@ class Peer:
             await self.wait_for_close(reader, writer)
             return False
 
+        if endless is not None:
+            prefix = endless.get("prefix", "").encode("utf-8")
+            piece = endless.get("piece", "x").encode("utf-8") * max(1, 65536 // max(1, len(endless.get("piece", "x"))))
+            if prefix:
+                writer.write(b"%x\r\n%s\r\n" % (len(prefix), prefix))
+            while True:  # until the client closes: write() then raises, or drain() does
+                writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                await writer.drain()
+
         drop = response.get("drop_after_chunks")
         delay = response.get("chunk_delay_ms", 0) / 1000.0
         if not streamed:
@@ -318,6 +346,10 @@ class Peer:
                 return False
             writer.write(data)
             await writer.drain()
+            if response.get("early"):
+                await asyncio.sleep(0.05)  # let the response reach the client before the reset
+                self.abort(writer)
+                return False
             return not close
 
         for i, piece in enumerate(chunks):

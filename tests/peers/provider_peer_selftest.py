@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Self-test of provider_peer.py (stdlib only): starts the peer on a temporary script and checks scripted
-responses, rules, chunked pieces, drop, stall, the request record, reset, keep-alive and Connection: close.
+responses, rules, chunked pieces, drop, stall, raw bodies, endless bodies, early answers, the request record,
+reset, keep-alive and Connection: close.
 Exits 0 when every check passes, 1 otherwise."""
 
+import contextlib
 import http.client
 import json
 import os
@@ -40,6 +42,22 @@ def raw_exchange(port, request, timeout=5.0):
         pass
     sock.close()
     return data
+
+
+@contextlib.contextmanager
+def peer_with(script):
+    """A second peer running `script`; yields its port, stops it and removes the script afterwards."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(script, f)
+        path = f.name
+    peer = subprocess.Popen([sys.executable, PEER, "--script", path], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE)
+    try:
+        yield int(peer.stdout.readline())
+    finally:
+        peer.stdin.close()
+        peer.wait(timeout=5)
+        os.unlink(path)
 
 
 def dechunk(body):
@@ -80,6 +98,7 @@ def main():
     try:
         port = int(peer.stdout.readline())
         run_checks(port)
+        check_raw_endless_early()
         # Once the script is used up and reset, the same script answers again from the start.
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         conn.request("POST", "/__reset")
@@ -192,13 +211,7 @@ def run_checks(port):
     conn.close()
 
     # With no rule matching and nothing left the peer says so (a script of responses only).
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump({"responses": [{"body": "{}"}]}, f)
-        only = f.name
-    other = subprocess.Popen([sys.executable, PEER, "--script", only], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE)
-    try:
-        other_port = int(other.stdout.readline())
+    with peer_with({"responses": [{"body": "{}"}]}) as other_port:
         c = http.client.HTTPConnection("127.0.0.1", other_port, timeout=5)
         c.request("POST", "/a", body="{}")
         c.getresponse().read()
@@ -207,10 +220,6 @@ def run_checks(port):
         check(r.status == 500 and r.reason == "Internal Server Error", "exhausted script is 500")
         check("exhausted" in json.loads(r.read())["error"]["message"], "exhausted message")
         c.close()
-    finally:
-        other.stdin.close()
-        other.wait(timeout=5)
-        os.unlink(only)
 
     # Many concurrent keep-alive connections.
     socks = []
@@ -229,6 +238,34 @@ def run_checks(port):
     finally:
         for s in socks:
             s.close()
+
+
+def check_raw_endless_early():
+    """body_b64, endless and early, on a peer of their own."""
+    script = {"responses": [
+        {"body_b64": "/w=="},
+        {"endless": {"prefix": "data: ", "piece": "xy"}},
+        {"status": 413, "body": "{\"error\":\"too large\"}", "early": True},
+    ]}
+    with peer_with(script) as port:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c.request("POST", "/raw", body="{}")
+        check(c.getresponse().read() == b"\xff", "body_b64 sends raw bytes")
+        c.close()
+
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        sock.sendall(b"POST /endless HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+        data = b""
+        while len(data) < 1 << 20:
+            piece = sock.recv(65536)
+            if not piece:
+                break
+            data += piece
+        sock.close()
+        check(len(data) >= 1 << 20 and b"data: " in data and b"xyxy" in data, "endless keeps sending")
+
+        data = raw_exchange(port, b"POST /early HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n")
+        check(data.startswith(b"HTTP/1.1 413 ") and b"too large" in data, "early answers before the body")
 
 
 if __name__ == "__main__":

@@ -49,6 +49,9 @@ Task<RunResult> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
             if (!state->subscribers.empty()) {
                 // Only subscribers need the reply as it streams; without them the provider may skip it.
                 request.onDelta = streamDeltaSink(state, iteration);
+                request.onRetry = [raw = state.get(), iteration](const llm::RetryNotice& notice) {
+                    raw->emit(ModelRetrying{iteration, notice});
+                };
             }
             auto reply = co_await state->config.provider->complete(std::move(request));
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {

@@ -111,6 +111,9 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
     bool answered = false;
     for (llm::ToolCall& call : reply->toolCalls) {
         tools::ToolCallRequest request{std::move(call.id), std::move(call.name), std::move(call.arguments)};
+        if (call.invalidArguments) {
+            request.argumentsProblem = std::move(call.invalidArguments->problem);
+        }
         (answered ? skipped_ : pending_).push_back(std::move(request));
         answered = answered || (finalAnswerOffered && pending_.back().name == kFinalAnswerTool);
     }

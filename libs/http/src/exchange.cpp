@@ -21,7 +21,7 @@ void Exchange::finish() {
     watchdog.cancel();
     if (!connection) return;
     const auto& reader = connection->reader;
-    if (reader.keepAlive() && !reader.hasLeftover() && pools) {
+    if (reader.keepAlive() && !reader.hasLeftover() && !writeFailed && pools) {
         pools->release(client->id, route->poolKey, std::move(connection), client->limits);
     } else {
         connection->stream->close();
@@ -104,6 +104,17 @@ Task<expected<std::optional<std::string>, HttpError>> readBody(std::shared_ptr<E
     for (;;) {
         const auto step = reader.parse(out);
         exchange->bodyBytes = reader.bodyBytes();
+        const std::uint64_t limit = exchange->client->config.maxBodyBytes;
+        if (limit != 0 && exchange->bodyBytes > limit) {
+            // Checked before anything is handed out: a server sending without end must not fill memory.
+            auto error = HttpError{HttpErrc::response_too_large,
+                                   "the response body from " + exchange->route->hostPort + " exceeds " +
+                                       std::to_string(limit) +
+                                       " bytes (HttpClientConfig::maxBodyBytes); raise the limit if such a "
+                                       "large response is expected"};
+            exchange->abort(error);
+            co_return fail(std::move(error));
+        }
         if (step.kind == ResponseReader::Kind::body) {
             // A complete body gives its connection back at once, not on the caller's next call.
             const bool complete = reader.done();
@@ -134,12 +145,18 @@ Task<expected<std::optional<std::string>, HttpError>> readBody(std::shared_ptr<E
                                                                     " closed the connection after " +
                                                                     bodyProgress(reader)};
             exchange->abort(error);
+            // An early answer (see startExchange) ends in a reset: its status matters more than the cut.
+            if (whole && exchange->writeFailed) co_return std::optional<std::string>(std::move(out));
             co_return fail(std::move(error));
         }
         if (read.ec) {
             auto error =
                 lostWhile(*exchange, read.ec, "reading the response body after " + bodyProgress(reader));
             exchange->abort(error);
+            if (whole && exchange->writeFailed && staleConnection(read.ec) &&
+                exchange->watchdog.expired() == Watchdog::Expiry::none) {
+                co_return std::optional<std::string>(std::move(out));
+            }
             co_return fail(std::move(error));
         }
         reader.commit(read.bytes);
@@ -185,6 +202,13 @@ Task<expected<std::shared_ptr<Exchange>, HttpError>> startExchange(std::shared_p
         exchange->connection->reader.reset(expectBody);
         const auto written = co_await stream->writeAll(asio::buffer(*head), asio::buffer(request.body));
         if (written.ec) {
+            // A server may answer before it has read the whole request (413 to a large upload) and close:
+            // the write then fails, but its answer is waiting to be read and says more than the reset.
+            if (staleConnection(written.ec) && exchange->watchdog.expired() == Watchdog::Expiry::none) {
+                exchange->writeFailed = true;
+                auto early = co_await readHead(exchange);
+                if (early) co_return exchange;
+            }
             exchange->abort(lostWhile(*exchange, written.ec, "sending the request"));
             if (reused && staleConnection(written.ec)) continue;
             co_return fail(*exchange->failure);

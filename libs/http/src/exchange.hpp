@@ -32,6 +32,8 @@ struct Exchange {
     std::chrono::milliseconds timeout{0};
     std::uint64_t bodyBytes = 0;
     bool finished = false;
+    /// The request could not be sent whole (the server answered early): the connection is not reused.
+    bool writeFailed = false;
     std::optional<HttpError> failure;
 
     /// The body is complete: the connection goes back to the pool when the server keeps it alive.

@@ -3,6 +3,7 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "client_state.hpp"
+#include "reagent/http/redacted_url.hpp"
 #include "exchange.hpp"
 
 namespace reagent::http {
@@ -40,7 +41,7 @@ Task<expected<HttpResponse, HttpError>> readWhole(std::shared_ptr<ClientState> c
 }
 
 Task<expected<HttpResponse, HttpError>> sendShell(std::shared_ptr<ClientState> client, HttpRequest request) {
-    const std::string url = request.url;
+    const std::string url = redactedUrl(request.url);
     std::exception_ptr error;
     try {
         co_return co_await readWhole(std::move(client), std::move(request));
@@ -53,7 +54,7 @@ Task<expected<HttpResponse, HttpError>> sendShell(std::shared_ptr<ClientState> c
 
 Task<expected<HttpResponseStream, HttpError>> streamShell(std::shared_ptr<ClientState> client,
                                                           HttpRequest request) {
-    const std::string url = request.url;
+    const std::string url = redactedUrl(request.url);
     std::exception_ptr error;
     try {
         auto started = co_await detail::startExchange(std::move(client), std::move(request));

@@ -24,6 +24,8 @@ std::string_view toString(HttpErrc code) noexcept {
             return "connection_closed";
         case HttpErrc::protocol_error:
             return "protocol_error";
+        case HttpErrc::response_too_large:
+            return "response_too_large";
     }
     return "unknown";
 }

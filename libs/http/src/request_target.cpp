@@ -6,12 +6,14 @@
 #include <boost/url/url_view.hpp>
 #include <charconv>
 
+#include "reagent/http/redacted_url.hpp"
+
 namespace reagent::http::detail {
 
 namespace {
 
 HttpError invalidUrl(std::string_view url, std::string_view why) {
-    return HttpError{HttpErrc::invalid_url, "invalid URL '" + std::string(url) + "': " + std::string(why)};
+    return HttpError{HttpErrc::invalid_url, "invalid URL '" + redactedUrl(url) + "': " + std::string(why)};
 }
 
 std::string base64(std::string_view in) {
@@ -117,7 +119,7 @@ expected<ProxyEndpoint, HttpError> parseProxy(std::string_view url) {
     const std::string text =
         url.find("://") == std::string_view::npos ? "http://" + std::string(url) : std::string(url);
     const auto bad = [&](std::string_view why) {
-        return HttpError{HttpErrc::proxy_failed, "proxy URL '" + std::string(url) + "' " + std::string(why)};
+        return HttpError{HttpErrc::proxy_failed, "proxy URL '" + redactedUrl(url) + "' " + std::string(why)};
     };
     auto parsed = boost::urls::parse_uri(text);
     if (!parsed) return fail(bad("is not a URL"));

@@ -12,6 +12,7 @@ std::string_view toString(ProviderErrc code) noexcept {
         case ProviderErrc::authentication: return "authentication";
         case ProviderErrc::quota_exceeded: return "quota_exceeded";
         case ProviderErrc::malformed_response: return "malformed_response";
+        case ProviderErrc::empty_reply: return "empty_reply";
         case ProviderErrc::cancelled: return "cancelled";
         case ProviderErrc::script_exhausted: return "script_exhausted";
         case ProviderErrc::script_mismatch: return "script_mismatch";

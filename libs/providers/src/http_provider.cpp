@@ -6,7 +6,10 @@
 #include <utility>
 #include <vector>
 
+#include "json_access.hpp"
 #include "reagent/core/retry.hpp"
+#include "reagent/providers/provider_http_error.hpp"
+#include "reagent/llm/retry_notice.hpp"
 
 namespace reagent::providers {
 
@@ -27,27 +30,103 @@ llm::ProviderError transportError(std::string_view provider, const http::HttpErr
         case http::HttpErrc::cancelled: code = llm::ProviderErrc::cancelled; break;
         case http::HttpErrc::invalid_url:
         case http::HttpErrc::invalid_request: code = llm::ProviderErrc::configuration; break;
+        case http::HttpErrc::response_too_large: {
+            // Not retried: the same request would get the same body.
+            return llm::ProviderError{llm::ProviderErrc::malformed_response,
+                                      std::string(provider) + ": " + error.describe() +
+                                          " (ProviderConfig::maxResponseBytes)",
+                                      std::nullopt, {}, std::nullopt};
+        }
         default: break;
     }
     return llm::ProviderError{code, std::string(provider) + ": " + error.describe(), std::nullopt, {}, std::nullopt};
 }
 
-// Retried: what a later attempt may well not hit. Timeouts are not retried: a slow model would make the
-// caller wait maxAttempts times the deadline.
-RetryDecision decideRetry(const llm::ProviderError& error, bool deltaDelivered) {
-    if (deltaDelivered) {
+llm::ProviderError emptyReply(std::string_view provider, llm::StopReason reason) {
+    llm::ProviderError error;
+    error.code = llm::ProviderErrc::empty_reply;
+    error.message = std::string(provider) + ": the model returned an empty reply (no text, no tool call; it " +
+                    (reason == llm::StopReason::max_tokens
+                         ? std::string("hit the token limit before writing anything: raise maxTokens")
+                         : "stopped with " + std::string(llm::toString(reason))) +
+                    ")";
+    return error;
+}
+
+// An event or line longer than the limit: the server is not sending a model reply (or it is far larger
+// than any reply should be). Not retried.
+llm::ProviderError eventTooLarge(std::string_view provider, std::size_t limit) {
+    return llm::ProviderError{llm::ProviderErrc::malformed_response,
+                              std::string(provider) + ": one event of the streamed reply exceeds " +
+                                  std::to_string(limit) +
+                                  " bytes without ending; raise ProviderConfig::maxEventBytes if such large "
+                                  "events are expected",
+                              std::nullopt, {}, std::nullopt};
+}
+
+bool retriedCode(llm::ProviderErrc code) noexcept {
+    return code == llm::ProviderErrc::rate_limited || code == llm::ProviderErrc::server_error ||
+           code == llm::ProviderErrc::connection_failed;
+}
+
+// "1.5 s", "90 s": a wait as a person reads it.
+std::string seconds(std::chrono::milliseconds wait) {
+    const auto ms = wait.count();
+    std::string text = std::to_string(ms / 1000);
+    if (ms % 1000 != 0) {
+        std::string fraction = std::to_string(ms % 1000);
+        fraction.insert(0, 3 - fraction.size(), '0');
+        while (fraction.back() == '0') {
+            fraction.pop_back();
+        }
+        text += "." + fraction;
+    }
+    return text + " s";
+}
+
+// Retried: what a later attempt may well not hit, after the wait the server asked for when it is within
+// `maxRetryWait` (else `capRetryWait` already said why not). Timeouts are not retried: a slow model would
+// make the caller wait maxAttempts times the deadline.
+RetryDecision decideRetry(const llm::ProviderError& error, bool deltaDelivered, const RetryPolicy& policy,
+                          std::chrono::milliseconds maxWait, int number,
+                          const std::function<void(const llm::RetryNotice&)>& onRetry) {
+    if (deltaDelivered || !retriedCode(error.code) || (error.retryAfter && *error.retryAfter > maxWait)) {
         return RetryDecision::stop();
     }
-    switch (error.code) {
-        case llm::ProviderErrc::rate_limited:
-        case llm::ProviderErrc::server_error:
-        case llm::ProviderErrc::connection_failed: break;
-        default: return RetryDecision::stop();
+    llm::RetryNotice notice;
+    notice.attempt = number;
+    notice.maxAttempts = policy.maxAttempts;
+    notice.serverAsked = error.retryAfter.has_value();
+    notice.wait = error.retryAfter ? *error.retryAfter : backoffDelay(policy, number - 1, jitterSample());
+    notice.error = error;
+    if (onRetry) {
+        try {
+            onRetry(notice);
+        } catch (...) {
+            // A subscriber must not be able to break the call.
+        }
     }
-    if (error.retryAfter) {
-        return RetryDecision::afterDelay(*error.retryAfter);
+    return RetryDecision::afterDelay(notice.wait);
+}
+
+// Every occurrence of `secret` in `text` becomes "***" (keys shorter than 4 bytes are left alone: masking
+// them would mangle ordinary words without protecting anything).
+void maskSecret(std::string& text, std::string_view secret) {
+    if (secret.size() < 4) {
+        return;
     }
-    return RetryDecision::backoff();
+    for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3)) {
+        text.replace(at, secret.size(), "***");
+    }
+}
+
+// A wait longer than the cap is not obeyed: the error says what the server asked for.
+void capRetryWait(llm::ProviderError& error, std::chrono::milliseconds maxWait) {
+    if (retriedCode(error.code) && error.retryAfter && *error.retryAfter > maxWait) {
+        error.message += " (the server asked to wait " + seconds(*error.retryAfter) +
+                         " before a retry, more than ProviderConfig::maxRetryWait of " + seconds(maxWait) +
+                         ": not retried)";
+    }
 }
 
 http::HttpClientConfig clientConfig(const ProviderConfig& config) {
@@ -55,6 +134,7 @@ http::HttpClientConfig clientConfig(const ProviderConfig& config) {
     httpConfig.connectTimeout = config.connectTimeout;
     httpConfig.requestTimeout = config.requestTimeout;
     httpConfig.readTimeout = config.readTimeout;
+    httpConfig.maxBodyBytes = config.maxResponseBytes;
     httpConfig.maxIdlePerHost = config.maxIdleConnections;
     httpConfig.caFile = config.caFile;
     httpConfig.proxy = config.proxy;
@@ -68,6 +148,7 @@ struct HttpProvider::Attempt {
     http::HttpRequest request;
     ToolNameMap names;
     std::function<void(const llm::StreamDelta&)> onDelta;
+    std::function<void(const llm::RetryNotice&)> onRetry;
     bool streamed = false;
     bool deltaDelivered = false;
 };
@@ -91,6 +172,15 @@ struct HttpProvider::Caches {
     std::array<http::HttpHeaders, 2> headers;
 };
 
+void HttpProvider::deliver(Attempt& state, const llm::StreamDelta& delta) {
+    state.deltaDelivered = true;
+    try {
+        state.onDelta(delta);
+    } catch (...) {
+        // A subscriber must not be able to break the call.
+    }
+}
+
 HttpProvider::HttpProvider(ProviderConfig config)
     : config_(std::move(config)),
       client_(std::make_shared<http::HttpClient>(clientConfig(config_))),
@@ -105,7 +195,7 @@ HttpProvider::HttpProvider(ProviderConfig config)
 HttpProvider::~HttpProvider() = default;
 
 std::string HttpProvider::url(const EncodedRequest& encoded) const {
-    return config_.baseUrl + encoded.path;
+    return joinUrl(config_.baseUrl, encoded.path);
 }
 
 std::shared_ptr<const EncodedTools> HttpProvider::encodedTools(const llm::ToolList& tools,
@@ -159,6 +249,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     auto state = std::make_shared<Attempt>();
     state->streamed = config_.stream && static_cast<bool>(request.onDelta);
     state->onDelta = std::move(request.onDelta);
+    state->onRetry = std::move(request.onRetry);
 
     CodecOptions options;
     options.model = config_.model;
@@ -177,16 +268,29 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
 
     // A plain lambda making a fresh coroutine per attempt; `state` keeps what they share alive.
     auto once = [this, state] { return attempt(state); };
-    auto decide = [state](const llm::ProviderError& error, int) {
-        return decideRetry(error, state->deltaDelivered);
+    auto decide = [state, policy = config_.retry, maxWait = config_.maxRetryWait](
+                      const llm::ProviderError& error, int number) {
+        return decideRetry(error, state->deltaDelivered, policy, maxWait, number, state->onRetry);
     };
     co_return co_await retry(config_.retry, std::move(once), std::move(decide));
 }
 
 Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::shared_ptr<Attempt> state) {
-    if (state->streamed) {
-        co_return co_await attemptStreamed(std::move(state));
+    auto task = state->streamed ? attemptStreamed(state) : attemptWhole(state);
+    auto outcome = co_await std::move(task);
+    if (outcome && outcome->text.empty() && outcome->toolCalls.empty()) {
+        // Counting nothing as an answer would end a run with an empty answer that looks like success.
+        outcome = fail(emptyReply(name(), outcome->stopReason));
     }
+    if (!outcome) {
+        // A provider's message may echo the key it was sent (some proxies and servers do).
+        maskSecret(outcome.error().message, config_.apiKey);
+        capRetryWait(outcome.error(), config_.maxRetryWait);
+    }
+    co_return outcome;
+}
+
+Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptWhole(std::shared_ptr<Attempt> state) {
     http::HttpRequest request = state->request;
     auto response = co_await client_->send(std::move(request));
     if (!response) {
@@ -210,6 +314,8 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
         co_return decode(stream->head().status, *body, state->names, stream->head().headers);
     }
     std::unique_ptr<StreamDecoding> decoder = streamDecoder(state->names);
+    // The body while no event has been seen: all of it when it is no stream (bounded by maxResponseBytes).
+    std::string unframed;
     for (;;) {
         auto chunk = co_await stream->next();
         if (!chunk) {
@@ -218,20 +324,47 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
         if (!*chunk) {
             break;
         }
+        if (decoder->framesSeen() == 0) {
+            unframed += **chunk;
+        }
         auto deltas = decoder->feed(**chunk);
         if (!deltas) {
             co_return fail(std::move(deltas.error()));
         }
+        if (config_.maxEventBytes != 0 && decoder->pendingBytes() > config_.maxEventBytes) {
+            co_return fail(eventTooLarge(name(), config_.maxEventBytes));
+        }
+        if (decoder->framesSeen() != 0 && !unframed.empty()) {
+            std::string().swap(unframed);
+        }
         for (const llm::StreamDelta& delta : *deltas) {
-            state->deltaDelivered = true;
-            try {
-                state->onDelta(delta);
-            } catch (...) {
-                // A subscriber must not be able to break the call.
-            }
+            deliver(*state, delta);
         }
     }
-    co_return decoder->finish();
+    auto reply = decoder->finish();
+    if (reply || decoder->framesSeen() != 0 || unframed.empty()) {
+        co_return reply;
+    }
+    const auto& head = stream->head();
+    const auto contentType = head.headers.find("content-type");
+    if (contentType && contentType->find("json") != std::string_view::npos) {
+        // A server that ignores `stream` answers with the whole reply: take it as such.
+        auto whole = decode(head.status, unframed, state->names, head.headers);
+        if (whole) {
+            if (!whole->text.empty()) {
+                llm::StreamDelta text;
+                text.text = whole->text;
+                deliver(*state, text);
+            }
+            co_return whole;
+        }
+    }
+    // Not an event stream (an HTML page, invalid JSON): say what came back; not retried.
+    co_return fail(malformedResponse(
+        name(), "HTTP " + std::to_string(head.status) + " (" +
+                    (contentType ? "content-type " + detail::excerpt(*contentType, 100)
+                                 : std::string("no content-type")) +
+                    ") to a streamed request is not a stream: " + detail::excerpt(unframed)));
 }
 
 }  // namespace reagent::providers

@@ -17,7 +17,17 @@
 #include <boost/json/value.hpp>
 #include <nlohmann/json.hpp>
 
+#include "reagent/core/detail/utf8.hpp"
+
 namespace reagent::providers::detail {
+
+/// `text` with every invalid UTF-8 sequence replaced by U+FFFD and every lone UTF-16 surrogate escape
+/// (`\\ud800` without its pair) by `\\ufffd`; the rest unchanged.
+[[nodiscard]] std::string repairedJsonText(std::string_view text);
+
+/// Why `text` is not one JSON value, with the byte where parsing stopped ("syntax error at byte 12 of
+/// 40"); empty when it is one.
+[[nodiscard]] std::string jsonProblem(std::string_view text);
 
 /// A parsed reply, or part of one.
 using Json = boost::json::value;
@@ -110,7 +120,8 @@ using Json = boost::json::value;
 /// `text` parsed without throwing, into memory of its own: every node lives in one arena (a buffer
 /// inside this object first, heap blocks past it) that goes at once with the object, so neither
 /// building nor dropping the tree costs an allocation per node. Used like `std::optional<Json>`: empty
-/// if `text` is not one JSON value (or not valid UTF-8). The values must not outlive it.
+/// if `text` is not one JSON value. Invalid UTF-8 and lone surrogate escapes do not make it fail: they
+/// are read as U+FFFD (`repairedJsonText`). The values must not outlive it.
 class ParsedJson {
 public:
     explicit ParsedJson(std::string_view text);
@@ -134,19 +145,29 @@ private:
 /// `j` as the public API's JSON type (for tool-call arguments).
 [[nodiscard]] nlohmann::json toNlohmann(const Json& j);
 
-/// `text` on one line, cut to `limit` bytes (with "..."), for quoting a body in an error message.
+/// `text` on one line, cut to about `limit` bytes (with "..."), for quoting a body in an error message:
+/// control characters (escape sequences included) become spaces and invalid UTF-8 becomes U+FFFD, so the
+/// quote cannot garble a terminal or a log.
 [[nodiscard]] inline std::string excerpt(std::string_view text, std::size_t limit = 200) {
-    if (text.size() > limit) {
-        // Cut on a character boundary, so the message stays valid UTF-8.
-        while (limit > 0 && (static_cast<unsigned char>(text[limit]) & 0xC0) == 0x80) {
-            --limit;
+    std::string out;
+    std::size_t pos = 0;
+    while (pos < text.size() && pos < limit) {
+        const auto byte = static_cast<unsigned char>(text[pos]);
+        if (byte < 0x80) {
+            out.push_back(byte < 0x20 || byte == 0x7F ? ' ' : static_cast<char>(byte));
+            ++pos;
+            continue;
+        }
+        const std::size_t length = reagent::detail::utf8SequenceLength(text, pos);
+        if (length == 0) {
+            out += "\xEF\xBF\xBD";
+            ++pos;
+        } else {
+            out.append(text.substr(pos, length));
+            pos += length;
         }
     }
-    std::string out;
-    for (const char c : text.substr(0, limit)) {
-        out.push_back(c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
-    }
-    if (text.size() > limit) {
+    if (pos < text.size()) {
         out += "...";
     }
     return out;

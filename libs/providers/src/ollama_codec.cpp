@@ -177,6 +177,7 @@ expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feedLine(s
     if (line.find_first_not_of(" \t") == std::string_view::npos) {
         return out;
     }
+    ++lines_;
     const detail::ParsedJson parsed(line);
     if (!parsed || !parsed->is_object()) {
         failure_ = malformedResponse(kProvider, "stream line is not a JSON object: " + detail::excerpt(line));

@@ -1,6 +1,12 @@
 #include "reagent/providers/provider_config.hpp"
 
+#include <charconv>
 #include <cstdlib>
+
+#include <boost/url/parse.hpp>
+#include <boost/url/url_view.hpp>
+
+#include "reagent/http/redacted_url.hpp"
 
 namespace reagent::providers {
 
@@ -35,7 +41,79 @@ EnvNames envNames(ProviderKind kind) noexcept {
     return {"", ""};
 }
 
+// Why `url` cannot be a base URL, or nothing when it can.
+std::optional<std::string> baseUrlProblem(std::string_view url) {
+    const auto parsed = boost::urls::parse_uri(url);
+    if (!parsed) {
+        return "is not an absolute URL (" + parsed.error().message() + ")";
+    }
+    const boost::urls::url_view& view = *parsed;
+    if (view.scheme_id() != boost::urls::scheme::http && view.scheme_id() != boost::urls::scheme::https) {
+        return std::string("is not an http:// or https:// URL");
+    }
+    if (!view.has_authority() || view.host_address().empty()) {
+        return std::string("has no host");
+    }
+    if (view.has_port()) {
+        const std::string_view port = view.port();
+        unsigned number = 0;
+        const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), number);
+        if (port.empty() || ec != std::errc() || end != port.data() + port.size() || number == 0 || number > 65535) {
+            return std::string("has a port that is not a number from 1 to 65535");
+        }
+    }
+    if (view.has_fragment()) {
+        return std::string("has a fragment ('#...'), which an API URL cannot use");
+    }
+    return std::nullopt;
+}
+
+const char* keyVariable(ProviderKind kind) noexcept {
+    return envNames(kind).key;
+}
+
 }  // namespace
+
+expected<void, llm::ProviderError> validateConfig(const ProviderConfig& config) {
+    const std::string kindName(toString(config.kind));
+    if (config.apiKey.empty() && config.kind != ProviderKind::ollama) {
+        return fail(configurationError(kindName + ": no API key: set ProviderConfig::apiKey or the " +
+                                       keyVariable(config.kind) + " environment variable"));
+    }
+    if (!config.baseUrl.empty()) {
+        if (auto problem = baseUrlProblem(config.baseUrl)) {
+            return fail(configurationError(kindName + ": the base URL '" + http::redactedUrl(config.baseUrl) +
+                                           "' " + *problem));
+        }
+    }
+    return {};
+}
+
+std::string joinUrl(std::string_view base, std::string_view path) {
+    const auto baseQuery = base.find('?');
+    std::string_view basePath = base.substr(0, baseQuery);
+    while (!basePath.empty() && basePath.back() == '/') {
+        basePath.remove_suffix(1);
+    }
+    const auto pathQuery = path.find('?');
+    std::string out(basePath);
+    out += path.substr(0, pathQuery);
+    std::string query;
+    if (baseQuery != std::string_view::npos && baseQuery + 1 < base.size()) {
+        query = base.substr(baseQuery + 1);
+    }
+    if (pathQuery != std::string_view::npos && pathQuery + 1 < path.size()) {
+        if (!query.empty()) {
+            query += '&';
+        }
+        query += path.substr(pathQuery + 1);
+    }
+    if (!query.empty()) {
+        out += '?';
+        out += query;
+    }
+    return out;
+}
 
 llm::ProviderError configurationError(std::string message) {
     llm::ProviderError error;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "http_date.hpp"
+#include "reagent/http/redacted_url.hpp"
 #include "json_access.hpp"
 #include "stream_error.hpp"
 
@@ -208,6 +209,15 @@ llm::ProviderError httpError(std::string_view provider, int httpStatus, std::str
     llm::ProviderError error;
     error.code = errcForStatus(httpStatus);
     error.httpStatus = httpStatus;
+    if (httpStatus >= 300 && httpStatus < 400) {
+        // Model APIs do not redirect: the base URL points somewhere else (an old host, a login page).
+        error.code = ProviderErrc::configuration;
+        const auto location = headers.find("location");
+        error.message = std::string(provider) + ": HTTP " + std::to_string(httpStatus) + " redirect" +
+                        (location ? " to '" + http::redactedUrl(*location) + "'" : std::string(" without a Location")) +
+                        ": redirects are not followed; set the base URL to the API's address (not retried)";
+        return error;
+    }
     const detail::ParsedJson parsed(body);
     ErrorBody info = parsed ? readErrorBody(*parsed) : ErrorBody{};
     if (quotaExceeded(info)) {

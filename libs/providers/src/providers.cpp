@@ -20,6 +20,7 @@ public:
     expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) override {
         std::vector<llm::StreamDelta> out;
         for (const http::SseEvent& event : parser_.feed(bytes)) {
+            ++frames_;
             auto deltas = decoder_.feed(event);
             if (!deltas) {
                 return fail(std::move(deltas.error()));
@@ -31,6 +32,9 @@ public:
         return out;
     }
 
+    std::size_t pendingBytes() const noexcept override { return parser_.pendingBytes(); }
+    std::size_t framesSeen() const noexcept override { return frames_; }
+
     expected<llm::ModelReply, llm::ProviderError> finish() override {
         (void)parser_.finish();
         return decoder_.finish();
@@ -39,6 +43,7 @@ public:
 private:
     http::SseParser parser_;
     Decoder decoder_;
+    std::size_t frames_ = 0;
 };
 
 class NdjsonDecoding final : public StreamDecoding {
@@ -48,6 +53,8 @@ public:
     expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) override {
         return decoder_.feed(bytes);
     }
+    std::size_t pendingBytes() const noexcept override { return decoder_.pendingBytes(); }
+    std::size_t framesSeen() const noexcept override { return decoder_.linesSeen(); }
     expected<llm::ModelReply, llm::ProviderError> finish() override { return decoder_.finish(); }
 
 private:
@@ -131,7 +138,7 @@ std::string GeminiProvider::url(const EncodedRequest& encoded) const {
     if (path.substr(0, kVersion.size()) == kVersion) {
         path.remove_prefix(kVersion.size());
     }
-    return config().baseUrl + std::string(path);
+    return joinUrl(config().baseUrl, path);
 }
 
 void GeminiProvider::authenticate(http::HttpHeaders& headers) const {
@@ -176,18 +183,8 @@ std::unique_ptr<StreamDecoding> OllamaProvider::streamDecoder(ToolNameMap names)
 // --- Factory -----------------------------------------------------------------------------------------
 
 expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(ProviderConfig config) {
-    const std::string kindName(toString(config.kind));
-    if (config.apiKey.empty() && config.kind != ProviderKind::ollama) {
-        const char* variable = config.kind == ProviderKind::anthropic ? "ANTHROPIC_API_KEY"
-                               : config.kind == ProviderKind::openai  ? "OPENAI_API_KEY"
-                                                                      : "GEMINI_API_KEY";
-        return fail(configurationError(kindName + ": no API key: set ProviderConfig::apiKey or the " + variable +
-                                           " environment variable"));
-    }
-    if (!config.baseUrl.empty() && config.baseUrl.rfind("http://", 0) != 0 &&
-        config.baseUrl.rfind("https://", 0) != 0) {
-        return fail(configurationError(kindName + ": the base URL '" + config.baseUrl +
-                                           "' is not an http:// or https:// URL"));
+    if (auto valid = validateConfig(config); !valid) {
+        return fail(std::move(valid.error()));
     }
     switch (config.kind) {
         case ProviderKind::anthropic: return std::make_shared<AnthropicProvider>(std::move(config));

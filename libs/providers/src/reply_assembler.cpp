@@ -176,10 +176,12 @@ expected<llm::ModelReply, llm::ProviderError> ReplyAssembler::finish() const {
         } else if (const detail::ParsedJson parsed(call.argumentsText); parsed) {
             out.arguments = detail::toNlohmann(*parsed);
         } else {
-            return fail(malformedResponse(
-                provider_, "the arguments of tool call '" + out.name + "' (id '" + call.id +
-                               "') are not valid JSON (a cut stream or malformed model output): " +
-                               detail::excerpt(call.argumentsText)));
+            // Still a call: the executor tells the model what is wrong, and the model can repair it.
+            std::string problem = "arguments are not valid JSON: " + detail::jsonProblem(call.argumentsText);
+            if (stop_ == llm::StopReason::max_tokens) {
+                problem += "; the reply was cut by the token limit";
+            }
+            out.invalidArguments = llm::InvalidArguments{call.argumentsText, std::move(problem)};
         }
         out.id = call.id.empty() ? syntheticId(index, call.wireName, out.arguments) : call.id;
         out.signature = call.signature;

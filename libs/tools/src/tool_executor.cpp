@@ -282,6 +282,11 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
     const ToolDefinition& definition = tool->tool.definition;
     record.mode = definition.mode;
 
+    if (call.argumentsProblem) {
+        co_return finish(fail(ToolError{ToolErrc::invalid_arguments,
+                                        "tool " + call.name + ": " + *call.argumentsProblem +
+                                            "; send the call again with complete, valid JSON arguments"}));
+    }
     auto args = tool->validator.validate(call.arguments);
     if (!args) {
         co_return finish(fail(std::move(args.error())));

@@ -23,29 +23,9 @@ using reagent::llm::StreamDelta;
 using reagent::providers::ProviderKind;
 using namespace reagent::test;
 namespace asio = boost::asio;
-
-namespace {
-
 using Outcome = reagent::expected<ModelReply, ProviderError>;
 
-std::string base64(const std::string& bytes) {
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    std::size_t i = 0;
-    for (; i + 2 < bytes.size(); i += 3) {
-        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) |
-                           (static_cast<unsigned char>(bytes[i + 1]) << 8U) | static_cast<unsigned char>(bytes[i + 2]);
-        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U], kAlphabet[v & 63U]};
-    }
-    if (i + 1 == bytes.size()) {
-        const unsigned v = static_cast<unsigned char>(bytes[i]) << 16U;
-        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], '=', '='};
-    } else if (i + 2 == bytes.size()) {
-        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) | (static_cast<unsigned char>(bytes[i + 1]) << 8U);
-        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U], '='};
-    }
-    return out;
-}
+namespace {
 
 /// `body` cut at the given byte offsets, as raw pieces.
 json rawPieces(const std::string& body, const std::vector<std::size_t>& cuts) {
@@ -59,25 +39,6 @@ json rawPieces(const std::string& body, const std::vector<std::size_t>& cuts) {
     return out;
 }
 
-ModelRequest question(std::vector<StreamDelta>* deltas = nullptr) {
-    ModelRequest request;
-    request.messages.push_back(Message::user("What is the capital of France?"));
-    if (deltas != nullptr) {
-        request.onDelta = [deltas](const StreamDelta& delta) { deltas->push_back(delta); };
-    }
-    return request;
-}
-
-reagent::Task<Outcome> ask(std::shared_ptr<reagent::llm::Provider> provider, ModelRequest request) {
-    co_return co_await provider->complete(std::move(request));
-}
-
-Outcome complete(const reagent::providers::ProviderConfig& config, ModelRequest request) {
-    Loop loop;
-    auto provider = reagent::providers::makeProvider(config);
-    REQUIRE(provider);
-    return loop.run(ask(*provider, std::move(request)));
-}
 
 std::string openAiChunk(const json& delta, const json& finish = nullptr) {
     const json chunk = {{"id", "c1"},

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "peer_process.hpp"
@@ -47,6 +48,26 @@ inline std::vector<std::string> pieces(const std::string& body) {
         end = end == std::string::npos ? body.size() : end + separator.size();
         out.push_back(body.substr(start, end - start));
         start = end;
+    }
+    return out;
+}
+
+/// `bytes` in base64, for the peer's raw pieces and bodies.
+inline std::string base64(const std::string& bytes) {
+    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) |
+                           (static_cast<unsigned char>(bytes[i + 1]) << 8U) | static_cast<unsigned char>(bytes[i + 2]);
+        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U], kAlphabet[v & 63U]};
+    }
+    if (i + 1 == bytes.size()) {
+        const unsigned v = static_cast<unsigned char>(bytes[i]) << 16U;
+        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], '=', '='};
+    } else if (i + 2 == bytes.size()) {
+        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) | (static_cast<unsigned char>(bytes[i + 1]) << 8U);
+        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U], '='};
     }
     return out;
 }
@@ -153,6 +174,29 @@ inline providers::ProviderConfig peerConfig(providers::ProviderKind kind, const 
     config.retry.initialDelay = std::chrono::milliseconds(20);
     config.requestTimeout = std::chrono::milliseconds(10'000);
     return config;
+}
+
+/// "What is the capital of France?", its deltas collected into `deltas` when given (the reply then
+/// streams if the provider is configured to).
+inline llm::ModelRequest question(std::vector<llm::StreamDelta>* deltas = nullptr) {
+    llm::ModelRequest request;
+    request.messages.push_back(llm::Message::user("What is the capital of France?"));
+    if (deltas != nullptr) {
+        request.onDelta = [deltas](const llm::StreamDelta& delta) { deltas->push_back(delta); };
+    }
+    return request;
+}
+
+inline Task<expected<llm::ModelReply, llm::ProviderError>> ask(std::shared_ptr<llm::Provider> provider, llm::ModelRequest request) {
+    co_return co_await provider->complete(std::move(request));
+}
+
+/// One call of a provider made from `config`, on a loop of its own.
+inline expected<llm::ModelReply, llm::ProviderError> complete(const providers::ProviderConfig& config, llm::ModelRequest request) {
+    Loop loop;
+    auto provider = providers::makeProvider(config);
+    REQUIRE(provider);
+    return loop.run(ask(*provider, std::move(request)));
 }
 
 inline Task<tools::ToolResult> weatherHandler(json input) {

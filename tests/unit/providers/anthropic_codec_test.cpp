@@ -275,14 +275,17 @@ TEST_CASE("anthropic: stream failures", "[providers][anthropic][stream]") {
         // The decoder stays failed.
         CHECK(decoder.finish().error().code == ProviderErrc::malformed_response);
     }
-    SECTION("tool input that never became valid JSON") {
+    SECTION("tool input that never became valid JSON makes a call marked invalid") {
         std::string raw(kStream);
         const std::string tail = R"(ris\"}")";
         raw.replace(raw.find(tail), tail.size(), R"(ris")");
         const auto run = test::runSse(anthropic::StreamDecoder(names), {raw});
-        REQUIRE_FALSE(run.reply);
-        CHECK(run.reply.error().code == ProviderErrc::malformed_response);
-        CHECK_THAT(run.reply.error().message, Catch::Contains("tool call 'get_weather' (id 'toolu_01')"));
+        REQUIRE(run.reply);
+        REQUIRE_FALSE(run.reply->toolCalls.empty());
+        CHECK(run.reply->toolCalls[0].name == "get_weather");
+        CHECK(run.reply->toolCalls[0].id == "toolu_01");
+        REQUIRE(run.reply->toolCalls[0].invalidArguments);
+        CHECK_THAT(run.reply->toolCalls[0].invalidArguments->problem, Catch::Contains("incomplete JSON"));
     }
 }
 

@@ -238,17 +238,20 @@ TEST_CASE("openai: stream failures", "[providers][openai][stream]") {
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::connection_failed);
     }
-    SECTION("arguments that are not valid JSON name the tool") {
+    SECTION("arguments that are not valid JSON make a call marked invalid, with the text and the problem") {
         std::string raw(kStream);
         const std::string fragment = R"(ty\": \"Paris\"}")";
         raw.replace(raw.find(fragment), fragment.size(), R"(ty\": \"Par")");
         const auto run = test::runSse(openai::StreamDecoder(names), {raw});
-        REQUIRE_FALSE(run.reply);
-        CHECK(run.reply.error().code == ProviderErrc::malformed_response);
-        CHECK_THAT(
-            run.reply.error().message,
-            Catch::Contains("the arguments of tool call 'get_weather' (id 'call_a') are not valid JSON"));
-        CHECK_THAT(run.reply.error().message, Catch::Contains("{\"city\": \"Par"));
+        REQUIRE(run.reply);
+        REQUIRE_FALSE(run.reply->toolCalls.empty());
+        const auto& call = run.reply->toolCalls[0];
+        CHECK(call.name == "get_weather");
+        CHECK(call.arguments == json::object());
+        REQUIRE(call.invalidArguments);
+        CHECK(call.invalidArguments->text == "{\"city\": \"Par");
+        CHECK_THAT(call.invalidArguments->problem, Catch::StartsWith("arguments are not valid JSON: "));
+        CHECK_THAT(call.invalidArguments->problem, Catch::Contains("incomplete JSON at byte 13 of 13"));
     }
     SECTION("data that is neither JSON nor [DONE]") {
         const auto run = test::runSse(openai::StreamDecoder(names), {"data: [DONE\n\n"});
@@ -268,7 +271,9 @@ TEST_CASE("openai: malformed non-streamed bodies", "[providers][openai]") {
         200,
         R"({"choices":[{"index":0,"message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{oops"}}]},"finish_reason":"tool_calls"}]})",
         {});
-    REQUIRE_FALSE(badArguments);
-    CHECK(badArguments.error().code == ProviderErrc::malformed_response);
-    CHECK_THAT(badArguments.error().message, Catch::Contains("'f' (id 'c')"));
+    REQUIRE(badArguments);
+    REQUIRE(badArguments->toolCalls.size() == 1);
+    REQUIRE(badArguments->toolCalls[0].invalidArguments);
+    CHECK(badArguments->toolCalls[0].invalidArguments->text == "{oops");
+    CHECK_THAT(badArguments->toolCalls[0].invalidArguments->problem, Catch::Contains("at byte 1 of 5"));
 }

@@ -171,3 +171,47 @@ TEST_CASE("AgentBuilder::withProvider(kind) reads the environment at build()", "
     REQUIRE(fromConfig);
     CHECK(fromConfig->config().provider->name() == "ollama");
 }
+
+TEST_CASE("validateConfig names what is wrong with a base URL", "[providers][config]") {
+    using reagent::providers::validateConfig;
+    reagent::providers::ProviderConfig config;
+    config.apiKey = "k";
+    const auto problem = [&](const std::string& url) {
+        config.baseUrl = url;
+        const auto valid = validateConfig(config);
+        REQUIRE_FALSE(valid);
+        CHECK(valid.error().code == reagent::llm::ProviderErrc::configuration);
+        return valid.error().message;
+    };
+    CHECK(problem("http://").find("has no host") != std::string::npos);
+    CHECK(problem("http://[::1").find("is not an absolute URL") != std::string::npos);
+    CHECK(problem("ftp://example.com").find("is not an http:// or https:// URL") != std::string::npos);
+    CHECK(problem("example.com/v1").find("is not an absolute URL") != std::string::npos);
+    CHECK(problem("http://h:99999/v1").find("port") != std::string::npos);
+    CHECK(problem("http://h/v1#x").find("fragment") != std::string::npos);
+    const std::string masked = problem("http://u:secret-pw@[::1?key=secret-key");
+    CHECK(masked.find("secret") == std::string::npos);
+
+    for (const char* good : {"http://127.0.0.1:8080", "https://api.openai.com/v1/", "http://[::1]:11434",
+                             "https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21"}) {
+        config.baseUrl = good;
+        CAPTURE(good);
+        CHECK(validateConfig(config));
+    }
+    config.baseUrl.clear();
+    CHECK(validateConfig(config));
+    config.apiKey.clear();
+    CHECK_FALSE(validateConfig(config));
+}
+
+TEST_CASE("joinUrl keeps a base URL's query string after the path", "[providers][config]") {
+    using reagent::providers::joinUrl;
+    CHECK(joinUrl("https://x/openai/deployments/d?api-version=2024-10-21", "/chat/completions") ==
+          "https://x/openai/deployments/d/chat/completions?api-version=2024-10-21");
+    CHECK(joinUrl("https://api.openai.com/v1/", "/chat/completions") == "https://api.openai.com/v1/chat/completions");
+    CHECK(joinUrl("https://g/v1beta?x=1", "/models/m:streamGenerateContent?alt=sse") ==
+          "https://g/v1beta/models/m:streamGenerateContent?x=1&alt=sse");
+    CHECK(joinUrl("https://g/v1beta", "/models/m:streamGenerateContent?alt=sse") ==
+          "https://g/v1beta/models/m:streamGenerateContent?alt=sse");
+    CHECK(joinUrl("http://h/?", "/api/chat") == "http://h/api/chat");
+}

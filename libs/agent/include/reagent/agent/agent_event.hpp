@@ -10,6 +10,7 @@
 
 #include "reagent/agent/run_result.hpp"
 #include "reagent/llm/model_request.hpp"
+#include "reagent/llm/retry_notice.hpp"
 #include "reagent/tools/tool_event.hpp"
 
 namespace reagent::agent {
@@ -72,6 +73,13 @@ struct MemoryWarning {
     std::string message;
 };
 
+/// \brief A model call failed and the provider will try it again after `notice.wait` (rate limited,
+/// overloaded, connection dropped before a reply).
+struct ModelRetrying {
+    int iteration = 0;
+    llm::RetryNotice notice;
+};
+
 /// \brief A run ended.
 struct RunFinished {
     TerminatedBy terminatedBy = TerminatedBy::end_turn;
@@ -83,7 +91,7 @@ struct RunFinished {
 /// from providers that stream (`ModelRequest::onDelta`), and only when someone subscribed.
 using AgentEvent = std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled,
                                 tools::ToolFailed, RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed,
-                                MemoryWarning>;
+                                MemoryWarning, ModelRetrying>;
 
 /// \brief Receives events on the run's executor. Exceptions it throws are swallowed.
 using EventHandler = std::function<void(const AgentEvent&)>;

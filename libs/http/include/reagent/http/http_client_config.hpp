@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,9 @@ namespace reagent::http {
 
 /// \brief `"reagent/<version>"`, the default `User-Agent`.
 [[nodiscard]] std::string defaultUserAgent();
+
+/// \brief The default of `HttpClientConfig::maxBodyBytes`: 64 MiB.
+inline constexpr std::uint64_t kDefaultMaxBodyBytes = 64ULL * 1024 * 1024;
 
 /// \brief Settings of an `HttpClient`; every field has a usable default.
 struct HttpClientConfig {
@@ -28,6 +32,10 @@ struct HttpClientConfig {
     /// disables it). It runs from the arrival of the headers, so a model that thinks long before it
     /// answers a request that does not stream is bounded by `requestTimeout` alone.
     std::chrono::milliseconds readTimeout{120'000};
+    /// Largest response body accepted, streamed or read whole (bytes; default 64 MiB; zero removes the
+    /// limit). A body growing past it fails with `HttpErrc::response_too_large` and the connection is
+    /// closed, so a server sending without end cannot exhaust memory.
+    std::uint64_t maxBodyBytes = kDefaultMaxBodyBytes;
     /// How long an idle keep-alive connection stays in the pool (milliseconds; default 60 s).
     std::chrono::milliseconds idleTimeout{60'000};
     /// Most idle connections kept per (scheme, host, port, proxy) (count; default 4; 0 disables reuse).

@@ -32,6 +32,9 @@ enum class HttpErrc {
     connection_closed,
     /// The server's bytes are not valid HTTP/1.1 (bad status line, bad chunk framing, oversized header).
     protocol_error,
+    /// The response body grew past `HttpClientConfig::maxBodyBytes`; the connection was closed. Not
+    /// retryable: the same request would get the same body.
+    response_too_large,
 };
 
 /// \brief The name of a code, as used in messages and logs (`"timeout"`, ...).

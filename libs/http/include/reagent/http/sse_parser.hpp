@@ -3,6 +3,7 @@
 /// \brief `SseParser`: an incremental, sans-io parser of `text/event-stream` bodies (server-sent events).
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +51,10 @@ public:
     /// The parser is then ready for a new stream (a reconnection): the BOM check is re-armed, while the
     /// last event ID and the reconnection time are kept, as an `EventSource` keeps them.
     [[nodiscard]] std::vector<SseEvent> finish();
+
+    /// \brief Bytes held for the event in progress (its unterminated line and its data so far): what a
+    /// caller bounds to stop an endless line or event from filling memory.
+    [[nodiscard]] std::size_t pendingBytes() const noexcept { return line_.size() + data_.size(); }
 
     /// \brief The last event ID buffer (what a reconnection sends as `Last-Event-ID`).
     [[nodiscard]] const std::string& lastEventId() const noexcept { return lastEventId_; }

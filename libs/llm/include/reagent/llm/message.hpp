@@ -2,6 +2,7 @@
 /// \file
 /// \brief The chat message model: system, user, assistant (text and tool calls), tool results.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,18 @@ enum class Role { system, user, assistant, tool };
 [[nodiscard]] std::string_view toString(Role role) noexcept;
 
 /// \brief A call the model asked for. `arguments` is untrusted model output.
+/// \brief Tool-call arguments that are not valid JSON (malformed model output, or a reply cut by the
+/// token limit). Both texts are untrusted.
+struct InvalidArguments {
+    /// The arguments as the provider sent them.
+    std::string text;
+    /// What is wrong, for the model to repair the call: "arguments are not valid JSON: ... at byte N; the
+    /// reply was cut by the token limit".
+    std::string problem;
+
+    friend bool operator==(const InvalidArguments&, const InvalidArguments&) = default;
+};
+
 struct ToolCall {
     /// Provider-assigned id; tool results refer to it.
     std::string id;
@@ -23,6 +36,10 @@ struct ToolCall {
     /// Opaque token the provider attached to this call and wants back verbatim when the call is replayed
     /// in the history (Gemini's `thoughtSignature`); empty when none. Never interpreted.
     std::string signature{};
+    /// Set when the provider's arguments were not valid JSON; `arguments` is then an empty object. The
+    /// call is still a call: the tool executor answers it with an `invalid_arguments` error naming the
+    /// problem, so the model can send it again, repaired.
+    std::optional<InvalidArguments> invalidArguments{};
 
     friend bool operator==(const ToolCall&, const ToolCall&) = default;
 };

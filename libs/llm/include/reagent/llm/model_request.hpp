@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reagent/llm/message.hpp"
+#include "reagent/llm/retry_notice.hpp"
 #include "reagent/llm/stream_delta.hpp"
 #include "reagent/llm/tool_list.hpp"
 
@@ -32,6 +33,9 @@ struct ModelRequest {
     /// deltas, and a provider may ask for the whole reply at once. Providers that cannot stream ignore it.
     /// A streamed reply that fails after a delta was delivered is not retried.
     std::function<void(const StreamDelta&)> onDelta{};
+    /// Told before each retry of a failed attempt, on the caller's executor, with the wait that follows
+    /// (see `RetryNotice`). Empty (the default): nobody is told. Providers that do not retry never call it.
+    std::function<void(const RetryNotice&)> onRetry{};
 };
 
 /// \brief Why the model stopped.

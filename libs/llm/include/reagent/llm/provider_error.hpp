@@ -28,6 +28,10 @@ enum class ProviderErrc {
     quota_exceeded,
     /// The response could not be understood.
     malformed_response,
+    /// The model answered with nothing: no text (empty, or null content) and no tool call, as a reply
+    /// whose stream held only its end marker. Not retried: the same request tends to get the same
+    /// answer; the message says why the model stopped.
+    empty_reply,
     /// The caller cancelled the request.
     cancelled,
     /// A `ScriptedProvider` has no turn left for this request.

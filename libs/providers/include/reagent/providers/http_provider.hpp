@@ -23,6 +23,10 @@ public:
     virtual ~StreamDecoding() = default;
     /// \brief Consumes the next body bytes (split anywhere).
     [[nodiscard]] virtual expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) = 0;
+    /// \brief Bytes held for the event or line in progress (bounded by `ProviderConfig::maxEventBytes`).
+    [[nodiscard]] virtual std::size_t pendingBytes() const noexcept = 0;
+    /// \brief Events (SSE) or lines (NDJSON) seen so far: none in a whole body means it was no stream.
+    [[nodiscard]] virtual std::size_t framesSeen() const noexcept = 0;
     /// \brief The body ended: the assembled reply, or why it is incomplete.
     [[nodiscard]] virtual expected<llm::ModelReply, llm::ProviderError> finish() = 0;
 };
@@ -33,10 +37,14 @@ public:
 /// executor, and decodes the reply. With `ProviderConfig::stream` and a
 /// `ModelRequest::onDelta`, the reply is streamed and every delta is handed to `onDelta` as it arrives.
 ///
+/// A reply with neither text nor a tool call fails with `empty_reply` (not retried).
+///
 /// \par Retries
 /// Rate limits (429), server errors (5xx, Anthropic's 529) and connection failures are retried up to
 /// `ProviderConfig::retry.maxAttempts` attempts in total, with exponential backoff and jitter, waiting
-/// what the server's `retry-after` asks instead when it sends one. Timeouts, cancellation, client errors
+/// what the server's `retry-after` asks instead when it sends one, unless it asks for more than
+/// `ProviderConfig::maxRetryWait`: the call then fails at once, saying what was asked. Each wait is
+/// announced to `ModelRequest::onRetry` first. Timeouts, cancellation, client errors
 /// and a spent quota (`quota_exceeded`, even when it comes as a 429) are not retried, and neither is a
 /// stream that failed after a delta was delivered.
 ///
@@ -82,7 +90,10 @@ private:
     struct Attempt;
     struct Caches;
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attempt(std::shared_ptr<Attempt> state);
+    [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptWhole(std::shared_ptr<Attempt> state);
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptStreamed(std::shared_ptr<Attempt> state);
+    /// Hands `delta` to the call's `onDelta` (whatever it throws is dropped).
+    static void deliver(Attempt& state, const llm::StreamDelta& delta);
     /// The encoded declarations of `tools`: remembered for the last few lists seen, recognised by
     /// identity (the turns of a run share one list) or by equal specs (the runs of an agent).
     [[nodiscard]] std::shared_ptr<const EncodedTools> encodedTools(const llm::ToolList& tools,
@@ -170,8 +181,9 @@ protected:
 /// \brief The provider for `config.kind`.
 ///
 /// \par Errors
-/// `configuration` when a required API key is empty (the message names the environment variable) or
-/// the base URL is not an `http://` or `https://` URL.
+/// `configuration` when `validateConfig` refuses `config`: a required API key is empty (the message
+/// names the environment variable), or the base URL is not an absolute `http://` or `https://` URL with a
+/// host and a valid port (the message says which, the URL's credentials masked).
 [[nodiscard]] expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(ProviderConfig config);
 
 }  // namespace reagent::providers

@@ -62,6 +62,10 @@ public:
     [[nodiscard]] expected<std::vector<llm::StreamDelta>, llm::ProviderError> feedLine(std::string_view line);
     /// \brief Consumes raw body bytes, split anywhere; complete lines are decoded as `feedLine` does.
     [[nodiscard]] expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes);
+    /// \brief Bytes of the line in progress, not yet terminated (a caller bounds it).
+    [[nodiscard]] std::size_t pendingBytes() const noexcept { return pending_.size(); }
+    /// \brief Lines that were not blank, so far.
+    [[nodiscard]] std::size_t linesSeen() const noexcept { return lines_; }
     /// \brief True once a line with `done: true` arrived.
     [[nodiscard]] bool complete() const noexcept { return done_; }
     /// \brief Decodes a last line left without a newline, then returns the assembled reply.
@@ -70,6 +74,7 @@ public:
 private:
     ReplyAssembler assembler_;
     std::string pending_;
+    std::size_t lines_ = 0;
     bool done_ = false;
     std::optional<llm::ProviderError> failure_;
 };

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,7 +49,8 @@ struct ProviderConfig {
     /// Model id; empty: `defaultModel(kind)`.
     std::string model;
     /// Base URL the API paths are appended to (see `defaultBaseUrl`); empty: the default. A trailing
-    /// '/' is ignored. OpenAI-style: the URL up to and including `/v1`, as the official SDKs take it.
+    /// '/' is ignored. OpenAI-style: the URL up to and including `/v1`, as the official SDKs take it. A
+    /// query string is kept after the API path (`joinUrl`). Checked by `validateConfig`.
     std::string baseUrl;
     /// API key. Required for anthropic, openai and gemini; ollama sends it as a bearer token if set.
     std::string apiKey;
@@ -68,9 +70,20 @@ struct ProviderConfig {
     /// the keep-alive limit of the official OpenAI Python SDK; 0 disables reuse). Runs in flight beyond it
     /// still proceed, each on a connection of its own; only the surplus is closed when they finish.
     std::size_t maxIdleConnections = 100;
+    /// Largest reply body accepted, streamed or not (bytes; default 64 MiB; zero removes the limit). A
+    /// larger body fails the call with `malformed_response`, not retried. See
+    /// `http::HttpClientConfig::maxBodyBytes`.
+    std::uint64_t maxResponseBytes = 64ULL * 1024 * 1024;
+    /// Largest single event of a streamed reply: one SSE line or event, one NDJSON line (bytes; default
+    /// 16 MiB; zero removes the limit). A longer one fails the call with `malformed_response`, not retried.
+    std::size_t maxEventBytes = 16ULL * 1024 * 1024;
     /// Retries of rate limits, server errors and broken connections (default: 3 attempts, 200 ms
     /// doubling with 20% jitter; a server's `retry-after` replaces the computed delay).
     RetryPolicy retry{};
+    /// Longest wait a server may ask for before a retry (`Retry-After`, `retry-after-ms`, Gemini's
+    /// `RetryInfo`) (milliseconds; default 60 s). A longer request is not obeyed: the call fails at once
+    /// with the server's error (`rate_limited`, `server_error`), its message saying what was asked.
+    std::chrono::milliseconds maxRetryWait{60'000};
     /// Stream replies when the request has an `onDelta` subscriber (default true).
     bool stream = true;
     /// OpenAI format: send the token limit as `max_completion_tokens`, OpenAI's current name, which its
@@ -88,6 +101,21 @@ struct ProviderConfig {
     /// (`http::ProxySettings::fromEnvironment`). `ProxySettings{}` connects directly.
     std::optional<http::ProxySettings> proxy;
 };
+
+/// \brief Checks what `makeProvider` needs of `config`: an API key where the kind requires one, and a
+/// base URL (when set) that is an absolute `http://` or `https://` URL with a host, a valid port and no
+/// fragment. A query string is allowed (Azure's `?api-version=`): it is kept after the API path.
+///
+/// \par Errors
+/// `configuration`, the message naming the problem (the missing variable; what is wrong with the URL,
+/// which is quoted with its credentials masked).
+[[nodiscard]] expected<void, llm::ProviderError> validateConfig(const ProviderConfig& config);
+
+/// \brief `base` (a base URL, trailing '/' ignored) with the API `path` appended; a query string of
+/// either is kept after the path, the base's first:
+/// `https://x/openai/deployments/d?api-version=2024-10-21` + `/chat/completions` gives
+/// `https://x/openai/deployments/d/chat/completions?api-version=2024-10-21`.
+[[nodiscard]] std::string joinUrl(std::string_view base, std::string_view path);
 
 /// \brief A `configuration` error with `message`.
 [[nodiscard]] llm::ProviderError configurationError(std::string message);

@@ -46,7 +46,8 @@ namespace reagent::providers {
 /// (Gemini, also wrapped in an array), `{"error":"..."}` (Ollama). A body that is none of these (a proxy's
 /// HTML page) is quoted, shortened, in the message. `retryAfter` comes from the headers (`retryDelay`),
 /// else from a Gemini `RetryInfo.retryDelay` in the body. The message starts with `provider`
-/// ("anthropic: ...").
+/// ("anthropic: ..."). A 3xx is a `configuration` error naming its `Location` (credentials masked):
+/// redirects are not followed, the base URL is wrong.
 [[nodiscard]] llm::ProviderError httpError(
     std::string_view provider, int httpStatus, std::string_view body, const http::HttpHeaders& headers,
     std::chrono::system_clock::time_point now = std::chrono::system_clock::now());

@@ -19,6 +19,9 @@ struct ToolCallRequest {
     std::string id;
     std::string name;
     nlohmann::json arguments = nlohmann::json::object();
+    /// Set when the model's arguments were not valid JSON (`llm::ToolCall::invalidArguments`): the call
+    /// is answered with an `invalid_arguments` error saying this, and its handler does not run.
+    std::optional<std::string> argumentsProblem{};
 };
 
 /// \brief What happened to one call: input, output or error, and timing.
