@@ -32,27 +32,76 @@ std::string chunk(const json& delta, const char* finish = nullptr) {
     return "data: " + event.dump() + "\n\n";
 }
 
-// A streamed reply whose text is `text` (raw bytes allowed: they are spliced into the JSON string).
-json textStream(const std::string& rawJsonString) {
+// Base64 of `bytes`, for peer chunks that must carry bytes JSON text cannot (invalid UTF-8).
+std::string base64(const std::string& bytes) {
+    static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) |
+                           (static_cast<unsigned char>(bytes[i + 1]) << 8U) | static_cast<unsigned char>(bytes[i + 2]);
+        out += {kDigits[(v >> 18U) & 63U], kDigits[(v >> 12U) & 63U], kDigits[(v >> 6U) & 63U], kDigits[v & 63U]};
+    }
+    if (i + 1 == bytes.size()) {
+        const unsigned v = static_cast<unsigned char>(bytes[i]) << 16U;
+        out += {kDigits[(v >> 18U) & 63U], kDigits[(v >> 12U) & 63U], '=', '='};
+    } else if (i + 2 == bytes.size()) {
+        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) | (static_cast<unsigned char>(bytes[i + 1]) << 8U);
+        out += {kDigits[(v >> 18U) & 63U], kDigits[(v >> 12U) & 63U], kDigits[(v >> 6U) & 63U], '='};
+    }
+    return out;
+}
+
+// The model's text as a JSON string literal, written raw (it may hold escapes or bytes that are not UTF-8).
+// The CLI streams when it prints a trace and asks for a whole reply with --json or -q: the peer answers
+// each the way the real API does.
+json textReply(const std::string& rawJsonString) {
     const std::string event = R"(data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,)"
                               R"("model":"gpt-test","choices":[{"index":0,"delta":{"content":)" +
                               rawJsonString + R"(},"finish_reason":null}]})" + "\n\n";
-    return json{{"status", 200},
-                {"headers", {{"content-type", "text/event-stream"}}},
-                {"chunks", {event, chunk(json::object(), "stop"), "data: [DONE]\n\n"}}};
+    const json streamed{{"status", 200},
+                        {"headers", {{"content-type", "text/event-stream"}}},
+                        {"chunks", {{{"b64", base64(event)}}, chunk(json::object(), "stop"), "data: [DONE]\n\n"}}};
+    const std::string body = R"({"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-test",)"
+                             R"("choices":[{"index":0,"message":{"role":"assistant","content":)" +
+                             rawJsonString + R"(},"finish_reason":"stop"}],)"
+                             R"("usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}})";
+    const json whole{{"status", 200}, {"headers", {{"content-type", "application/json"}}}, {"body_b64", base64(body)}};
+    return json{{"rules",
+                 {{{"match", "\"stream\":true"}, {"response", streamed}}, {{"match", ""}, {"response", whole}}}}};
 }
 
-// A streamed reply calling `name` with `arguments` as the model wrote them (not necessarily JSON).
-json toolCallStream(const std::string& name, const std::string& arguments, const char* finish) {
-    const json start{{"tool_calls",
-                      {{{"index", 0},
-                        {"id", "call_1"},
-                        {"type", "function"},
-                        {"function", {{"name", name}, {"arguments", ""}}}}}}};
-    const json args{{"tool_calls", {{{"index", 0}, {"function", {{"arguments", arguments}}}}}}};
-    return json{{"status", 200},
-                {"headers", {{"content-type", "text/event-stream"}}},
-                {"chunks", {chunk(start), chunk(args), chunk(json::object(), finish), "data: [DONE]\n\n"}}};
+// A whole reply calling `name` with `arguments` as the model wrote them (not necessarily JSON).
+json toolCallBody(const std::string& name, const std::string& arguments, const char* finish) {
+    const json body{{"id", "chatcmpl-1"},
+                    {"object", "chat.completion"},
+                    {"created", 1},
+                    {"model", "gpt-test"},
+                    {"choices",
+                     {{{"index", 0},
+                       {"message",
+                        {{"role", "assistant"},
+                         {"content", nullptr},
+                         {"tool_calls",
+                          {{{"id", "call_1"},
+                            {"type", "function"},
+                            {"function", {{"name", name}, {"arguments", arguments}}}}}}}},
+                       {"finish_reason", finish}}}},
+                    {"usage", {{"prompt_tokens", 5}, {"completion_tokens", 3}, {"total_tokens", 8}}}};
+    return bodyResponse(body.dump());
+}
+
+json textBody(const std::string& text) {
+    const json body{{"id", "chatcmpl-2"},
+                    {"object", "chat.completion"},
+                    {"created", 1},
+                    {"model", "gpt-test"},
+                    {"choices",
+                     {{{"index", 0},
+                       {"message", {{"role", "assistant"}, {"content", text}}},
+                       {"finish_reason", "stop"}}}},
+                    {"usage", {{"prompt_tokens", 5}, {"completion_tokens", 3}, {"total_tokens", 8}}}};
+    return bodyResponse(body.dump());
 }
 
 CliOutcome runAgainst(const ProviderPeer& peer, std::vector<std::string> extra, const std::string& prompt,
@@ -92,9 +141,7 @@ bool validUtf8(const std::string& text) {
 }  // namespace
 
 TEST_CASE("escape sequences in a streamed reply never reach the terminal raw", "[integration][providers][cli]") {
-    ProviderPeer peer(json{{"rules",
-                            {{{"match", ""},
-                              {"response", textStream(R"("\u001b]0;pwned\u0007\u001b[2J\u001b[8mhidden\u009b Hi")")}}}}});
+    ProviderPeer peer(textReply(R"("\u001b]0;pwned\u0007\u001b[2J\u001b[8mhidden\u009b Hi")"));
     const auto shown = runAgainst(peer, {}, "hello");
     INFO(shown.err);
     REQUIRE(shown.status == 0);
@@ -109,12 +156,19 @@ TEST_CASE("escape sequences in a streamed reply never reach the terminal raw", "
 }
 
 TEST_CASE("raw bytes that are not UTF-8 in a reply are replaced, streamed or not", "[integration][providers][cli]") {
-    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", textStream("\"caf\xff\xfe end\"")}}}}});
-    const auto streamed = runAgainst(peer, {"--json"}, "hello");
+    ProviderPeer peer(textReply("\"caf\xff\xfe end\""));
+    const auto whole = runAgainst(peer, {"--json"}, "hello");
+    INFO(whole.err);
+    REQUIRE(whole.status == 0);
+    CHECK(validUtf8(whole.out));
+    CHECK(json::parse(whole.out)["output"].get<std::string>().find("caf\uFFFD") == 0);
+
+    const auto streamed = runAgainst(peer, {}, "hello");
     INFO(streamed.err);
     REQUIRE(streamed.status == 0);
     CHECK(validUtf8(streamed.out));
-    CHECK(json::parse(streamed.out)["output"].get<std::string>().find("caf\uFFFD") == 0);
+    CHECK(validUtf8(streamed.err));
+    CHECK(streamed.out.find("caf\uFFFD") == 0);
 }
 
 TEST_CASE("an API key echoed in a provider's error is masked", "[integration][providers][cli]") {
@@ -134,7 +188,7 @@ TEST_CASE("an API key echoed in a provider's error is masked", "[integration][pr
 }
 
 TEST_CASE("credentials in --base-url and proxy settings never appear in errors", "[integration][providers][cli]") {
-    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", textStream(R"("Hi")")}}}}});
+    ProviderPeer peer(textReply(R"("Hi")"));
     const auto badUrl = runAgainst(peer, {"--base-url", "http://user:hunter2@[::1"}, "hello");
     INFO(badUrl.err);
     CHECK(badUrl.status == 2);
@@ -182,13 +236,28 @@ TEST_CASE("a Retry-After beyond the cap fails at once, saying what the server as
     CHECK(peer.requests().size() == 1);
 }
 
+TEST_CASE("the trace shows each retry and its wait", "[integration][providers][cli]") {
+    json script = textReply(R"("Hi after a wait")");
+    script["responses"] = json::array(
+        {{{"status", 429},
+          {"headers", {{"retry-after", "1"}}},
+          {"body", R"({"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}})"}}});
+    ProviderPeer peer(script);
+    const auto outcome = runAgainst(peer, {}, "hello");
+    INFO(outcome.err);
+    CHECK(outcome.status == 0);
+    CHECK(outcome.err.find("model call failed (rate_limited: ") != std::string::npos);
+    CHECK(outcome.err.find("retrying in 1.00 s as the server asked (attempt 2 of 3)") != std::string::npos);
+    CHECK(outcome.out.find("Hi after a wait") != std::string::npos);
+}
+
 TEST_CASE("a tool call with arguments that are not JSON goes back to the model as a tool error",
           "[integration][providers][cli]") {
     // The reply was cut by the token limit inside the arguments; the model is told and repairs the call.
     ProviderPeer peer(json{{"responses",
-                            {toolCallStream("calculator", R"({"expression": "6*)", "length"),
-                             toolCallStream("calculator", R"({"expression": "6*7"})", "tool_calls"),
-                             textStream(R"("6*7 is 42.")")}}});
+                            {toolCallBody("calculator", R"({"expression": "6*)", "length"),
+                             toolCallBody("calculator", R"({"expression": "6*7"})", "tool_calls"),
+                             textBody("6*7 is 42.")}}});
     const auto outcome = runAgainst(peer, {"--json"}, "What is 6*7?");
     INFO(outcome.err);
     REQUIRE(outcome.status == 0);
@@ -204,13 +273,18 @@ TEST_CASE("a tool call with arguments that are not JSON goes back to the model a
 }
 
 TEST_CASE("an empty final reply is reported as such, not as an empty answer", "[integration][providers][cli]") {
-    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", textStream(R"("")")}}}}});
+    ProviderPeer peer(textReply(R"("")"));
     const auto outcome = runAgainst(peer, {"--json"}, "hello");
     INFO(outcome.out << outcome.err);
     CHECK(outcome.status == 1);
     const json result = json::parse(outcome.out);
     CHECK(result["success"] == false);
     CHECK(result["error"]["message"].get<std::string>().find("empty") != std::string::npos);
+
+    const auto streamed = runAgainst(peer, {}, "hello");
+    INFO(streamed.err);
+    CHECK(streamed.status == 1);
+    CHECK(streamed.err.find("empty") != std::string::npos);
 }
 
 TEST_CASE("an HTML page answering a streamed request is described, not retried", "[integration][providers][cli]") {
