@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "cli_process.hpp"
-#include "reagent/core/detail/utf8.hpp"
 #include "temp_dir.hpp"
+#include "utf8_check.hpp"
 #include "terminal_text.hpp"
 #include "trace.hpp"
 
@@ -32,16 +32,6 @@ json parseStdout(const reagent::test::CliOutcome& outcome) {
     return parsed;
 }
 
-bool validUtf8(const std::string& text) {
-    for (std::size_t i = 0; i < text.size();) {
-        const std::size_t size = reagent::detail::utf8SequenceLength(text, i);
-        if (size == 0) {
-            return false;
-        }
-        i += size;
-    }
-    return true;
-}
 
 // The output of the word_count call of a demo run, parsed.
 json wordCount(const json& result) {
@@ -163,13 +153,13 @@ TEST_CASE("invalid UTF-8 in a run never breaks --json and never reaches the term
     const std::string prompt = "What is 6*7? caf\xc3 \xff\xfe end \xe2\x82";
     const auto asJson = runCli({"run", "--json", prompt});
     REQUIRE(asJson.status == 0);
-    CHECK(validUtf8(asJson.out));
+    CHECK(reagent::test::isValidUtf8(asJson.out));
     const json result = parseStdout(asJson);
     CHECK(result["success"] == true);
 
     const auto traced = runCli({"run", prompt});
     REQUIRE(traced.status == 0);
-    CHECK(validUtf8(traced.err));
+    CHECK(reagent::test::isValidUtf8(traced.err));
     CHECK(traced.err.find("\uFFFD") != std::string::npos);
 }
 

@@ -18,7 +18,7 @@
 
 #include "../unit/memory/read_only_file.hpp"
 #include "../unit/memory/store_files.hpp"
-#include "../unit/memory/utf8_check.hpp"
+#include "utf8_check.hpp"
 #include "cli_process.hpp"
 #include "temp_dir.hpp"
 

@@ -12,7 +12,7 @@
 
 #include "cli_process.hpp"
 #include "provider_test_support.hpp"
-#include "reagent/core/detail/utf8.hpp"
+#include "utf8_check.hpp"
 
 using namespace reagent::test;
 using namespace std::chrono_literals;
@@ -32,25 +32,6 @@ std::string chunk(const json& delta, const char* finish = nullptr) {
     return "data: " + event.dump() + "\n\n";
 }
 
-// Base64 of `bytes`, for peer chunks that must carry bytes JSON text cannot (invalid UTF-8).
-std::string base64(const std::string& bytes) {
-    static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    std::size_t i = 0;
-    for (; i + 2 < bytes.size(); i += 3) {
-        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) |
-                           (static_cast<unsigned char>(bytes[i + 1]) << 8U) | static_cast<unsigned char>(bytes[i + 2]);
-        out += {kDigits[(v >> 18U) & 63U], kDigits[(v >> 12U) & 63U], kDigits[(v >> 6U) & 63U], kDigits[v & 63U]};
-    }
-    if (i + 1 == bytes.size()) {
-        const unsigned v = static_cast<unsigned char>(bytes[i]) << 16U;
-        out += {kDigits[(v >> 18U) & 63U], kDigits[(v >> 12U) & 63U], '=', '='};
-    } else if (i + 2 == bytes.size()) {
-        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) | (static_cast<unsigned char>(bytes[i + 1]) << 8U);
-        out += {kDigits[(v >> 18U) & 63U], kDigits[(v >> 12U) & 63U], kDigits[(v >> 6U) & 63U], '='};
-    }
-    return out;
-}
 
 // The model's text as a JSON string literal, written raw (it may hold escapes or bytes that are not UTF-8).
 // The CLI streams when it prints a trace and asks for a whole reply with --json or -q: the peer answers
@@ -127,16 +108,6 @@ CliOutcome runAgainst(const ProviderPeer& peer, std::vector<std::string> extra, 
     return outcome;
 }
 
-bool validUtf8(const std::string& text) {
-    for (std::size_t i = 0; i < text.size();) {
-        const std::size_t size = reagent::detail::utf8SequenceLength(text, i);
-        if (size == 0) {
-            return false;
-        }
-        i += size;
-    }
-    return true;
-}
 
 }  // namespace
 
@@ -160,14 +131,14 @@ TEST_CASE("raw bytes that are not UTF-8 in a reply are replaced, streamed or not
     const auto whole = runAgainst(peer, {"--json"}, "hello");
     INFO(whole.err);
     REQUIRE(whole.status == 0);
-    CHECK(validUtf8(whole.out));
+    CHECK(reagent::test::isValidUtf8(whole.out));
     CHECK(json::parse(whole.out)["output"].get<std::string>().find("caf\uFFFD") == 0);
 
     const auto streamed = runAgainst(peer, {}, "hello");
     INFO(streamed.err);
     REQUIRE(streamed.status == 0);
-    CHECK(validUtf8(streamed.out));
-    CHECK(validUtf8(streamed.err));
+    CHECK(reagent::test::isValidUtf8(streamed.out));
+    CHECK(reagent::test::isValidUtf8(streamed.err));
     CHECK(streamed.out.find("caf\uFFFD") == 0);
 }
 
