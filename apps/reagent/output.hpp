@@ -27,7 +27,7 @@ namespace reagent::cli {
 [[nodiscard]] nlohmann::ordered_json toJson(const tools::ToolCallRecord& record);
 
 /// \brief The run for `--json`: output, success, terminatedBy, iterations, toolCalls, usage, error,
-/// finalAnswer and durationMs (in that order).
+/// finalAnswer, warnings and durationMs (in that order); the `run` command adds timedOut.
 [[nodiscard]] nlohmann::ordered_json toJson(const agent::RunResult& result);
 
 /// \brief The tools for `tools --json`: an array of {name, description, inputSchema}.
