@@ -133,7 +133,10 @@ AgentBuilder& AgentBuilder::withTool(expected<tools::Tool, tools::ToolError> too
 
 AgentBuilder& AgentBuilder::withReasoning(ReasoningConfig config) {
     config_.reasoning = true;
-    config_.maxIterations = config.maxIterations;
+    // Only an explicit limit replaces one set before (withMaxIterations(3).withReasoning() keeps 3).
+    if (config.maxIterations) {
+        config_.maxIterations = *config.maxIterations;
+    }
     return *this;
 }
 

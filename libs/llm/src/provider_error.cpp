@@ -25,8 +25,7 @@ bool ProviderError::retryable() const noexcept {
     switch (code) {
         case ProviderErrc::rate_limited:
         case ProviderErrc::server_error:
-        case ProviderErrc::connection_failed:
-        case ProviderErrc::timeout: return true;
+        case ProviderErrc::connection_failed: return true;
         default: return false;
     }
 }

@@ -64,11 +64,6 @@ llm::ProviderError eventTooLarge(std::string_view provider, std::size_t limit) {
                               std::nullopt, {}, std::nullopt};
 }
 
-bool retriedCode(llm::ProviderErrc code) noexcept {
-    return code == llm::ProviderErrc::rate_limited || code == llm::ProviderErrc::server_error ||
-           code == llm::ProviderErrc::connection_failed;
-}
-
 // "1.5 s", "90 s": a wait as a person reads it.
 std::string seconds(std::chrono::milliseconds wait) {
     const auto ms = wait.count();
@@ -90,7 +85,7 @@ std::string seconds(std::chrono::milliseconds wait) {
 RetryDecision decideRetry(const llm::ProviderError& error, bool deltaDelivered, const RetryPolicy& policy,
                           std::chrono::milliseconds maxWait, int number,
                           const std::function<void(const llm::RetryNotice&)>& onRetry) {
-    if (deltaDelivered || !retriedCode(error.code) || (error.retryAfter && *error.retryAfter > maxWait)) {
+    if (deltaDelivered || !error.retryable() || (error.retryAfter && *error.retryAfter > maxWait)) {
         return RetryDecision::stop();
     }
     llm::RetryNotice notice;
@@ -122,7 +117,7 @@ void maskSecret(std::string& text, std::string_view secret) {
 
 // A wait longer than the cap is not obeyed: the error says what the server asked for.
 void capRetryWait(llm::ProviderError& error, std::chrono::milliseconds maxWait) {
-    if (retriedCode(error.code) && error.retryAfter && *error.retryAfter > maxWait) {
+    if (error.retryable() && error.retryAfter && *error.retryAfter > maxWait) {
         error.message += " (the server asked to wait " + seconds(*error.retryAfter) +
                          " before a retry, more than ProviderConfig::maxRetryWait of " + seconds(maxWait) +
                          ": not retried)";

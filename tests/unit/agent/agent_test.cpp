@@ -291,6 +291,31 @@ TEST_CASE("maxIterations stops a model that calls tools forever", "[agent][e2e]"
     CHECK_THAT(result.error->message, Catch::Contains("withMaxIterations"));
 }
 
+TEST_CASE("the iteration limit does not depend on the order of builder calls", "[agent][builder]") {
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::toolCall("add", {{"a", 1}, {"b", 1}})).loop(true);
+    const auto limitOf = [](const reagent::expected<Agent, reagent::agent::AgentError>& agent) {
+        REQUIRE(agent);
+        return agent->config().maxIterations;
+    };
+    auto add = [] { return addTool(std::make_shared<int>(0)); };
+    CHECK(limitOf(Agent::create().withProvider(provider).withTool(add()).withMaxIterations(3).withReasoning().build()) ==
+          3);
+    CHECK(limitOf(Agent::create().withProvider(provider).withTool(add()).withReasoning().withMaxIterations(3).build()) ==
+          3);
+    CHECK(limitOf(Agent::create().withProvider(provider).withTool(add()).withReasoning().build()) == 10);
+    reagent::agent::ReasoningConfig explicitLimit;
+    explicitLimit.maxIterations = 4;
+    CHECK(limitOf(Agent::create().withProvider(provider).withMaxIterations(3).withReasoning(explicitLimit).build()) ==
+          4);
+
+    auto agent = Agent::create().withProvider(provider).withTool(add()).withMaxIterations(3).withReasoning().build();
+    REQUIRE(agent);
+    const RunResult result = runCoro(agent->run("loop"));
+    CHECK(result.terminatedBy == TerminatedBy::max_iterations);
+    CHECK(result.iterations == 3);
+}
+
 TEST_CASE("the builder reports every problem at once", "[agent][builder]") {
     SECTION("no provider") {
         auto agent = Agent::create().build();

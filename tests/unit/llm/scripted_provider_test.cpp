@@ -69,11 +69,12 @@ TEST_CASE("message factories and names", "[llm][message]") {
 }
 
 TEST_CASE("provider errors: retryable codes and description", "[llm][provider_error]") {
-    for (auto code : {ProviderErrc::rate_limited, ProviderErrc::server_error, ProviderErrc::connection_failed,
-                      ProviderErrc::timeout}) {
+    // Exactly what the HTTP providers retry: a timeout is not (each attempt would wait the whole deadline).
+    for (auto code : {ProviderErrc::rate_limited, ProviderErrc::server_error, ProviderErrc::connection_failed}) {
         CHECK(ProviderError{code, "x", {}, {}, {}}.retryable());
     }
-    for (auto code : {ProviderErrc::invalid_request, ProviderErrc::authentication, ProviderErrc::malformed_response,
+    for (auto code : {ProviderErrc::timeout, ProviderErrc::invalid_request, ProviderErrc::authentication,
+                      ProviderErrc::quota_exceeded, ProviderErrc::malformed_response, ProviderErrc::empty_reply,
                       ProviderErrc::cancelled, ProviderErrc::script_exhausted, ProviderErrc::script_mismatch,
                       ProviderErrc::configuration}) {
         CHECK_FALSE(ProviderError{code, "x", {}, {}, {}}.retryable());

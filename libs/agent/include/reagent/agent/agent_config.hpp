@@ -53,8 +53,9 @@ struct MemoryConfig {
 
 /// \brief `withReasoning(...)`: the ReAct loop with the `final-answer` meta-tool.
 struct ReasoningConfig {
-    /// Model calls allowed per run. Invariant: >= 1. Default 10.
-    int maxIterations = 10;
+    /// Model calls allowed per run (>= 1). Unset (the default): the limit stays what `withMaxIterations`
+    /// set, or 10, whatever the order of the builder calls.
+    std::optional<int> maxIterations;
 };
 
 /// \brief Everything an agent is made of; the builder fills it in.

@@ -55,8 +55,9 @@ struct ProviderError {
     /// A delay the provider asked for before a retry.
     std::optional<std::chrono::milliseconds> retryAfter;
 
-    /// \brief True for failures worth retrying (rate limits, server errors, broken connections,
-    /// timeouts); never for `quota_exceeded`.
+    /// \brief True for failures a later attempt may well not hit: rate limits, server errors, broken
+    /// connections. The HTTP providers retry exactly these. Not timeouts (a slow model would make the
+    /// caller wait the whole deadline once per attempt), never `quota_exceeded`.
     [[nodiscard]] bool retryable() const noexcept;
     /// \brief `"<code>: <message>"`, with the provider's type and status when known.
     [[nodiscard]] std::string describe() const;
