@@ -3,15 +3,14 @@
 
 #include <benchmark/benchmark.h>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
-
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
 
 #include "reagent/reagent.hpp"
 
@@ -45,9 +44,8 @@ agent::Agent buildAgent(std::shared_ptr<llm::Provider> provider) {
 // Runs one prompt to completion on `io` and checks it ended as scripted.
 void runOnce(boost::asio::io_context& io, const agent::Agent& agent, benchmark::State& state) {
     std::optional<agent::RunResult> result;
-    boost::asio::co_spawn(io, agent.run("Say hello"), [&](std::exception_ptr, agent::RunResult value) {
-        result = std::move(value);
-    });
+    boost::asio::co_spawn(io, agent.run("Say hello"),
+                          [&](std::exception_ptr, agent::RunResult value) { result = std::move(value); });
     io.run();
     io.restart();
     if (!result || !result->success || result->toolCalls.size() != 1 || result->output != "done") {

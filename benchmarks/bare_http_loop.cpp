@@ -18,7 +18,8 @@ namespace http = boost::beast::http;
 asio::awaitable<void> pairs(int port, std::string target, std::string first, std::string second, int runs,
                             int& ok) {
     boost::beast::tcp_stream stream(co_await asio::this_coro::executor);
-    const asio::ip::tcp::endpoint peer(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port));
+    const asio::ip::tcp::endpoint peer(asio::ip::make_address("127.0.0.1"),
+                                       static_cast<unsigned short>(port));
     co_await stream.async_connect(peer, asio::use_awaitable);
     stream.socket().set_option(asio::ip::tcp::no_delay(true));
     boost::beast::flat_buffer buffer;
@@ -43,8 +44,8 @@ asio::awaitable<void> pairs(int port, std::string target, std::string first, std
 
 }  // namespace
 
-int bareExchangePairs(int port, const std::string& target, const std::string& first, const std::string& second,
-                      int runs) {
+int bareExchangePairs(int port, const std::string& target, const std::string& first,
+                      const std::string& second, int runs) {
     asio::io_context io;
     int ok = 0;
     asio::co_spawn(io, pairs(port, target, first, second, runs, ok), asio::detached);

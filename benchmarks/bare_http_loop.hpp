@@ -9,7 +9,7 @@ namespace bench {
 
 /// Makes `runs` pairs of POST exchanges with the bodies given against 127.0.0.1:`port` `target`, one pair
 /// after another on one io_context; returns how many pairs got two 200 answers.
-int bareExchangePairs(int port, const std::string& target, const std::string& first, const std::string& second,
-                      int runs);
+int bareExchangePairs(int port, const std::string& target, const std::string& first,
+                      const std::string& second, int runs);
 
 }  // namespace bench

@@ -6,17 +6,16 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <chrono>
-#include <exception>
-#include <stdexcept>
-#include <string>
-#include <vector>
-
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "reagent/reagent.hpp"
 

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,9 +24,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
 
 #include "bare_http_loop.hpp"
 #include "reagent/providers/http_provider.hpp"
@@ -38,7 +37,7 @@ using nlohmann::json;
 
 // The peer as a child process: its port on the first stdout line; it exits when its stdin closes.
 class Peer {
-public:
+  public:
     explicit Peer(const std::string& scriptFile) {
         int in[2];
         int out[2];
@@ -75,7 +74,7 @@ public:
     }
     [[nodiscard]] int port() const { return port_; }
 
-private:
+  private:
     pid_t pid_ = -1;
     int stdin_ = -1;
     int port_ = 0;
@@ -100,9 +99,11 @@ json script() {
                           {"type", "function"},
                           {"function", {{"name", "echo"}, {"arguments", "{\"text\":\"hello\"}"}}}}}}};
     const json answer = {{"role", "assistant"}, {"content", "done"}};
-    return json{{"rules",
-                 {{{"match", "\"role\":\"tool\""}, {"response", {{"status", 200}, {"body", chatCompletion(answer, "stop")}}}},
-                  {{"match", ""}, {"response", {{"status", 200}, {"body", chatCompletion(call, "tool_calls")}}}}}}};
+    return json{
+        {"rules",
+         {{{"match", "\"role\":\"tool\""},
+           {"response", {{"status", 200}, {"body", chatCompletion(answer, "stop")}}}},
+          {{"match", ""}, {"response", {{"status", 200}, {"body", chatCompletion(call, "tool_calls")}}}}}}};
 }
 
 Task<tools::ToolResult> echo(json args, tools::ToolContext) {
@@ -177,13 +178,14 @@ Batch runBatch(boost::asio::io_context& io, const agent::Agent& agent, int count
     Batch batch;
     const Sample start = sampleNow();
     for (int i = 0; i < count; ++i) {
-        boost::asio::co_spawn(io, agent.run("Say hello"), [&batch](std::exception_ptr error, agent::RunResult result) {
-            if (!error && result.success && result.output == "done" && result.toolCalls.size() == 1) {
-                ++batch.ok;
-            } else if (batch.ok == 0 && !error && result.error) {
-                std::cerr << "run failed: " << result.error->describe() << "\n";
-            }
-        });
+        boost::asio::co_spawn(
+            io, agent.run("Say hello"), [&batch](std::exception_ptr error, agent::RunResult result) {
+                if (!error && result.success && result.output == "done" && result.toolCalls.size() == 1) {
+                    ++batch.ok;
+                } else if (batch.ok == 0 && !error && result.error) {
+                    std::cerr << "run failed: " << result.error->describe() << "\n";
+                }
+            });
     }
     io.run();
     io.restart();
@@ -200,7 +202,8 @@ std::pair<std::string, std::string> agentBodies(const agent::Agent& agent) {
     providers::CodecOptions options;
     options.model = providers::defaultModel(providers::ProviderKind::openai);
     std::string first = providers::openai::encodeRequest(request, options).body;
-    request.messages.push_back(llm::Message::assistant("", {llm::ToolCall{"call_1", "echo", {{"text", "hello"}}}}));
+    request.messages.push_back(
+        llm::Message::assistant("", {llm::ToolCall{"call_1", "echo", {{"text", "hello"}}}}));
     request.messages.push_back(llm::Message::toolResult("call_1", "echo", "hello"));
     std::string second = providers::openai::encodeRequest(request, options).body;
     return {std::move(first), std::move(second)};
@@ -209,9 +212,10 @@ std::pair<std::string, std::string> agentBodies(const agent::Agent& agent) {
 // One run, alone on the io_context; 1 when it succeeded.
 int runOne(boost::asio::io_context& io, const agent::Agent& agent) {
     int ok = 0;
-    boost::asio::co_spawn(io, agent.run("Say hello"), [&ok](std::exception_ptr error, agent::RunResult result) {
-        ok = !error && result.success && result.output == "done" && result.toolCalls.size() == 1 ? 1 : 0;
-    });
+    boost::asio::co_spawn(
+        io, agent.run("Say hello"), [&ok](std::exception_ptr error, agent::RunResult result) {
+            ok = !error && result.success && result.output == "done" && result.toolCalls.size() == 1 ? 1 : 0;
+        });
     io.run();
     io.restart();
     return ok;
@@ -248,10 +252,11 @@ int main(int argc, char** argv) {
             one.ok += runOne(io, agent);
         }
         measureSince(sequentialStart, one);
-        std::printf("sequential: %d/%d runs ok, CPU %.1f us/run in the agent process (%.1f us user, %.1f us "
-                    "kernel), wall %.1f us/run\n",
-                    one.ok, sequential, one.cpu / sequential * 1e6, (one.cpu - one.system) / sequential * 1e6,
-                    one.system / sequential * 1e6, one.wall / sequential * 1e6);
+        std::printf(
+            "sequential: %d/%d runs ok, CPU %.1f us/run in the agent process (%.1f us user, %.1f us "
+            "kernel), wall %.1f us/run\n",
+            one.ok, sequential, one.cpu / sequential * 1e6, (one.cpu - one.system) / sequential * 1e6,
+            one.system / sequential * 1e6, one.wall / sequential * 1e6);
 
         // The floor: the same two exchanges by a bare Beast client (no agent, no JSON), one pair at a time.
         const auto [first, second] = agentBodies(agent);
@@ -259,17 +264,21 @@ int main(int argc, char** argv) {
         const Sample bareStart = sampleNow();
         bare.ok = bench::bareExchangePairs(peer.port(), "/v1/chat/completions", first, second, sequential);
         measureSince(bareStart, bare);
-        std::printf("bare Beast loop, same two exchanges: %d/%d pairs ok, CPU %.1f us/pair (%.1f us user, %.1f us "
-                    "kernel); a reagent run costs %.2fx that\n",
-                    bare.ok, sequential, bare.cpu / sequential * 1e6, (bare.cpu - bare.system) / sequential * 1e6,
-                    bare.system / sequential * 1e6, one.cpu / bare.cpu);
+        std::printf(
+            "bare Beast loop, same two exchanges: %d/%d pairs ok, CPU %.1f us/pair (%.1f us user, %.1f us "
+            "kernel); a reagent run costs %.2fx that\n",
+            bare.ok, sequential, bare.cpu / sequential * 1e6, (bare.cpu - bare.system) / sequential * 1e6,
+            bare.system / sequential * 1e6, one.cpu / bare.cpu);
 
         for (int round = 1; round <= rounds; ++round) {
             const Batch many = runBatch(io, agent, concurrent);
-            std::printf("concurrent round %d (%s): %d/%d runs ok, %d in flight, wall %.3f s, %.0f runs/s, CPU %.1f us/run "
-                        "(%.1f us kernel)\n",
-                        round, round == 1 ? "opening connections" : "warm connections", many.ok, concurrent, concurrent, many.wall, concurrent / many.wall,
-                        many.cpu / concurrent * 1e6, many.system / concurrent * 1e6);
+            std::printf(
+                "concurrent round %d (%s): %d/%d runs ok, %d in flight, wall %.3f s, %.0f runs/s, CPU %.1f "
+                "us/run "
+                "(%.1f us kernel)\n",
+                round, round == 1 ? "opening connections" : "warm connections", many.ok, concurrent,
+                concurrent, many.wall, concurrent / many.wall, many.cpu / concurrent * 1e6,
+                many.system / concurrent * 1e6);
         }
         std::printf("peak RSS: %.1f MB\n", static_cast<double>(peakRssKb()) / 1024.0);
         return one.ok == sequential ? 0 : 1;

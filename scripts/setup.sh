@@ -8,7 +8,7 @@ if [ "${1:-}" = "--tests" ]; then for_tests=1; fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
-    g++ clang cmake ninja-build ccache
+    g++ clang clang-format cmake ninja-build ccache
     libboost1.81-dev libboost-filesystem1.81-dev libboost-url1.81-dev
     nlohmann-json3-dev libexpected-dev librange-v3-dev
     libssl-dev ca-certificates libjq-dev libsqlite3-dev

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds reagent and runs every test: clang (warnings as errors) with all tests, examples, CLI tests and
-# benchmarks compiled; an install consumed by an out-of-tree project through find_package(reagent); and
-# g++ with AddressSanitizer + UndefinedBehaviorSanitizer running the tests once more.
+# Checks the formatting of every C++ file (clang-format, .clang-format), then builds reagent and runs every
+# test: clang (warnings as errors) with all tests, examples, CLI tests and benchmarks compiled; an install
+# consumed by an out-of-tree project through find_package(reagent); and g++ with AddressSanitizer +
+# UndefinedBehaviorSanitizer running the tests once more.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -10,6 +11,10 @@ scripts/setup.sh --tests
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 
 step() { printf '\n== %s\n' "$*"; }
+
+step "format: every C++ file as .clang-format says"
+# A violation fails the run; fix it with: git ls-files '*.cpp' '*.hpp' '*.h' | xargs clang-format -i
+git ls-files -z -- '*.cpp' '*.hpp' '*.h' | xargs -0 clang-format --dry-run --Werror
 
 step "clang: build and test"
 cmake -S . -B build/clang -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \

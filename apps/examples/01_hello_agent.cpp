@@ -3,13 +3,12 @@
 // The "model" here is a ScriptedProvider: it plays back replies we write, so the example runs offline
 // and always gives the same answer. Swapping in a real provider changes one line.
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
 #include <exception>
 #include <iostream>
 #include <memory>
 #include <optional>
-
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
 
 #include "reagent/reagent.hpp"
 
@@ -37,9 +36,8 @@ int main() {
     //    thread until the task is done. run() never throws: failures are described in the result.
     boost::asio::io_context io;
     std::optional<agent::RunResult> result;
-    boost::asio::co_spawn(io, agent->run("Say hello."), [&](std::exception_ptr, agent::RunResult value) {
-        result = std::move(value);
-    });
+    boost::asio::co_spawn(io, agent->run("Say hello."),
+                          [&](std::exception_ptr, agent::RunResult value) { result = std::move(value); });
     io.run();
 
     // 4. The result says how the run ended and what it produced.

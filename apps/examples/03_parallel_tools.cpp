@@ -3,14 +3,13 @@
 // Three tools each take 300 ms. Run one after another they would take 900 ms; in one batch (up to
 // ExecutionPolicy::maxParallel = 3 at once) the whole run takes about 300 ms.
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include "example_support.hpp"
 #include "reagent/reagent.hpp"

@@ -45,9 +45,8 @@ int main() {
     auto spec = tools::FunctionSpec{"add", "Add two numbers", {}};
     spec.parameters.push_back({.name = "a", .type = "number", .description = "First addend"});
     spec.parameters.push_back({.name = "b", .type = "number", .description = "Second addend"});
-    auto addTool = tools::adaptFunction(spec, [](const json& args) {
-        return args.at("a").get<double>() + args.at("b").get<double>();
-    });
+    auto addTool = tools::adaptFunction(
+        spec, [](const json& args) { return args.at("a").get<double>() + args.at("b").get<double>(); });
 
     auto provider = std::make_shared<llm::ScriptedProvider>();
     std::vector<llm::ToolCall> calls{{"c1", "rectangle_area", json{{"width", 3}, {"height", 4.5}}},

@@ -4,14 +4,13 @@
 // before the handler runs; both come back to the model as tool errors, and the model corrects itself.
 // Part 2: withTimeout and retry, the same combinators the runtime uses, applied to your own tasks.
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include "example_support.hpp"
 #include "reagent/reagent.hpp"

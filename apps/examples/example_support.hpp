@@ -2,15 +2,14 @@
 // Two helpers shared by the numbered examples, so that each example shows only its own idea.
 // 01_hello_agent.cpp spells out what runTask does.
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <optional>
 #include <string_view>
 #include <utility>
-
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
 
 #include "reagent/core/task.hpp"
 

@@ -20,7 +20,7 @@ constexpr int kMaxDepth = 64;
 ///           unary := ('-' | '+') unary | primary
 ///           primary := number | '(' expr ')'
 class Parser {
-public:
+  public:
     explicit Parser(std::string_view text) : text_(text) {}
 
     expected<double, std::string> parse() {
@@ -35,7 +35,7 @@ public:
         return value;
     }
 
-private:
+  private:
     expected<double, std::string> expression(int depth) {
         auto left = term(depth);
         while (left) {
@@ -144,7 +144,8 @@ private:
             shown = "'" + std::string(text_.substr(pos_, size)) + "'";
         } else {
             char hex[16];
-            std::snprintf(hex, sizeof hex, "byte 0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text_[pos_])));
+            std::snprintf(hex, sizeof hex, "byte 0x%02X",
+                          static_cast<unsigned>(static_cast<unsigned char>(text_[pos_])));
             shown = hex;
         }
         return fail("unexpected " + shown + " at position " + std::to_string(pos_ + 1) +

@@ -1,5 +1,10 @@
 #include "commands.hpp"
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -8,12 +13,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include "demo_provider.hpp"
 #include "demo_tools.hpp"
@@ -32,7 +31,8 @@ namespace {
 // The process exits this way when a second signal arrives while the first cancellation is under way.
 constexpr int kExitForced = 130;
 
-expected<agent::Agent, std::string> buildAgent(const RunOptions& options, std::shared_ptr<llm::Provider> provider) {
+expected<agent::Agent, std::string> buildAgent(const RunOptions& options,
+                                               std::shared_ptr<llm::Provider> provider) {
     auto tools = demoTools();
     if (!tools) {
         return fail("a demo tool is malformed: " + tools.error().describe());
@@ -68,7 +68,8 @@ expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOp
     } else if (options.provider != "demo") {
         const auto kind = providers::parseProviderKind(options.provider);
         if (!kind) {
-            return fail("unknown provider '" + options.provider + "' (anthropic, openai, gemini, ollama, demo)");
+            return fail("unknown provider '" + options.provider +
+                        "' (anthropic, openai, gemini, ollama, demo)");
         }
         auto fromEnvironment = providers::configFromEnvironment(*kind);
         if (!fromEnvironment) {

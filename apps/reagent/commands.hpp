@@ -2,11 +2,10 @@
 /// \file
 /// \brief The `run` and `tools` commands of the reagent CLI.
 
+#include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <cstddef>
 #include <string>
-
-#include <boost/asio/io_context.hpp>
 
 namespace reagent::cli {
 

@@ -1,10 +1,9 @@
 #include "demo_provider.hpp"
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "calculator.hpp"
 #include "reagent/agent/react_loop.hpp"

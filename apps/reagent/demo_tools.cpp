@@ -2,9 +2,8 @@
 
 #include <chrono>
 #include <ctime>
-#include <utility>
-
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "calculator.hpp"
 #include "reagent/core/detail/utf8.hpp"
@@ -76,8 +75,9 @@ Task<ToolResult> readClock(json, ToolContext) {
 
 expected<tools::Tool, ToolError> calculatorTool() {
     return tools::ToolBuilder::create("calculator")
-        .description("Evaluate an arithmetic expression with + - * / % (remainder), parentheses, unary minus "
-                     "and decimals, e.g. \"(2 + 3) * 4.5\". Returns the numeric result as text.")
+        .description(
+            "Evaluate an arithmetic expression with + - * / % (remainder), parentheses, unary minus "
+            "and decimals, e.g. \"(2 + 3) * 4.5\". Returns the numeric result as text.")
         .param("expression", "string", "The arithmetic expression to evaluate", {.required = true})
         .action([](const json& args) { return "Calculating " + args.value("expression", std::string{}); })
         .category("math")
@@ -88,8 +88,9 @@ expected<tools::Tool, ToolError> calculatorTool() {
 
 expected<tools::Tool, ToolError> wordCountTool() {
     return tools::ToolBuilder::create("word_count")
-        .description("Count the words, characters (Unicode code points) and lines of a text. Returns JSON: "
-                     "{\"words\": n, \"characters\": n, \"lines\": n}.")
+        .description(
+            "Count the words, characters (Unicode code points) and lines of a text. Returns JSON: "
+            "{\"words\": n, \"characters\": n, \"lines\": n}.")
         .param("text", "string", "The text to measure", {.required = true})
         .action([](const json& args) {
             return "Counting words in \"" + excerpt(args.value("text", std::string{})) + "\"";

@@ -5,6 +5,8 @@
 //   reagent tools                  the tools the agent offers to the model
 //   reagent memory search WORD --memory FILE   what earlier runs did (episodic memory)
 
+#include <CLI/CLI.hpp>
+#include <boost/asio/io_context.hpp>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -14,9 +16,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <boost/asio/io_context.hpp>
 
 #include "commands.hpp"
 #include "reagent/core/expected.hpp"
@@ -74,8 +73,9 @@ reagent::expected<std::string, std::string> readPrompt(const std::vector<std::st
                                                        const std::string& promptFile) {
     const bool fromStdin = words.size() == 1 && words.front() == "-";
     if (!promptFile.empty() && !words.empty()) {
-        return reagent::fail(std::string("give the prompt either as words (or - for standard input) or with "
-                                         "--prompt-file, not both"));
+        return reagent::fail(
+            std::string("give the prompt either as words (or - for standard input) or with "
+                        "--prompt-file, not both"));
     }
     std::string prompt;
     if (!promptFile.empty() || fromStdin) {
@@ -96,8 +96,9 @@ reagent::expected<std::string, std::string> readPrompt(const std::vector<std::st
         }
         prompt = std::move(text).str();
     } else if (words.empty()) {
-        return reagent::fail(std::string("run needs a prompt: PROMPT words, - to read it from standard input, "
-                                         "or --prompt-file FILE"));
+        return reagent::fail(
+            std::string("run needs a prompt: PROMPT words, - to read it from standard input, "
+                        "or --prompt-file FILE"));
     } else {
         prompt = join(words);
     }
@@ -123,18 +124,21 @@ int main(int argc, char** argv) {
     double timeoutSeconds = 0;
     int latencyMs = 0;
     CLI::App* runCmd = app.add_subcommand("run", "Run an agent on PROMPT: trace on stderr, answer on stdout");
-    runCmd->add_option("prompt", promptWords,
-                       "The task for the agent (several words are joined by spaces); - reads it from standard "
-                       "input");
+    runCmd->add_option(
+        "prompt", promptWords,
+        "The task for the agent (several words are joined by spaces); - reads it from standard "
+        "input");
     runCmd->add_option("--prompt-file", promptFile, "Read the prompt from this file (any size)")
         ->check(nonEmpty("a file path"));
     runCmd->add_option("--max-iterations", run.maxIterations, "Model calls allowed before the run fails")
         ->check(wholeNumber(1'000'000))
         ->capture_default_str();
-    runCmd->add_option("--timeout", timeoutSeconds,
-                       "Bound the whole run to this many seconds (decimals allowed); when it elapses the run is "
-                       "cancelled and reported as timed out. Default: none (each model request still has its "
-                       "own deadlines, see docs/providers.md)")
+    runCmd
+        ->add_option(
+            "--timeout", timeoutSeconds,
+            "Bound the whole run to this many seconds (decimals allowed); when it elapses the run is "
+            "cancelled and reported as timed out. Default: none (each model request still has its "
+            "own deadlines, see docs/providers.md)")
         ->check(positiveSeconds());
     auto* jsonFlag =
         runCmd->add_flag("--json", run.json,
@@ -142,35 +146,42 @@ int main(int argc, char** argv) {
                          "iterations, toolCalls, usage, error (no trace)");
     runCmd->add_flag("-q,--quiet", run.quiet, "Print only the answer (no trace, no summary)")
         ->excludes(jsonFlag);
-    runCmd->add_option("--demo-latency", latencyMs,
-                       "Simulated latency in milliseconds of each turn of the offline demo provider")
+    runCmd
+        ->add_option("--demo-latency", latencyMs,
+                     "Simulated latency in milliseconds of each turn of the offline demo provider")
         ->check(CLI::Range(0, 3'600'000))
         ->capture_default_str();
-    runCmd->add_option("--provider", run.provider,
-                       "Model API: anthropic, openai, gemini, ollama or demo (default: the first configured in "
-                       "the environment, else demo)")
+    runCmd
+        ->add_option("--provider", run.provider,
+                     "Model API: anthropic, openai, gemini, ollama or demo (default: the first configured in "
+                     "the environment, else demo)")
         ->check(CLI::IsMember({"anthropic", "openai", "gemini", "ollama", "demo"}));
     runCmd->add_option("--model", run.model, "Model id (default: the provider's default model)");
     runCmd->add_option("--base-url", run.baseUrl, "Base URL of the model API (overrides the environment)")
         ->check(nonEmpty("a URL"));
-    runCmd->add_option("--memory", run.memoryPath,
-                       "Episodic memory: log every tool result in this SQLite file (created when missing) and "
-                       "let the agent's recall tool search earlier runs. A file that cannot be opened for "
-                       "writing (read-only, not a reagent store, a dangling link) fails the run before it "
-                       "starts")
+    runCmd
+        ->add_option("--memory", run.memoryPath,
+                     "Episodic memory: log every tool result in this SQLite file (created when missing) and "
+                     "let the agent's recall tool search earlier runs. A file that cannot be opened for "
+                     "writing (read-only, not a reagent store, a dangling link) fails the run before it "
+                     "starts")
         ->check(nonEmpty("a file path"));
-    runCmd->add_option("--budget", run.compressionBudget,
-                       "Characters of a tool result shown to the model unchanged; a longer result is "
-                       "compressed to a preview and stored in working memory")
+    runCmd
+        ->add_option("--budget", run.compressionBudget,
+                     "Characters of a tool result shown to the model unchanged; a longer result is "
+                     "compressed to a preview and stored in working memory")
         ->check(wholeNumber(1'000'000'000))
         ->capture_default_str();
     runCmd->footer(
-        "Providers read ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL), GEMINI_API_KEY or OLLAMA_HOST. "
+        "Providers read ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL), GEMINI_API_KEY or "
+        "OLLAMA_HOST. "
         "With none configured, an offline demo provider answers: a scripted stand-in (no model) "
         "that calls calculator, word_count and current_time in one parallel batch, then final-answer.\n"
-        "Ctrl-C (SIGINT), SIGTERM, SIGHUP or SIGQUIT cancels the run and reports what was done; a second signal "
+        "Ctrl-C (SIGINT), SIGTERM, SIGHUP or SIGQUIT cancels the run and reports what was done; a second "
+        "signal "
         "ends the process at once (status 130).\n"
-        "Exit status: 0 when the agent answered, 1 when the run failed, was cancelled or timed out, 2 on usage "
+        "Exit status: 0 when the agent answered, 1 when the run failed, was cancelled or timed out, 2 on "
+        "usage "
         "errors. A tool result that could not be logged to --memory (file locked past the 5 s busy timeout, "
         "corrupt, disk full) does not change the status: the answer exists; each one is a warning on stderr "
         "(\"reagent: warning: ...\") and in the \"warnings\" list of --json.");
@@ -183,8 +194,9 @@ int main(int argc, char** argv) {
 
     MemoryOptions memoryOptions;
     CLI::App* memoryCmd = app.add_subcommand(
-        "memory", "Read the episodic memory written by `run --memory FILE`: search, recent, show (read-only: "
-                  "the file is never created or changed)");
+        "memory",
+        "Read the episodic memory written by `run --memory FILE`: search, recent, show (read-only: "
+        "the file is never created or changed)");
     memoryCmd->require_subcommand(1);
     const auto addMemoryOptions = [&memoryOptions](CLI::App* command) {
         command->add_option("--memory", memoryOptions.path, "The episodic memory file")
@@ -192,8 +204,9 @@ int main(int argc, char** argv) {
             ->check(nonEmpty("a file path"));
         command->add_flag("--json", memoryOptions.json, "Print the episodes as JSON");
     };
-    CLI::App* searchCmd = memoryCmd->add_subcommand("search", "Episodes whose tool, input or result contain "
-                                                              "KEYWORD (case-insensitive), newest first");
+    CLI::App* searchCmd = memoryCmd->add_subcommand("search",
+                                                    "Episodes whose tool, input or result contain "
+                                                    "KEYWORD (case-insensitive), newest first");
     searchCmd->add_option("keyword", memoryOptions.argument, "The text to look for")->required();
     searchCmd->add_option("--limit", memoryOptions.limit, "Most episodes shown")
         ->check(wholeNumber(1'000'000))

@@ -121,8 +121,9 @@ int show(const memory::EpisodicStore& store, const MemoryOptions& options) {
         return kExitSuccess;
     }
     std::cout << "#" << episode->id << "  " << terminalSafe(memory::formatTimestamp(*episode)) << "  "
-              << terminalSafe(episode->action) << "  " << terminalSafe(episode->tool) << "\ninput: " << terminalSafe(episode->input)
-              << "\nresult:\n" << terminalSafe(episode->result) << "\n";
+              << terminalSafe(episode->action) << "  " << terminalSafe(episode->tool)
+              << "\ninput: " << terminalSafe(episode->input) << "\nresult:\n"
+              << terminalSafe(episode->result) << "\n";
     return kExitSuccess;
 }
 

@@ -70,17 +70,17 @@ json toJson(const agent::RunResult& result) {
     for (const auto& record : result.toolCalls) {
         calls.push_back(toJson(record));
     }
-    json out{{"output", result.output},
-             {"success", result.success},
-             {"terminatedBy", agent::toString(result.terminatedBy)},
-             {"iterations", result.iterations},
-             {"toolCalls", std::move(calls)},
-             {"usage",
-              {{"inputTokens", result.usage.inputTokens}, {"outputTokens", result.usage.outputTokens}}},
-             {"error", nullptr},
-             {"finalAnswer", nullptr},
-             {"warnings", result.warnings},
-             {"durationMs", toMilliseconds(result.duration)}};
+    json out{
+        {"output", result.output},
+        {"success", result.success},
+        {"terminatedBy", agent::toString(result.terminatedBy)},
+        {"iterations", result.iterations},
+        {"toolCalls", std::move(calls)},
+        {"usage", {{"inputTokens", result.usage.inputTokens}, {"outputTokens", result.usage.outputTokens}}},
+        {"error", nullptr},
+        {"finalAnswer", nullptr},
+        {"warnings", result.warnings},
+        {"durationMs", toMilliseconds(result.duration)}};
     if (result.error) {
         out["error"] =
             json{{"code", agent::toString(result.error->code)}, {"message", result.error->message}};

@@ -3,11 +3,10 @@
 /// \brief Rendering results and tool lists for people and for machines.
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "reagent/agent/run_result.hpp"
 #include "reagent/llm/model_request.hpp"

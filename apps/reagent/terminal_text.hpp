@@ -19,13 +19,13 @@ namespace reagent::cli {
 /// \brief Sanitises text that arrives in pieces (streamed deltas): a UTF-8 sequence cut between two
 /// pieces is held back until the rest arrives, instead of being replaced.
 class StreamedTerminalText {
-public:
+  public:
     /// \brief The printable part of everything received so far that was not returned before.
     [[nodiscard]] std::string feed(std::string_view piece);
     /// \brief What is still held back (an incomplete sequence at the end of the stream), replaced.
     [[nodiscard]] std::string flush();
 
-private:
+  private:
     std::string pending_;
 };
 

@@ -17,12 +17,12 @@ namespace reagent::cli {
 ///
 /// Tool output is untrusted text: it is shown as a single-line excerpt, never interpreted.
 class TracePrinter {
-public:
+  public:
     explicit TracePrinter(std::ostream& out) : out_(&out) {}
 
     void operator()(const agent::AgentEvent& event);
 
-private:
+  private:
     void print(const agent::RunStarted& event);
     void print(const agent::ModelResponded& event);
     void print(const tools::ToolCalling& event);

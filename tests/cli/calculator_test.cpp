@@ -1,10 +1,9 @@
 // The demo calculator's parser: precedence, signs, decimals, and errors a model can act on.
 
-#include <catch2/catch.hpp>
-
-#include <string>
-
 #include "calculator.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
 
 using reagent::cli::evaluateArithmetic;
 using reagent::cli::findArithmetic;

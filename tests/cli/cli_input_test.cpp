@@ -2,20 +2,19 @@
 // escape sequences in what it prints, --timeout, and the signals that end a run.
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 
 #include "cli_process.hpp"
 #include "temp_dir.hpp"
-#include "utf8_check.hpp"
 #include "terminal_text.hpp"
 #include "trace.hpp"
+#include "utf8_check.hpp"
 
 using nlohmann::json;
 using reagent::cli::StreamedTerminalText;
@@ -31,7 +30,6 @@ json parseStdout(const reagent::test::CliOutcome& outcome) {
     REQUIRE_FALSE(parsed.is_discarded());
     return parsed;
 }
-
 
 // The output of the word_count call of a demo run, parsed.
 json wordCount(const json& result) {
@@ -52,12 +50,13 @@ TEST_CASE("terminalSafe makes controls visible and keeps printable text", "[cli]
     CHECK(terminalSafe("a\nb\tc") == "a\nb\tc");
     CHECK(terminalSafe("a\nb\tc", false) == "a b c");
     CHECK(terminalSafe("\x1b]0;owned\x07title") == "\\x1b]0;owned\\x07title");  // window title (OSC)
-    CHECK(terminalSafe("\x1b[2J\x1b[8mhidden") == "\\x1b[2J\\x1b[8mhidden");   // clear screen, hidden text
+    CHECK(terminalSafe("\x1b[2J\x1b[8mhidden") == "\\x1b[2J\\x1b[8mhidden");    // clear screen, hidden text
     CHECK(terminalSafe("over\rwrite\b\x7f") == "over\\x0dwrite\\x08\\x7f");
-    CHECK(terminalSafe("\u009b31m") == "\\u009b31m");                           // C1 CSI, as UTF-8
-    CHECK(terminalSafe("abc\u202edef") == "abc\\u202edef");                     // right-to-left override
+    CHECK(terminalSafe("\u009b31m") == "\\u009b31m");        // C1 CSI, as UTF-8
+    CHECK(terminalSafe("abc\u202edef") == "abc\\u202edef");  // right-to-left override
     CHECK(terminalSafe("bad \xff byte, cut \xe2\x82") == "bad \uFFFD byte, cut \uFFFD\uFFFD");
-    CHECK(terminalSafe("\x9b" "31m") == "\uFFFD31m");  // a raw C1 byte is not UTF-8: replaced, not sent
+    CHECK(terminalSafe("\x9b"
+                       "31m") == "\uFFFD31m");  // a raw C1 byte is not UTF-8: replaced, not sent
 }
 
 TEST_CASE("StreamedTerminalText holds back a character cut between two pieces", "[cli][terminal]") {
@@ -148,7 +147,8 @@ TEST_CASE("bad flag values are refused at start with messages a person can act o
     }
 }
 
-TEST_CASE("invalid UTF-8 in a run never breaks --json and never reaches the terminal raw", "[cli][run][utf8]") {
+TEST_CASE("invalid UTF-8 in a run never breaks --json and never reaches the terminal raw",
+          "[cli][run][utf8]") {
     // The prompt reaches the word_count tool's input and the trace; its bad bytes must survive both.
     const std::string prompt = "What is 6*7? caf\xc3 \xff\xfe end \xe2\x82";
     const auto asJson = runCli({"run", "--json", prompt});
@@ -183,7 +183,8 @@ TEST_CASE("escape sequences in the prompt and tool output are shown, not sent to
 TEST_CASE("a --timeout bounds the whole run, which is reported as timed out", "[cli][run][timeout]") {
     const auto start = std::chrono::steady_clock::now();
     // Each demo turn waits 10 s; the run is given half a second.
-    const auto outcome = runCli({"run", "--json", "--timeout", "0.5", "--demo-latency", "10000", "What is 6*7?"});
+    const auto outcome =
+        runCli({"run", "--json", "--timeout", "0.5", "--demo-latency", "10000", "What is 6*7?"});
     const auto elapsed = std::chrono::steady_clock::now() - start;
     CHECK(outcome.status == 1);
     CHECK(elapsed < 5s);

@@ -4,23 +4,22 @@
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "../unit/memory/read_only_file.hpp"
 #include "../unit/memory/store_files.hpp"
-#include "utf8_check.hpp"
 #include "cli_process.hpp"
 #include "temp_dir.hpp"
+#include "utf8_check.hpp"
 
 using nlohmann::json;
 using reagent::test::CliOutcome;
@@ -72,7 +71,8 @@ TEST_CASE("concurrent runs on one new memory file store every episode of every p
         std::vector<std::unique_ptr<CliProcess>> runs;
         for (int p = 0; p < kProcesses; ++p) {
             const std::string prompt = "What is " + std::to_string(100 + p) + "*7?";
-            runs.push_back(std::make_unique<CliProcess>(std::vector<std::string>{"run", "-q", "--memory", file, prompt}));
+            runs.push_back(std::make_unique<CliProcess>(
+                std::vector<std::string>{"run", "-q", "--memory", file, prompt}));
         }
         for (int p = 0; p < kProcesses; ++p) {
             const CliOutcome outcome = runs[static_cast<std::size_t>(p)]->wait();
@@ -95,7 +95,9 @@ TEST_CASE("memory commands refuse files that are not stores and leave them byte 
     const std::string file = dir.file("other.db");
     std::string reason;
     SECTION("another application's SQLite database") {
-        runSql(file, "CREATE TABLE accounts(id INTEGER PRIMARY KEY, owner TEXT); INSERT INTO accounts VALUES(1,'a');");
+        runSql(
+            file,
+            "CREATE TABLE accounts(id INTEGER PRIMARY KEY, owner TEXT); INSERT INTO accounts VALUES(1,'a');");
         reason = "another application";
     }
     SECTION("a text file") {
@@ -107,9 +109,8 @@ TEST_CASE("memory commands refuse files that are not stores and leave them byte 
         reason = "empty";
     }
     const std::string before = contents(file);
-    const std::vector<std::vector<std::string>> commands{{"memory", "recent"},
-                                                         {"memory", "search", "a"},
-                                                         {"memory", "show", "1"}};
+    const std::vector<std::vector<std::string>> commands{
+        {"memory", "recent"}, {"memory", "search", "a"}, {"memory", "show", "1"}};
     for (auto command : commands) {
         for (const bool asJson : {false, true}) {
             auto args = command;
@@ -175,8 +176,7 @@ TEST_CASE("run --memory on a read-only file fails before the run, with --json an
     CHECK(contents(file) == before);
 }
 
-TEST_CASE("run --memory on a corrupt store keeps the answer and reports each lost episode",
-          "[cli][memory]") {
+TEST_CASE("run --memory on a corrupt store keeps the answer and reports each lost episode", "[cli][memory]") {
     const TempDir dir;
     const std::string file = dir.file("memory.db");
     REQUIRE(runCli({"run", "-q", "--memory", file, "What is 1+1?"}).status == 0);
@@ -188,9 +188,8 @@ TEST_CASE("run --memory on a corrupt store keeps the answer and reports each los
         CHECK(result["success"] == true);
         REQUIRE(result["warnings"].size() == 3);
         for (const auto& warning : result["warnings"]) {
-            CHECK_THAT(warning.get<std::string>(),
-                       Catch::Contains("was not logged to episodic memory") && Catch::Contains(file) &&
-                           Catch::Contains("malformed"));
+            CHECK_THAT(warning.get<std::string>(), Catch::Contains("was not logged to episodic memory") &&
+                                                       Catch::Contains(file) && Catch::Contains("malformed"));
         }
         CHECK(occurrences(outcome.err, "reagent: warning: ") == 3);
     }
@@ -234,9 +233,10 @@ TEST_CASE("memory commands show invalid UTF-8 and invalid timestamps as what the
     const std::string file = dir.file("memory.db");
     REQUIRE(runCli({"run", "-q", "--memory", file, "What is 1+1?"}).status == 0);
     // Raw 0xFF, and a 3-byte sequence (U+20AC) cut after two bytes; timestamps of 0 and text.
-    runSql(file, "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES "
-              "('tool_call', 'raw', '{}', CAST(X'6F6BFF20E282' AS TEXT), 0),"
-              "('tool_call', 'worded', '{}', 'fine', 'soon');");
+    runSql(file,
+           "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES "
+           "('tool_call', 'raw', '{}', CAST(X'6F6BFF20E282' AS TEXT), 0),"
+           "('tool_call', 'worded', '{}', 'fine', 'soon');");
     const std::string before = contents(file);
     for (const auto& command : {std::vector<std::string>{"memory", "recent", "--limit", "10"},
                                 std::vector<std::string>{"memory", "search", "ok"},

@@ -27,7 +27,7 @@ struct CliOutcome {
 };
 
 class CliProcess {
-public:
+  public:
     /// With `input`, the child's standard input is a pipe that receives it (from a thread, so that a large
     /// input never blocks the reading of the outputs) and is then closed.
     explicit CliProcess(std::vector<std::string> args, std::optional<std::string> input = std::nullopt) {
@@ -124,7 +124,7 @@ public:
         return outcome;
     }
 
-private:
+  private:
     pid_t pid_ = -1;
     std::array<int, 2> out_{-1, -1};
     std::array<int, 2> err_{-1, -1};

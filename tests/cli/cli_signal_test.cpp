@@ -1,10 +1,9 @@
 // SIGINT and SIGTERM cancel the run in flight; the CLI reports the cancelled result and exits with 1.
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <csignal>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cli_process.hpp"

@@ -1,11 +1,10 @@
 // The `reagent` binary as a user runs it: exit statuses, the JSON result, the trace, the tool list.
 
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
-#include <regex>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 
 #include "cli_process.hpp"
@@ -141,14 +140,14 @@ TEST_CASE("a run that hits the iteration limit fails with status 1", "[cli][run]
 
 TEST_CASE("usage errors exit with status 2", "[cli][usage]") {
     const std::vector<std::vector<std::string>> wrong{
-        {"frobnicate"},                                   // unknown command
-        {},                                               // no command
-        {"run"},                                          // no prompt
-        {"run", "--max-iterations", "0", "x"},            // not positive
-        {"run", "--max-iterations", "many", "x"},         // not a number
-        {"run", "--json", "--quiet", "x"},                // contradictory
-        {"run", "--no-such-option", "x"},                 // unknown option
-        {"tools", "extra"},                               // unexpected argument
+        {"frobnicate"},                            // unknown command
+        {},                                        // no command
+        {"run"},                                   // no prompt
+        {"run", "--max-iterations", "0", "x"},     // not positive
+        {"run", "--max-iterations", "many", "x"},  // not a number
+        {"run", "--json", "--quiet", "x"},         // contradictory
+        {"run", "--no-such-option", "x"},          // unknown option
+        {"tools", "extra"},                        // unexpected argument
     };
     for (const auto& args : wrong) {
         std::string line;
@@ -176,8 +175,8 @@ TEST_CASE("an unknown command is named in the error", "[cli][usage]") {
 }
 
 TEST_CASE("help works on every command and --version prints the version", "[cli][usage]") {
-    for (const std::vector<std::string>& args : {std::vector<std::string>{"--help"}, {"run", "--help"},
-                                                {"tools", "--help"}}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--help"}, {"run", "--help"}, {"tools", "--help"}}) {
         INFO(args.front());
         const auto outcome = runCli(args);
         CHECK(outcome.status == 0);
@@ -195,7 +194,8 @@ TEST_CASE("help works on every command and --version prints the version", "[cli]
 TEST_CASE("tools lists the demo tools and final-answer", "[cli][tools]") {
     const auto pretty = runCli({"tools"});
     REQUIRE(pretty.status == 0);
-    for (const char* name : {"calculator\n", "word_count\n", "current_time\n", "final-answer\n", "recall\n"}) {
+    for (const char* name :
+         {"calculator\n", "word_count\n", "current_time\n", "final-answer\n", "recall\n"}) {
         CHECK(pretty.out.find(name) != std::string::npos);
     }
     CHECK(pretty.out.find("\"expression\"") != std::string::npos);

@@ -1,14 +1,14 @@
 // The demo tools through the real executor: schemas, defaults, outputs and errors.
 
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
+#include "demo_tools.hpp"
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "demo_provider.hpp"
-#include "demo_tools.hpp"
 #include "reagent/tools/tool_executor.hpp"
 #include "reagent/tools/tool_registry.hpp"
 #include "run_coro.hpp"

@@ -1,12 +1,10 @@
 // Builds and runs an agent using only the installed umbrella header.
-#include <reagent/reagent.hpp>
-
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
-
 #include <iostream>
 #include <memory>
+#include <reagent/reagent.hpp>
 
 namespace {
 
@@ -43,7 +41,8 @@ int main() {
 
     boost::asio::io_context io;
     agent::RunResult result;
-    boost::asio::co_spawn(io, agent->run("Shout hello"), [&](std::exception_ptr, agent::RunResult r) { result = std::move(r); });
+    boost::asio::co_spawn(io, agent->run("Shout hello"),
+                          [&](std::exception_ptr, agent::RunResult r) { result = std::move(r); });
     io.run();
     std::cout << result.output << "\n";
     return result.success && result.output == "The tool said HELLO" ? 0 : 1;

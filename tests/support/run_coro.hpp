@@ -2,16 +2,15 @@
 /// \file
 /// \brief `runCoro`: run a task to completion on a fresh io_context, for tests.
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 #include <exception>
 #include <optional>
 #include <type_traits>
 #include <utility>
-
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include "reagent/core/task.hpp"
 
@@ -47,7 +46,8 @@ inline Task<void> sleepFor(std::chrono::steady_clock::duration d) {
 
 /// Milliseconds elapsed since `start`.
 inline long long elapsedMs(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
+        .count();
 }
 
 }  // namespace reagent::test

@@ -1,17 +1,16 @@
+#include <boost/asio/cancellation_state.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <chrono>
 #include <exception>
 #include <functional>
 #include <utility>
 #include <variant>
 
-#include <boost/asio/cancellation_state.hpp>
-#include <boost/asio/this_coro.hpp>
-
 #include "agent_state.hpp"
-#include "recall_tool.hpp"
-#include "result_stage.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/exception_message.hpp"
+#include "recall_tool.hpp"
+#include "result_stage.hpp"
 
 namespace reagent::agent {
 
@@ -115,7 +114,8 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt
     if (failure) {
         const auto cancellation = co_await asio::this_coro::cancellation_state;
         const bool wasCancelled = detail::isCancellation(failure) || isCancelled(cancellation);
-        const std::string message = "unexpected exception during the run: " + detail::exceptionMessage(failure);
+        const std::string message =
+            "unexpected exception during the run: " + detail::exceptionMessage(failure);
         if (loop.done()) {
             result = RunResult{};
             result.success = false;
@@ -228,7 +228,8 @@ expected<void, tools::ToolError> Agent::registerTool(tools::Tool tool) const {
 }
 
 bool Agent::unregisterTool(std::string_view name) const {
-    if ((state_->config.reasoning && name == kFinalAnswerTool) || (state_->config.recall && name == kRecallTool)) {
+    if ((state_->config.reasoning && name == kFinalAnswerTool) ||
+        (state_->config.recall && name == kRecallTool)) {
         return false;
     }
     const bool removed = state_->registry.remove(name);

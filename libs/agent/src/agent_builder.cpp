@@ -1,9 +1,8 @@
 #include <utility>
 #include <variant>
 
-#include "reagent/providers/http_provider.hpp"
-
 #include "agent_state.hpp"
+#include "reagent/providers/http_provider.hpp"
 #include "recall_tool.hpp"
 
 namespace reagent::agent {
@@ -43,22 +42,23 @@ tools::Tool finalAnswerTool() {
     tool.definition.description =
         "Finish the task: call this once, with the complete deliverable for the user in `output`, when you "
         "have the answer. Nothing runs after it.";
-    tool.definition.inputSchema = json{
-        {"type", "object"},
-        {"properties",
-         {{"output", {{"type", "string"}, {"description", "The complete answer or deliverable for the user."}}},
-          {"format",
-           {{"type", "string"},
-            {"enum", {"text", "markdown", "json"}},
-            {"default", "text"},
-            {"description", "How `output` is written."}}},
-          {"summary", {{"type", "string"}, {"description", "One sentence on what was done."}}},
-          {"confidence",
-           {{"type", "number"},
-            {"minimum", 0},
-            {"maximum", 1},
-            {"description", "Your confidence in the answer, from 0 to 1."}}}}},
-        {"required", {"output"}}};
+    tool.definition.inputSchema =
+        json{{"type", "object"},
+             {"properties",
+              {{"output",
+                {{"type", "string"}, {"description", "The complete answer or deliverable for the user."}}},
+               {"format",
+                {{"type", "string"},
+                 {"enum", {"text", "markdown", "json"}},
+                 {"default", "text"},
+                 {"description", "How `output` is written."}}},
+               {"summary", {{"type", "string"}, {"description", "One sentence on what was done."}}},
+               {"confidence",
+                {{"type", "number"},
+                 {"minimum", 0},
+                 {"maximum", 1},
+                 {"description", "Your confidence in the answer, from 0 to 1."}}}}},
+             {"required", {"output"}}};
     tool.definition.category = "meta";
     tool.definition.action = [](const json&) { return std::string("Delivering the final answer"); };
     tool.handler = [](nlohmann::json, tools::ToolContext) { return recordFinalAnswer(); };
@@ -188,13 +188,15 @@ expected<Agent, AgentError> AgentBuilder::build() const {
         problems.push_back("no provider: call withProvider(...)");
     }
     if (config_.maxIterations < 1) {
-        problems.push_back("maxIterations must be at least 1 (got " + std::to_string(config_.maxIterations) + ")");
+        problems.push_back("maxIterations must be at least 1 (got " + std::to_string(config_.maxIterations) +
+                           ")");
     }
     if (config_.maxTokens && *config_.maxTokens < 1) {
         problems.push_back("maxTokens must be at least 1 (got " + std::to_string(*config_.maxTokens) + ")");
     }
     if (config_.temperature && *config_.temperature < 0.0) {
-        problems.push_back("temperature must not be negative (got " + std::to_string(*config_.temperature) + ")");
+        problems.push_back("temperature must not be negative (got " + std::to_string(*config_.temperature) +
+                           ")");
     }
     if (config_.execution.maxParallel < 1) {
         problems.push_back("execution.maxParallel must be at least 1");
@@ -235,7 +237,8 @@ expected<Agent, AgentError> AgentBuilder::build() const {
         }
         // Registered first, so a user tool of the same name is reported as the duplicate.
         if (auto added = state->registry.add(finalAnswerTool()); !added) {
-            problems.push_back("the final-answer meta-tool could not be registered: " + added.error().describe());
+            problems.push_back("the final-answer meta-tool could not be registered: " +
+                               added.error().describe());
         }
     }
     if (config_.toolsEnabled && config_.recall) {
@@ -253,7 +256,8 @@ expected<Agent, AgentError> AgentBuilder::build() const {
         std::string message = "the agent configuration has " + std::to_string(problems.size()) + " problem" +
                               (problems.size() == 1 ? "" : "s") + ":";
         for (std::size_t i = 0; i < problems.size(); ++i) {
-            message += " " + std::to_string(i + 1) + ") " + problems[i] + (i + 1 < problems.size() ? ";" : "");
+            message +=
+                " " + std::to_string(i + 1) + ") " + problems[i] + (i + 1 < problems.size() ? ";" : "");
         }
         return fail(AgentError{AgentErrc::invalid_config, std::move(message)});
     }

@@ -46,7 +46,7 @@ struct Agent::State {
     /// What one run is, fixed at its start (later registrations affect later runs only).
     [[nodiscard]] LoopConfig loopConfig() const;
 
-private:
+  private:
     mutable std::optional<llm::ToolList> offered_;
 };
 

@@ -15,14 +15,16 @@ constexpr const char* kSilentPlaceholder = "ok (silent tool; result not shown)";
 FinalAnswer parseFinalAnswer(const nlohmann::json& input) {
     FinalAnswer answer;
     if (!input.is_object()) {
-        answer.output = input.is_string() ? input.get<std::string>()
-                                        : input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        answer.output = input.is_string()
+                            ? input.get<std::string>()
+                            : input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         return answer;
     }
     if (auto it = input.find("output"); it != input.end()) {
         answer.output = it->is_string() ? it->get<std::string>() : it->dump();
     }
-    if (auto it = input.find("format"); it != input.end() && it->is_string() && !it->get<std::string>().empty()) {
+    if (auto it = input.find("format");
+        it != input.end() && it->is_string() && !it->get<std::string>().empty()) {
         answer.format = it->get<std::string>();
     }
     if (auto it = input.find("summary"); it != input.end() && it->is_string()) {
@@ -58,10 +60,17 @@ void ReactLoop::expectState(Awaiting expected, const char* operation) const {
     }
     const char* state = "after the run ended";
     switch (awaiting_) {
-        case Awaiting::start: state = "before start()"; break;
-        case Awaiting::model: state = "while awaiting a model reply"; break;
-        case Awaiting::tools: state = "while awaiting tool results"; break;
-        case Awaiting::done: break;
+        case Awaiting::start:
+            state = "before start()";
+            break;
+        case Awaiting::model:
+            state = "while awaiting a model reply";
+            break;
+        case Awaiting::tools:
+            state = "while awaiting tool results";
+            break;
+        case Awaiting::done:
+            break;
     }
     throw std::logic_error(std::string("ReactLoop::") + operation + " called " + state +
                            "; the driver must perform each action and report it exactly once");
@@ -178,16 +187,17 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
         for (const auto& call : external) {
             names += (names.empty() ? "" : ", ") + call.name;
         }
-        result_.error = AgentError{AgentErrc::external_tool_call,
-                                   "the model called declaration-only tools (" + names +
-                                       "); execute them and continue with their results (see pendingToolCalls)"};
+        result_.error =
+            AgentError{AgentErrc::external_tool_call,
+                       "the model called declaration-only tools (" + names +
+                           "); execute them and continue with their results (see pendingToolCalls)"};
         result_.pendingToolCalls = std::move(external);
         return finish(TerminatedBy::external_tool_calls, lastText_);
     }
 
-    const bool allSilent = std::all_of(records.begin(), records.end(), [](const tools::ToolCallRecord& record) {
-        return record.mode == tools::ToolMode::silent;
-    });
+    const bool allSilent = std::all_of(
+        records.begin(), records.end(),
+        [](const tools::ToolCallRecord& record) { return record.mode == tools::ToolMode::silent; });
     if (allSilent) {
         return finish(TerminatedBy::silent_tools, lastText_);
     }

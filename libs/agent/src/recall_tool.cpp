@@ -95,8 +95,7 @@ tools::ToolResult readKey(const Agent::State& state, const json& args) {
         }
         std::string text = "Episode #" + std::to_string(id) + " | " + episode->action + " | " +
                            (episode->tool.empty() ? "-" : episode->tool) + " | " +
-                           memory::formatTimestamp(*episode) + "\nInput: " + episode->input +
-                           "\nResult:\n";
+                           memory::formatTimestamp(*episode) + "\nInput: " + episode->input + "\nResult:\n";
         text += readValue(state, episode->result, episode->tool, "episode #" + std::to_string(id), args, how);
         return text;
     }
@@ -158,9 +157,9 @@ tools::ToolResult search(const Agent::State& state, const json& args) {
         text += "\nEpisodic memory: " + std::to_string(episodes->size()) + " match" +
                 (episodes->size() == 1 ? "" : "es") + ", newest first";
         for (const auto& hit : *episodes) {
-            text += "\n#" + std::to_string(hit.episode.id) + " " +
-                    memory::formatTimestamp(hit.episode) + " " +
-                    (hit.episode.tool.empty() ? hit.episode.action : hit.episode.tool) + ": " + hit.snippet;
+            text += "\n#" + std::to_string(hit.episode.id) + " " + memory::formatTimestamp(hit.episode) +
+                    " " + (hit.episode.tool.empty() ? hit.episode.action : hit.episode.tool) + ": " +
+                    hit.snippet;
         }
         if (!episodes->empty()) {
             text += "\n(read one with {\"episode\": <id>})";

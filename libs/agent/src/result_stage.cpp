@@ -1,19 +1,17 @@
 #include "result_stage.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <utility>
-
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-
-#include "reagent/core/parallel.hpp"
-#include "reagent/core/timeout.hpp"
+#include <chrono>
+#include <utility>
 
 #include "agent_state.hpp"
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/parallel.hpp"
+#include "reagent/core/timeout.hpp"
 #include "reagent/memory/result_compressor.hpp"
 #include "reagent/transform/jq_transform.hpp"
 
@@ -68,8 +66,8 @@ void warn(const Agent::State& state, std::vector<std::string>& warnings, const P
 }
 
 // Tries each of `pending[from..]` once, never waiting for a lock; `context` explains a busy file.
-void logWithoutWaiting(const Agent::State& state, const std::vector<PendingEpisode>& pending, std::size_t from,
-                       std::vector<std::string>& warnings, const std::string& context) {
+void logWithoutWaiting(const Agent::State& state, const std::vector<PendingEpisode>& pending,
+                       std::size_t from, std::vector<std::string>& warnings, const std::string& context) {
     for (std::size_t i = from; i < pending.size(); ++i) {
         auto recorded = state.episodic->record(pending[i].episode, std::chrono::milliseconds(0));
         if (!recorded) {
@@ -214,8 +212,7 @@ struct PendingTransform {
 };
 
 Task<bool> evaluate(PendingTransform* pending, transform::JqLimits limits) {
-    pending->outcome =
-        co_await transform::applyJq(pending->expression, std::move(pending->input), limits);
+    pending->outcome = co_await transform::applyJq(pending->expression, std::move(pending->input), limits);
     co_return true;
 }
 
@@ -248,7 +245,8 @@ Task<std::string> evaluateAll(std::vector<PendingTransform>& pending, const Agen
 
 Task<std::vector<tools::ToolCallRecord>> processResults(
     std::shared_ptr<Agent::State> state, std::vector<tools::ToolCallRecord> records,
-    std::vector<std::optional<TransformRequest>> transforms, std::shared_ptr<std::vector<std::string>> warnings) {
+    std::vector<std::optional<TransformRequest>> transforms,
+    std::shared_ptr<std::vector<std::string>> warnings) {
     auto episodes = episodesOf(*state, records);
     if (!episodes.empty()) {
         co_await logEpisodes(state, std::move(episodes), warnings);
@@ -290,8 +288,9 @@ Task<std::vector<tools::ToolCallRecord>> processResults(
     for (PendingTransform& item : pending) {
         tools::ToolCallRecord& record = records[item.record];
         // A transform the stage stopped either never started or ended as cancelled: say why.
-        const bool stoppedEarly = !item.outcome || (!stopped.empty() && !*item.outcome &&
-                                                    item.outcome->error().code == transform::TransformErrc::cancelled);
+        const bool stoppedEarly =
+            !item.outcome || (!stopped.empty() && !*item.outcome &&
+                              item.outcome->error().code == transform::TransformErrc::cancelled);
         if (stoppedEarly) {
             fallBack(*state, record, stopped.empty() ? std::string("cancelled") : stopped);
         } else if (*item.outcome) {

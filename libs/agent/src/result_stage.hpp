@@ -35,7 +35,8 @@ struct TransformRequest {
 /// not logged appends a sentence to `warnings` (for `RunResult::warnings`) and emits a `MemoryWarning`.
 [[nodiscard]] Task<std::vector<tools::ToolCallRecord>> processResults(
     std::shared_ptr<Agent::State> state, std::vector<tools::ToolCallRecord> records,
-    std::vector<std::optional<TransformRequest>> transforms, std::shared_ptr<std::vector<std::string>> warnings);
+    std::vector<std::optional<TransformRequest>> transforms,
+    std::shared_ptr<std::vector<std::string>> warnings);
 
 /// The synchronous part of `processResults` (no transforms, episodes tried once without waiting for a
 /// lock), for a batch that was cancelled.

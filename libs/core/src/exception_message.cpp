@@ -1,9 +1,8 @@
 #include "reagent/core/detail/exception_message.hpp"
 
-#include <stdexcept>
-
 #include <boost/asio/error.hpp>
 #include <boost/system/system_error.hpp>
+#include <stdexcept>
 
 namespace reagent::detail {
 

@@ -14,7 +14,8 @@ namespace asio = boost::asio;
 
 TaskGroup::State::State(Executor ex) : executor(ex), wakeup(ex) {}
 
-void TaskGroup::State::finished(std::list<asio::cancellation_signal>::iterator signal, std::exception_ptr error) {
+void TaskGroup::State::finished(std::list<asio::cancellation_signal>::iterator signal,
+                                std::exception_ptr error) {
     if (error) {
         errors.push_back({detail::isCancellation(error) ? EffectErrc::cancelled : EffectErrc::exception,
                           detail::exceptionMessage(error)});
@@ -52,7 +53,8 @@ Task<std::vector<EffectError>> TaskGroup::join() {
         state->wakeup.expires_at(asio::steady_timer::time_point::max());
         if (forwarded) {
             // The joiner's own slot has fired already; wait on a detached slot so the wait is not cut short.
-            auto token = asio::bind_cancellation_slot(asio::cancellation_slot(), asio::as_tuple(asio::use_awaitable));
+            auto token =
+                asio::bind_cancellation_slot(asio::cancellation_slot(), asio::as_tuple(asio::use_awaitable));
             co_await state->wakeup.async_wait(token);
         } else {
             co_await state->wakeup.async_wait(asio::as_tuple(asio::use_awaitable));

@@ -42,8 +42,8 @@ std::string_view utf8Prefix(std::string_view text, std::size_t maxBytes) noexcep
     }
     // Back off over continuation bytes to the start of the sequence the cut would split.
     std::size_t cut = maxBytes;
-    for (std::size_t back = 0; back < 3 && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U;
-         ++back) {
+    for (std::size_t back = 0;
+         back < 3 && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U; ++back) {
         --cut;
     }
     return text.substr(0, (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U ? maxBytes : cut);

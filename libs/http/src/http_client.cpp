@@ -3,8 +3,8 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "client_state.hpp"
-#include "reagent/http/redacted_url.hpp"
 #include "exchange.hpp"
+#include "reagent/http/redacted_url.hpp"
 
 namespace reagent::http {
 

@@ -57,7 +57,8 @@ std::string redactedUrl(std::string_view url) {
     rest.remove_prefix(query);
     const auto fragment = rest.find('#', 1);
     out += rest.front();
-    out += maskedParameters(rest.substr(1, fragment == std::string_view::npos ? std::string_view::npos : fragment - 1));
+    out += maskedParameters(
+        rest.substr(1, fragment == std::string_view::npos ? std::string_view::npos : fragment - 1));
     if (fragment != std::string_view::npos) {
         out += '#';
         if (fragment + 1 < rest.size()) {

@@ -2,6 +2,12 @@
 /// \file
 /// \brief The umbrella header: everything a program needs to build and run agents.
 
+#include "reagent/agent/agent.hpp"
+#include "reagent/agent/agent_config.hpp"
+#include "reagent/agent/agent_error.hpp"
+#include "reagent/agent/agent_event.hpp"
+#include "reagent/agent/react_loop.hpp"
+#include "reagent/agent/run_result.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/effect_error.hpp"
 #include "reagent/core/expected.hpp"
@@ -10,7 +16,14 @@
 #include "reagent/core/task.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/core/timeout.hpp"
-
+#include "reagent/llm/message.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/llm/scripted_provider.hpp"
+#include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/http_provider.hpp"
+#include "reagent/providers/provider_config.hpp"
 #include "reagent/tools/adapt_function.hpp"
 #include "reagent/tools/schema_validator.hpp"
 #include "reagent/tools/tool.hpp"
@@ -22,22 +35,6 @@
 #include "reagent/tools/tool_event.hpp"
 #include "reagent/tools/tool_executor.hpp"
 #include "reagent/tools/tool_registry.hpp"
-
-#include "reagent/llm/message.hpp"
-#include "reagent/llm/model_request.hpp"
-#include "reagent/llm/provider.hpp"
-#include "reagent/llm/provider_error.hpp"
-#include "reagent/llm/scripted_provider.hpp"
-#include "reagent/llm/stream_delta.hpp"
-#include "reagent/providers/http_provider.hpp"
-#include "reagent/providers/provider_config.hpp"
-
-#include "reagent/agent/agent.hpp"
-#include "reagent/agent/agent_config.hpp"
-#include "reagent/agent/agent_error.hpp"
-#include "reagent/agent/agent_event.hpp"
-#include "reagent/agent/react_loop.hpp"
-#include "reagent/agent/run_result.hpp"
 
 // memory
 #include "reagent/memory/episodic_store.hpp"

@@ -6,10 +6,14 @@ namespace reagent::llm {
 
 std::string_view toString(Role role) noexcept {
     switch (role) {
-        case Role::system: return "system";
-        case Role::user: return "user";
-        case Role::assistant: return "assistant";
-        case Role::tool: return "tool";
+        case Role::system:
+            return "system";
+        case Role::user:
+            return "user";
+        case Role::assistant:
+            return "assistant";
+        case Role::tool:
+            return "tool";
     }
     return "unknown";
 }

@@ -4,19 +4,32 @@ namespace reagent::llm {
 
 std::string_view toString(ProviderErrc code) noexcept {
     switch (code) {
-        case ProviderErrc::rate_limited: return "rate_limited";
-        case ProviderErrc::server_error: return "server_error";
-        case ProviderErrc::connection_failed: return "connection_failed";
-        case ProviderErrc::timeout: return "timeout";
-        case ProviderErrc::invalid_request: return "invalid_request";
-        case ProviderErrc::authentication: return "authentication";
-        case ProviderErrc::quota_exceeded: return "quota_exceeded";
-        case ProviderErrc::malformed_response: return "malformed_response";
-        case ProviderErrc::empty_reply: return "empty_reply";
-        case ProviderErrc::cancelled: return "cancelled";
-        case ProviderErrc::script_exhausted: return "script_exhausted";
-        case ProviderErrc::script_mismatch: return "script_mismatch";
-        case ProviderErrc::configuration: return "configuration";
+        case ProviderErrc::rate_limited:
+            return "rate_limited";
+        case ProviderErrc::server_error:
+            return "server_error";
+        case ProviderErrc::connection_failed:
+            return "connection_failed";
+        case ProviderErrc::timeout:
+            return "timeout";
+        case ProviderErrc::invalid_request:
+            return "invalid_request";
+        case ProviderErrc::authentication:
+            return "authentication";
+        case ProviderErrc::quota_exceeded:
+            return "quota_exceeded";
+        case ProviderErrc::malformed_response:
+            return "malformed_response";
+        case ProviderErrc::empty_reply:
+            return "empty_reply";
+        case ProviderErrc::cancelled:
+            return "cancelled";
+        case ProviderErrc::script_exhausted:
+            return "script_exhausted";
+        case ProviderErrc::script_mismatch:
+            return "script_mismatch";
+        case ProviderErrc::configuration:
+            return "configuration";
     }
     return "unknown";
 }
@@ -25,8 +38,10 @@ bool ProviderError::retryable() const noexcept {
     switch (code) {
         case ProviderErrc::rate_limited:
         case ProviderErrc::server_error:
-        case ProviderErrc::connection_failed: return true;
-        default: return false;
+        case ProviderErrc::connection_failed:
+            return true;
+        default:
+            return false;
     }
 }
 

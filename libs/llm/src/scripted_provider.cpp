@@ -1,12 +1,11 @@
 #include "reagent/llm/scripted_provider.hpp"
 
-#include <exception>
-#include <utility>
-
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <exception>
+#include <utility>
 
 #include "reagent/core/detail/exception_message.hpp"
 #include "reagent/core/detail/utf8.hpp"
@@ -24,7 +23,8 @@ std::string lastMessageExcerpt(const ModelRequest& request) {
     }
     const Message& last = request.messages.back();
     constexpr std::size_t kMax = 160;
-    std::string text = last.text.size() > kMax ? std::string(detail::utf8Prefix(last.text, kMax)) + "..." : last.text;
+    std::string text =
+        last.text.size() > kMax ? std::string(detail::utf8Prefix(last.text, kMax)) + "..." : last.text;
     return "its last message (" + std::string(toString(last.role)) + ") was \"" + text + "\"";
 }
 
@@ -80,7 +80,8 @@ ScriptedTurn& ScriptedTurn::expectLastMessageContains(std::string fragment) {
     auto expectation = "the last message contains \"" + fragment + "\"";
     return expect(
         [fragment = std::move(fragment)](const ModelRequest& request) {
-            return !request.messages.empty() && request.messages.back().text.find(fragment) != std::string::npos;
+            return !request.messages.empty() &&
+                   request.messages.back().text.find(fragment) != std::string::npos;
         },
         std::move(expectation));
 }
@@ -163,7 +164,8 @@ Task<expected<ModelReply, ProviderError>> ScriptedProvider::complete(ModelReques
             interrupted = true;
         }
         if (interrupted) {
-            co_return fail(scriptError(ProviderErrc::cancelled, label + " was cancelled during its scripted delay"));
+            co_return fail(
+                scriptError(ProviderErrc::cancelled, label + " was cancelled during its scripted delay"));
         }
     }
 
@@ -179,8 +181,8 @@ Task<expected<ModelReply, ProviderError>> ScriptedProvider::complete(ModelReques
             computed = std::get<ScriptedTurn::Responder>(turn.outcome_)(request);
         } catch (...) {
             computed = fail(scriptError(ProviderErrc::server_error,
-                                        "the scripted responder for " + label + " threw: " +
-                                            detail::exceptionMessage(std::current_exception())));
+                                        "the scripted responder for " + label +
+                                            " threw: " + detail::exceptionMessage(std::current_exception())));
         }
         if (!computed) {
             co_return computed;

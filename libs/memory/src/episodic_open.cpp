@@ -35,11 +35,11 @@ expected<void, MemoryError> refuseDanglingLink(const std::string& path) {
         return {};
     }
     const auto target = std::filesystem::read_symlink(path, ec);
-    return unexpected(MemoryError{
-        MemoryErrc::storage_error, "episodic store '" + path + "' is a symbolic link to '" +
-                                       (ec ? std::string("?") : target.string()) +
-                                       "', which does not exist; its target is not created (create it, or "
-                                       "give the path of a regular file)"});
+    return unexpected(MemoryError{MemoryErrc::storage_error,
+                                  "episodic store '" + path + "' is a symbolic link to '" +
+                                      (ec ? std::string("?") : target.string()) +
+                                      "', which does not exist; its target is not created (create it, or "
+                                      "give the path of a regular file)"});
 }
 
 }  // namespace
@@ -72,8 +72,9 @@ expected<std::string, MemoryError> EpisodicStore::Impl::text(const char* sql) co
 
 expected<EpisodicStore::Impl::Kind, MemoryError> EpisodicStore::Impl::inspect() const {
     // Reading the header first turns a file that is not SQLite into SQLITE_NOTADB here.
-    auto tables = text("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                       "ORDER BY name");
+    auto tables = text(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+        "ORDER BY name");
     if (!tables) {
         return unexpected(explained(tables.error()));
     }
@@ -83,8 +84,8 @@ expected<EpisodicStore::Impl::Kind, MemoryError> EpisodicStore::Impl::inspect() 
         return unexpected(!application ? application.error() : version.error());
     }
     if (*application != 0 && *application != kApplicationId) {
-        return unexpected(notAStore(path, "it belongs to another application (application_id " +
-                                              std::to_string(*application) + ")"));
+        return unexpected(notAStore(
+            path, "it belongs to another application (application_id " + std::to_string(*application) + ")"));
     }
     if (*application == kApplicationId) {
         if (*version > kSchemaVersion) {
@@ -171,16 +172,19 @@ expected<EpisodicStore, MemoryError> EpisodicStore::open(const std::string& path
     impl->path = path;
     const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
     if (sqlite3_open_v2(path.c_str(), &impl->db, flags, nullptr) != SQLITE_OK) {
-        return unexpected(storageError(path, "could not open the file (check that its directory exists and "
-                                             "is writable)", impl->db));
+        return unexpected(storageError(path,
+                                       "could not open the file (check that its directory exists and "
+                                       "is writable)",
+                                       impl->db));
     }
     sqlite3_extended_result_codes(impl->db, 1);
     sqlite3_busy_handler(impl->db, &Impl::onBusy, impl.get());
     // SQLite silently opens a write-protected file read-only; every episode would then be lost.
     if (sqlite3_db_readonly(impl->db, "main") == 1) {
-        return unexpected(MemoryError{MemoryErrc::storage_error,
-                                      "episodic store '" + path + "' is read-only: episodes cannot be written "
-                                                                  "(check the file's permissions)"});
+        return unexpected(
+            MemoryError{MemoryErrc::storage_error, "episodic store '" + path +
+                                                       "' is read-only: episodes cannot be written "
+                                                       "(check the file's permissions)"});
     }
     if (auto ok = impl->initialise(); !ok) {
         return unexpected(ok.error());
@@ -203,8 +207,8 @@ expected<EpisodicStore, MemoryError> EpisodicStore::openReadOnly(const std::stri
     }
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
-        return unexpected(MemoryError{MemoryErrc::storage_error, "no episodic store at '" + path +
-                                                                     "': the file does not exist"});
+        return unexpected(MemoryError{MemoryErrc::storage_error,
+                                      "no episodic store at '" + path + "': the file does not exist"});
     }
     if (std::filesystem::is_directory(path, ec)) {
         return unexpected(notAStore(path, "it is a directory"));

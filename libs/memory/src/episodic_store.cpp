@@ -104,7 +104,9 @@ EpisodicStore::EpisodicStore(EpisodicStore&&) noexcept = default;
 EpisodicStore& EpisodicStore::operator=(EpisodicStore&&) noexcept = default;
 EpisodicStore::~EpisodicStore() = default;
 
-const std::string& EpisodicStore::path() const noexcept { return impl_->path; }
+const std::string& EpisodicStore::path() const noexcept {
+    return impl_->path;
+}
 
 expected<std::int64_t, MemoryError> EpisodicStore::record(const Episode& episode) {
     return record(episode, kBusyTimeout);
@@ -119,11 +121,13 @@ expected<std::int64_t, MemoryError> EpisodicStore::record(const Episode& episode
     } restore{*impl_};
     Statement insert;
     if (auto ok = impl_->prepare(
-            insert, "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES (?1, ?2, ?3, ?4, ?5)");
+            insert,
+            "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES (?1, ?2, ?3, ?4, ?5)");
         !ok) {
         return unexpected(ok.error());
     }
-    const auto when = episode.timestamp == system_clock::time_point{} ? system_clock::now() : episode.timestamp;
+    const auto when =
+        episode.timestamp == system_clock::time_point{} ? system_clock::now() : episode.timestamp;
     bindText(insert.stmt, 1, episode.action);
     bindText(insert.stmt, 2, episode.tool);
     bindText(insert.stmt, 3, episode.input);

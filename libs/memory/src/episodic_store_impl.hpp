@@ -36,8 +36,8 @@ inline MemoryError storageError(const std::string& path, std::string_view what, 
 }
 
 inline MemoryError notAStore(const std::string& path, std::string_view why) {
-    return {MemoryErrc::not_a_store,
-            "'" + path + "' is not a reagent episodic store: " + std::string(why) + " (it was left unchanged)"};
+    return {MemoryErrc::not_a_store, "'" + path + "' is not a reagent episodic store: " + std::string(why) +
+                                         " (it was left unchanged)"};
 }
 
 // Owns a prepared statement.
@@ -99,7 +99,8 @@ struct EpisodicStore::Impl {
         if (error.code != MemoryErrc::not_a_store) {
             return error;
         }
-        return notAStore(path, std::string("it is not an SQLite database (SQLite: ") + sqlite3_errmsg(db) + ")");
+        return notAStore(path,
+                         std::string("it is not an SQLite database (SQLite: ") + sqlite3_errmsg(db) + ")");
     }
 
     // The first column of the first row of `sql` as an integer, or as text.

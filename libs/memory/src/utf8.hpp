@@ -12,7 +12,6 @@ namespace reagent::memory::utf8 {
 /// The ellipsis appended where text was cut (U+2026, one character, three bytes).
 inline constexpr std::string_view kEllipsis = "\xE2\x80\xA6";
 
-
 /// Number of characters in `text`.
 [[nodiscard]] std::size_t length(std::string_view text) noexcept;
 

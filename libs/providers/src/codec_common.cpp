@@ -54,7 +54,8 @@ nlohmann::json ollamaSchema(const nlohmann::json& schema) {
         return schema;
     }
     nlohmann::json kept = onlyKeys(schema, {"$defs", "items", "properties", "required", "type"});
-    if (const auto properties = kept.find("properties"); properties != kept.end() && properties->is_object()) {
+    if (const auto properties = kept.find("properties");
+        properties != kept.end() && properties->is_object()) {
         for (auto& property : properties->items()) {
             if (property.value().is_object()) {
                 property.value() = onlyKeys(property.value(), {"description", "enum", "items", "type"});

@@ -1,9 +1,8 @@
 #pragma once
 // Pieces of request encoding that several wire formats share. Internal to the providers library.
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "reagent/llm/model_request.hpp"
 #include "reagent/providers/encoded_request.hpp"

@@ -10,7 +10,7 @@ namespace chr = std::chrono;
 
 // A cursor over the date text; every reader consumes only on success.
 class Cursor {
-public:
+  public:
     explicit Cursor(std::string_view text) : text_(text) {}
 
     bool literal(std::string_view expected) {
@@ -61,7 +61,7 @@ public:
     [[nodiscard]] bool atEnd() const { return pos_ == text_.size(); }
     [[nodiscard]] char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
 
-private:
+  private:
     std::string_view text_;
     std::size_t pos_ = 0;
 };

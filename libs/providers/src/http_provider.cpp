@@ -8,8 +8,8 @@
 
 #include "json_access.hpp"
 #include "reagent/core/retry.hpp"
-#include "reagent/providers/provider_http_error.hpp"
 #include "reagent/llm/retry_notice.hpp"
+#include "reagent/providers/provider_http_error.hpp"
 
 namespace reagent::providers {
 
@@ -26,26 +26,37 @@ std::string withoutTrailingSlash(std::string url) {
 llm::ProviderError transportError(std::string_view provider, const http::HttpError& error) {
     llm::ProviderErrc code = llm::ProviderErrc::connection_failed;
     switch (error.code) {
-        case http::HttpErrc::timeout: code = llm::ProviderErrc::timeout; break;
-        case http::HttpErrc::cancelled: code = llm::ProviderErrc::cancelled; break;
+        case http::HttpErrc::timeout:
+            code = llm::ProviderErrc::timeout;
+            break;
+        case http::HttpErrc::cancelled:
+            code = llm::ProviderErrc::cancelled;
+            break;
         case http::HttpErrc::invalid_url:
-        case http::HttpErrc::invalid_request: code = llm::ProviderErrc::configuration; break;
+        case http::HttpErrc::invalid_request:
+            code = llm::ProviderErrc::configuration;
+            break;
         case http::HttpErrc::response_too_large: {
             // Not retried: the same request would get the same body.
-            return llm::ProviderError{llm::ProviderErrc::malformed_response,
-                                      std::string(provider) + ": " + error.describe() +
-                                          " (ProviderConfig::maxResponseBytes)",
-                                      std::nullopt, {}, std::nullopt};
+            return llm::ProviderError{
+                llm::ProviderErrc::malformed_response,
+                std::string(provider) + ": " + error.describe() + " (ProviderConfig::maxResponseBytes)",
+                std::nullopt,
+                {},
+                std::nullopt};
         }
-        default: break;
+        default:
+            break;
     }
-    return llm::ProviderError{code, std::string(provider) + ": " + error.describe(), std::nullopt, {}, std::nullopt};
+    return llm::ProviderError{
+        code, std::string(provider) + ": " + error.describe(), std::nullopt, {}, std::nullopt};
 }
 
 llm::ProviderError emptyReply(std::string_view provider, llm::StopReason reason) {
     llm::ProviderError error;
     error.code = llm::ProviderErrc::empty_reply;
-    error.message = std::string(provider) + ": the model returned an empty reply (no text, no tool call; it " +
+    error.message = std::string(provider) +
+                    ": the model returned an empty reply (no text, no tool call; it " +
                     (reason == llm::StopReason::max_tokens
                          ? std::string("hit the token limit before writing anything: raise maxTokens")
                          : "stopped with " + std::string(llm::toString(reason))) +
@@ -61,7 +72,9 @@ llm::ProviderError eventTooLarge(std::string_view provider, std::size_t limit) {
                                   std::to_string(limit) +
                                   " bytes without ending; raise ProviderConfig::maxEventBytes if such large "
                                   "events are expected",
-                              std::nullopt, {}, std::nullopt};
+                              std::nullopt,
+                              {},
+                              std::nullopt};
 }
 
 // "1.5 s", "90 s": a wait as a person reads it.
@@ -285,7 +298,8 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::s
     co_return outcome;
 }
 
-Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptWhole(std::shared_ptr<Attempt> state) {
+Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptWhole(
+    std::shared_ptr<Attempt> state) {
     http::HttpRequest request = state->request;
     auto response = co_await client_->send(std::move(request));
     if (!response) {
@@ -294,7 +308,8 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptWhole(s
     co_return decode(response->status, response->body, state->names, response->headers);
 }
 
-Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreamed(std::shared_ptr<Attempt> state) {
+Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreamed(
+    std::shared_ptr<Attempt> state) {
     http::HttpRequest request = state->request;
     auto stream = co_await client_->stream(std::move(request));
     if (!stream) {

@@ -127,15 +127,20 @@ std::string serialize(const Json& j) {
 
 nlohmann::json toNlohmann(const Json& j) {
     switch (j.kind()) {
-        case boost::json::kind::null: return nullptr;
-        case boost::json::kind::bool_: return j.get_bool();
+        case boost::json::kind::null:
+            return nullptr;
+        case boost::json::kind::bool_:
+            return j.get_bool();
         // Non-negative integers as unsigned, as nlohmann's own parser reads them.
         case boost::json::kind::int64:
             return j.get_int64() >= 0 ? nlohmann::json(static_cast<std::uint64_t>(j.get_int64()))
                                       : nlohmann::json(j.get_int64());
-        case boost::json::kind::uint64: return j.get_uint64();
-        case boost::json::kind::double_: return j.get_double();
-        case boost::json::kind::string: return std::string(text(j));
+        case boost::json::kind::uint64:
+            return j.get_uint64();
+        case boost::json::kind::double_:
+            return j.get_double();
+        case boost::json::kind::string:
+            return std::string(text(j));
         case boost::json::kind::array: {
             nlohmann::json out = nlohmann::json::array();
             for (const Json& item : j.get_array()) {

@@ -5,17 +5,16 @@
 // event), and Boost.JSON builds its tree several times faster. What leaves the codecs (tool-call
 // arguments) is converted to nlohmann::json, the type of the public API.
 
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
-
 #include <boost/json/array.hpp>
 #include <boost/json/monotonic_resource.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/string.hpp>
 #include <boost/json/value.hpp>
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "reagent/core/detail/utf8.hpp"
 
@@ -123,7 +122,7 @@ using Json = boost::json::value;
 /// if `text` is not one JSON value. Invalid UTF-8 and lone surrogate escapes do not make it fail: they
 /// are read as U+FFFD (`repairedJsonText`). The values must not outlive it.
 class ParsedJson {
-public:
+  public:
     explicit ParsedJson(std::string_view text);
     ParsedJson(const ParsedJson&) = delete;
     ParsedJson& operator=(const ParsedJson&) = delete;
@@ -132,7 +131,7 @@ public:
     [[nodiscard]] const Json& operator*() const noexcept { return *value_; }
     [[nodiscard]] const Json* operator->() const noexcept { return &*value_; }
 
-private:
+  private:
     // A typical reply, or stream event, fits.
     alignas(std::max_align_t) unsigned char buffer_[4096];
     boost::json::monotonic_resource arena_;

@@ -8,15 +8,14 @@
 // sorted order, as nlohmann's objects are, so bodies keep the shape they always had.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace reagent::providers::detail {
 
 class JsonWriter {
-public:
+  public:
     explicit JsonWriter(std::string& out) : out_(out) {}
 
     JsonWriter& beginObject();
@@ -37,7 +36,7 @@ public:
     /// A JSON value, serialized.
     JsonWriter& value(const nlohmann::json& json);
 
-private:
+  private:
     // Siblings are separated by a comma: needed unless the previous character opened a container or
     // ended a key.
     void separate();

@@ -5,8 +5,8 @@
 #include "codec_common.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
-#include "stream_error.hpp"
 #include "reagent/providers/provider_http_error.hpp"
+#include "stream_error.hpp"
 
 namespace reagent::providers::ollama {
 
@@ -22,8 +22,12 @@ constexpr std::string_view kProvider = "ollama";
 void writeMessage(detail::JsonWriter& out, const Message& message, const ToolNameMap& names) {
     out.beginObject().key("content").string(message.text);
     switch (message.role) {
-        case Role::system: out.key("role").string("system"); break;
-        case Role::user: out.key("role").string("user"); break;
+        case Role::system:
+            out.key("role").string("system");
+            break;
+        case Role::user:
+            out.key("role").string("user");
+            break;
         case Role::tool:
             out.key("role").string("tool").key("tool_name").string(names.toWire(message.toolName));
             break;
@@ -78,10 +82,10 @@ std::optional<llm::ProviderError> consume(const Json& chunk, ReplyAssembler& ass
                     assembler.addCallText(detail::stringOr(call, "id"), std::move(name),
                                           std::string(detail::text(*arguments)), out);
                 } else {
-                    assembler.addCall(detail::stringOr(call, "id"), std::move(name),
-                                      arguments != nullptr ? detail::toNlohmann(*arguments)
-                                                           : nlohmann::json::object(),
-                                      {}, out);
+                    assembler.addCall(
+                        detail::stringOr(call, "id"), std::move(name),
+                        arguments != nullptr ? detail::toNlohmann(*arguments) : nlohmann::json::object(), {},
+                        out);
                 }
             }
         }

@@ -5,8 +5,8 @@
 #include "codec_common.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
-#include "stream_error.hpp"
 #include "reagent/providers/provider_http_error.hpp"
+#include "stream_error.hpp"
 
 namespace reagent::providers::openai {
 

@@ -1,10 +1,9 @@
 #include "reagent/providers/provider_config.hpp"
 
-#include <charconv>
-#include <cstdlib>
-
 #include <boost/url/parse.hpp>
 #include <boost/url/url_view.hpp>
+#include <charconv>
+#include <cstdlib>
 
 #include "reagent/http/redacted_url.hpp"
 
@@ -33,10 +32,14 @@ struct EnvNames {
 
 EnvNames envNames(ProviderKind kind) noexcept {
     switch (kind) {
-        case ProviderKind::anthropic: return {"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"};
-        case ProviderKind::openai: return {"OPENAI_API_KEY", "OPENAI_BASE_URL"};
-        case ProviderKind::gemini: return {"GEMINI_API_KEY", "GEMINI_BASE_URL"};
-        case ProviderKind::ollama: return {"OLLAMA_API_KEY", "OLLAMA_HOST"};
+        case ProviderKind::anthropic:
+            return {"ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"};
+        case ProviderKind::openai:
+            return {"OPENAI_API_KEY", "OPENAI_BASE_URL"};
+        case ProviderKind::gemini:
+            return {"GEMINI_API_KEY", "GEMINI_BASE_URL"};
+        case ProviderKind::ollama:
+            return {"OLLAMA_API_KEY", "OLLAMA_HOST"};
     }
     return {"", ""};
 }
@@ -58,7 +61,8 @@ std::optional<std::string> baseUrlProblem(std::string_view url) {
         const std::string_view port = view.port();
         unsigned number = 0;
         const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), number);
-        if (port.empty() || ec != std::errc() || end != port.data() + port.size() || number == 0 || number > 65535) {
+        if (port.empty() || ec != std::errc() || end != port.data() + port.size() || number == 0 ||
+            number > 65535) {
             return std::string("has a port that is not a number from 1 to 65535");
         }
     }
@@ -124,16 +128,21 @@ llm::ProviderError configurationError(std::string message) {
 
 std::string_view toString(ProviderKind kind) noexcept {
     switch (kind) {
-        case ProviderKind::anthropic: return "anthropic";
-        case ProviderKind::openai: return "openai";
-        case ProviderKind::gemini: return "gemini";
-        case ProviderKind::ollama: return "ollama";
+        case ProviderKind::anthropic:
+            return "anthropic";
+        case ProviderKind::openai:
+            return "openai";
+        case ProviderKind::gemini:
+            return "gemini";
+        case ProviderKind::ollama:
+            return "ollama";
     }
     return "unknown";
 }
 
 std::optional<ProviderKind> parseProviderKind(std::string_view name) noexcept {
-    for (auto kind : {ProviderKind::anthropic, ProviderKind::openai, ProviderKind::gemini, ProviderKind::ollama}) {
+    for (auto kind :
+         {ProviderKind::anthropic, ProviderKind::openai, ProviderKind::gemini, ProviderKind::ollama}) {
         if (toString(kind) == name) {
             return kind;
         }
@@ -143,20 +152,28 @@ std::optional<ProviderKind> parseProviderKind(std::string_view name) noexcept {
 
 std::string_view defaultModel(ProviderKind kind) noexcept {
     switch (kind) {
-        case ProviderKind::anthropic: return "claude-sonnet-4-5";
-        case ProviderKind::openai: return "gpt-4.1";
-        case ProviderKind::gemini: return "gemini-2.5-flash";
-        case ProviderKind::ollama: return "qwen3";
+        case ProviderKind::anthropic:
+            return "claude-sonnet-4-5";
+        case ProviderKind::openai:
+            return "gpt-4.1";
+        case ProviderKind::gemini:
+            return "gemini-2.5-flash";
+        case ProviderKind::ollama:
+            return "qwen3";
     }
     return "";
 }
 
 std::string_view defaultBaseUrl(ProviderKind kind) noexcept {
     switch (kind) {
-        case ProviderKind::anthropic: return "https://api.anthropic.com";
-        case ProviderKind::openai: return "https://api.openai.com/v1";
-        case ProviderKind::gemini: return "https://generativelanguage.googleapis.com/v1beta";
-        case ProviderKind::ollama: return "http://127.0.0.1:11434";
+        case ProviderKind::anthropic:
+            return "https://api.anthropic.com";
+        case ProviderKind::openai:
+            return "https://api.openai.com/v1";
+        case ProviderKind::gemini:
+            return "https://generativelanguage.googleapis.com/v1beta";
+        case ProviderKind::ollama:
+            return "http://127.0.0.1:11434";
     }
     return "";
 }
@@ -216,8 +233,8 @@ expected<ProviderConfig, llm::ProviderError> configFromEnvironment(ProviderKind 
     } else {
         config.baseUrl = trimmed(environment(names.baseUrl));
         if (config.apiKey.empty()) {
-            return fail(configurationError(std::string(toString(kind)) + ": no API key: set the " + names.key +
-                                           " environment variable"));
+            return fail(configurationError(std::string(toString(kind)) + ": no API key: set the " +
+                                           names.key + " environment variable"));
         }
     }
     return config;

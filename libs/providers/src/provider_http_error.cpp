@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "http_date.hpp"
-#include "reagent/http/redacted_url.hpp"
 #include "json_access.hpp"
+#include "reagent/http/redacted_url.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers {
@@ -213,9 +213,10 @@ llm::ProviderError httpError(std::string_view provider, int httpStatus, std::str
         // Model APIs do not redirect: the base URL points somewhere else (an old host, a login page).
         error.code = ProviderErrc::configuration;
         const auto location = headers.find("location");
-        error.message = std::string(provider) + ": HTTP " + std::to_string(httpStatus) + " redirect" +
-                        (location ? " to '" + http::redactedUrl(*location) + "'" : std::string(" without a Location")) +
-                        ": redirects are not followed; set the base URL to the API's address (not retried)";
+        error.message =
+            std::string(provider) + ": HTTP " + std::to_string(httpStatus) + " redirect" +
+            (location ? " to '" + http::redactedUrl(*location) + "'" : std::string(" without a Location")) +
+            ": redirects are not followed; set the base URL to the API's address (not retried)";
         return error;
     }
     const detail::ParsedJson parsed(body);

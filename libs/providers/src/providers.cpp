@@ -14,7 +14,7 @@ namespace {
 // The SSE wire formats share this: bytes -> events -> the codec's event decoder.
 template <class Decoder>
 class SseDecoding final : public StreamDecoding {
-public:
+  public:
     explicit SseDecoding(ToolNameMap names) : decoder_(std::move(names)) {}
 
     expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) override {
@@ -40,14 +40,14 @@ public:
         return decoder_.finish();
     }
 
-private:
+  private:
     http::SseParser parser_;
     Decoder decoder_;
     std::size_t frames_ = 0;
 };
 
 class NdjsonDecoding final : public StreamDecoding {
-public:
+  public:
     explicit NdjsonDecoding(ToolNameMap names) : decoder_(std::move(names)) {}
 
     expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) override {
@@ -57,7 +57,7 @@ public:
     std::size_t framesSeen() const noexcept override { return decoder_.linesSeen(); }
     expected<llm::ModelReply, llm::ProviderError> finish() override { return decoder_.finish(); }
 
-private:
+  private:
     ollama::StreamDecoder decoder_;
 };
 
@@ -76,7 +76,7 @@ EncodedTools AnthropicProvider::encodeTools(const llm::ToolList& tools, const Co
 }
 
 EncodedRequest AnthropicProvider::encode(const llm::ModelRequest& request, const CodecOptions& options,
-                          const EncodedTools& tools) const {
+                                         const EncodedTools& tools) const {
     return anthropic::encodeRequest(request, options, tools);
 }
 
@@ -85,9 +85,8 @@ void AnthropicProvider::authenticate(http::HttpHeaders& headers) const {
     headers.set("anthropic-version", std::string(anthropic::kApiVersion));
 }
 
-expected<llm::ModelReply, llm::ProviderError> AnthropicProvider::decode(int status, std::string_view body,
-                                                                        const ToolNameMap& names,
-                                                                        const http::HttpHeaders& headers) const {
+expected<llm::ModelReply, llm::ProviderError> AnthropicProvider::decode(
+    int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const {
     return anthropic::decodeResponse(status, body, names, headers);
 }
 
@@ -102,7 +101,7 @@ EncodedTools OpenAiProvider::encodeTools(const llm::ToolList& tools, const Codec
 }
 
 EncodedRequest OpenAiProvider::encode(const llm::ModelRequest& request, const CodecOptions& options,
-                          const EncodedTools& tools) const {
+                                      const EncodedTools& tools) const {
     return openai::encodeRequest(request, options, tools);
 }
 
@@ -127,7 +126,7 @@ EncodedTools GeminiProvider::encodeTools(const llm::ToolList& tools, const Codec
 }
 
 EncodedRequest GeminiProvider::encode(const llm::ModelRequest& request, const CodecOptions& options,
-                          const EncodedTools& tools) const {
+                                      const EncodedTools& tools) const {
     return gemini::encodeRequest(request, options, tools);
 }
 
@@ -162,7 +161,7 @@ EncodedTools OllamaProvider::encodeTools(const llm::ToolList& tools, const Codec
 }
 
 EncodedRequest OllamaProvider::encode(const llm::ModelRequest& request, const CodecOptions& options,
-                          const EncodedTools& tools) const {
+                                      const EncodedTools& tools) const {
     return ollama::encodeRequest(request, options, tools);
 }
 
@@ -187,10 +186,14 @@ expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(Provid
         return fail(std::move(valid.error()));
     }
     switch (config.kind) {
-        case ProviderKind::anthropic: return std::make_shared<AnthropicProvider>(std::move(config));
-        case ProviderKind::openai: return std::make_shared<OpenAiProvider>(std::move(config));
-        case ProviderKind::gemini: return std::make_shared<GeminiProvider>(std::move(config));
-        case ProviderKind::ollama: return std::make_shared<OllamaProvider>(std::move(config));
+        case ProviderKind::anthropic:
+            return std::make_shared<AnthropicProvider>(std::move(config));
+        case ProviderKind::openai:
+            return std::make_shared<OpenAiProvider>(std::move(config));
+        case ProviderKind::gemini:
+            return std::make_shared<GeminiProvider>(std::move(config));
+        case ProviderKind::ollama:
+            return std::make_shared<OllamaProvider>(std::move(config));
     }
     return fail(configurationError("unknown provider kind"));
 }

@@ -7,13 +7,12 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
-
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
+#include <vector>
 
 namespace reagent::tools {
 
@@ -184,7 +183,8 @@ std::string hint(std::string_view description, const json* schema, const json* v
                 allowed += ", ...";
                 break;
             }
-            allowed += (allowed.empty() ? "" : ", ") + entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+            allowed += (allowed.empty() ? "" : ", ") +
+                       entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         }
         return " (allowed: " + allowed + ")";
     }

@@ -318,7 +318,8 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
 
     // Events are built only when someone listens: they copy the arguments and the record.
     if (sink_) {
-        emit(ToolCalling{record.id, record.name, record.input, tripIndex, actionText(definition, record.input)});
+        emit(ToolCalling{record.id, record.name, record.input, tripIndex,
+                         actionText(definition, record.input)});
     }
 
     expected<void, ToolError> ready = fail(cancelledCall);

@@ -167,7 +167,8 @@ bool tooDeep(jv value, int depth) {
             }
         }
     } else if (kind == JV_KIND_OBJECT) {
-        for (int it = jv_object_iter(value); jv_object_iter_valid(value, it); it = jv_object_iter_next(value, it)) {
+        for (int it = jv_object_iter(value); jv_object_iter_valid(value, it);
+             it = jv_object_iter_next(value, it)) {
             jv item = jv_object_iter_value(value, it);
             const bool deep = tooDeep(item, depth + 1);
             jv_free(item);
@@ -267,7 +268,8 @@ void checkEnd(jq_state* jq, jv result) {
         }
         // `halt` stops jq the way it ends a shell pipeline; a transform must produce a value, so a stop
         // is an error rather than an empty (or truncated) result.
-        fail(protocol::kRuntimeError, "the expression called halt; a transform must produce its result, not stop");
+        fail(protocol::kRuntimeError,
+             "the expression called halt; a transform must produce its result, not stop");
     }
     if (jv_invalid_has_msg(jv_copy(result))) {
         fail(protocol::kRuntimeError, messageText(jv_invalid_get_msg(result)));

@@ -2,7 +2,6 @@
 // format, non-streamed and streamed: the exact request bodies sent, the headers, the answer, the usage.
 
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -39,14 +38,15 @@ json loopScript(ProviderKind kind, bool streamed) {
                      {streamResponse(fixture(dir + "parallel_tools" + ext), type),
                       streamResponse(fixture(dir + "text" + ext), type)}}};
     }
-    return json{{"responses", {bodyResponse(fixture(dir + "tool_call.json")), bodyResponse(fixture(dir + "text.json"))}}};
+    return json{{"responses",
+                 {bodyResponse(fixture(dir + "tool_call.json")), bodyResponse(fixture(dir + "text.json"))}}};
 }
 
 // The exact bodies expected, kept as files: tests/integration/providers/expected/<kind>_<mode>_<n>.json.
 // REAGENT_UPDATE_EXPECTED=1 rewrites them from what was sent (then review the diff).
 std::string expectedBody(ProviderKind kind, bool streamed, int call, const std::string& actual) {
-    const std::string path = std::string(REAGENT_EXPECTED_DIR) + "/" + dirOf(kind) + (streamed ? "_stream_" : "_") +
-                             std::to_string(call) + ".json";
+    const std::string path = std::string(REAGENT_EXPECTED_DIR) + "/" + dirOf(kind) +
+                             (streamed ? "_stream_" : "_") + std::to_string(call) + ".json";
     if (std::getenv("REAGENT_UPDATE_EXPECTED") != nullptr) {
         std::ofstream(path, std::ios::binary) << actual;
         return actual;
@@ -60,10 +60,11 @@ std::string expectedBody(ProviderKind kind, bool streamed, int call, const std::
 }  // namespace
 
 TEST_CASE("a full agent loop against each provider's wire format", "[integration][providers]") {
-    const auto testCase = GENERATE(LoopCase{ProviderKind::anthropic, false}, LoopCase{ProviderKind::anthropic, true},
-                                   LoopCase{ProviderKind::openai, false}, LoopCase{ProviderKind::openai, true},
-                                   LoopCase{ProviderKind::gemini, false}, LoopCase{ProviderKind::gemini, true},
-                                   LoopCase{ProviderKind::ollama, false}, LoopCase{ProviderKind::ollama, true});
+    const auto testCase =
+        GENERATE(LoopCase{ProviderKind::anthropic, false}, LoopCase{ProviderKind::anthropic, true},
+                 LoopCase{ProviderKind::openai, false}, LoopCase{ProviderKind::openai, true},
+                 LoopCase{ProviderKind::gemini, false}, LoopCase{ProviderKind::gemini, true},
+                 LoopCase{ProviderKind::ollama, false}, LoopCase{ProviderKind::ollama, true});
     const ProviderKind kind = testCase.kind;
     const bool streamed = testCase.streamed;
     CAPTURE(dirOf(kind), streamed);

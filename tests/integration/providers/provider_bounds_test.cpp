@@ -2,7 +2,6 @@
 // answers to large uploads, bodies that are not streams, empty replies, secrets in errors, base URLs.
 
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <string>
 #include <vector>
@@ -26,7 +25,8 @@ bool contains(const std::string& text, const std::string& part) {
 
 }  // namespace
 
-TEST_CASE("an endless SSE line fails at the event limit, without a retry", "[integration][providers][bounds]") {
+TEST_CASE("an endless SSE line fails at the event limit, without a retry",
+          "[integration][providers][bounds]") {
     const json endless = {{"status", 200},
                           {"headers", {{"content-type", "text/event-stream"}}},
                           {"endless", {{"prefix", "data: {\"x\":\""}, {"piece", "xxxxxxxx"}}}};
@@ -42,7 +42,8 @@ TEST_CASE("an endless SSE line fails at the event limit, without a retry", "[int
     CHECK(peer.requests().size() == 1);
 }
 
-TEST_CASE("an endless body fails at the response limit, without a retry", "[integration][providers][bounds]") {
+TEST_CASE("an endless body fails at the response limit, without a retry",
+          "[integration][providers][bounds]") {
     // Many small complete events: no single event is large, the body is.
     const json endless = {{"status", 200},
                           {"headers", {{"content-type", "text/event-stream"}}},
@@ -95,7 +96,8 @@ TEST_CASE("a Retry-After beyond maxRetryWait fails at once, saying what was aske
 TEST_CASE("each retry wait is announced to onRetry", "[integration][providers][retry]") {
     json limited = bodyResponse(fixture("openai/error_429.json"), 429);
     limited["headers"] = {{"retry-after-ms", "150"}};
-    const json failure = bodyResponse(R"({"error":{"message":"The server had an error","type":"server_error"}})", 500);
+    const json failure =
+        bodyResponse(R"({"error":{"message":"The server had an error","type":"server_error"}})", 500);
     ProviderPeer peer(json{{"responses", {limited, failure, bodyResponse(fixture("openai/text.json"))}}});
     std::vector<reagent::llm::RetryNotice> notices;
     ModelRequest request = question();
@@ -154,13 +156,17 @@ TEST_CASE("secrets never appear in errors", "[integration][providers][secrets]")
     }
 }
 
-TEST_CASE("a 200 that is not a stream says what came back, without a retry", "[integration][providers][errors]") {
+TEST_CASE("a 200 that is not a stream says what came back, without a retry",
+          "[integration][providers][errors]") {
     const std::string page = "<html><head><title>Sign in</title></head><body>\x1b[31mportal</body></html>";
-    const json html = {{"status", 200}, {"headers", {{"content-type", "text/html; charset=utf-8"}}}, {"body", page}};
-    const json broken = {{"status", 200}, {"headers", {{"content-type", "text/event-stream"}}},
+    const json html = {
+        {"status", 200}, {"headers", {{"content-type", "text/html; charset=utf-8"}}}, {"body", page}};
+    const json broken = {{"status", 200},
+                         {"headers", {{"content-type", "text/event-stream"}}},
                          {"chunks", {"{\"choices\": [tru"}}};
     const bool asHtml = GENERATE(true, false);
-    ProviderPeer peer(json{{"responses", {asHtml ? html : broken, streamResponse(fixture("openai/text.sse"))}}});
+    ProviderPeer peer(
+        json{{"responses", {asHtml ? html : broken, streamResponse(fixture("openai/text.sse"))}}});
     std::vector<StreamDelta> deltas;
     const auto reply = complete(peerConfig(ProviderKind::openai, peer, true), question(&deltas));
     REQUIRE_FALSE(reply);
@@ -178,7 +184,8 @@ TEST_CASE("a 200 that is not a stream says what came back, without a retry", "[i
     CHECK(peer.requests().size() == 1);
 }
 
-TEST_CASE("a whole JSON reply to a streamed request is taken as the reply", "[integration][providers][errors]") {
+TEST_CASE("a whole JSON reply to a streamed request is taken as the reply",
+          "[integration][providers][errors]") {
     ProviderPeer peer(json{{"responses", {bodyResponse(fixture("openai/text.json"))}}});
     std::vector<StreamDelta> deltas;
     const auto reply = complete(peerConfig(ProviderKind::openai, peer, true), question(&deltas));
@@ -206,7 +213,8 @@ TEST_CASE("a redirect names its Location, without a retry", "[integration][provi
 
 TEST_CASE("a 413 sent before the request body was read is reported, without a retry",
           "[integration][providers][errors]") {
-    json tooLarge = bodyResponse(R"({"error":{"message":"Request exceeds the maximum size","type":"request_too_large"}})", 413);
+    json tooLarge = bodyResponse(
+        R"({"error":{"message":"Request exceeds the maximum size","type":"request_too_large"}})", 413);
     tooLarge["early"] = true;
     ProviderPeer peer(json{{"responses", {tooLarge, tooLarge, tooLarge}}});
     ModelRequest request = question();
@@ -232,7 +240,8 @@ TEST_CASE("a base URL's query string is kept after the API path", "[integration]
     CHECK(recorded[0]["query"] == "api-version=2024-10-21");
 }
 
-TEST_CASE("a base URL without a host is refused when the provider is made", "[integration][providers][config]") {
+TEST_CASE("a base URL without a host is refused when the provider is made",
+          "[integration][providers][config]") {
     reagent::providers::ProviderConfig config;
     config.apiKey = "k";
     for (const char* url : {"http://", "http://[::1"}) {
@@ -244,17 +253,21 @@ TEST_CASE("a base URL without a host is refused when the provider is made", "[in
     }
 }
 
-TEST_CASE("an empty final reply is an empty_reply error, not an empty answer", "[integration][providers][errors]") {
+TEST_CASE("an empty final reply is an empty_reply error, not an empty answer",
+          "[integration][providers][errors]") {
     std::string emptyText = fixture("openai/text.json");
     const std::string said = "\"Hello! The capital of France is Paris.\"";
     std::string nullContent = emptyText;
     emptyText.replace(emptyText.find(said), said.size(), "\"\"");
     nullContent.replace(nullContent.find(said), said.size(), "null");
-    const json doneOnly = {{"status", 200}, {"headers", {{"content-type", "text/event-stream"}}},
+    const json doneOnly = {{"status", 200},
+                           {"headers", {{"content-type", "text/event-stream"}}},
                            {"chunks", {"data: [DONE]\n\n"}}};
     const int which = GENERATE(0, 1, 2);
     CAPTURE(which);
-    const json response = which == 0 ? bodyResponse(emptyText) : which == 1 ? bodyResponse(nullContent) : doneOnly;
+    const json response = which == 0   ? bodyResponse(emptyText)
+                          : which == 1 ? bodyResponse(nullContent)
+                                       : doneOnly;
     ProviderPeer peer(json{{"responses", {response, bodyResponse(fixture("openai/text.json"))}}});
     std::vector<StreamDelta> deltas;
     const auto reply = complete(peerConfig(ProviderKind::openai, peer, which == 2), question(&deltas));
@@ -265,12 +278,14 @@ TEST_CASE("an empty final reply is an empty_reply error, not an empty answer", "
     CHECK(peer.requests().size() == 1);
 }
 
-TEST_CASE("invalid UTF-8 and lone surrogates become U+FFFD, streamed or not", "[integration][providers][utf8]") {
+TEST_CASE("invalid UTF-8 and lone surrogates become U+FFFD, streamed or not",
+          "[integration][providers][utf8]") {
     const std::string replacement = "\xEF\xBF\xBD";
     std::string body = fixture("openai/text.json");
     const std::string said = "Hello! The capital of France is Paris.";
     body.replace(body.find(said), said.size(), "caf\xFF \\ud800 ok \\udc00\\ud83d\\ude00");
-    const std::string expected = "caf" + replacement + " " + replacement + " ok " + replacement + "\xF0\x9F\x98\x80";
+    const std::string expected =
+        "caf" + replacement + " " + replacement + " ok " + replacement + "\xF0\x9F\x98\x80";
 
     SECTION("whole") {
         ProviderPeer peer(json{{"responses", {{{"status", 200}, {"body_b64", base64(body)}}}}});
@@ -299,7 +314,8 @@ TEST_CASE("invalid UTF-8 and lone surrogates become U+FFFD, streamed or not", "[
         const std::string lines =
             R"({"model":"qwen3","message":{"role":"assistant","content":"caf)" + std::string("\xFF") +
             R"( \ud800 ok \udc00\ud83d\ude00"},"done":false})" + "\n" +
-            R"({"model":"qwen3","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"})" + "\n";
+            R"({"model":"qwen3","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"})" +
+            "\n";
         ProviderPeer peer(json{{"responses",
                                 {{{"status", 200},
                                   {"headers", {{"content-type", "application/x-ndjson"}}},
@@ -311,8 +327,9 @@ TEST_CASE("invalid UTF-8 and lone surrogates become U+FFFD, streamed or not", "[
     }
 }
 
-TEST_CASE("a tool call with arguments cut by the token limit is answered with a tool error the model can act on",
-          "[integration][providers][agent]") {
+TEST_CASE(
+    "a tool call with arguments cut by the token limit is answered with a tool error the model can act on",
+    "[integration][providers][agent]") {
     const json cut = {
         {"id", "chatcmpl-1"},
         {"object", "chat.completion"},
@@ -332,19 +349,30 @@ TEST_CASE("a tool call with arguments cut by the token limit is answered with a 
     CAPTURE(streamed);
     json first = bodyResponse(cut.dump());
     if (streamed) {
-        const json start = {{"id", "c1"}, {"object", "chat.completion.chunk"}, {"model", "gpt-4.1"},
-                            {"choices", {{{"index", 0},
-                                          {"delta", {{"role", "assistant"},
-                                                     {"tool_calls", {{{"index", 0}, {"id", "call_1"}, {"type", "function"},
-                                                                      {"function", {{"name", "get_weather"},
-                                                                                    {"arguments", "{\"location\": \"Par"}}}}}}}},
-                                          {"finish_reason", nullptr}}}}};
-        const json stop = {{"id", "c1"}, {"object", "chat.completion.chunk"}, {"model", "gpt-4.1"},
-                           {"choices", {{{"index", 0}, {"delta", json::object()}, {"finish_reason", "length"}}}}};
+        const json start = {
+            {"id", "c1"},
+            {"object", "chat.completion.chunk"},
+            {"model", "gpt-4.1"},
+            {"choices",
+             {{{"index", 0},
+               {"delta",
+                {{"role", "assistant"},
+                 {"tool_calls",
+                  {{{"index", 0},
+                    {"id", "call_1"},
+                    {"type", "function"},
+                    {"function", {{"name", "get_weather"}, {"arguments", "{\"location\": \"Par"}}}}}}}},
+               {"finish_reason", nullptr}}}}};
+        const json stop = {
+            {"id", "c1"},
+            {"object", "chat.completion.chunk"},
+            {"model", "gpt-4.1"},
+            {"choices", {{{"index", 0}, {"delta", json::object()}, {"finish_reason", "length"}}}}};
         first = streamResponse("data: " + start.dump() + "\n\ndata: " + stop.dump() + "\n\ndata: [DONE]\n\n");
     }
-    ProviderPeer peer(json{{"responses", {first, streamed ? streamResponse(fixture("openai/text.sse"))
-                                                           : bodyResponse(fixture("openai/text.json"))}}});
+    ProviderPeer peer(json{{"responses",
+                            {first, streamed ? streamResponse(fixture("openai/text.sse"))
+                                             : bodyResponse(fixture("openai/text.json"))}}});
     Loop loop;
     auto provider = reagent::providers::makeProvider(peerConfig(ProviderKind::openai, peer, streamed));
     REQUIRE(provider);
@@ -378,26 +406,40 @@ TEST_CASE("large replies stay within the default bounds", "[integration][provide
     // A 45 MB text, 1,000 tool calls, one with 5 MB of arguments: about 50 MB in all.
     json calls = json::array();
     for (int i = 0; i < 1000; ++i) {
-        const std::string location = i == 0 ? std::string(5 * 1000 * 1000, 'p') : "Paris " + std::to_string(i);
-        calls.push_back({{"id", "call_" + std::to_string(i)},
-                         {"type", "function"},
-                         {"function", {{"name", "get_weather"}, {"arguments", json{{"location", location}}.dump()}}}});
+        const std::string location =
+            i == 0 ? std::string(5 * 1000 * 1000, 'p') : "Paris " + std::to_string(i);
+        calls.push_back(
+            {{"id", "call_" + std::to_string(i)},
+             {"type", "function"},
+             {"function", {{"name", "get_weather"}, {"arguments", json{{"location", location}}.dump()}}}});
     }
-    const json body = {{"id", "chatcmpl-1"},
-                       {"object", "chat.completion"},
-                       {"model", "gpt-4.1"},
-                       {"choices",
-                        {{{"index", 0},
-                          {"message", {{"role", "assistant"}, {"content", std::string(45 * 1000 * 1000, 't')}, {"tool_calls", calls}}},
-                          {"finish_reason", "tool_calls"}}}}};
+    const json body = {
+        {"id", "chatcmpl-1"},
+        {"object", "chat.completion"},
+        {"model", "gpt-4.1"},
+        {"choices",
+         {{{"index", 0},
+           {"message",
+            {{"role", "assistant"}, {"content", std::string(45 * 1000 * 1000, 't')}, {"tool_calls", calls}}},
+           {"finish_reason", "tool_calls"}}}}};
     const json streamedCall = {
-        {"id", "c1"}, {"object", "chat.completion.chunk"}, {"model", "gpt-4.1"},
-        {"choices", {{{"index", 0},
-                      {"delta", {{"role", "assistant"}, {"tool_calls", {{{"index", 0}, {"id", "call_0"}, {"type", "function"},
-                                 {"function", {{"name", "get_weather"}, {"arguments", calls[0]["function"]["arguments"]}}}}}}}},
-                      {"finish_reason", "tool_calls"}}}}};
-    ProviderPeer peer(json{{"responses", {bodyResponse(body.dump()),
-                                          streamResponse("data: " + streamedCall.dump() + "\n\ndata: [DONE]\n\n")}}});
+        {"id", "c1"},
+        {"object", "chat.completion.chunk"},
+        {"model", "gpt-4.1"},
+        {"choices",
+         {{{"index", 0},
+           {"delta",
+            {{"role", "assistant"},
+             {"tool_calls",
+              {{{"index", 0},
+                {"id", "call_0"},
+                {"type", "function"},
+                {"function",
+                 {{"name", "get_weather"}, {"arguments", calls[0]["function"]["arguments"]}}}}}}}},
+           {"finish_reason", "tool_calls"}}}}};
+    ProviderPeer peer(json{{"responses",
+                            {bodyResponse(body.dump()),
+                             streamResponse("data: " + streamedCall.dump() + "\n\ndata: [DONE]\n\n")}}});
     const auto whole = complete(peerConfig(ProviderKind::openai, peer), question());
     REQUIRE(whole);
     CHECK(whole->text.size() == 45u * 1000 * 1000);

@@ -23,15 +23,15 @@ constexpr const char* kKey = "sk-test-SECRET-0123456789abcdef";
 
 // One OpenAI chat.completion.chunk event carrying `delta` (and `finish`, when given).
 std::string chunk(const json& delta, const char* finish = nullptr) {
-    const json event{{"id", "chatcmpl-1"},
-                     {"object", "chat.completion.chunk"},
-                     {"created", 1741569952},
-                     {"model", "gpt-test"},
-                     {"choices",
-                      {{{"index", 0}, {"delta", delta}, {"finish_reason", finish ? json(finish) : json(nullptr)}}}}};
+    const json event{
+        {"id", "chatcmpl-1"},
+        {"object", "chat.completion.chunk"},
+        {"created", 1741569952},
+        {"model", "gpt-test"},
+        {"choices",
+         {{{"index", 0}, {"delta", delta}, {"finish_reason", finish ? json(finish) : json(nullptr)}}}}};
     return "data: " + event.dump() + "\n\n";
 }
-
 
 // The model's text as a JSON string literal, written raw (it may hold escapes or bytes that are not UTF-8).
 // The CLI streams when it prints a trace and asks for a whole reply with --json or -q: the peer answers
@@ -40,16 +40,21 @@ json textReply(const std::string& rawJsonString) {
     const std::string event = R"(data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,)"
                               R"("model":"gpt-test","choices":[{"index":0,"delta":{"content":)" +
                               rawJsonString + R"(},"finish_reason":null}]})" + "\n\n";
-    const json streamed{{"status", 200},
-                        {"headers", {{"content-type", "text/event-stream"}}},
-                        {"chunks", {{{"b64", base64(event)}}, chunk(json::object(), "stop"), "data: [DONE]\n\n"}}};
-    const std::string body = R"({"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-test",)"
-                             R"("choices":[{"index":0,"message":{"role":"assistant","content":)" +
-                             rawJsonString + R"(},"finish_reason":"stop"}],)"
-                             R"("usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}})";
-    const json whole{{"status", 200}, {"headers", {{"content-type", "application/json"}}}, {"body_b64", base64(body)}};
-    return json{{"rules",
-                 {{{"match", "\"stream\":true"}, {"response", streamed}}, {{"match", ""}, {"response", whole}}}}};
+    const json streamed{
+        {"status", 200},
+        {"headers", {{"content-type", "text/event-stream"}}},
+        {"chunks", {{{"b64", base64(event)}}, chunk(json::object(), "stop"), "data: [DONE]\n\n"}}};
+    const std::string body =
+        R"({"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-test",)"
+        R"("choices":[{"index":0,"message":{"role":"assistant","content":)" +
+        rawJsonString +
+        R"(},"finish_reason":"stop"}],)"
+        R"("usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}})";
+    const json whole{
+        {"status", 200}, {"headers", {{"content-type", "application/json"}}}, {"body_b64", base64(body)}};
+    return json{
+        {"rules",
+         {{{"match", "\"stream\":true"}, {"response", streamed}}, {{"match", ""}, {"response", whole}}}}};
 }
 
 // A whole reply calling `name` with `arguments` as the model wrote them (not necessarily JSON).
@@ -108,10 +113,10 @@ CliOutcome runAgainst(const ProviderPeer& peer, std::vector<std::string> extra, 
     return outcome;
 }
 
-
 }  // namespace
 
-TEST_CASE("escape sequences in a streamed reply never reach the terminal raw", "[integration][providers][cli]") {
+TEST_CASE("escape sequences in a streamed reply never reach the terminal raw",
+          "[integration][providers][cli]") {
     ProviderPeer peer(textReply(R"("\u001b]0;pwned\u0007\u001b[2J\u001b[8mhidden\u009b Hi")"));
     const auto shown = runAgainst(peer, {}, "hello");
     INFO(shown.err);
@@ -126,7 +131,8 @@ TEST_CASE("escape sequences in a streamed reply never reach the terminal raw", "
     CHECK(json::parse(exact.out)["output"] == "\x1b]0;pwned\x07\x1b[2J\x1b[8mhidden\u009b Hi");
 }
 
-TEST_CASE("raw bytes that are not UTF-8 in a reply are replaced, streamed or not", "[integration][providers][cli]") {
+TEST_CASE("raw bytes that are not UTF-8 in a reply are replaced, streamed or not",
+          "[integration][providers][cli]") {
     ProviderPeer peer(textReply("\"caf\xff\xfe end\""));
     const auto whole = runAgainst(peer, {"--json"}, "hello");
     INFO(whole.err);
@@ -143,9 +149,10 @@ TEST_CASE("raw bytes that are not UTF-8 in a reply are replaced, streamed or not
 }
 
 TEST_CASE("an API key echoed in a provider's error is masked", "[integration][providers][cli]") {
-    const std::string body = std::string(R"({"error":{"message":"Incorrect API key provided: )") + kKey +
-                             R"(. You can find your API key at https://example.com.","type":"invalid_request_error",)"
-                             R"("param":null,"code":"invalid_api_key"}})";
+    const std::string body =
+        std::string(R"({"error":{"message":"Incorrect API key provided: )") + kKey +
+        R"(. You can find your API key at https://example.com.","type":"invalid_request_error",)"
+        R"("param":null,"code":"invalid_api_key"}})";
     ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", bodyResponse(body, 401)}}}}});
     for (const std::vector<std::string>& mode : {std::vector<std::string>{}, {"--json"}, {"-q"}}) {
         const auto outcome = runAgainst(peer, mode, "hello");
@@ -158,7 +165,8 @@ TEST_CASE("an API key echoed in a provider's error is masked", "[integration][pr
     }
 }
 
-TEST_CASE("credentials in --base-url and proxy settings never appear in errors", "[integration][providers][cli]") {
+TEST_CASE("credentials in --base-url and proxy settings never appear in errors",
+          "[integration][providers][cli]") {
     ProviderPeer peer(textReply(R"("Hi")"));
     const auto badUrl = runAgainst(peer, {"--base-url", "http://user:hunter2@[::1"}, "hello");
     INFO(badUrl.err);
@@ -191,13 +199,16 @@ TEST_CASE("a redirect is reported with its Location and not retried", "[integrat
     CHECK(peer.requests().size() == 1);
 }
 
-TEST_CASE("a Retry-After beyond the cap fails at once, saying what the server asked", "[integration][providers][cli]") {
-    ProviderPeer peer(json{{"rules",
-                            {{{"match", ""},
-                              {"response",
-                               {{"status", 429},
-                                {"headers", {{"retry-after", "1000000000"}}},
-                                {"body", R"({"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}})"}}}}}}});
+TEST_CASE("a Retry-After beyond the cap fails at once, saying what the server asked",
+          "[integration][providers][cli]") {
+    ProviderPeer peer(json{
+        {"rules",
+         {{{"match", ""},
+           {"response",
+            {{"status", 429},
+             {"headers", {{"retry-after", "1000000000"}}},
+             {"body",
+              R"({"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}})"}}}}}}});
     const auto start = std::chrono::steady_clock::now();
     const auto outcome = runAgainst(peer, {}, "hello");
     INFO(outcome.err);
@@ -212,7 +223,8 @@ TEST_CASE("the trace shows each retry and its wait", "[integration][providers][c
     script["responses"] = json::array(
         {{{"status", 429},
           {"headers", {{"retry-after", "1"}}},
-          {"body", R"({"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}})"}}});
+          {"body",
+           R"({"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}})"}}});
     ProviderPeer peer(script);
     const auto outcome = runAgainst(peer, {}, "hello");
     INFO(outcome.err);
@@ -225,10 +237,10 @@ TEST_CASE("the trace shows each retry and its wait", "[integration][providers][c
 TEST_CASE("a tool call with arguments that are not JSON goes back to the model as a tool error",
           "[integration][providers][cli]") {
     // The reply was cut by the token limit inside the arguments; the model is told and repairs the call.
-    ProviderPeer peer(json{{"responses",
-                            {toolCallBody("calculator", R"({"expression": "6*)", "length"),
-                             toolCallBody("calculator", R"({"expression": "6*7"})", "tool_calls"),
-                             textBody("6*7 is 42.")}}});
+    ProviderPeer peer(json{
+        {"responses",
+         {toolCallBody("calculator", R"({"expression": "6*)", "length"),
+          toolCallBody("calculator", R"({"expression": "6*7"})", "tool_calls"), textBody("6*7 is 42.")}}});
     const auto outcome = runAgainst(peer, {"--json"}, "What is 6*7?");
     INFO(outcome.err);
     REQUIRE(outcome.status == 0);
@@ -243,7 +255,8 @@ TEST_CASE("a tool call with arguments that are not JSON goes back to the model a
     CHECK(toolMessage["content"].get<std::string>().find("JSON") != std::string::npos);
 }
 
-TEST_CASE("an empty final reply is reported as such, not as an empty answer", "[integration][providers][cli]") {
+TEST_CASE("an empty final reply is reported as such, not as an empty answer",
+          "[integration][providers][cli]") {
     ProviderPeer peer(textReply(R"("")"));
     const auto outcome = runAgainst(peer, {"--json"}, "hello");
     INFO(outcome.out << outcome.err);
@@ -258,13 +271,15 @@ TEST_CASE("an empty final reply is reported as such, not as an empty answer", "[
     CHECK(streamed.err.find("empty") != std::string::npos);
 }
 
-TEST_CASE("an HTML page answering a streamed request is described, not retried", "[integration][providers][cli]") {
-    ProviderPeer peer(json{{"rules",
-                            {{{"match", ""},
-                              {"response",
-                               {{"status", 200},
-                                {"headers", {{"content-type", "text/html; charset=utf-8"}}},
-                                {"body", "<html><body><h1>Welcome to the captive portal</h1></body></html>"}}}}}}});
+TEST_CASE("an HTML page answering a streamed request is described, not retried",
+          "[integration][providers][cli]") {
+    ProviderPeer peer(
+        json{{"rules",
+              {{{"match", ""},
+                {"response",
+                 {{"status", 200},
+                  {"headers", {{"content-type", "text/html; charset=utf-8"}}},
+                  {"body", "<html><body><h1>Welcome to the captive portal</h1></body></html>"}}}}}}});
     const auto outcome = runAgainst(peer, {}, "hello");
     INFO(outcome.err);
     CHECK(outcome.status == 1);

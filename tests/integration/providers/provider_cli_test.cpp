@@ -1,8 +1,7 @@
 // The `reagent` CLI against the provider peer: `reagent run --provider openai` streams the answer.
 
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <string>
 
@@ -40,9 +39,11 @@ const std::string kCleanEnv =
 }  // namespace
 
 TEST_CASE("reagent run --provider openai prints the streamed answer", "[integration][providers][cli]") {
-    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", streamResponse(fixture("openai/text.sse"))}}}}});
-    const auto ran = runShell(kCleanEnv + "OPENAI_API_KEY=test-key OPENAI_BASE_URL=" + peer.url("/v1") + " " +
-                              REAGENT_CLI_PATH + " run --provider openai --model gpt-test 'What is the capital?'");
+    ProviderPeer peer(
+        json{{"rules", {{{"match", ""}, {"response", streamResponse(fixture("openai/text.sse"))}}}}});
+    const auto ran =
+        runShell(kCleanEnv + "OPENAI_API_KEY=test-key OPENAI_BASE_URL=" + peer.url("/v1") + " " +
+                 REAGENT_CLI_PATH + " run --provider openai --model gpt-test 'What is the capital?'");
     INFO(ran.output);
     CHECK(ran.status == 0);
     // The trace shows the turn's text as it streamed, then the answer on stdout.
@@ -57,7 +58,8 @@ TEST_CASE("reagent run --provider openai prints the streamed answer", "[integrat
 
 TEST_CASE("reagent run --provider openai without a key is a usage error naming the variable",
           "[integration][providers][cli]") {
-    const auto ran = runShell(kCleanEnv + "-u OPENAI_API_KEY " + REAGENT_CLI_PATH + " run --provider openai hi");
+    const auto ran =
+        runShell(kCleanEnv + "-u OPENAI_API_KEY " + REAGENT_CLI_PATH + " run --provider openai hi");
     INFO(ran.output);
     CHECK(ran.status == 2);
     CHECK(ran.output.find("OPENAI_API_KEY") != std::string::npos);

@@ -1,15 +1,13 @@
 // Provider behaviour under awkward streams and failures, against the provider peer: split deltas,
 // retries (retry-after, 5xx), broken streams, malformed bodies, timeouts, cancellation, tool names.
 
-#include <catch2/catch.hpp>
-
-#include <chrono>
-#include <string>
-#include <vector>
-
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/post.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <string>
+#include <vector>
 
 #include "provider_test_support.hpp"
 
@@ -39,7 +37,6 @@ json rawPieces(const std::string& body, const std::vector<std::size_t>& cuts) {
     return out;
 }
 
-
 std::string openAiChunk(const json& delta, const json& finish = nullptr) {
     const json chunk = {{"id", "c1"},
                         {"object", "chat.completion.chunk"},
@@ -50,7 +47,8 @@ std::string openAiChunk(const json& delta, const json& finish = nullptr) {
 
 }  // namespace
 
-TEST_CASE("streamed tool calls split inside a JSON string and inside a UTF-8 character", "[integration][providers]") {
+TEST_CASE("streamed tool calls split inside a JSON string and inside a UTF-8 character",
+          "[integration][providers]") {
     // One tool call whose arguments arrive in two fragments; the stream's bytes are then cut at
     // awkward places: inside the arguments' JSON string and between the bytes of "東" (E6 9D B1).
     const std::string body =
@@ -66,8 +64,10 @@ TEST_CASE("streamed tool calls split inside a JSON string and inside a UTF-8 cha
     const std::size_t inString = body.find("location") + 3;
     const std::size_t second = body.find("京");
     const std::vector<std::size_t> cuts = {inString, east + 1, east + 2, second + 1, body.size() - 3};
-    ProviderPeer peer(json{{"responses", {{{"status", 200}, {"headers", {{"content-type", "text/event-stream"}}},
-                                           {"chunks", rawPieces(body, cuts)}}}}});
+    ProviderPeer peer(json{{"responses",
+                            {{{"status", 200},
+                              {"headers", {{"content-type", "text/event-stream"}}},
+                              {"chunks", rawPieces(body, cuts)}}}}});
     std::vector<StreamDelta> deltas;
     const auto reply = complete(peerConfig(ProviderKind::openai, peer, true), question(&deltas));
     REQUIRE(reply);
@@ -87,7 +87,8 @@ TEST_CASE("streamed tool calls split inside a JSON string and inside a UTF-8 cha
     CHECK(deltas.front().toolName == "get_weather");
 }
 
-TEST_CASE("a 429 with retry-after is retried after the delay the server asked for", "[integration][providers]") {
+TEST_CASE("a 429 with retry-after is retried after the delay the server asked for",
+          "[integration][providers]") {
     json limited = bodyResponse(fixture("openai/error_429.json"), 429);
     limited["headers"] = {{"retry-after", "1"}};
     ProviderPeer peer(json{{"responses", {limited, bodyResponse(fixture("openai/text.json"))}}});
@@ -103,9 +104,12 @@ TEST_CASE("a 429 with retry-after is retried after the delay the server asked fo
     CHECK(peer.requests().size() == 2);
 }
 
-TEST_CASE("three 500s exhaust the retries and the run fails with the provider's error", "[integration][providers]") {
-    const json failure = bodyResponse(R"({"error":{"message":"The server had an error","type":"server_error"}})", 500);
-    ProviderPeer peer(json{{"responses", {failure, failure, failure, bodyResponse(fixture("openai/text.json"))}}});
+TEST_CASE("three 500s exhaust the retries and the run fails with the provider's error",
+          "[integration][providers]") {
+    const json failure =
+        bodyResponse(R"({"error":{"message":"The server had an error","type":"server_error"}})", 500);
+    ProviderPeer peer(
+        json{{"responses", {failure, failure, failure, bodyResponse(fixture("openai/text.json"))}}});
     Loop loop;
     auto provider = reagent::providers::makeProvider(peerConfig(ProviderKind::openai, peer));
     REQUIRE(provider);
@@ -144,7 +148,8 @@ TEST_CASE("a stream dropped before any delta is retried", "[integration][provide
 }
 
 TEST_CASE("a body that is not JSON is a malformed response, not retried", "[integration][providers]") {
-    ProviderPeer peer(json{{"responses", {bodyResponse("{\"choices\": [tru"), bodyResponse(fixture("openai/text.json"))}}});
+    ProviderPeer peer(
+        json{{"responses", {bodyResponse("{\"choices\": [tru"), bodyResponse(fixture("openai/text.json"))}}});
     const auto reply = complete(peerConfig(ProviderKind::openai, peer), question());
     REQUIRE_FALSE(reply);
     CHECK(reply.error().code == ProviderErrc::malformed_response);
@@ -239,8 +244,8 @@ TEST_CASE("a server/tool name round-trips through every provider", "[integration
     // The request offers the tool and replays an earlier call of it with its result.
     ModelRequest request = question();
     request.tools.push_back({"weather/get_weather", "Current weather", json::parse(R"({"type":"object"})")});
-    request.messages.push_back(
-        Message::assistant("", {reagent::llm::ToolCall{"call_0", "weather/get_weather", {{"location", "Rome"}}}}));
+    request.messages.push_back(Message::assistant(
+        "", {reagent::llm::ToolCall{"call_0", "weather/get_weather", {{"location", "Rome"}}}}));
     request.messages.push_back(Message::toolResult("call_0", "weather/get_weather", "20C in Rome"));
     request.messages.push_back(Message::user("And Paris?"));
     const auto reply = complete(peerConfig(kind, peer), std::move(request));
@@ -281,8 +286,9 @@ TEST_CASE("a streamed request answered by an overloaded error is retried", "[int
 }
 
 TEST_CASE("a 429 for a spent quota is not retried", "[integration][providers]") {
-    ProviderPeer peer(json{{"responses", {bodyResponse(fixture("openai/error_429_quota.json"), 429),
-                                          bodyResponse(fixture("openai/text.json"))}}});
+    ProviderPeer peer(json{{"responses",
+                            {bodyResponse(fixture("openai/error_429_quota.json"), 429),
+                             bodyResponse(fixture("openai/text.json"))}}});
     const auto reply = complete(peerConfig(ProviderKind::openai, peer), question());
     REQUIRE_FALSE(reply);
     CHECK(reply.error().code == ProviderErrc::quota_exceeded);
@@ -293,8 +299,9 @@ TEST_CASE("a 429 for a spent quota is not retried", "[integration][providers]") 
 }
 
 TEST_CASE("a client error is not retried and carries the provider's type", "[integration][providers]") {
-    ProviderPeer peer(json{{"responses", {bodyResponse(fixture("openai/error_401.json"), 401),
-                                          bodyResponse(fixture("openai/text.json"))}}});
+    ProviderPeer peer(json{
+        {"responses",
+         {bodyResponse(fixture("openai/error_401.json"), 401), bodyResponse(fixture("openai/text.json"))}}});
     const auto reply = complete(peerConfig(ProviderKind::openai, peer), question());
     REQUIRE_FALSE(reply);
     CHECK(reply.error().code == ProviderErrc::authentication);

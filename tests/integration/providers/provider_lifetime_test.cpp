@@ -3,7 +3,6 @@
 // serve several contexts, one after the other or from several threads at once.
 
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <memory>
 #include <thread>

@@ -1,7 +1,6 @@
 // Wire options of a provider's configuration reach the request body it sends.
 
 #include <catch2/catch.hpp>
-
 #include <memory>
 #include <string>
 
@@ -22,8 +21,9 @@ using Outcome = reagent::expected<ModelReply, ProviderError>;
 reagent::Task<Outcome> askWithTool(std::shared_ptr<reagent::llm::Provider> provider) {
     ModelRequest request;
     request.messages.push_back(Message::user("What is the weather in Paris?"));
-    request.tools.push_back(ToolSpec{"get_weather", "Current weather of a place",
-                                     json{{"type", "object"}, {"properties", {{"location", {{"type", "string"}}}}}}});
+    request.tools.push_back(
+        ToolSpec{"get_weather", "Current weather of a place",
+                 json{{"type", "object"}, {"properties", {{"location", {{"type", "string"}}}}}}});
     request.maxTokens = 256;
     co_return co_await provider->complete(std::move(request));
 }

@@ -2,19 +2,18 @@
 // Helpers of the provider integration tests: the loopback provider peer (tests/peers/provider_peer.py)
 // driven by a JSON script, fixtures, the requests it recorded, and a small agent with two tools.
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include "peer_process.hpp"
 #include "reagent/agent/agent.hpp"
@@ -59,14 +58,17 @@ inline std::string base64(const std::string& bytes) {
     std::size_t i = 0;
     for (; i + 2 < bytes.size(); i += 3) {
         const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) |
-                           (static_cast<unsigned char>(bytes[i + 1]) << 8U) | static_cast<unsigned char>(bytes[i + 2]);
-        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U], kAlphabet[v & 63U]};
+                           (static_cast<unsigned char>(bytes[i + 1]) << 8U) |
+                           static_cast<unsigned char>(bytes[i + 2]);
+        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U],
+                kAlphabet[v & 63U]};
     }
     if (i + 1 == bytes.size()) {
         const unsigned v = static_cast<unsigned char>(bytes[i]) << 16U;
         out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], '=', '='};
     } else if (i + 2 == bytes.size()) {
-        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) | (static_cast<unsigned char>(bytes[i + 1]) << 8U);
+        const unsigned v =
+            (static_cast<unsigned char>(bytes[i]) << 16U) | (static_cast<unsigned char>(bytes[i + 1]) << 8U);
         out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U], '='};
     }
     return out;
@@ -84,7 +86,7 @@ inline json streamResponse(const std::string& body, const std::string& contentTy
 
 /// The provider peer running `script`, written to a temporary file that lives as long as the peer.
 class ProviderPeer {
-public:
+  public:
     explicit ProviderPeer(const json& script) {
         char pattern[] = "/tmp/reagent-provider-peer-XXXXXX.json";
         const int fd = ::mkstemps(pattern, 5);
@@ -115,7 +117,7 @@ public:
     /// The peer's counters: {connections (accepted so far), open (now), requests}.
     [[nodiscard]] json stats() const { return runCoro(fetchJson(url("/__stats"))); }
 
-private:
+  private:
     static Task<json> fetchJson(std::string target) {
         http::HttpClientConfig config;
         config.proxy = http::ProxySettings{};
@@ -136,7 +138,7 @@ private:
 /// An io_context that runs tasks to completion one after another. Providers may be declared before or
 /// after it: their pooled connections live in the io_context and close with it.
 class Loop {
-public:
+  public:
     template <class T>
     T run(Task<T> task) {
         std::optional<T> value;
@@ -156,7 +158,7 @@ public:
     }
     [[nodiscard]] boost::asio::io_context& io() { return io_; }
 
-private:
+  private:
     boost::asio::io_context io_;
 };
 
@@ -187,12 +189,14 @@ inline llm::ModelRequest question(std::vector<llm::StreamDelta>* deltas = nullpt
     return request;
 }
 
-inline Task<expected<llm::ModelReply, llm::ProviderError>> ask(std::shared_ptr<llm::Provider> provider, llm::ModelRequest request) {
+inline Task<expected<llm::ModelReply, llm::ProviderError>> ask(std::shared_ptr<llm::Provider> provider,
+                                                               llm::ModelRequest request) {
     co_return co_await provider->complete(std::move(request));
 }
 
 /// One call of a provider made from `config`, on a loop of its own.
-inline expected<llm::ModelReply, llm::ProviderError> complete(const providers::ProviderConfig& config, llm::ModelRequest request) {
+inline expected<llm::ModelReply, llm::ProviderError> complete(const providers::ProviderConfig& config,
+                                                              llm::ModelRequest request) {
     Loop loop;
     auto provider = providers::makeProvider(config);
     REQUIRE(provider);
@@ -211,12 +215,13 @@ inline Task<tools::ToolResult> timeHandler(json input) {
 /// first (to test `server/tool` names).
 inline std::vector<tools::Tool> fixtureTools(const std::string& weatherName = "get_weather") {
     std::vector<tools::Tool> out;
-    out.push_back(tools::ToolBuilder::create(weatherName)
-                      .description("Current weather of a place")
-                      .param("location", "string", "City and country", {.required = true})
-                      .handler([](json input, tools::ToolContext) { return weatherHandler(std::move(input)); })
-                      .build()
-                      .value());
+    out.push_back(
+        tools::ToolBuilder::create(weatherName)
+            .description("Current weather of a place")
+            .param("location", "string", "City and country", {.required = true})
+            .handler([](json input, tools::ToolContext) { return weatherHandler(std::move(input)); })
+            .build()
+            .value());
     out.push_back(tools::ToolBuilder::create("get_time")
                       .description("Current time in a time zone")
                       .param("timezone", "string", "IANA time zone", {.required = true})

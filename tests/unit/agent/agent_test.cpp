@@ -1,20 +1,19 @@
 // End-to-end tests of Agent through the public API only: a ScriptedProvider plays the model and
 // ToolBuilder tools do the work.
-#include <chrono>
-#include <exception>
-#include <memory>
-#include <optional>
-#include <stdexcept>
-#include <string>
-#include <vector>
-
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <optional>
 #include <reagent/reagent.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "run_coro.hpp"
 
@@ -30,13 +29,13 @@ using reagent::llm::Role;
 using reagent::llm::ScriptedProvider;
 using reagent::llm::ScriptedTurn;
 using reagent::llm::ToolCall;
+using reagent::test::elapsedMs;
+using reagent::test::runCoro;
 using reagent::tools::ParamOptions;
 using reagent::tools::ToolBuilder;
 using reagent::tools::ToolContext;
 using reagent::tools::ToolErrc;
 using reagent::tools::ToolResult;
-using reagent::test::elapsedMs;
-using reagent::test::runCoro;
 
 namespace {
 
@@ -70,12 +69,14 @@ reagent::expected<reagent::tools::Tool, reagent::tools::ToolError> addTool(std::
         .build();
 }
 
-reagent::expected<reagent::tools::Tool, reagent::tools::ToolError> sleepyTool(std::string name,
-                                                                             std::chrono::milliseconds delay) {
+reagent::expected<reagent::tools::Tool, reagent::tools::ToolError> sleepyTool(
+    std::string name, std::chrono::milliseconds delay) {
     return ToolBuilder::create(std::move(name))
         .description("Waits, then answers")
         .param("n", "integer", "which call")
-        .handler([delay](json args, ToolContext) { return sleepThen(delay, "slept " + args.value("n", json(0)).dump()); })
+        .handler([delay](json args, ToolContext) {
+            return sleepThen(delay, "slept " + args.value("n", json(0)).dump());
+        })
         .build();
 }
 
@@ -161,8 +162,9 @@ TEST_CASE("without reasoning a plain reply ends the run", "[agent][e2e]") {
 
 TEST_CASE("a batch of three 200 ms tools runs in parallel", "[agent][e2e][parallel][timing]") {
     auto provider = std::make_shared<ScriptedProvider>();
-    provider->then(ScriptedTurn::toolCalls({ToolCall{"", "slow", {{"n", 1}}}, ToolCall{"", "slow", {{"n", 2}}},
-                                            ToolCall{"", "slow", {{"n", 3}}}}))
+    provider
+        ->then(ScriptedTurn::toolCalls({ToolCall{"", "slow", {{"n", 1}}}, ToolCall{"", "slow", {{"n", 2}}},
+                                        ToolCall{"", "slow", {{"n", 3}}}}))
         .then(ScriptedTurn::text("all done"));
     auto agent = Agent::create().withProvider(provider).withTool(sleepyTool("slow", 200ms)).build();
     REQUIRE(agent);
@@ -275,8 +277,11 @@ TEST_CASE("an approval-gated tool runs only with an approving handler", "[agent]
 TEST_CASE("maxIterations stops a model that calls tools forever", "[agent][e2e]") {
     auto provider = std::make_shared<ScriptedProvider>();
     provider->then(ScriptedTurn::toolCall("add", {{"a", 1}, {"b", 1}}).usage({10, 1})).loop(true);
-    auto agent =
-        Agent::create().withProvider(provider).withTool(addTool(std::make_shared<int>(0))).withMaxIterations(3).build();
+    auto agent = Agent::create()
+                     .withProvider(provider)
+                     .withTool(addTool(std::make_shared<int>(0)))
+                     .withMaxIterations(3)
+                     .build();
     REQUIRE(agent);
 
     const RunResult result = runCoro(agent->run("loop"));
@@ -299,17 +304,29 @@ TEST_CASE("the iteration limit does not depend on the order of builder calls", "
         return agent->config().maxIterations;
     };
     auto add = [] { return addTool(std::make_shared<int>(0)); };
-    CHECK(limitOf(Agent::create().withProvider(provider).withTool(add()).withMaxIterations(3).withReasoning().build()) ==
-          3);
-    CHECK(limitOf(Agent::create().withProvider(provider).withTool(add()).withReasoning().withMaxIterations(3).build()) ==
-          3);
+    CHECK(limitOf(Agent::create()
+                      .withProvider(provider)
+                      .withTool(add())
+                      .withMaxIterations(3)
+                      .withReasoning()
+                      .build()) == 3);
+    CHECK(limitOf(Agent::create()
+                      .withProvider(provider)
+                      .withTool(add())
+                      .withReasoning()
+                      .withMaxIterations(3)
+                      .build()) == 3);
     CHECK(limitOf(Agent::create().withProvider(provider).withTool(add()).withReasoning().build()) == 10);
     reagent::agent::ReasoningConfig explicitLimit;
     explicitLimit.maxIterations = 4;
-    CHECK(limitOf(Agent::create().withProvider(provider).withMaxIterations(3).withReasoning(explicitLimit).build()) ==
-          4);
+    CHECK(limitOf(Agent::create()
+                      .withProvider(provider)
+                      .withMaxIterations(3)
+                      .withReasoning(explicitLimit)
+                      .build()) == 4);
 
-    auto agent = Agent::create().withProvider(provider).withTool(add()).withMaxIterations(3).withReasoning().build();
+    auto agent =
+        Agent::create().withProvider(provider).withTool(add()).withMaxIterations(3).withReasoning().build();
     REQUIRE(agent);
     const RunResult result = runCoro(agent->run("loop"));
     CHECK(result.terminatedBy == TerminatedBy::max_iterations);
@@ -327,9 +344,9 @@ TEST_CASE("the builder reports every problem at once", "[agent][builder]") {
         auto provider = std::make_shared<ScriptedProvider>();
         auto agent = Agent::create()
                          .withProvider(provider)
-                         .withTool(ToolBuilder::create("broken").handler([](json, ToolContext) {
-                             return immediately("x");
-                         }).build())
+                         .withTool(ToolBuilder::create("broken")
+                                       .handler([](json, ToolContext) { return immediately("x"); })
+                                       .build())
                          .withTool(addTool(std::make_shared<int>(0)))
                          .withTool(addTool(std::make_shared<int>(0)))
                          .withMaxIterations(0)
@@ -398,7 +415,9 @@ TEST_CASE("tools can be registered and removed after build", "[agent][registry]"
 
 TEST_CASE("runs of an unchanged agent offer the very same tool list", "[agent][registry]") {
     auto provider = std::make_shared<ScriptedProvider>();
-    provider->then(ScriptedTurn::text("one")).then(ScriptedTurn::text("two")).then(ScriptedTurn::text("three"));
+    provider->then(ScriptedTurn::text("one"))
+        .then(ScriptedTurn::text("two"))
+        .then(ScriptedTurn::text("three"));
     auto calls = std::make_shared<int>(0);
     auto tool = addTool(calls);
     REQUIRE(tool);
@@ -458,8 +477,8 @@ TEST_CASE("events arrive in order", "[agent][events]") {
 
     const RunResult result = runCoro(agent->run("1+2"));
     CHECK(result.success);
-    CHECK(seen == std::vector<std::string>{"started:1+2", "model:0:1", "calling:add", "called:add=3", "model:1:0",
-                                           "finished:end_turn:2"});
+    CHECK(seen == std::vector<std::string>{"started:1+2", "model:0:1", "calling:add", "called:add=3",
+                                           "model:1:0", "finished:end_turn:2"});
     CHECK(fromBuilder.size() == 6);
 
     agent->unsubscribe(id);
@@ -470,7 +489,9 @@ TEST_CASE("events arrive in order", "[agent][events]") {
 
 TEST_CASE("each run starts from a fresh conversation", "[agent][memory]") {
     auto provider = std::make_shared<ScriptedProvider>();
-    provider->then(ScriptedTurn::toolCall("add", {{"a", 1}, {"b", 1}})).then(ScriptedTurn::text("2")).loop(true);
+    provider->then(ScriptedTurn::toolCall("add", {{"a", 1}, {"b", 1}}))
+        .then(ScriptedTurn::text("2"))
+        .loop(true);
     auto agent = Agent::create()
                      .withProvider(provider)
                      .withTool(addTool(std::make_shared<int>(0)))
@@ -539,9 +560,8 @@ TEST_CASE("cancelling while the model thinks ends the run as cancelled", "[agent
     asio::cancellation_signal signal;
     std::optional<RunResult> result;
     asio::co_spawn(io, agent->run("think"),
-                   asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr, RunResult r) {
-                       result = std::move(r);
-                   }));
+                   asio::bind_cancellation_slot(
+                       signal.slot(), [&](std::exception_ptr, RunResult r) { result = std::move(r); }));
     asio::steady_timer timer(io, 50ms);
     timer.async_wait([&](boost::system::error_code) { signal.emit(asio::cancellation_type::terminal); });
     const auto start = std::chrono::steady_clock::now();
@@ -556,7 +576,8 @@ TEST_CASE("failures are reported in the result, never thrown", "[agent][e2e][err
     SECTION("the provider fails") {
         auto provider = std::make_shared<ScriptedProvider>();
         provider->then(ScriptedTurn::text("thinking").usage({3, 1}));
-        auto agent = Agent::create().withProvider(provider).withTool(addTool(std::make_shared<int>(0))).build();
+        auto agent =
+            Agent::create().withProvider(provider).withTool(addTool(std::make_shared<int>(0))).build();
         REQUIRE(agent);
         (void)runCoro(agent->run("one"));
         const RunResult result = runCoro(agent->run("two"));  // the script is exhausted now

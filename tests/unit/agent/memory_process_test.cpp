@@ -104,9 +104,8 @@ TEST_CASE("a locked memory file blocks neither the run's thread nor its cancella
     std::optional<RunResult> result;
     asio::cancellation_signal signal;
     asio::co_spawn(io, agent.run("what is the secret of Lyon?"),
-                   asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr, RunResult r) {
-                       result = std::move(r);
-                   }));
+                   asio::bind_cancellation_slot(
+                       signal.slot(), [&](std::exception_ptr, RunResult r) { result = std::move(r); }));
     asio::steady_timer timer(io, 300ms);
     const auto start = std::chrono::steady_clock::now();
 

@@ -279,7 +279,8 @@ TEST_CASE("The _transforms of one reply run in parallel within one deadline for 
     config.transformStageTimeout = 1000ms;
     std::vector<ToolCall> calls;
     for (int i = 0; i < 12; ++i) {
-        calls.push_back(ToolCall{"c" + std::to_string(i), "list_commits", json{{"_transform", "def f: f; f"}}});
+        calls.push_back(
+            ToolCall{"c" + std::to_string(i), "list_commits", json{{"_transform", "def f: f; f"}}});
     }
     auto provider = std::make_shared<ScriptedProvider>();
     provider->then(ScriptedTurn::toolCalls(calls));
@@ -301,7 +302,7 @@ TEST_CASE("The _transforms of one reply run in parallel within one deadline for 
                     text.find("ran out of time") == std::string::npos;
         cutByStage += text.find("ran out of time (1000 ms for all of them together)") != std::string::npos;
     }
-    CHECK(timedOut >= 3);   // the first wave ran to its own limit, three at once
+    CHECK(timedOut >= 3);  // the first wave ran to its own limit, three at once
     CHECK(timedOut <= 6);
     CHECK(cutByStage >= 6);  // the rest were stopped by the stage's deadline
     CHECK(timedOut + cutByStage == 12);

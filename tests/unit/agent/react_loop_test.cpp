@@ -1,11 +1,10 @@
+#include "reagent/agent/react_loop.hpp"
+
+#include <catch2/catch.hpp>
 #include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <catch2/catch.hpp>
-
-#include "reagent/agent/react_loop.hpp"
 
 using reagent::agent::AgentErrc;
 using reagent::agent::CallModel;
@@ -145,8 +144,9 @@ TEST_CASE("tool calls run, their results feed the next model call", "[agent][loo
     CHECK(run.calls[0].arguments == nlohmann::json{{"q", "paris"}});
     CHECK(run.calls[1].id == "c2");
 
-    const auto next = expectAction<CallModel>(loop.onToolResults(
-        {ok("c1", "search", "sunny"), failed("c2", "lookup", ToolErrc::invalid_arguments, "at /id: expected string")}));
+    const auto next = expectAction<CallModel>(
+        loop.onToolResults({ok("c1", "search", "sunny"),
+                            failed("c2", "lookup", ToolErrc::invalid_arguments, "at /id: expected string")}));
     CHECK(next.iteration == 1);
     const auto& messages = next.request.messages;
     REQUIRE(messages.size() == 5);
@@ -222,11 +222,11 @@ TEST_CASE("calls after final-answer in the same reply are recorded as not run", 
     CHECK(batch.calls[1].id == "f1");
 
     SECTION("a successful answer ends the run; every call has its record and its tool message") {
-        const RunResult result = expectAction<Finish>(loop.onToolResults(
-                                                          {ok("s1", "search", "found"),
-                                                           ok("f1", kFinalAnswerTool, "final answer recorded",
-                                                              ToolMode::feedback, {{"output", "42"}})}))
-                                     .result;
+        const RunResult result =
+            expectAction<Finish>(loop.onToolResults({ok("s1", "search", "found"),
+                                                     ok("f1", kFinalAnswerTool, "final answer recorded",
+                                                        ToolMode::feedback, {{"output", "42"}})}))
+                .result;
         CHECK(result.output == "42");
         REQUIRE(result.toolCalls.size() == 3);
         CHECK(result.toolCalls[2].id == "s2");
@@ -241,16 +241,17 @@ TEST_CASE("calls after final-answer in the same reply are recorded as not run", 
             {ok("s1", "search", "found"),
              failed("f1", kFinalAnswerTool, ToolErrc::invalid_arguments, "at /output: required")}));
         CHECK(next.request.messages.back().toolCallId == "s2");
-        CHECK_THAT(next.request.messages.back().text, Catch::StartsWith("not_run: not run: this call came after "
-                                                                        "final-answer"));
+        CHECK_THAT(next.request.messages.back().text,
+                   Catch::StartsWith("not_run: not run: this call came after "
+                                     "final-answer"));
     }
 }
 
 TEST_CASE("a failed final-answer call is fed back and the loop goes on", "[agent][loop]") {
     ReactLoop loop(config(), "x");
     (void)firstBatch(loop, {{"f1", kFinalAnswerTool, {}}});
-    const auto next = expectAction<CallModel>(loop.onToolResults(
-        {failed("f1", kFinalAnswerTool, ToolErrc::invalid_arguments, "at /output: required property missing")}));
+    const auto next = expectAction<CallModel>(loop.onToolResults({failed(
+        "f1", kFinalAnswerTool, ToolErrc::invalid_arguments, "at /output: required property missing")}));
     CHECK(next.request.messages.back().isError);
     CHECK_THAT(next.request.messages.back().text, Catch::Contains("required property missing"));
 }
@@ -260,10 +261,11 @@ TEST_CASE("a batch of only silent calls finishes after dispatch", "[agent][loop]
     (void)loop.start();
     (void)expectAction<RunTools>(
         loop.onModelReply(calls({{"s1", "update_state", {}}, {"s2", "ping", {}}}, "saving now")));
-    const RunResult result = expectAction<Finish>(loop.onToolResults(
-                                                      {ok("s1", "update_state", "{\"ok\":true}", ToolMode::silent),
-                                                       failed("s2", "ping", ToolErrc::failed, "down", ToolMode::silent)}))
-                                 .result;
+    const RunResult result =
+        expectAction<Finish>(
+            loop.onToolResults({ok("s1", "update_state", "{\"ok\":true}", ToolMode::silent),
+                                failed("s2", "ping", ToolErrc::failed, "down", ToolMode::silent)}))
+            .result;
     CHECK(result.success);
     CHECK(result.terminatedBy == TerminatedBy::silent_tools);
     CHECK(result.output == "saving now");
@@ -278,8 +280,8 @@ TEST_CASE("a batch of only silent calls finishes after dispatch", "[agent][loop]
 TEST_CASE("silent and feedback calls together keep the loop going", "[agent][loop]") {
     ReactLoop loop(config(), "x");
     (void)firstBatch(loop, {{"s1", "update_state", {}}, {"c1", "search", {}}});
-    const auto next = expectAction<CallModel>(
-        loop.onToolResults({ok("s1", "update_state", "secret", ToolMode::silent), ok("c1", "search", "found")}));
+    const auto next = expectAction<CallModel>(loop.onToolResults(
+        {ok("s1", "update_state", "secret", ToolMode::silent), ok("c1", "search", "found")}));
     const auto& messages = next.request.messages;
     REQUIRE(messages.size() == 5);
     CHECK(messages[3].text == "ok (silent tool; result not shown)");
@@ -334,7 +336,8 @@ TEST_CASE("a provider error fails the run and keeps what was done", "[agent][loo
         ReactLoop other(config(), "x");
         (void)other.start();
         const RunResult cancelled =
-            expectAction<Fail>(other.onModelReply(reagent::fail(ProviderError{ProviderErrc::cancelled, "stop", {}, {}, {}})))
+            expectAction<Fail>(
+                other.onModelReply(reagent::fail(ProviderError{ProviderErrc::cancelled, "stop", {}, {}, {}})))
                 .result;
         CHECK(cancelled.terminatedBy == TerminatedBy::cancelled);
         CHECK(cancelled.error->code == AgentErrc::cancelled);
@@ -348,7 +351,8 @@ TEST_CASE("a declaration-only call stops the run for the caller", "[agent][loop]
         calls({{"c1", "search", {}}, {"e1", "open_door", {{"door", "front"}}}}, "opening")));
     ToolCallRecord external = failed("e1", "open_door", ToolErrc::not_executable, "the caller executes it");
     external.input = {{"door", "front"}};
-    const RunResult result = expectAction<Finish>(loop.onToolResults({ok("c1", "search", "r"), external})).result;
+    const RunResult result =
+        expectAction<Finish>(loop.onToolResults({ok("c1", "search", "r"), external})).result;
     CHECK_FALSE(result.success);
     CHECK(result.terminatedBy == TerminatedBy::external_tool_calls);
     REQUIRE(result.error);
@@ -380,9 +384,9 @@ TEST_CASE("cancellation ends the run in any state but the last", "[agent][loop][
     SECTION("while tools run: the records in flight are kept") {
         ReactLoop loop(config(), "x");
         (void)firstBatch(loop, {{"c1", "sleep", {}}});
-        const RunResult result = expectAction<Fail>(
-                                     loop.onCancelled({failed("c1", "sleep", ToolErrc::cancelled, "cancelled")}))
-                                     .result;
+        const RunResult result =
+            expectAction<Fail>(loop.onCancelled({failed("c1", "sleep", ToolErrc::cancelled, "cancelled")}))
+                .result;
         CHECK(result.terminatedBy == TerminatedBy::cancelled);
         REQUIRE(result.toolCalls.size() == 1);
         CHECK(result.toolCalls[0].outcome.error().code == ToolErrc::cancelled);

@@ -1,16 +1,15 @@
-#include <catch2/catch.hpp>
-
-#include <chrono>
-#include <stdexcept>
-#include <vector>
+#include "reagent/core/parallel.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <stdexcept>
+#include <vector>
 
-#include "reagent/core/parallel.hpp"
 #include "run_coro.hpp"
 
 using namespace std::chrono_literals;
@@ -39,7 +38,7 @@ Task<int> sleepThenSquare(Probe* probe, int n, std::chrono::milliseconds d) {
     }
     --probe->running;
     if (n < 0) throw std::invalid_argument("negative input");
-    co_return n * n;
+    co_return n* n;
 }
 
 }  // namespace
@@ -84,7 +83,8 @@ TEST_CASE("parallelMap isolates a failing item", "[core][parallel]") {
 }
 
 TEST_CASE("parallelMap of nothing is nothing", "[core][parallel]") {
-    auto results = runCoro(reagent::parallelMap(std::vector<int>{}, 3, [](int n) { return sleepThenSquare(nullptr, n, 1ms); }));
+    auto results = runCoro(
+        reagent::parallelMap(std::vector<int>{}, 3, [](int n) { return sleepThenSquare(nullptr, n, 1ms); }));
     CHECK(results.empty());
 }
 
@@ -95,11 +95,12 @@ TEST_CASE("cancelling parallelMap reaches items in flight and skips the rest", "
     std::vector<reagent::expected<int, reagent::EffectError>> results;
     auto task = reagent::parallelMap(std::vector<int>{1, 2, 3, 4, 5}, 2,
                                      [&](int n) { return sleepThenSquare(&probe, n, 10s); });
-    boost::asio::co_spawn(io, std::move(task),
-                          boost::asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr e, auto r) {
-                              REQUIRE_FALSE(e);
-                              results = std::move(r);
-                          }));
+    boost::asio::co_spawn(
+        io, std::move(task),
+        boost::asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr e, auto r) {
+            REQUIRE_FALSE(e);
+            results = std::move(r);
+        }));
     boost::asio::steady_timer trigger(io, 30ms);
     trigger.async_wait([&](auto) { signal.emit(boost::asio::cancellation_type::terminal); });
     const auto start = std::chrono::steady_clock::now();

@@ -1,10 +1,10 @@
-#include <catch2/catch.hpp>
+#include "reagent/core/retry.hpp"
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <string>
 
 #include "reagent/core/expected.hpp"
-#include "reagent/core/retry.hpp"
 #include "run_coro.hpp"
 
 using namespace std::chrono_literals;
@@ -63,8 +63,8 @@ TEST_CASE("backoffDelay grows exponentially, caps and jitters within its band", 
 
 TEST_CASE("retry returns the first success", "[core][retry]") {
     Flaky flaky{2};
-    auto result = runCoro(reagent::retry(fastPolicy(5), [&] { return attemptOnce(&flaky); },
-                                         [](const std::string&, int) { return true; }));
+    auto result = runCoro(reagent::retry(
+        fastPolicy(5), [&] { return attemptOnce(&flaky); }, [](const std::string&, int) { return true; }));
     REQUIRE(result.has_value());
     CHECK(*result == 7);
     CHECK(flaky.calls == 3);
@@ -72,8 +72,8 @@ TEST_CASE("retry returns the first success", "[core][retry]") {
 
 TEST_CASE("retry stops at maxAttempts with the last error", "[core][retry]") {
     Flaky flaky{10};
-    auto result = runCoro(reagent::retry(fastPolicy(3), [&] { return attemptOnce(&flaky); },
-                                         [](const std::string&, int) { return true; }));
+    auto result = runCoro(reagent::retry(
+        fastPolicy(3), [&] { return attemptOnce(&flaky); }, [](const std::string&, int) { return true; }));
     REQUIRE_FALSE(result.has_value());
     CHECK(result.error() == "busy");
     CHECK(flaky.calls == 3);
@@ -82,8 +82,9 @@ TEST_CASE("retry stops at maxAttempts with the last error", "[core][retry]") {
 TEST_CASE("retry stops when the predicate says the error is final", "[core][retry]") {
     Flaky flaky{10};
     flaky.error = "bad request";
-    auto result = runCoro(reagent::retry(fastPolicy(5), [&] { return attemptOnce(&flaky); },
-                                         [](const std::string& e, int) { return e != "bad request"; }));
+    auto result = runCoro(reagent::retry(
+        fastPolicy(5), [&] { return attemptOnce(&flaky); },
+        [](const std::string& e, int) { return e != "bad request"; }));
     REQUIRE_FALSE(result.has_value());
     CHECK(flaky.calls == 1);
 }
@@ -91,8 +92,9 @@ TEST_CASE("retry stops when the predicate says the error is final", "[core][retr
 TEST_CASE("retry honours a delay requested by the other side", "[core][retry]") {
     Flaky flaky{1};
     const auto start = std::chrono::steady_clock::now();
-    auto result = runCoro(reagent::retry(fastPolicy(3), [&] { return attemptOnce(&flaky); },
-                                         [](const std::string&, int) { return RetryDecision::afterDelay(120ms); }));
+    auto result = runCoro(reagent::retry(
+        fastPolicy(3), [&] { return attemptOnce(&flaky); },
+        [](const std::string&, int) { return RetryDecision::afterDelay(120ms); }));
     REQUIRE(result.has_value());
     CHECK(reagent::test::elapsedMs(start) >= 115);
 }

@@ -1,15 +1,14 @@
-#include <catch2/catch.hpp>
-
-#include <chrono>
-#include <stdexcept>
+#include "reagent/core/task_group.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <stdexcept>
 
-#include "reagent/core/task_group.hpp"
 #include "run_coro.hpp"
 
 using namespace std::chrono_literals;
@@ -80,18 +79,20 @@ TEST_CASE("TaskGroup::cancel reaches every child", "[core][task_group][cancel]")
     CHECK(errors[1].code == EffectErrc::cancelled);
 }
 
-TEST_CASE("cancelling the joiner cancels the children and still waits for them", "[core][task_group][cancel]") {
+TEST_CASE("cancelling the joiner cancels the children and still waits for them",
+          "[core][task_group][cancel]") {
     boost::asio::io_context io;
     boost::asio::cancellation_signal signal;
     int done = 0;
     std::vector<reagent::EffectError> errors;
     bool joined = false;
-    boost::asio::co_spawn(io, joinLongChildren(&done),
-                          boost::asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr e, auto r) {
-                              REQUIRE_FALSE(e);
-                              errors = std::move(r);
-                              joined = true;
-                          }));
+    boost::asio::co_spawn(
+        io, joinLongChildren(&done),
+        boost::asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr e, auto r) {
+            REQUIRE_FALSE(e);
+            errors = std::move(r);
+            joined = true;
+        }));
     boost::asio::steady_timer trigger(io, 20ms);
     trigger.async_wait([&](auto) { signal.emit(boost::asio::cancellation_type::terminal); });
     const auto start = std::chrono::steady_clock::now();

@@ -1,16 +1,15 @@
-#include <catch2/catch.hpp>
-
-#include <chrono>
-#include <stdexcept>
-#include <string>
+#include "reagent/core/timeout.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <stdexcept>
+#include <string>
 
-#include "reagent/core/timeout.hpp"
 #include "run_coro.hpp"
 
 using namespace std::chrono_literals;
@@ -36,7 +35,9 @@ Task<int> throwsAfter(std::chrono::milliseconds d) {
     throw std::runtime_error("disk on fire");
 }
 
-Task<void> nothingAfter(std::chrono::milliseconds d) { co_await sleepFor(d); }
+Task<void> nothingAfter(std::chrono::milliseconds d) {
+    co_await sleepFor(d);
+}
 
 }  // namespace
 
@@ -80,11 +81,12 @@ TEST_CASE("withTimeout reports cancellation by the caller", "[core][timeout][can
     boost::asio::cancellation_signal signal;
     std::optional<reagent::expected<int, reagent::EffectError>> outcome;
     bool taskCancelled = false;
-    boost::asio::co_spawn(io, reagent::withTimeout(answerAfter(10s, &taskCancelled), 10s),
-                          boost::asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr e, auto r) {
-                              REQUIRE_FALSE(e);
-                              outcome = std::move(r);
-                          }));
+    boost::asio::co_spawn(
+        io, reagent::withTimeout(answerAfter(10s, &taskCancelled), 10s),
+        boost::asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr e, auto r) {
+            REQUIRE_FALSE(e);
+            outcome = std::move(r);
+        }));
     boost::asio::steady_timer trigger(io, 30ms);
     trigger.async_wait([&](auto) { signal.emit(boost::asio::cancellation_type::terminal); });
     const auto start = std::chrono::steady_clock::now();
@@ -111,7 +113,9 @@ Task<int> answerAfterGrace(std::chrono::milliseconds grace, bool* finished) {
     co_return 7;
 }
 
-Task<int> answerAtOnce() { co_return 5; }
+Task<int> answerAtOnce() {
+    co_return 5;
+}
 
 }  // namespace
 
@@ -160,12 +164,13 @@ TEST_CASE("a caller's cancellation after the task finished changes nothing", "[c
     boost::asio::io_context io;
     boost::asio::cancellation_signal signal;
     std::optional<reagent::expected<int, reagent::EffectError>> outcome;
-    boost::asio::co_spawn(io, reagent::withTimeout(answerAfter(1ms), 10s),
-                          boost::asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr e, auto r) {
-                              REQUIRE_FALSE(e);
-                              outcome = std::move(r);
-                              signal.emit(boost::asio::cancellation_type::terminal);
-                          }));
+    boost::asio::co_spawn(
+        io, reagent::withTimeout(answerAfter(1ms), 10s),
+        boost::asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr e, auto r) {
+            REQUIRE_FALSE(e);
+            outcome = std::move(r);
+            signal.emit(boost::asio::cancellation_type::terminal);
+        }));
     io.run();
     REQUIRE(outcome.has_value());
     REQUIRE(outcome->has_value());

@@ -1,8 +1,7 @@
-#include <catch2/catch.hpp>
-
-#include <string_view>
-
 #include "reagent/core/detail/utf8.hpp"
+
+#include <catch2/catch.hpp>
+#include <string_view>
 
 using reagent::detail::utf8SequenceLength;
 using namespace std::string_view_literals;
@@ -22,8 +21,8 @@ TEST_CASE("utf8SequenceLength rejects what RFC 3629 forbids", "[core][utf8]") {
     CHECK(utf8SequenceLength("\xED\xA0\x80", 0) == 0);      // a surrogate
     CHECK(utf8SequenceLength("\xF4\x90\x80\x80", 0) == 0);  // above U+10FFFF
     CHECK(utf8SequenceLength("\xF5\x80\x80\x80", 0) == 0);
-    CHECK(utf8SequenceLength("\xE2\x82", 0) == 0);          // cut by the end of the text
-    CHECK(utf8SequenceLength("\xE2\x28\xAC", 0) == 0);      // a broken continuation
+    CHECK(utf8SequenceLength("\xE2\x82", 0) == 0);      // cut by the end of the text
+    CHECK(utf8SequenceLength("\xE2\x28\xAC", 0) == 0);  // a broken continuation
     CHECK(utf8SequenceLength("\xF0\x9F\x98\x28", 0) == 0);
 }
 

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "reagent/http/redacted_url.hpp"
+
+#include <catch2/catch.hpp>
 
 using reagent::http::redactedUrl;
 

@@ -1,11 +1,10 @@
 #include "reagent/http/sse_parser.hpp"
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 using namespace std::chrono_literals;
 using reagent::http::SseEvent;

@@ -1,9 +1,4 @@
-#include <chrono>
-#include <exception>
-#include <memory>
-#include <optional>
-#include <stdexcept>
-#include <string>
+#include "reagent/llm/scripted_provider.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -11,8 +6,13 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
 
-#include "reagent/llm/scripted_provider.hpp"
 #include "run_coro.hpp"
 
 using namespace std::chrono_literals;
@@ -70,13 +70,14 @@ TEST_CASE("message factories and names", "[llm][message]") {
 
 TEST_CASE("provider errors: retryable codes and description", "[llm][provider_error]") {
     // Exactly what the HTTP providers retry: a timeout is not (each attempt would wait the whole deadline).
-    for (auto code : {ProviderErrc::rate_limited, ProviderErrc::server_error, ProviderErrc::connection_failed}) {
+    for (auto code :
+         {ProviderErrc::rate_limited, ProviderErrc::server_error, ProviderErrc::connection_failed}) {
         CHECK(ProviderError{code, "x", {}, {}, {}}.retryable());
     }
     for (auto code : {ProviderErrc::timeout, ProviderErrc::invalid_request, ProviderErrc::authentication,
-                      ProviderErrc::quota_exceeded, ProviderErrc::malformed_response, ProviderErrc::empty_reply,
-                      ProviderErrc::cancelled, ProviderErrc::script_exhausted, ProviderErrc::script_mismatch,
-                      ProviderErrc::configuration}) {
+                      ProviderErrc::quota_exceeded, ProviderErrc::malformed_response,
+                      ProviderErrc::empty_reply, ProviderErrc::cancelled, ProviderErrc::script_exhausted,
+                      ProviderErrc::script_mismatch, ProviderErrc::configuration}) {
         CHECK_FALSE(ProviderError{code, "x", {}, {}, {}}.retryable());
     }
     CHECK(ProviderError{ProviderErrc::timeout, "no answer within 60 s", {}, {}, {}}.describe() ==
@@ -91,7 +92,8 @@ TEST_CASE("provider errors: retryable codes and description", "[llm][provider_er
 TEST_CASE("scripted provider plays its turns in order", "[llm][scripted]") {
     ScriptedProvider provider;
     provider.then(ScriptedTurn::toolCall("search", {{"q", "tokyo"}}).usage({12, 3}))
-        .then(ScriptedTurn::toolCalls({ToolCall{"", "a", {}}, ToolCall{"mine", "b", {}}, ToolCall{"", "c", {}}}))
+        .then(ScriptedTurn::toolCalls(
+            {ToolCall{"", "a", {}}, ToolCall{"mine", "b", {}}, ToolCall{"", "c", {}}}))
         .then(ScriptedTurn::text("done").usage({20, 5}));
     CHECK(provider.remaining() == 3);
 
@@ -234,15 +236,16 @@ TEST_CASE("respond computes the reply from the request", "[llm][scripted]") {
     ScriptedProvider provider;
     provider
         .then(ScriptedTurn::respond([](const ModelRequest& request) -> Outcome {
-            ModelReply reply;
-            reply.text = "you said: " + request.messages.back().text;
-            reply.toolCalls.push_back(ToolCall{"", "echo", {}});
-            return reply;
-        }).usage({7, 1}))
+                  ModelReply reply;
+                  reply.text = "you said: " + request.messages.back().text;
+                  reply.toolCalls.push_back(ToolCall{"", "echo", {}});
+                  return reply;
+              }).usage({7, 1}))
         .then(ScriptedTurn::respond([](const ModelRequest&) -> Outcome {
             return reagent::fail(ProviderError{ProviderErrc::invalid_request, "bad", 400, "", {}});
         }))
-        .then(ScriptedTurn::respond([](const ModelRequest&) -> Outcome { throw std::runtime_error("oops"); }));
+        .then(
+            ScriptedTurn::respond([](const ModelRequest&) -> Outcome { throw std::runtime_error("oops"); }));
 
     const Outcome first = ask(provider, "hello");
     REQUIRE(first);

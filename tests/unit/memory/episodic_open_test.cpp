@@ -4,17 +4,16 @@
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
-
-#include "read_only_file.hpp"
-#include "store_files.hpp"
-#include "reagent/memory/episodic_store.hpp"
-#include "temp_dir.hpp"
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+
+#include "read_only_file.hpp"
+#include "reagent/memory/episodic_store.hpp"
+#include "store_files.hpp"
+#include "temp_dir.hpp"
 
 using reagent::memory::Episode;
 using reagent::memory::EpisodicStore;
@@ -40,7 +39,8 @@ Episode step(std::string result) {
 
 }  // namespace
 
-TEST_CASE("openReadOnly refuses what is not a store and leaves it byte for byte", "[memory][episodic][open]") {
+TEST_CASE("openReadOnly refuses what is not a store and leaves it byte for byte",
+          "[memory][episodic][open]") {
     const TempDir dir;
     const auto path = dir.file("file.db");
     std::string expected;
@@ -56,7 +56,9 @@ TEST_CASE("openReadOnly refuses what is not a store and leaves it byte for byte"
         reason = "not an SQLite database";
     }
     SECTION("another application's SQLite database") {
-        runSql(path, "CREATE TABLE accounts(id INTEGER PRIMARY KEY, owner TEXT); INSERT INTO accounts VALUES(1,'a');");
+        runSql(
+            path,
+            "CREATE TABLE accounts(id INTEGER PRIMARY KEY, owner TEXT); INSERT INTO accounts VALUES(1,'a');");
         reason = "another application (tables: accounts";
     }
     SECTION("an SQLite database without tables") {
@@ -126,9 +128,10 @@ TEST_CASE("a store written before stores were marked is read, and marked when op
           "[memory][episodic][open]") {
     const TempDir dir;
     const auto path = dir.file("legacy.db");
-    runSql(path, "CREATE TABLE episodes (id INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT NOT NULL, tool TEXT "
-              "NOT NULL, input TEXT NOT NULL, result TEXT NOT NULL, timestamp INTEGER NOT NULL);"
-              "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES('a','t','{}','old',5000);");
+    runSql(path,
+           "CREATE TABLE episodes (id INTEGER PRIMARY KEY AUTOINCREMENT, action TEXT NOT NULL, tool TEXT "
+           "NOT NULL, input TEXT NOT NULL, result TEXT NOT NULL, timestamp INTEGER NOT NULL);"
+           "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES('a','t','{}','old',5000);");
     CHECK(EpisodicStore::openReadOnly(path).value().count().value() == 1);
     auto store = EpisodicStore::open(path);
     REQUIRE(store.has_value());
@@ -190,9 +193,10 @@ TEST_CASE("stored timestamps that record could not have written are shown as inv
         auto store = EpisodicStore::open(path);
         REQUIRE(store.has_value());
     }
-    runSql(path, "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES"
-              "('a','zero','{}','r',0), ('a','negative','{}','r',-5), ('a','huge','{}','r',9223372036854775807),"
-              "('a','text','{}','r','yesterday'), ('a','good','{}','r',1764000000000);");
+    runSql(path,
+           "INSERT INTO episodes(action, tool, input, result, timestamp) VALUES"
+           "('a','zero','{}','r',0), ('a','negative','{}','r',-5), ('a','huge','{}','r',9223372036854775807),"
+           "('a','text','{}','r','yesterday'), ('a','good','{}','r',1764000000000);");
     auto store = EpisodicStore::openReadOnly(path);
     REQUIRE(store.has_value());
     const auto shown = [&store](const std::string& tool) {

@@ -5,15 +5,14 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-
-#include "temp_dir.hpp"
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "temp_dir.hpp"
 
 using reagent::memory::Episode;
 using reagent::memory::EpisodicStore;
@@ -41,13 +40,16 @@ TEST_CASE("EpisodicStore records and reads back through a second store", "[memor
         auto store = EpisodicStore::open(path);
         REQUIRE(store.has_value());
         CHECK(store->count().value() == 0);
-        CHECK(store->record(episode("github.list_commits", R"({"repo":"acme/reagent"})",
-                                    "[{\"sha\":\"e255a5d\"}]", 1000))
+        CHECK(store
+                  ->record(episode("github.list_commits", R"({"repo":"acme/reagent"})",
+                                   "[{\"sha\":\"e255a5d\"}]", 1000))
                   .value() == 1);
-        CHECK(store->record(episode("fs.read", R"({"path":"README.md"})", "# Reagent\nAn agent runtime", 2000))
-                  .value() == 2);
-        CHECK(store->record(episode("http.get", R"({"url":"https://example.com"})", "<html>", 1500))
-                  .value() == 3);
+        CHECK(
+            store->record(episode("fs.read", R"({"path":"README.md"})", "# Reagent\nAn agent runtime", 2000))
+                .value() == 2);
+        CHECK(
+            store->record(episode("http.get", R"({"url":"https://example.com"})", "<html>", 1500)).value() ==
+            3);
     }
     auto reopened = EpisodicStore::open(path);
     REQUIRE(reopened.has_value());

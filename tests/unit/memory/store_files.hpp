@@ -5,7 +5,6 @@
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <iterator>
 #include <string>

@@ -2,12 +2,11 @@
 // Shared pieces of the codec tests: the reference conversation, stream runners that try every split of
 // the raw bytes, and reply comparison.
 
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include "reagent/core/expected.hpp"
 #include "reagent/http/sse_parser.hpp"

@@ -1,14 +1,13 @@
 // Every response fixture under tests/fixtures/providers (written from each provider's published API
 // reference, and replayed by tests/peers/provider_peer.py) decodes with its codec to the reply it shows.
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include "codec_fixture.hpp"
 #include "reagent/providers/anthropic_codec.hpp"
@@ -147,8 +146,8 @@ TEST_CASE("Anthropic fixtures decode", "[providers][fixtures][anthropic]") {
         REQUIRE(run.reply->toolCalls.size() == 2);
         checkCall(run.reply, 0, weatherId, "get_weather", kParis);
         checkCall(run.reply, 1, timeId, "get_time", kTimezone);
-        CHECK(test::describe(run.reply) ==
-              test::describe(anthropic::decodeResponse(200, fixture("anthropic/parallel_tools.json"), names())));
+        CHECK(test::describe(run.reply) == test::describe(anthropic::decodeResponse(
+                                               200, fixture("anthropic/parallel_tools.json"), names())));
     }
     SECTION("error event inside the stream") {
         const auto run = anthropicStream(fixture("anthropic/stream_error.sse"));
@@ -216,7 +215,8 @@ TEST_CASE("OpenAI fixtures decode", "[providers][fixtures][openai]") {
 TEST_CASE("Gemini fixtures decode", "[providers][fixtures][gemini]") {
     constexpr const char* kModel = "gemini-2.5-flash";
     const ToolNameMap map = names(ToolNameRules::gemini);
-    const std::string signaturePrefix = "CiQB0e2Kb3Jq7m5aZ0bWx8hR4pN1vY2sT6uQ9kL3cF7dH8gE5jIKcgHR7YpX2nW9mQ4s";
+    const std::string signaturePrefix =
+        "CiQB0e2Kb3Jq7m5aZ0bWx8hR4pN1vY2sT6uQ9kL3cF7dH8gE5jIKcgHR7YpX2nW9mQ4s";
 
     SECTION("text") {
         const auto reply = gemini::decodeResponse(200, fixture("gemini/text.json"), map);
@@ -305,9 +305,9 @@ TEST_CASE("Ollama fixtures decode", "[providers][fixtures][ollama]") {
         const auto whole = test::runLines(ollama::StreamDecoder(names()), {raw});
         checkError(whole.reply, ProviderErrc::server_error, "", "unexpected EOF");
         const std::size_t firstLine = raw.find('\n') + 1;
-        const auto split = test::runLines(ollama::StreamDecoder(names()),
-                                          {std::string_view(raw).substr(0, firstLine),
-                                           std::string_view(raw).substr(firstLine)});
+        const auto split = test::runLines(
+            ollama::StreamDecoder(names()),
+            {std::string_view(raw).substr(0, firstLine), std::string_view(raw).substr(firstLine)});
         checkError(split.reply, ProviderErrc::server_error, "", "unexpected EOF");
         CHECK(test::describe(split.deltas) == "[text Hello]");
     }

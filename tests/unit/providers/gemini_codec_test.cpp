@@ -1,9 +1,8 @@
 #include "reagent/providers/gemini_codec.hpp"
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "codec_fixture.hpp"
 

@@ -1,10 +1,9 @@
 #include "reagent/providers/ollama_codec.hpp"
 
+#include <catch2/catch.hpp>
 #include <ctime>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "codec_fixture.hpp"
 

@@ -1,7 +1,6 @@
 // ProviderConfig from the environment, provider detection, OLLAMA_HOST parsing and makeProvider checks.
 
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <string>
 
@@ -16,7 +15,7 @@ namespace {
 
 // Sets (or, with nullptr, unsets) a variable for one scope, restoring the previous value.
 class ScopedEnv {
-public:
+  public:
     ScopedEnv(const char* name, const char* value) : name_(name) {
         if (const char* old = std::getenv(name)) {
             old_ = old;
@@ -38,7 +37,7 @@ public:
     ScopedEnv(const ScopedEnv&) = delete;
     ScopedEnv& operator=(const ScopedEnv&) = delete;
 
-private:
+  private:
     const char* name_;
     std::string old_;
     bool had_ = false;
@@ -142,7 +141,8 @@ TEST_CASE("makeProvider checks the key and the base URL and fills in defaults", 
     CHECK(http->client()->config().connectTimeout == config.connectTimeout);
     CHECK(http->client()->config().readTimeout == std::chrono::seconds(120));
 
-    for (auto kind : {ProviderKind::anthropic, ProviderKind::openai, ProviderKind::gemini, ProviderKind::ollama}) {
+    for (auto kind :
+         {ProviderKind::anthropic, ProviderKind::openai, ProviderKind::gemini, ProviderKind::ollama}) {
         CHECK(providers::parseProviderKind(providers::toString(kind)) == kind);
     }
     CHECK_FALSE(providers::parseProviderKind("demo"));
@@ -208,7 +208,8 @@ TEST_CASE("joinUrl keeps a base URL's query string after the path", "[providers]
     using reagent::providers::joinUrl;
     CHECK(joinUrl("https://x/openai/deployments/d?api-version=2024-10-21", "/chat/completions") ==
           "https://x/openai/deployments/d/chat/completions?api-version=2024-10-21");
-    CHECK(joinUrl("https://api.openai.com/v1/", "/chat/completions") == "https://api.openai.com/v1/chat/completions");
+    CHECK(joinUrl("https://api.openai.com/v1/", "/chat/completions") ==
+          "https://api.openai.com/v1/chat/completions");
     CHECK(joinUrl("https://g/v1beta?x=1", "/models/m:streamGenerateContent?alt=sse") ==
           "https://g/v1beta/models/m:streamGenerateContent?x=1&alt=sse");
     CHECK(joinUrl("https://g/v1beta", "/models/m:streamGenerateContent?alt=sse") ==

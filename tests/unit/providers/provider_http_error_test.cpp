@@ -1,9 +1,8 @@
 #include "reagent/providers/provider_http_error.hpp"
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <string>
-
-#include <catch2/catch.hpp>
 
 using namespace std::chrono_literals;
 using reagent::http::HttpHeaders;

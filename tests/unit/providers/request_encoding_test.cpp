@@ -3,7 +3,6 @@
 // were encoded for this request or reused from an earlier one.
 
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -30,20 +29,28 @@ CodecOptions options(bool stream = false) {
 
 EncodedTools tools(Format format, const llm::ToolList& list, const CodecOptions& opts) {
     switch (format) {
-        case Format::anthropic: return anthropic::encodeTools(list, opts);
-        case Format::openai: return openai::encodeTools(list, opts);
-        case Format::gemini: return gemini::encodeTools(list, opts);
-        case Format::ollama: return ollama::encodeTools(list, opts);
+        case Format::anthropic:
+            return anthropic::encodeTools(list, opts);
+        case Format::openai:
+            return openai::encodeTools(list, opts);
+        case Format::gemini:
+            return gemini::encodeTools(list, opts);
+        case Format::ollama:
+            return ollama::encodeTools(list, opts);
     }
     return {};
 }
 
 EncodedRequest encode(Format format, const llm::ModelRequest& request, const CodecOptions& opts) {
     switch (format) {
-        case Format::anthropic: return anthropic::encodeRequest(request, opts);
-        case Format::openai: return openai::encodeRequest(request, opts);
-        case Format::gemini: return gemini::encodeRequest(request, opts);
-        case Format::ollama: return ollama::encodeRequest(request, opts);
+        case Format::anthropic:
+            return anthropic::encodeRequest(request, opts);
+        case Format::openai:
+            return openai::encodeRequest(request, opts);
+        case Format::gemini:
+            return gemini::encodeRequest(request, opts);
+        case Format::ollama:
+            return ollama::encodeRequest(request, opts);
     }
     return {};
 }
@@ -51,10 +58,14 @@ EncodedRequest encode(Format format, const llm::ModelRequest& request, const Cod
 EncodedRequest encodeWith(Format format, const llm::ModelRequest& request, const CodecOptions& opts,
                           const EncodedTools& encoded) {
     switch (format) {
-        case Format::anthropic: return anthropic::encodeRequest(request, opts, encoded);
-        case Format::openai: return openai::encodeRequest(request, opts, encoded);
-        case Format::gemini: return gemini::encodeRequest(request, opts, encoded);
-        case Format::ollama: return ollama::encodeRequest(request, opts, encoded);
+        case Format::anthropic:
+            return anthropic::encodeRequest(request, opts, encoded);
+        case Format::openai:
+            return openai::encodeRequest(request, opts, encoded);
+        case Format::gemini:
+            return gemini::encodeRequest(request, opts, encoded);
+        case Format::ollama:
+            return ollama::encodeRequest(request, opts, encoded);
     }
     return {};
 }

@@ -1,12 +1,11 @@
 #include "reagent/providers/tool_name_map.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <regex>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 using reagent::llm::ToolSpec;
 using reagent::providers::ToolNameMap;

@@ -32,7 +32,7 @@ class AgentBuilder;
 /// \par Thread safety
 /// Use an agent from one strand (a single-threaded `io_context` is simplest).
 class Agent {
-public:
+  public:
     /// \brief Starts a builder: `Agent::create().withProvider(p).withTools(...).build()`.
     [[nodiscard]] static AgentBuilder create();
 
@@ -72,7 +72,7 @@ public:
 
     struct State;
 
-private:
+  private:
     friend class AgentBuilder;
     explicit Agent(std::shared_ptr<State> state);
     std::shared_ptr<State> state_;
@@ -80,7 +80,7 @@ private:
 
 /// \brief Assembles an `Agent`. Every method returns *this; `build()` reports all problems at once.
 class AgentBuilder {
-public:
+  public:
     AgentBuilder& withName(std::string name);
     AgentBuilder& withProvider(std::shared_ptr<llm::Provider> provider);
     /// \brief A provider of kind `kind` ("anthropic", "openai", "gemini", "ollama") configured from the
@@ -110,7 +110,7 @@ public:
     /// failed to build, duplicate tool names, a non-positive iteration limit, ...).
     [[nodiscard]] expected<Agent, AgentError> build() const;
 
-private:
+  private:
     AgentConfig config_;
     /// A provider to make at build(): a kind read from the environment, or a configuration.
     std::optional<std::variant<std::string, providers::ProviderConfig>> pendingProvider_;

@@ -89,9 +89,9 @@ struct RunFinished {
 
 /// \brief Every event of a run. New alternatives are appended; `TextDelta` and `ToolCallDelta` come only
 /// from providers that stream (`ModelRequest::onDelta`), and only when someone subscribed.
-using AgentEvent = std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled,
-                                tools::ToolFailed, RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed,
-                                MemoryWarning, ModelRetrying>;
+using AgentEvent =
+    std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled, tools::ToolFailed,
+                 RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed, MemoryWarning, ModelRetrying>;
 
 /// \brief Receives events on the run's executor. Exceptions it throws are swallowed.
 using EventHandler = std::function<void(const AgentEvent&)>;

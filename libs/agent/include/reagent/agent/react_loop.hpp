@@ -79,7 +79,7 @@ using LoopAction = std::variant<CallModel, RunTools, Finish, Fail>;
 /// \par Thread safety
 /// None; a loop belongs to one run.
 class ReactLoop {
-public:
+  public:
     /// \brief A loop for one prompt; a `maxIterations` below 1 counts as 1.
     ReactLoop(LoopConfig config, std::string prompt);
 
@@ -103,7 +103,7 @@ public:
     /// \brief True once a `Finish` or `Fail` was returned.
     [[nodiscard]] bool done() const noexcept { return awaiting_ == Awaiting::done; }
 
-private:
+  private:
     enum class Awaiting { start, model, tools, done };
     void expectState(Awaiting expected, const char* operation) const;
     void appendToolResults(const std::vector<tools::ToolCallRecord>& records);

@@ -3,16 +3,15 @@
 /// \brief `parallelMap`: map a coroutine over inputs with at most N in flight, results in input order.
 
 #include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <cstddef>
 #include <exception>
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/deferred.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/exception_message.hpp"
@@ -48,9 +47,9 @@ struct MapState {
             if (error) {
                 // co_await is not allowed inside a handler, so the classification happens here.
                 const bool wasCancelled = isCancelled(co_await boost::asio::this_coro::cancellation_state);
-                state->results[index] = fail(wasCancelled
-                    ? EffectError{EffectErrc::cancelled, "cancelled while running"}
-                    : EffectError{EffectErrc::exception, exceptionMessage(error)});
+                state->results[index] =
+                    fail(wasCancelled ? EffectError{EffectErrc::cancelled, "cancelled while running"}
+                                      : EffectError{EffectErrc::exception, exceptionMessage(error)});
             }
         }
     }
@@ -70,8 +69,8 @@ struct MapState {
 /// \par Cancellation
 /// Cancelling the caller reaches every item in flight; items not yet started never start.
 template <class In, class Fn, class R = typename std::invoke_result_t<Fn&, In&>::value_type>
-[[nodiscard]] Task<std::vector<expected<R, EffectError>>> parallelMap(std::vector<In> inputs, std::size_t limit,
-                                                                      Fn fn) {
+[[nodiscard]] Task<std::vector<expected<R, EffectError>>> parallelMap(std::vector<In> inputs,
+                                                                      std::size_t limit, Fn fn) {
     namespace asio = boost::asio;
     using State = detail::MapState<In, Fn, R>;
     const std::size_t count = inputs.size();

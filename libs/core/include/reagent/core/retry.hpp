@@ -2,13 +2,12 @@
 /// \file
 /// \brief `retry`: re-run a fallible task with exponential backoff and jitter.
 
-#include <chrono>
-#include <optional>
-#include <type_traits>
-
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <optional>
+#include <type_traits>
 
 #include "reagent/core/task.hpp"
 
@@ -31,7 +30,8 @@ struct RetryPolicy {
 /// \brief The delay before retry number `retryIndex` (0 for the first retry).
 ///
 /// `unitRandom` in [0, 1) picks the point inside the jitter band, which keeps this function pure.
-[[nodiscard]] std::chrono::milliseconds backoffDelay(const RetryPolicy& policy, int retryIndex, double unitRandom);
+[[nodiscard]] std::chrono::milliseconds backoffDelay(const RetryPolicy& policy, int retryIndex,
+                                                     double unitRandom);
 
 /// \brief A uniformly distributed number in [0, 1) from a per-thread generator.
 [[nodiscard]] double jitterSample();
@@ -73,7 +73,8 @@ template <class Attempt, class Decide>
         if (!decision.again) {
             co_return result;
         }
-        const auto delay = decision.after ? *decision.after : backoffDelay(policy, number - 1, jitterSample());
+        const auto delay =
+            decision.after ? *decision.after : backoffDelay(policy, number - 1, jitterSample());
         try {
             asio::steady_timer timer(co_await asio::this_coro::executor, delay);
             auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));

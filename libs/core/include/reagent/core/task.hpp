@@ -2,8 +2,8 @@
 /// \file
 /// \brief `Task<T>`: the one asynchronous effect type of reagent.
 
-#include <boost/asio/awaitable.hpp>
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
 
 namespace reagent {
 

@@ -2,16 +2,15 @@
 /// \file
 /// \brief `TaskGroup`: spawn child tasks, cancel them all at once, wait for all of them.
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <cstddef>
 #include <exception>
 #include <list>
 #include <memory>
 #include <vector>
-
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include "reagent/core/effect_error.hpp"
 #include "reagent/core/task.hpp"
@@ -29,7 +28,7 @@ namespace reagent {
 /// Not thread-safe: use it from one strand (or a single-threaded `io_context`). Children share the
 /// group's state, so destroying the group early is safe: the destructor cancels the children that remain.
 class TaskGroup {
-public:
+  public:
     explicit TaskGroup(Executor executor);
     TaskGroup(const TaskGroup&) = delete;
     TaskGroup& operator=(const TaskGroup&) = delete;
@@ -56,7 +55,7 @@ public:
     /// Never throws. A child that ends by cancellation reports `EffectErrc::cancelled`.
     [[nodiscard]] Task<std::vector<EffectError>> join();
 
-private:
+  private:
     struct State : std::enable_shared_from_this<State> {
         explicit State(Executor ex);
         Executor executor;

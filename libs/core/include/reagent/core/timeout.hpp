@@ -2,15 +2,14 @@
 /// \file
 /// \brief `withTimeout`: run a task against a deadline.
 
-#include <chrono>
-#include <exception>
-#include <type_traits>
-
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <exception>
+#include <type_traits>
 
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/exception_message.hpp"
@@ -32,14 +31,16 @@ namespace reagent {
 /// - `EffectErrc::exception` when the task threw; the message carries `what()`.
 /// Nothing is thrown. `T` must be default-constructible (or `void`).
 template <class T>
-[[nodiscard]] Task<expected<T, EffectError>> withTimeout(Task<T> task, std::chrono::steady_clock::duration limit) {
+[[nodiscard]] Task<expected<T, EffectError>> withTimeout(Task<T> task,
+                                                         std::chrono::steady_clock::duration limit) {
     namespace asio = boost::asio;
     try {
         auto ex = co_await asio::this_coro::executor;
         asio::steady_timer timer(ex, limit);
-        auto group = asio::experimental::make_parallel_group(asio::co_spawn(ex, std::move(task), asio::deferred),
-                                                             timer.async_wait(asio::deferred));
-        auto outcome = co_await std::move(group).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
+        auto group = asio::experimental::make_parallel_group(
+            asio::co_spawn(ex, std::move(task), asio::deferred), timer.async_wait(asio::deferred));
+        auto outcome =
+            co_await std::move(group).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
             co_return fail(EffectError{EffectErrc::cancelled, "cancelled by the caller"});
         }

@@ -41,7 +41,7 @@ struct SseEvent {
 /// \par Thread safety
 /// Not thread-safe; one parser per stream.
 class SseParser {
-public:
+  public:
     /// \brief Consumes the next bytes of the stream and returns the events they completed, in order.
     [[nodiscard]] std::vector<SseEvent> feed(std::string_view bytes);
 
@@ -63,7 +63,7 @@ public:
         return retry_;
     }
 
-private:
+  private:
     void consume(std::string_view bytes, std::vector<SseEvent>& out);
     void processLine(std::string_view line, std::vector<SseEvent>& out);
     void processField(std::string_view field, std::string_view value);

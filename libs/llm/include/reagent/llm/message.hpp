@@ -2,12 +2,11 @@
 /// \file
 /// \brief The chat message model: system, user, assistant (text and tool calls), tool results.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace reagent::llm {
 

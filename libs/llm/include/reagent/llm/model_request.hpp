@@ -4,12 +4,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "reagent/llm/message.hpp"
 #include "reagent/llm/retry_notice.hpp"

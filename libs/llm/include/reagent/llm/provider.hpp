@@ -19,7 +19,7 @@ namespace reagent::llm {
 /// \par Thread safety
 /// An implementation may be shared by several agents on one executor; it documents anything more.
 class Provider {
-public:
+  public:
     virtual ~Provider() = default;
 
     /// \brief A short name for logs and results ("anthropic", "scripted", ...).

@@ -5,13 +5,12 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "reagent/llm/provider.hpp"
 
@@ -19,14 +18,15 @@ namespace reagent::llm {
 
 /// \brief One scripted model turn: a reply, an error, or a reply computed from the request.
 class ScriptedTurn {
-public:
+  public:
     using Responder = std::function<expected<ModelReply, ProviderError>(const ModelRequest&)>;
     using Matcher = std::function<bool(const ModelRequest&)>;
 
     /// \brief The model answers with text and stops.
     [[nodiscard]] static ScriptedTurn text(std::string text);
     /// \brief The model asks for one tool call (id defaults to `call_<n>`).
-    [[nodiscard]] static ScriptedTurn toolCall(std::string name, nlohmann::json arguments, std::string id = {});
+    [[nodiscard]] static ScriptedTurn toolCall(std::string name, nlohmann::json arguments,
+                                               std::string id = {});
     /// \brief The model asks for several tool calls at once (a parallel batch).
     [[nodiscard]] static ScriptedTurn toolCalls(std::vector<ToolCall> calls);
     /// \brief The provider fails with `error`.
@@ -46,7 +46,7 @@ public:
     /// \brief Waits this long before answering (cancellable), to simulate latency.
     ScriptedTurn& delay(std::chrono::milliseconds latency);
 
-private:
+  private:
     friend class ScriptedProvider;
     explicit ScriptedTurn(std::variant<ModelReply, ProviderError, Responder> outcome);
 
@@ -74,7 +74,7 @@ private:
 /// \par Thread safety
 /// Not thread-safe; use from one strand.
 class ScriptedProvider final : public Provider {
-public:
+  public:
     ScriptedProvider() = default;
     explicit ScriptedProvider(std::vector<ScriptedTurn> turns);
 
@@ -94,7 +94,7 @@ public:
     /// \brief Turns not yet played.
     [[nodiscard]] std::size_t remaining() const noexcept;
 
-private:
+  private:
     std::vector<ScriptedTurn> turns_;
     std::size_t next_ = 0;
     bool loop_ = false;

@@ -5,10 +5,9 @@
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace reagent::llm {
 
@@ -32,7 +31,7 @@ struct ToolSpec {
 /// \par Thread safety
 /// Distinct `ToolList` objects may be used from different threads even when they share their specs.
 class ToolList {
-public:
+  public:
     using value_type = ToolSpec;
     using const_iterator = std::vector<ToolSpec>::const_iterator;
     using size_type = std::size_t;
@@ -64,7 +63,7 @@ public:
     /// \brief Equal specs in the same order.
     friend bool operator==(const ToolList& a, const ToolList& b);
 
-private:
+  private:
     /// Null for no tools.
     std::shared_ptr<std::vector<ToolSpec>> specs_;
 };

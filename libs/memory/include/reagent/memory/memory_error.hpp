@@ -7,7 +7,8 @@
 
 namespace reagent::memory {
 
-/// \brief The reason a memory (working or episodic) operation failed. Nothing is changed when an operation fails.
+/// \brief The reason a memory (working or episodic) operation failed. Nothing is changed when an operation
+/// fails.
 enum class MemoryErrc {
     /// A key given to `put` is empty, longer than 128 characters, uses a character outside
     /// `[A-Za-z0-9_.:-]`, or starts with the reserved prefix `_tool_result_`.

@@ -63,7 +63,7 @@ inline constexpr std::string_view kApiVersion = "2023-06-01";
 /// before the stop reason arrived, and with `malformed_response` for a tool call whose arguments are not
 /// valid JSON.
 class StreamDecoder {
-public:
+  public:
     explicit StreamDecoder(ToolNameMap names);
 
     /// \brief Consumes one SSE event; returns the deltas it produced.
@@ -74,7 +74,7 @@ public:
     /// \brief The assembled reply, once the stream has ended.
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> finish() const;
 
-private:
+  private:
     ReplyAssembler assembler_;
     std::optional<llm::ProviderError> failure_;
 };

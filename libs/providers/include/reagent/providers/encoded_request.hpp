@@ -2,9 +2,8 @@
 /// \file
 /// \brief `EncodedRequest` and `EncodedTools`: a `ModelRequest` in a provider's wire format.
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "reagent/providers/tool_name_map.hpp"
 

@@ -62,7 +62,7 @@ namespace reagent::providers::gemini {
 /// As `decodeResponse`, per chunk; after a failure every call returns that error. `finish` fails with
 /// `connection_failed` if no `finishReason` arrived.
 class StreamDecoder {
-public:
+  public:
     explicit StreamDecoder(ToolNameMap names);
 
     /// \brief Consumes one SSE event; returns the deltas it produced.
@@ -73,7 +73,7 @@ public:
     /// \brief The assembled reply, once the stream has ended.
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> finish() const;
 
-private:
+  private:
     ReplyAssembler assembler_;
     std::optional<llm::ProviderError> failure_;
 };

@@ -19,10 +19,11 @@ namespace reagent::providers {
 
 /// \brief Turns the raw bytes of a streamed body into deltas, then into the assembled reply.
 class StreamDecoding {
-public:
+  public:
     virtual ~StreamDecoding() = default;
     /// \brief Consumes the next body bytes (split anywhere).
-    [[nodiscard]] virtual expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) = 0;
+    [[nodiscard]] virtual expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(
+        std::string_view bytes) = 0;
     /// \brief Bytes held for the event or line in progress (bounded by `ProviderConfig::maxEventBytes`).
     [[nodiscard]] virtual std::size_t pendingBytes() const noexcept = 0;
     /// \brief Events (SSE) or lines (NDJSON) seen so far: none in a whole body means it was no stream.
@@ -57,18 +58,19 @@ public:
 /// with it (see `http::HttpClient`), so a provider may outlive the `io_context`s it was used on, and an
 /// `io_context` may be destroyed while the provider lives on.
 class HttpProvider : public llm::Provider {
-public:
+  public:
     explicit HttpProvider(ProviderConfig config);
     ~HttpProvider() override;
 
-    [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> complete(llm::ModelRequest request) final;
+    [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> complete(
+        llm::ModelRequest request) final;
 
     /// \brief The configuration with defaults filled in (model, base URL).
     [[nodiscard]] const ProviderConfig& config() const noexcept { return config_; }
     /// \brief The HTTP client (for tests of connection reuse).
     [[nodiscard]] const http::HttpClient* client() const noexcept { return client_.get(); }
 
-protected:
+  protected:
     /// \brief Encodes the declarations of a tool list in the wire format. Called once per list: the
     /// provider keeps the result for the following requests offering the same tools.
     [[nodiscard]] virtual EncodedTools encodeTools(const llm::ToolList& tools,
@@ -82,16 +84,19 @@ protected:
     virtual void authenticate(http::HttpHeaders& headers) const = 0;
     /// \brief Decodes a whole response (any status).
     [[nodiscard]] virtual expected<llm::ModelReply, llm::ProviderError> decode(
-        int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const = 0;
+        int status, std::string_view body, const ToolNameMap& names,
+        const http::HttpHeaders& headers) const = 0;
     /// \brief A decoder for a streamed 2xx body.
     [[nodiscard]] virtual std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const = 0;
 
-private:
+  private:
     struct Attempt;
     struct Caches;
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attempt(std::shared_ptr<Attempt> state);
-    [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptWhole(std::shared_ptr<Attempt> state);
-    [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptStreamed(std::shared_ptr<Attempt> state);
+    [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptWhole(
+        std::shared_ptr<Attempt> state);
+    [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptStreamed(
+        std::shared_ptr<Attempt> state);
     /// Hands `delta` to the call's `onDelta` (whatever it throws is dropped).
     static void deliver(Attempt& state, const llm::StreamDelta& delta);
     /// The encoded declarations of `tools`: remembered for the last few lists seen, recognised by
@@ -109,47 +114,49 @@ private:
 
 /// \brief Anthropic Messages API: `x-api-key` and `anthropic-version: 2023-06-01` headers, SSE streams.
 class AnthropicProvider final : public HttpProvider {
-public:
+  public:
     explicit AnthropicProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
     [[nodiscard]] std::string_view name() const noexcept override { return "anthropic"; }
 
-protected:
+  protected:
     [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
                                            const CodecOptions& options) const override;
     [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
                                         const EncodedTools& tools) const override;
     void authenticate(http::HttpHeaders& headers) const override;
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
-        int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const override;
+        int status, std::string_view body, const ToolNameMap& names,
+        const http::HttpHeaders& headers) const override;
     [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
 };
 
 /// \brief OpenAI Chat Completions and compatible servers: `Authorization: Bearer` (only when a key is
 /// set), SSE streams.
 class OpenAiProvider final : public HttpProvider {
-public:
+  public:
     explicit OpenAiProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
     [[nodiscard]] std::string_view name() const noexcept override { return "openai"; }
 
-protected:
+  protected:
     [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
                                            const CodecOptions& options) const override;
     [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
                                         const EncodedTools& tools) const override;
     void authenticate(http::HttpHeaders& headers) const override;
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
-        int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const override;
+        int status, std::string_view body, const ToolNameMap& names,
+        const http::HttpHeaders& headers) const override;
     [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
 };
 
 /// \brief Gemini API: `x-goog-api-key` header, `streamGenerateContent?alt=sse` streams. The base URL
 /// includes the API version (`.../v1beta`).
 class GeminiProvider final : public HttpProvider {
-public:
+  public:
     explicit GeminiProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
     [[nodiscard]] std::string_view name() const noexcept override { return "gemini"; }
 
-protected:
+  protected:
     [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
                                            const CodecOptions& options) const override;
     [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
@@ -157,24 +164,26 @@ protected:
     [[nodiscard]] std::string url(const EncodedRequest& encoded) const override;
     void authenticate(http::HttpHeaders& headers) const override;
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
-        int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const override;
+        int status, std::string_view body, const ToolNameMap& names,
+        const http::HttpHeaders& headers) const override;
     [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
 };
 
 /// \brief Ollama native API: no authentication unless a key is set (bearer), NDJSON streams.
 class OllamaProvider final : public HttpProvider {
-public:
+  public:
     explicit OllamaProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
     [[nodiscard]] std::string_view name() const noexcept override { return "ollama"; }
 
-protected:
+  protected:
     [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
                                            const CodecOptions& options) const override;
     [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
                                         const EncodedTools& tools) const override;
     void authenticate(http::HttpHeaders& headers) const override;
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
-        int status, std::string_view body, const ToolNameMap& names, const http::HttpHeaders& headers) const override;
+        int status, std::string_view body, const ToolNameMap& names,
+        const http::HttpHeaders& headers) const override;
     [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
 };
 
@@ -184,6 +193,7 @@ protected:
 /// `configuration` when `validateConfig` refuses `config`: a required API key is empty (the message
 /// names the environment variable), or the base URL is not an absolute `http://` or `https://` URL with a
 /// host and a valid port (the message says which, the URL's credentials masked).
-[[nodiscard]] expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(ProviderConfig config);
+[[nodiscard]] expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(
+    ProviderConfig config);
 
 }  // namespace reagent::providers

@@ -55,7 +55,7 @@ namespace reagent::providers::ollama {
 /// for a line that is not JSON; after a failure every call returns that error. `finish` fails with
 /// `connection_failed` if no line had `done: true`.
 class StreamDecoder {
-public:
+  public:
     explicit StreamDecoder(ToolNameMap names);
 
     /// \brief Consumes one line (without its newline; a trailing CR and blank lines are ignored).
@@ -71,7 +71,7 @@ public:
     /// \brief Decodes a last line left without a newline, then returns the assembled reply.
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> finish();
 
-private:
+  private:
     ReplyAssembler assembler_;
     std::string pending_;
     std::size_t lines_ = 0;

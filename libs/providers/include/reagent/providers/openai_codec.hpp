@@ -65,7 +65,7 @@ namespace reagent::providers::openai {
 /// `connection_failed` if neither a `finish_reason` nor `[DONE]` arrived, and with `malformed_response`
 /// for tool-call arguments that are not valid JSON.
 class StreamDecoder {
-public:
+  public:
     explicit StreamDecoder(ToolNameMap names);
 
     /// \brief Consumes one SSE event; returns the deltas it produced.
@@ -76,7 +76,7 @@ public:
     /// \brief The assembled reply, once the stream has ended.
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> finish() const;
 
-private:
+  private:
     ReplyAssembler assembler_;
     bool done_ = false;
     std::optional<llm::ProviderError> failure_;

@@ -3,11 +3,10 @@
 /// \brief Turning provider error responses into `ProviderError`: status codes, error bodies, Retry-After.
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "reagent/http/http_headers.hpp"
 #include "reagent/llm/provider_error.hpp"

@@ -3,11 +3,10 @@
 /// \brief `ReplyAssembler`: builds a `ModelReply` from the pieces a provider sends, streamed or not.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "reagent/core/expected.hpp"
 #include "reagent/llm/model_request.hpp"
@@ -33,7 +32,7 @@ namespace reagent::providers {
 /// (a truncated stream or a model writing broken JSON), or when a call never received a name. The raw
 /// text is not kept: running a tool on guessed arguments would be worse than asking again.
 class ReplyAssembler {
-public:
+  public:
     /// \param provider Prefix of error messages ("anthropic").
     ReplyAssembler(std::string provider, ToolNameMap names);
 
@@ -67,7 +66,7 @@ public:
     /// \brief The reply so far, or `malformed_response` (see the class comment).
     [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> finish() const;
 
-private:
+  private:
     struct Call {
         std::int64_t key = -1;
         bool keyed = false;

@@ -36,7 +36,7 @@ enum class ToolNameRules {
 /// \par Thread safety
 /// Immutable after construction; safe to share for reading. Copies share the mapping (a pointer copy).
 class ToolNameMap {
-public:
+  public:
     /// \brief The identity map with `standard` rules (for requests without tools).
     ToolNameMap() = default;
     /// \brief Builds the map for `tools` under `rules`.
@@ -53,7 +53,7 @@ public:
 
     [[nodiscard]] ToolNameRules rules() const noexcept { return rules_; }
 
-private:
+  private:
     struct Maps {
         std::map<std::string, std::string, std::less<>> wireByLocal;
         std::map<std::string, std::string, std::less<>> localByWire;

@@ -2,13 +2,12 @@
 /// \file
 /// \brief `adaptFunction`: turn a plain (synchronous) C++ callable into a tool.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "reagent/core/expected.hpp"
 #include "reagent/tools/tool.hpp"
@@ -48,7 +47,10 @@ ToolResult toToolResult(R&& value) {
         return value.is_string() ? value.template get<std::string>() : value.dump();
     } else if constexpr (std::is_convertible_v<V, std::string>) {
         return std::string(std::forward<R>(value));
-    } else if constexpr (requires { value.has_value(); value.error(); }) {
+    } else if constexpr (requires {
+                             value.has_value();
+                             value.error();
+                         }) {
         if (!value) {
             return tl::make_unexpected(ToolError(value.error()));
         }

@@ -3,7 +3,6 @@
 /// \brief `SchemaValidator`: a compiled JSON Schema that checks tool arguments and injects defaults.
 
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "reagent/core/expected.hpp"
@@ -16,7 +15,7 @@ namespace reagent::tools {
 /// \par Thread safety
 /// `validate` is const and may run concurrently: each call uses its own validator state.
 class SchemaValidator {
-public:
+  public:
     /// \brief Compiles `schema`.
     ///
     /// \par Errors
@@ -32,7 +31,7 @@ public:
     /// \brief The schema as given.
     [[nodiscard]] const nlohmann::json& schema() const noexcept;
 
-private:
+  private:
     struct Compiled;
     explicit SchemaValidator(std::shared_ptr<const Compiled> compiled);
     std::shared_ptr<const Compiled> compiled_;

@@ -3,9 +3,8 @@
 /// \brief `Tool`: a definition plus the code that runs it.
 
 #include <functional>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"

@@ -3,12 +3,11 @@
 /// \brief `ToolBuilder`: a fluent way to define a tool without writing JSON Schema by hand.
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "reagent/core/expected.hpp"
 #include "reagent/tools/detail/typed_handler.hpp"
@@ -33,7 +32,7 @@ struct ParamOptions {
 /// Problems found while building (a bad name, an unknown parameter type, a duplicate parameter, a
 /// missing description or handler) are collected and reported by `build()`; nothing throws.
 class ToolBuilder {
-public:
+  public:
     [[nodiscard]] static ToolBuilder create(std::string name);
 
     ToolBuilder& description(std::string text);
@@ -42,7 +41,8 @@ public:
     /// A progress text computed from the validated arguments.
     ToolBuilder& action(ActionText text);
     /// Adds a parameter; `type` is one of string, number, integer, boolean, array, object.
-    ToolBuilder& param(std::string name, std::string type, std::string description, ParamOptions options = {});
+    ToolBuilder& param(std::string name, std::string type, std::string description,
+                       ParamOptions options = {});
     /// Replaces the generated schema with a complete JSON Schema of the arguments.
     ToolBuilder& schema(nlohmann::json schema);
     ToolBuilder& category(std::string category);
@@ -68,7 +68,7 @@ public:
     /// \brief The tool, or `ToolErrc::invalid_definition` listing every problem found.
     [[nodiscard]] expected<Tool, ToolError> build() const;
 
-private:
+  private:
     explicit ToolBuilder(std::string name);
     Tool tool_;
     nlohmann::json properties_ = nlohmann::json::object();

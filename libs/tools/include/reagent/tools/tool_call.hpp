@@ -3,10 +3,9 @@
 /// \brief `ToolCallRequest` and `ToolCallRecord`: a call as asked for and as it happened.
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "reagent/core/expected.hpp"
 #include "reagent/tools/tool_definition.hpp"

@@ -2,9 +2,8 @@
 /// \file
 /// \brief `ToolContext`: what a handler knows about the call it serves.
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "reagent/core/task.hpp"
 

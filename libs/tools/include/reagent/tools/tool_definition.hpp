@@ -4,11 +4,10 @@
 
 #include <chrono>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "reagent/core/expected.hpp"
 #include "reagent/tools/tool_error.hpp"

@@ -2,10 +2,9 @@
 /// \file
 /// \brief `ToolError`: why a tool call produced no output.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace reagent::tools {
 
@@ -51,7 +50,9 @@ struct ToolError {
     nlohmann::json details = nullptr;
 
     /// \brief A handler's own failure: `ToolError::failure("file not found: a.txt")`.
-    [[nodiscard]] static ToolError failure(std::string message) { return {ToolErrc::failed, std::move(message)}; }
+    [[nodiscard]] static ToolError failure(std::string message) {
+        return {ToolErrc::failed, std::move(message)};
+    }
 
     /// \brief The text the model reads: `"<code>: <message>"`.
     [[nodiscard]] std::string describe() const;

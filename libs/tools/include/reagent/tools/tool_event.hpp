@@ -4,10 +4,9 @@
 
 #include <chrono>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
-
-#include <nlohmann/json.hpp>
 
 #include "reagent/tools/tool_call.hpp"
 #include "reagent/tools/tool_error.hpp"

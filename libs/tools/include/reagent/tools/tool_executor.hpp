@@ -24,7 +24,7 @@ struct ExecutionPolicy {
     /// Calls running at once within a batch. Invariant: >= 1. Default 3.
     std::size_t maxParallel = 3;
     /// Name prefixes that mark a tool as side-effecting, so it runs alone.
-    std::vector<std::string> sideEffectPrefixes{"create_", "delete_", "send_", "push_",
+    std::vector<std::string> sideEffectPrefixes{"create_", "delete_", "send_",   "push_",
                                                 "update_", "write_",  "remove_", "post_"};
 };
 
@@ -42,14 +42,15 @@ struct ExecutionPolicy {
 /// \par Lifetime and thread safety
 /// Refers to `registry`, which must outlive it. Use from one strand.
 class ToolExecutor {
-public:
+  public:
     explicit ToolExecutor(const ToolRegistry& registry, ExecutionPolicy policy = {});
 
     void setApprovalHandler(ApprovalHandler handler);
     void setEventSink(ToolEventSink sink);
 
     /// \brief Runs a batch; one record per request, in request order.
-    [[nodiscard]] Task<std::vector<ToolCallRecord>> execute(std::vector<ToolCallRequest> calls, int tripIndex);
+    [[nodiscard]] Task<std::vector<ToolCallRecord>> execute(std::vector<ToolCallRequest> calls,
+                                                            int tripIndex);
 
     /// \brief Runs one call.
     [[nodiscard]] Task<ToolCallRecord> executeOne(ToolCallRequest call, int tripIndex);
@@ -63,7 +64,7 @@ public:
 
     [[nodiscard]] const ExecutionPolicy& policy() const noexcept { return policy_; }
 
-private:
+  private:
     // An `init` in progress, so that concurrent first calls of a tool wait for one run of it.
     struct InitGate;
 

@@ -26,7 +26,7 @@ struct RegisteredTool {
 /// \par Thread safety
 /// Not thread-safe; use it from the agent's strand.
 class ToolRegistry {
-public:
+  public:
     /// \brief Validates the definition, compiles its schema and adds it.
     ///
     /// \par Errors
@@ -41,11 +41,12 @@ public:
     [[nodiscard]] std::shared_ptr<const RegisteredTool> find(std::string_view name) const;
 
     [[nodiscard]] std::vector<std::shared_ptr<const RegisteredTool>> all() const;
-    [[nodiscard]] std::vector<std::shared_ptr<const RegisteredTool>> byCategory(std::string_view category) const;
+    [[nodiscard]] std::vector<std::shared_ptr<const RegisteredTool>> byCategory(
+        std::string_view category) const;
     [[nodiscard]] std::size_t size() const noexcept { return tools_.size(); }
     void clear() noexcept { tools_.clear(); }
 
-private:
+  private:
     std::vector<std::shared_ptr<const RegisteredTool>> tools_;
 };
 

@@ -1,9 +1,8 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "reagent/core/task.hpp"
 #include "reagent/tools/tool.hpp"
@@ -22,8 +21,10 @@ Task<ToolResult> invokeTyped(Fn fn, nlohmann::json args, ToolContext context) {
         problem = e.what();
     }
     if (!problem.empty()) {
-        co_return tl::make_unexpected(ToolError{ToolErrc::invalid_arguments, "arguments do not match the tool's "
-                                                "types: " + problem});
+        co_return tl::make_unexpected(ToolError{ToolErrc::invalid_arguments,
+                                                "arguments do not match the tool's "
+                                                "types: " +
+                                                    problem});
     }
     co_return co_await fn(std::move(decoded), std::move(context));
 }
