@@ -25,17 +25,7 @@ using nlohmann::ordered_json;
 // terminalSafe, which also makes escape sequences visible.
 std::string shown(std::string_view text) {
     std::string out;
-    out.reserve(text.size());
-    for (std::size_t pos = 0; pos < text.size();) {
-        const std::size_t n = detail::utf8SequenceLength(text, pos);
-        if (n == 0) {
-            out += "\xEF\xBF\xBD";
-            ++pos;
-        } else {
-            out.append(text.substr(pos, n));
-            pos += n;
-        }
-    }
+    detail::appendValidUtf8(out, text);
     return out;
 }
 

@@ -49,4 +49,24 @@ std::string_view utf8Prefix(std::string_view text, std::size_t maxBytes) noexcep
     return text.substr(0, (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U ? maxBytes : cut);
 }
 
+void appendValidUtf8(std::string& out, std::string_view text) {
+    std::size_t start = 0;  // beginning of the pending well-formed run
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        if (static_cast<unsigned char>(text[pos]) < 0x80U) {
+            ++pos;
+            continue;
+        }
+        const std::size_t n = utf8SequenceLength(text, pos);
+        if (n != 0) {
+            pos += n;
+            continue;
+        }
+        out.append(text.substr(start, pos - start));
+        out.append(kUtf8Replacement);
+        start = ++pos;
+    }
+    out.append(text.substr(start));
+}
+
 }  // namespace reagent::detail

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "preview_parts.hpp"
+#include "reagent/core/detail/utf8.hpp"
 
 namespace reagent::memory::detail {
 namespace {
@@ -39,7 +40,7 @@ PreviewParts previewText(std::string_view text, const PreviewSpace& space) {
         const std::size_t room = body > used + 1 ? body - used - 1 : 0;
         std::string shown;
         if (!utf8::longerThan(line, room)) {
-            utf8::appendValid(shown, line);
+            reagent::detail::appendValidUtf8(shown, line);
             used += utf8::length(shown) + 1;
             parts.lines.push_back(std::move(shown));
             pos = end + 1;

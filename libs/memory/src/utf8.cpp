@@ -7,8 +7,6 @@ namespace {
 
 using reagent::detail::utf8SequenceLength;
 
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
-
 }  // namespace
 
 std::size_t length(std::string_view text) noexcept {
@@ -46,26 +44,6 @@ std::size_t prefixBytes(std::string_view text, std::size_t count) noexcept {
     return pos;
 }
 
-void appendValid(std::string& out, std::string_view text) {
-    std::size_t start = 0;  // beginning of the pending well-formed run
-    std::size_t pos = 0;
-    while (pos < text.size()) {
-        if (static_cast<unsigned char>(text[pos]) < 0x80U) {
-            ++pos;
-            continue;
-        }
-        const std::size_t n = utf8SequenceLength(text, pos);
-        if (n != 0) {
-            pos += n;
-            continue;
-        }
-        out.append(text.substr(start, pos - start));
-        out.append(kReplacement);
-        start = ++pos;
-    }
-    out.append(text.substr(start));
-}
-
 bool isValid(std::string_view text) noexcept {
     for (std::size_t pos = 0; pos < text.size();) {
         const std::size_t n = utf8SequenceLength(text, pos);
@@ -80,13 +58,13 @@ bool isValid(std::string_view text) noexcept {
 std::string cut(std::string_view text, std::size_t maxChars) {
     std::string out;
     if (!longerThan(text, maxChars)) {
-        appendValid(out, text);
+        reagent::detail::appendValidUtf8(out, text);
         return out;
     }
     if (maxChars == 0) {
         return out;
     }
-    appendValid(out, text.substr(0, prefixBytes(text, maxChars - 1)));
+    reagent::detail::appendValidUtf8(out, text.substr(0, prefixBytes(text, maxChars - 1)));
     out.append(kEllipsis);
     return out;
 }
@@ -105,7 +83,7 @@ std::string snippetAround(std::string_view value, std::size_t matchBegin, std::s
     const std::string_view tail = value.substr(matchEnd);
     const std::size_t end = matchEnd + prefixBytes(tail, radius);
     std::string raw;
-    appendValid(raw, value.substr(begin, end - begin));
+    reagent::detail::appendValidUtf8(raw, value.substr(begin, end - begin));
     std::string snippet;
     if (begin > 0) {
         snippet += kEllipsis;

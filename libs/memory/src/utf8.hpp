@@ -22,9 +22,6 @@ inline constexpr std::string_view kEllipsis = "\xE2\x80\xA6";
 /// well-formed sequence.
 [[nodiscard]] std::size_t prefixBytes(std::string_view text, std::size_t count) noexcept;
 
-/// Appends `text` with each malformed byte replaced by U+FFFD, so the output is always valid UTF-8.
-void appendValid(std::string& out, std::string_view text);
-
 /// Whether `text` is entirely well-formed UTF-8.
 [[nodiscard]] bool isValid(std::string_view text) noexcept;
 

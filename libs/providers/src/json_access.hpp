@@ -148,25 +148,15 @@ class ParsedJson {
 /// control characters (escape sequences included) become spaces and invalid UTF-8 becomes U+FFFD, so the
 /// quote cannot garble a terminal or a log.
 [[nodiscard]] inline std::string excerpt(std::string_view text, std::size_t limit = 200) {
+    const std::string_view shown = reagent::detail::utf8Prefix(text, limit);
     std::string out;
-    std::size_t pos = 0;
-    while (pos < text.size() && pos < limit) {
-        const auto byte = static_cast<unsigned char>(text[pos]);
-        if (byte < 0x80) {
-            out.push_back(byte < 0x20 || byte == 0x7F ? ' ' : static_cast<char>(byte));
-            ++pos;
-            continue;
-        }
-        const std::size_t length = reagent::detail::utf8SequenceLength(text, pos);
-        if (length == 0) {
-            out += "\xEF\xBF\xBD";
-            ++pos;
-        } else {
-            out.append(text.substr(pos, length));
-            pos += length;
+    reagent::detail::appendValidUtf8(out, shown);
+    for (char& c : out) {
+        if (static_cast<unsigned char>(c) < 0x20U || c == 0x7F) {
+            c = ' ';
         }
     }
-    if (pos < text.size()) {
+    if (shown.size() < text.size()) {
         out += "...";
     }
     return out;
