@@ -46,7 +46,11 @@ bool isExternal(const tools::ToolCallRecord& record) {
 
 }  // namespace
 
-ReactLoop::ReactLoop(LoopConfig config, std::string prompt) : config_(std::move(config)) {
+ReactLoop::ReactLoop(LoopConfig config, std::string prompt)
+    : config_(std::move(config)),
+      finalAnswerOffered_(
+          std::any_of(config_.tools.begin(), config_.tools.end(),
+                      [](const llm::ToolSpec& spec) { return spec.name == kFinalAnswerTool; })) {
     config_.maxIterations = std::max(config_.maxIterations, 1);
     if (!config_.systemPrompt.empty()) {
         messages_.push_back(llm::Message::system(config_.systemPrompt));
@@ -114,9 +118,6 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
     pending_.reserve(reply->toolCalls.size());
     // `final-answer` ends the run where it stands in the batch: the calls before it run (the answer may
     // report what they did), the calls after it do not (nothing could read their results).
-    const bool finalAnswerOffered =
-        std::any_of(config_.tools.begin(), config_.tools.end(),
-                    [](const llm::ToolSpec& spec) { return spec.name == kFinalAnswerTool; });
     bool answered = false;
     for (llm::ToolCall& call : reply->toolCalls) {
         tools::ToolCallRequest request{std::move(call.id), std::move(call.name), std::move(call.arguments)};
@@ -124,7 +125,7 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
             request.argumentsProblem = std::move(call.invalidArguments->problem);
         }
         (answered ? skipped_ : pending_).push_back(std::move(request));
-        answered = answered || (finalAnswerOffered && pending_.back().name == kFinalAnswerTool);
+        answered = answered || (finalAnswerOffered_ && pending_.back().name == kFinalAnswerTool);
     }
     awaiting_ = Awaiting::tools;
     return RunTools{pending_, iterations_ - 1};

@@ -113,6 +113,8 @@ class ReactLoop {
     [[nodiscard]] RunResult completeResult();
 
     LoopConfig config_;
+    /// Whether `final-answer` is among the offered tools (it then ends a batch where it stands).
+    bool finalAnswerOffered_;
     std::vector<llm::Message> messages_;
     Awaiting awaiting_ = Awaiting::start;
     int iterations_ = 0;

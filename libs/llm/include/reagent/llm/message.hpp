@@ -14,7 +14,6 @@ enum class Role { system, user, assistant, tool };
 
 [[nodiscard]] std::string_view toString(Role role) noexcept;
 
-/// \brief A call the model asked for. `arguments` is untrusted model output.
 /// \brief Tool-call arguments that are not valid JSON (malformed model output, or a reply cut by the
 /// token limit). Both texts are untrusted.
 struct InvalidArguments {
@@ -27,6 +26,7 @@ struct InvalidArguments {
     friend bool operator==(const InvalidArguments&, const InvalidArguments&) = default;
 };
 
+/// \brief A call the model asked for. `arguments` is untrusted model output.
 struct ToolCall {
     /// Provider-assigned id; tool results refer to it.
     std::string id;
