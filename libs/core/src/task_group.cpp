@@ -6,7 +6,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "reagent/core/cancellation.hpp"
-#include "reagent/core/detail/exception_message.hpp"
+#include "reagent/core/settle.hpp"
 
 namespace reagent {
 
@@ -17,8 +17,7 @@ TaskGroup::State::State(Executor ex) : executor(ex), wakeup(ex) {}
 void TaskGroup::State::finished(std::list<asio::cancellation_signal>::iterator signal,
                                 std::exception_ptr error) {
     if (error) {
-        errors.push_back({detail::isCancellation(error) ? EffectErrc::cancelled : EffectErrc::exception,
-                          detail::exceptionMessage(error)});
+        errors.push_back(detail::settledError(error, false));
     }
     --live;
     wakeup.cancel();
@@ -32,27 +31,28 @@ TaskGroup::~TaskGroup() {
     cancel();
 }
 
-void TaskGroup::cancel() {
-    for (auto& signal : state_->signals) {
+void TaskGroup::State::cancelAll() {
+    for (auto& signal : signals) {
         signal.emit(asio::cancellation_type::terminal);
     }
 }
 
-Task<std::vector<EffectError>> TaskGroup::join() {
-    auto state = state_;
-    // Report rather than throw: keep waiting for the children even once the joiner is cancelled.
-    const bool throwing = co_await asio::this_coro::throw_if_cancelled();
-    co_await asio::this_coro::throw_if_cancelled(false);
+void TaskGroup::cancel() {
+    state_->cancelAll();
+}
+
+// Keeps waiting for the children once the joiner is cancelled: it forwards the cancellation, then waits
+// on a detached slot (the joiner's own slot has fired already), so no child outlives the join.
+Task<std::vector<EffectError>> TaskGroup::joinChildren(std::shared_ptr<State> state) {
     bool forwarded = false;
     while (state->live > 0) {
         if (!forwarded && isCancelled(co_await asio::this_coro::cancellation_state)) {
             forwarded = true;
-            cancel();
+            state->cancelAll();
             continue;
         }
         state->wakeup.expires_at(asio::steady_timer::time_point::max());
         if (forwarded) {
-            // The joiner's own slot has fired already; wait on a detached slot so the wait is not cut short.
             auto token =
                 asio::bind_cancellation_slot(asio::cancellation_slot(), asio::as_tuple(asio::use_awaitable));
             co_await state->wakeup.async_wait(token);
@@ -60,8 +60,11 @@ Task<std::vector<EffectError>> TaskGroup::join() {
             co_await state->wakeup.async_wait(asio::as_tuple(asio::use_awaitable));
         }
     }
-    co_await asio::this_coro::throw_if_cancelled(throwing);
     co_return std::exchange(state->errors, {});
+}
+
+Task<std::vector<EffectError>> TaskGroup::join() {
+    return withCheckedCancellation(joinChildren(state_));
 }
 
 }  // namespace reagent

@@ -235,11 +235,11 @@ Task<expected<std::string, HttpError>> restOfBody(std::shared_ptr<Exchange> exch
     co_return std::move(**body);
 }
 
-HttpError errorFromException(std::exception_ptr error, bool cancelled, std::string_view where) {
-    if (cancelled || reagent::detail::isCancellation(error))
+HttpError fromEffect(const reagent::EffectError& error, std::string_view where) {
+    if (error.code == reagent::EffectErrc::cancelled)
         return HttpError{HttpErrc::cancelled, "request to " + std::string(where) + " was cancelled"};
-    return HttpError{HttpErrc::protocol_error, "request to " + std::string(where) + " failed unexpectedly: " +
-                                                   reagent::detail::exceptionMessage(error)};
+    return HttpError{HttpErrc::protocol_error,
+                     "request to " + std::string(where) + " failed unexpectedly: " + error.message};
 }
 
 }  // namespace reagent::http::detail

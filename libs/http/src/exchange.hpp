@@ -9,6 +9,7 @@
 
 #include "client_state.hpp"
 #include "connection_pool.hpp"
+#include "reagent/core/effect_error.hpp"
 #include "reagent/http/http_request.hpp"
 #include "reagent/http/http_response.hpp"
 #include "watchdog.hpp"
@@ -55,8 +56,8 @@ struct Exchange {
 /// The rest of the body, whole.
 [[nodiscard]] Task<expected<std::string, HttpError>> restOfBody(std::shared_ptr<Exchange> exchange);
 
-/// The error for an exception that left the driver: a cancellation of the awaiting coroutine (Asio throws
-/// `operation_aborted` from the next `co_await` once cancelled) or a broken invariant.
-[[nodiscard]] HttpError errorFromException(std::exception_ptr error, bool cancelled, std::string_view where);
+/// The error of an exchange step that ended without a result (see `settle`): a cancellation of the
+/// awaiting coroutine, or an exception, which is a broken invariant.
+[[nodiscard]] HttpError fromEffect(const reagent::EffectError& error, std::string_view where);
 
 }  // namespace reagent::http::detail

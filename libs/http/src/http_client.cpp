@@ -4,6 +4,7 @@
 
 #include "client_state.hpp"
 #include "exchange.hpp"
+#include "reagent/core/settle.hpp"
 #include "reagent/http/redacted_url.hpp"
 
 namespace reagent::http {
@@ -22,12 +23,6 @@ namespace {
 
 using detail::ClientState;
 
-// Once the awaiting coroutine is cancelled, Asio throws `operation_aborted` from its next `co_await`;
-// these shells turn that (and anything unforeseen) into an error value.
-bool cancellationRequested(boost::asio::cancellation_state state) {
-    return state.cancelled() != boost::asio::cancellation_type::none;
-}
-
 Task<expected<HttpResponse, HttpError>> readWhole(std::shared_ptr<ClientState> client, HttpRequest request) {
     auto started = co_await detail::startExchange(std::move(client), std::move(request));
     if (!started) co_return fail(std::move(started.error()));
@@ -40,31 +35,20 @@ Task<expected<HttpResponse, HttpError>> readWhole(std::shared_ptr<ClientState> c
     co_return response;
 }
 
-Task<expected<HttpResponse, HttpError>> sendShell(std::shared_ptr<ClientState> client, HttpRequest request) {
-    const std::string url = redactedUrl(request.url);
-    std::exception_ptr error;
-    try {
-        co_return co_await readWhole(std::move(client), std::move(request));
-    } catch (...) {
-        error = std::current_exception();
-    }
-    const auto state = co_await boost::asio::this_coro::cancellation_state;
-    co_return fail(detail::errorFromException(error, cancellationRequested(state), url));
+Task<expected<HttpResponseStream, HttpError>> startStream(std::shared_ptr<ClientState> client,
+                                                          HttpRequest request) {
+    auto started = co_await detail::startExchange(std::move(client), std::move(request));
+    if (!started) co_return fail(std::move(started.error()));
+    co_return detail::StreamAccess::make(std::move(*started));
 }
 
-Task<expected<HttpResponseStream, HttpError>> streamShell(std::shared_ptr<ClientState> client,
-                                                          HttpRequest request) {
-    const std::string url = redactedUrl(request.url);
-    std::exception_ptr error;
-    try {
-        auto started = co_await detail::startExchange(std::move(client), std::move(request));
-        if (!started) co_return fail(std::move(started.error()));
-        co_return detail::StreamAccess::make(std::move(*started));
-    } catch (...) {
-        error = std::current_exception();
-    }
-    const auto state = co_await boost::asio::this_coro::cancellation_state;
-    co_return fail(detail::errorFromException(error, cancellationRequested(state), url));
+// Settled: a cancellation (Asio throws `operation_aborted` from the next `co_await`) or a broken
+// invariant becomes an error value naming the request.
+template <class T>
+Task<expected<T, HttpError>> settled(Task<expected<T, HttpError>> task, std::string url) {
+    auto outcome = co_await settle(std::move(task));
+    if (!outcome) co_return fail(detail::fromEffect(outcome.error(), url));
+    co_return std::move(*outcome);
 }
 
 }  // namespace
@@ -76,11 +60,13 @@ HttpClient& HttpClient::operator=(HttpClient&&) noexcept = default;
 HttpClient::~HttpClient() = default;
 
 Task<expected<HttpResponse, HttpError>> HttpClient::send(HttpRequest request) {
-    return sendShell(state_, std::move(request));
+    std::string url = redactedUrl(request.url);
+    return settled(readWhole(state_, std::move(request)), std::move(url));
 }
 
 Task<expected<HttpResponseStream, HttpError>> HttpClient::stream(HttpRequest request) {
-    return streamShell(state_, std::move(request));
+    std::string url = redactedUrl(request.url);
+    return settled(startStream(state_, std::move(request)), std::move(url));
 }
 
 std::uint64_t HttpClient::connectionsOpened() const noexcept {

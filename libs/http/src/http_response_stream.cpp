@@ -3,6 +3,7 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "exchange.hpp"
+#include "reagent/core/settle.hpp"
 
 namespace reagent::http {
 
@@ -14,36 +15,14 @@ HttpError movedFrom() {
     return HttpError{HttpErrc::protocol_error, "HttpResponseStream used after it was moved from"};
 }
 
-bool cancellationRequested(boost::asio::cancellation_state state) {
-    return state.cancelled() != boost::asio::cancellation_type::none;
-}
-
-// Once the awaiting coroutine is cancelled, Asio throws `operation_aborted` from its next `co_await`;
-// these shells turn that into an error value and close the connection.
-Task<expected<std::optional<std::string>, HttpError>> nextShell(std::shared_ptr<Exchange> exchange) {
-    if (!exchange) co_return fail(movedFrom());
-    std::exception_ptr error;
-    try {
-        co_return co_await detail::nextBody(exchange);
-    } catch (...) {
-        error = std::current_exception();
-    }
-    const auto state = co_await boost::asio::this_coro::cancellation_state;
-    auto failure = detail::errorFromException(error, cancellationRequested(state), exchange->route->hostPort);
-    exchange->abort(failure);
-    co_return fail(std::move(failure));
-}
-
-Task<expected<std::string, HttpError>> readAllShell(std::shared_ptr<Exchange> exchange) {
-    if (!exchange) co_return fail(movedFrom());
-    std::exception_ptr error;
-    try {
-        co_return co_await detail::restOfBody(exchange);
-    } catch (...) {
-        error = std::current_exception();
-    }
-    const auto state = co_await boost::asio::this_coro::cancellation_state;
-    auto failure = detail::errorFromException(error, cancellationRequested(state), exchange->route->hostPort);
+// Settled: a cancellation (Asio throws `operation_aborted` from the next `co_await`) or a broken
+// invariant becomes an error value, and the connection is closed.
+template <class T>
+Task<expected<T, HttpError>> settled(std::shared_ptr<Exchange> exchange, Task<expected<T, HttpError>> step) {
+    if (!exchange) co_return fail(movedFrom());  // `step` is dropped unstarted
+    auto outcome = co_await settle(std::move(step));
+    if (outcome) co_return std::move(*outcome);
+    auto failure = detail::fromEffect(outcome.error(), exchange->route->hostPort);
     exchange->abort(failure);
     co_return fail(std::move(failure));
 }
@@ -66,11 +45,11 @@ const HttpResponseHead& HttpResponseStream::head() const noexcept {
 }
 
 Task<expected<std::optional<std::string>, HttpError>> HttpResponseStream::next() {
-    return nextShell(exchange_);
+    return settled(exchange_, detail::nextBody(exchange_));
 }
 
 Task<expected<std::string, HttpError>> HttpResponseStream::readAll() {
-    return readAllShell(exchange_);
+    return settled(exchange_, detail::restOfBody(exchange_));
 }
 
 bool HttpResponseStream::done() const noexcept {

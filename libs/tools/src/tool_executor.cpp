@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "reagent/core/cancellation.hpp"
-#include "reagent/core/detail/exception_message.hpp"
 #include "reagent/core/parallel.hpp"
+#include "reagent/core/settle.hpp"
 #include "reagent/core/timeout.hpp"
 
 namespace reagent::tools {
@@ -62,6 +62,11 @@ ToolError fromEffect(const EffectError& error, const std::string& tool, std::chr
     return {ToolErrc::failed, error.message};
 }
 
+// A coroutine of its own, so that a handler that throws before returning its task is settled too.
+Task<bool> decide(ApprovalHandler approve, ToolCallRequest request, ToolDefinition definition) {
+    co_return co_await approve(std::move(request), std::move(definition));
+}
+
 // Returns the refusal, if any. An approval handler that throws counts as a refusal.
 Task<std::optional<ToolError>> askApproval(ApprovalHandler approve, ToolCallRequest request,
                                            ToolDefinition definition) {
@@ -70,24 +75,16 @@ Task<std::optional<ToolError>> askApproval(ApprovalHandler approve, ToolCallRequ
         co_return ToolError{ToolErrc::approval_unavailable,
                             "refused: tool " + name + " requires approval and no approval handler is set"};
     }
-    bool approved = false;
-    std::exception_ptr error;
-    try {
-        auto decision = approve(std::move(request), std::move(definition));
-        approved = co_await std::move(decision);
-    } catch (...) {
-        error = std::current_exception();
-    }
-    if (error) {
-        const auto state = co_await asio::this_coro::cancellation_state;
-        if (isCancelled(state)) {
-            co_return ToolError{ToolErrc::cancelled,
-                                "tool " + name + " was cancelled while awaiting approval"};
-        }
-        co_return ToolError{ToolErrc::approval_denied, "refused: the approval check for tool " + name +
-                                                           " failed: " + detail::exceptionMessage(error)};
+    auto decision = settle(decide(std::move(approve), std::move(request), std::move(definition)));
+    const auto approved = co_await std::move(decision);
+    if (!approved && approved.error().code == EffectErrc::cancelled) {
+        co_return ToolError{ToolErrc::cancelled, "tool " + name + " was cancelled while awaiting approval"};
     }
     if (!approved) {
+        co_return ToolError{ToolErrc::approval_denied, "refused: the approval check for tool " + name +
+                                                           " failed: " + approved.error().message};
+    }
+    if (!*approved) {
         co_return ToolError{ToolErrc::approval_denied,
                             "refused: the call to tool " + name + " was not approved"};
     }
@@ -98,11 +95,19 @@ std::string actionText(const ToolDefinition& definition, const json& args) {
     if (!definition.action) {
         return {};
     }
-    try {
-        return definition.action(args);
-    } catch (...) {
-        // A progress text for people is not worth failing a call over.
-        return {};
+    // A progress text for people is not worth failing a call over.
+    auto text = settleCall(definition.action, args);
+    return text ? std::move(*text) : std::string();
+}
+
+// Reverse order, like destructors: a tool set up later may depend on one set up earlier. Shutting
+// down, a failing dispose hook is not worth reporting; once cancelled, the remaining hooks do not start.
+Task<void> disposeEach(std::vector<std::shared_ptr<const RegisteredTool>> tools) {
+    for (auto it = tools.rbegin(); it != tools.rend(); ++it) {
+        if ((*it)->tool.dispose) {
+            auto hook = runHook(*it, true);
+            (void)co_await withTimeout(std::move(hook), (*it)->tool.definition.timeout);
+        }
     }
 }
 
@@ -148,11 +153,7 @@ void ToolExecutor::emit(const ToolEvent& event) const {
     if (!sink_) {
         return;
     }
-    try {
-        sink_(event);
-    } catch (...) {
-        // A faulty observer must not break the run.
-    }
+    (void)settleCall(sink_, event);  // a faulty observer must not break the run
 }
 
 ToolCallRecord ToolExecutor::notStarted(const ToolCallRequest& call, int tripIndex, ToolError error) const {
@@ -194,16 +195,12 @@ Task<expected<void, ToolError>> ToolExecutor::ensureInitialised(std::shared_ptr<
     }
     if (gate) {
         // Another call is running `init`: share its outcome instead of running it twice.
-        bool interrupted = false;
-        while (gate->running && !interrupted) {
-            try {
-                co_await gate->wakeup.async_wait(asio::as_tuple(asio::use_awaitable));
-            } catch (...) {
-                interrupted = true;
+        while (gate->running) {
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                co_return fail(
+                    ToolError{ToolErrc::cancelled, "tool " + name + " was cancelled during its init"});
             }
-        }
-        if (interrupted) {
-            co_return fail(ToolError{ToolErrc::cancelled, "tool " + name + " was cancelled during its init"});
+            co_await gate->wakeup.async_wait(asio::as_tuple(asio::use_awaitable));
         }
         if (gate->failure) {
             co_return fail(*gate->failure);
@@ -214,13 +211,8 @@ Task<expected<void, ToolError>> ToolExecutor::ensureInitialised(std::shared_ptr<
     Executor executor = co_await asio::this_coro::executor;
     gate = std::make_shared<InitGate>(tool, std::move(executor));
     initGates_.push_back(gate);
-    expected<expected<void, ToolError>, EffectError> outcome = fail(EffectError{EffectErrc::cancelled, ""});
-    try {
-        auto hook = runHook(tool, false);
-        outcome = co_await withTimeout(std::move(hook), tool->tool.definition.timeout);
-    } catch (...) {
-        // Only a cancellation gets here: it is already recorded in `outcome`.
-    }
+    auto hook = runHook(tool, false);
+    const auto outcome = co_await withTimeout(std::move(hook), tool->tool.definition.timeout);
 
     std::optional<ToolError> failure;
     if (!outcome) {
@@ -247,6 +239,10 @@ Task<expected<void, ToolError>> ToolExecutor::ensureInitialised(std::shared_ptr<
 }
 
 Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripIndex) {
+    return withCheckedCancellation(runCall(std::move(call), tripIndex));
+}
+
+Task<ToolCallRecord> ToolExecutor::runCall(ToolCallRequest call, int tripIndex) {
     const auto clockStart = SteadyClock::now();
     ToolCallRecord record;
     record.id = call.id;
@@ -299,13 +295,8 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
 
     if (definition.requiresApproval) {
         auto request = ToolCallRequest{call.id, call.name, record.input};
-        std::optional<ToolError> refusal = cancelledCall;
-        try {
-            auto decision = askApproval(approval_, std::move(request), definition);
-            refusal = co_await std::move(decision);
-        } catch (...) {
-            // Cancelled before the approval could start: `refusal` already says so.
-        }
+        auto decision = askApproval(approval_, std::move(request), definition);
+        const auto refusal = co_await std::move(decision);
         if (refusal) {
             co_return finish(fail(std::move(*refusal)));
         }
@@ -322,26 +313,16 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
                          actionText(definition, record.input)});
     }
 
-    expected<void, ToolError> ready = fail(cancelledCall);
-    try {
-        auto init = ensureInitialised(tool);
-        ready = co_await std::move(init);
-    } catch (...) {
-        // Cancelled before `init` could start.
-    }
+    auto init = ensureInitialised(tool);
+    auto ready = co_await std::move(init);
     if (!ready) {
         co_return finish(fail(std::move(ready.error())));
     }
 
     Executor executor = co_await asio::this_coro::executor;
     auto context = ToolContext{call.id, definition.name, tripIndex, std::move(executor), &record.artifacts};
-    expected<ToolResult, EffectError> outcome = fail(EffectError{EffectErrc::cancelled, ""});
-    try {
-        auto handler = runHandler(tool, record.input, std::move(context));
-        outcome = co_await withTimeout(std::move(handler), definition.timeout);
-    } catch (...) {
-        // Cancelled before the handler could start: `outcome` already says so.
-    }
+    auto handler = runHandler(tool, record.input, std::move(context));
+    auto outcome = co_await withTimeout(std::move(handler), definition.timeout);
     if (!outcome) {
         co_return finish(fail(fromEffect(outcome.error(), definition.name, definition.timeout)));
     }
@@ -366,29 +347,14 @@ Task<std::vector<ToolCallRecord>> ToolExecutor::execute(std::vector<ToolCallRequ
             }
         }
         if (end - next == 1) {
-            try {
-                auto one = executeOne(calls[next], tripIndex);
-                records.push_back(co_await std::move(one));
-            } catch (...) {
-                // Cancelled before the call could start; handled below.
-            }
-            if (records.size() == next) {
-                break;
-            }
+            auto one = executeOne(calls[next], tripIndex);
+            records.push_back(co_await std::move(one));
         } else {
             std::vector<ToolCallRequest> segment(calls.begin() + static_cast<std::ptrdiff_t>(next),
                                                  calls.begin() + static_cast<std::ptrdiff_t>(end));
             auto run = [this, tripIndex](ToolCallRequest& call) { return executeOne(call, tripIndex); };
-            std::vector<expected<ToolCallRecord, EffectError>> results;
-            try {
-                auto mapped = parallelMap(std::move(segment), policy_.maxParallel, run);
-                results = co_await std::move(mapped);
-            } catch (...) {
-                // Cancelled before the segment could start; handled below.
-            }
-            if (results.empty()) {
-                break;
-            }
+            auto mapped = parallelMap(std::move(segment), policy_.maxParallel, run);
+            auto results = co_await std::move(mapped);
             for (std::size_t i = 0; i < results.size(); ++i) {
                 if (results[i]) {
                     records.push_back(std::move(*results[i]));
@@ -410,22 +376,7 @@ Task<std::vector<ToolCallRecord>> ToolExecutor::execute(std::vector<ToolCallRequ
 }
 
 Task<void> ToolExecutor::disposeAll() {
-    auto tools = std::move(initialised_);
-    initialised_.clear();
-    // Reverse order, like destructors: a tool set up later may depend on one set up earlier.
-    for (auto it = tools.rbegin(); it != tools.rend(); ++it) {
-        const auto& tool = *it;
-        if (!tool->tool.dispose) {
-            continue;
-        }
-        try {
-            auto hook = runHook(tool, true);
-            auto outcome = co_await withTimeout(std::move(hook), tool->tool.definition.timeout);
-            (void)outcome;
-        } catch (...) {
-            // Shutting down: a failing or cancelled dispose hook is not worth reporting.
-        }
-    }
+    return withCheckedCancellation(disposeEach(std::exchange(initialised_, {})));
 }
 
 }  // namespace reagent::tools

@@ -30,6 +30,7 @@
 
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/expected.hpp"
+#include "reagent/core/settle.hpp"
 
 namespace reagent::transform::detail {
 namespace {
@@ -340,9 +341,9 @@ HelperRun finish(Session& session, HelperEnd end) {
     return run;
 }
 
-}  // namespace
-
-Task<HelperRun> runHelper(HelperRequest request) {
+// The body of runHelper, run with checked cancellation: once the race is over the helper must be
+// reaped, even when the caller was cancelled.
+Task<HelperRun> runChecked(HelperRequest request) {
     HelperRun notStarted;
     if (isCancelled(co_await asio::this_coro::cancellation_state)) {
         notStarted.end = HelperEnd::cancelled;
@@ -367,23 +368,12 @@ Task<HelperRun> runHelper(HelperRequest request) {
     asio::steady_timer timer(executor, request.deadline);
     auto race = asio::experimental::make_parallel_group(
         asio::co_spawn(executor, exchange(session), asio::deferred), timer.async_wait(asio::deferred));
-    bool timerFirst = false;
-    bool aborted = false;
-    try {
-        auto outcome =
-            co_await std::move(race).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
-        timerFirst = std::get<0>(outcome)[0] == 1;
-    } catch (...) {
-        aborted = true;  // only when cancelled before the race could start
-    }
-    const bool cancelled = aborted || isCancelled(co_await asio::this_coro::cancellation_state);
+    auto outcome =
+        co_await std::move(race).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
+    const bool timerFirst = std::get<0>(outcome)[0] == 1;
+    const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
     const bool finished = session->waitStatus.has_value();
-    // Reaping must happen even when cancelled; awaiting would throw operation_aborted then. The flag
-    // belongs to the caller's whole coroutine stack, so its previous value is restored.
-    const bool throwIfCancelled = co_await asio::this_coro::throw_if_cancelled();
-    co_await asio::this_coro::throw_if_cancelled(false);
     co_await stopAndReap(session);
-    co_await asio::this_coro::throw_if_cancelled(throwIfCancelled);
 
     if (cancelled) {
         co_return finish(*session, HelperEnd::cancelled);
@@ -395,6 +385,12 @@ Task<HelperRun> runHelper(HelperRequest request) {
         co_return finish(*session, HelperEnd::timed_out);
     }
     co_return finish(*session, HelperEnd::exited);
+}
+
+}  // namespace
+
+Task<HelperRun> runHelper(HelperRequest request) {
+    return withCheckedCancellation(runChecked(std::move(request)));
 }
 
 }  // namespace reagent::transform::detail

@@ -14,8 +14,8 @@
 
 #include "helper_process.hpp"
 #include "helper_protocol.hpp"
-#include "reagent/core/detail/exception_message.hpp"
 #include "reagent/core/detail/utf8.hpp"
+#include "reagent/core/settle.hpp"
 
 namespace reagent::transform {
 namespace {
@@ -227,29 +227,22 @@ Task<expected<std::string, TransformError>> applyJq(std::string expression, std:
     if (auto invalid = validate(expression, jsonInput, limits)) {
         co_return fail(std::move(*invalid));
     }
-    std::optional<detail::HelperRun> run;
-    std::string helper;
-    std::exception_ptr thrown;
-    try {
-        helper = jqHelperPath();
-        detail::HelperRequest request;
-        request.executable = helper;
-        request.arguments = helperArguments(std::move(expression), limits);
-        request.input = std::move(jsonInput);
-        request.deadline = start + limits.timeout;
-        request.maxOutputBytes = limits.maxOutputBytes;
-        request.maxDiagnosticBytes = protocol::kMaxDiagnosticBytes;
-        run = co_await detail::runHelper(std::move(request));
-    } catch (...) {
-        thrown = std::current_exception();  // handled below: no co_await or co_return in a handler
+    std::string helper = jqHelperPath();
+    detail::HelperRequest request;
+    request.executable = helper;
+    request.arguments = helperArguments(std::move(expression), limits);
+    request.input = std::move(jsonInput);
+    request.deadline = start + limits.timeout;
+    request.maxOutputBytes = limits.maxOutputBytes;
+    request.maxDiagnosticBytes = protocol::kMaxDiagnosticBytes;
+    auto started = settle(detail::runHelper(std::move(request)));
+    auto run = co_await std::move(started);
+    if (!run && run.error().code == EffectErrc::cancelled) {
+        co_return fail(
+            error(TransformErrc::cancelled, "the transform was cancelled before the jq helper started"));
     }
     if (!run) {
-        // Awaiting throws operation_aborted when the caller was cancelled before the helper started.
-        if (reagent::detail::isCancellation(thrown)) {
-            co_return fail(
-                error(TransformErrc::cancelled, "the transform was cancelled before the jq helper started"));
-        }
-        co_return fail(error(TransformErrc::internal, reagent::detail::exceptionMessage(thrown)));
+        co_return fail(error(TransformErrc::internal, run.error().message));
     }
     co_return interpret(std::move(*run), limits, helper);
 }

@@ -8,15 +8,14 @@
 #include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <cstddef>
-#include <exception>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "reagent/core/cancellation.hpp"
-#include "reagent/core/detail/exception_message.hpp"
 #include "reagent/core/effect_error.hpp"
 #include "reagent/core/expected.hpp"
+#include "reagent/core/settle.hpp"
 #include "reagent/core/task.hpp"
 
 namespace reagent {
@@ -38,20 +37,13 @@ struct MapState {
                 co_return;
             }
             const std::size_t index = state->next++;
-            std::exception_ptr error;
-            try {
-                state->results[index] = co_await state->fn(state->inputs[index]);
-            } catch (...) {
-                error = std::current_exception();
-            }
-            if (error) {
-                // co_await is not allowed inside a handler, so the classification happens here.
-                const bool wasCancelled = isCancelled(co_await boost::asio::this_coro::cancellation_state);
-                state->results[index] =
-                    fail(wasCancelled ? EffectError{EffectErrc::cancelled, "cancelled while running"}
-                                      : EffectError{EffectErrc::exception, exceptionMessage(error)});
-            }
+            state->results[index] = co_await settle(call(state, index));
         }
+    }
+
+    // A coroutine of its own, so that an `fn` that throws before returning its task is settled too.
+    static Task<R> call(MapState* state, std::size_t index) {
+        co_return co_await state->fn(state->inputs[index]);
     }
 };
 
@@ -75,8 +67,8 @@ template <class In, class Fn, class R = typename std::invoke_result_t<Fn&, In&>:
     using State = detail::MapState<In, Fn, R>;
     const std::size_t count = inputs.size();
     State state{std::move(inputs), std::move(fn), {}, 0};
-    state.results.assign(count, fail(EffectError{EffectErrc::cancelled, "cancelled before it started"}));
-    if (count == 0) {
+    state.results.assign(count, fail(detail::cancelledBeforeStart()));
+    if (count == 0 || isCancelled(co_await asio::this_coro::cancellation_state)) {
         co_return std::move(state.results);
     }
     auto ex = co_await asio::this_coro::executor;
@@ -88,11 +80,8 @@ template <class In, class Fn, class R = typename std::invoke_result_t<Fn&, In&>:
         workers.push_back(asio::co_spawn(ex, State::worker(&state), asio::deferred));
     }
     auto group = asio::experimental::make_parallel_group(std::move(workers));
-    try {
-        co_await std::move(group).async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
-    } catch (...) {
-        // The caller was cancelled before the group could start: every item keeps its "cancelled" error.
-    }
+    // The workers settle every item, so the group completes without an exception.
+    co_await std::move(group).async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
     co_return std::move(state.results);
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "reagent/core/cancellation.hpp"
 #include "reagent/core/task.hpp"
 
 namespace reagent {
@@ -75,14 +76,12 @@ template <class Attempt, class Decide>
         }
         const auto delay =
             decision.after ? *decision.after : backoffDelay(policy, number - 1, jitterSample());
-        try {
-            asio::steady_timer timer(co_await asio::this_coro::executor, delay);
-            auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-            if (ec) {
-                co_return result;
-            }
-        } catch (...) {
-            // The caller was cancelled before the sleep began.
+        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+            co_return result;
+        }
+        asio::steady_timer timer(co_await asio::this_coro::executor, delay);
+        auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+        if (ec) {
             co_return result;
         }
     }

@@ -64,6 +64,7 @@ class TaskGroup {
         boost::asio::steady_timer wakeup;
         std::vector<EffectError> errors;
         void finished(std::list<boost::asio::cancellation_signal>::iterator signal, std::exception_ptr error);
+        void cancelAll();
     };
 
     struct Completion {
@@ -74,6 +75,9 @@ class TaskGroup {
             state->finished(signal, error);
         }
     };
+
+    /// The body of `join`, run with checked cancellation.
+    static Task<std::vector<EffectError>> joinChildren(std::shared_ptr<State> state);
 
     std::shared_ptr<State> state_;
 };
