@@ -6,8 +6,11 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <reagent/reagent.hpp>
 #include <string>
+
+#include "reagent/agent/agent.hpp"
+#include "reagent/llm/scripted_provider.hpp"
+#include "reagent/tools/tool_builder.hpp"
 
 namespace {
 
