@@ -7,19 +7,30 @@ namespace {
 
 using reagent::detail::utf8SequenceLength;
 
+struct Walked {
+    std::size_t bytes = 0;
+    std::size_t chars = 0;
+};
+
+// Steps over at most `maxChars` characters (an invalid byte counts as one).
+Walked walk(std::string_view text, std::size_t maxChars) noexcept {
+    Walked at;
+    for (; at.chars < maxChars && at.bytes < text.size(); ++at.chars) {
+        // ASCII runs are the common case: skip them without decoding.
+        if (static_cast<unsigned char>(text[at.bytes]) < 0x80U) {
+            ++at.bytes;
+            continue;
+        }
+        const std::size_t n = utf8SequenceLength(text, at.bytes);
+        at.bytes += n == 0 ? 1 : n;
+    }
+    return at;
+}
+
 }  // namespace
 
 std::size_t length(std::string_view text) noexcept {
-    std::size_t count = 0;
-    for (std::size_t pos = 0; pos < text.size(); ++count) {
-        if (static_cast<unsigned char>(text[pos]) < 0x80U) {
-            ++pos;
-            continue;
-        }
-        const std::size_t n = utf8SequenceLength(text, pos);
-        pos += n == 0 ? 1 : n;
-    }
-    return count;
+    return walk(text, text.size()).chars;
 }
 
 bool longerThan(std::string_view text, std::size_t limit) noexcept {
@@ -31,17 +42,7 @@ bool longerThan(std::string_view text, std::size_t limit) noexcept {
 }
 
 std::size_t prefixBytes(std::string_view text, std::size_t count) noexcept {
-    std::size_t pos = 0;
-    for (std::size_t chars = 0; chars < count && pos < text.size(); ++chars) {
-        // ASCII runs are the common case: skip them without decoding.
-        if (static_cast<unsigned char>(text[pos]) < 0x80U) {
-            ++pos;
-            continue;
-        }
-        const std::size_t n = utf8SequenceLength(text, pos);
-        pos += n == 0 ? 1 : n;
-    }
-    return pos;
+    return walk(text, count).bytes;
 }
 
 bool isValid(std::string_view text) noexcept {
