@@ -1,5 +1,7 @@
 #include "reagent/http/http_error.hpp"
 
+#include "reagent/core/effect_error.hpp"
+
 namespace reagent::http {
 
 std::string_view toString(HttpErrc code) noexcept {
@@ -42,10 +44,7 @@ bool HttpError::retryable() const noexcept {
 }
 
 std::string HttpError::describe() const {
-    std::string text(toString(code));
-    text += ": ";
-    text += message;
-    return text;
+    return reagent::detail::describeError(toString(code), message);
 }
 
 }  // namespace reagent::http

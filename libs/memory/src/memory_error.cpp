@@ -1,5 +1,7 @@
 #include "reagent/memory/memory_error.hpp"
 
+#include "reagent/core/effect_error.hpp"
+
 namespace reagent::memory {
 
 std::string_view toString(MemoryErrc code) noexcept {
@@ -21,10 +23,7 @@ std::string_view toString(MemoryErrc code) noexcept {
 }
 
 std::string MemoryError::describe() const {
-    std::string text(toString(code));
-    text += ": ";
-    text += message;
-    return text;
+    return reagent::detail::describeError(toString(code), message);
 }
 
 }  // namespace reagent::memory

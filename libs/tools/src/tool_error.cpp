@@ -1,5 +1,7 @@
 #include "reagent/tools/tool_error.hpp"
 
+#include "reagent/core/effect_error.hpp"
+
 namespace reagent::tools {
 
 std::string_view toString(ToolErrc code) noexcept {
@@ -35,10 +37,7 @@ std::string_view toString(ToolErrc code) noexcept {
 }
 
 std::string ToolError::describe() const {
-    std::string text(toString(code));
-    text += ": ";
-    text += message;
-    return text;
+    return reagent::detail::describeError(toString(code), message);
 }
 
 }  // namespace reagent::tools

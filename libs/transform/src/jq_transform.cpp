@@ -188,10 +188,7 @@ std::string_view toString(TransformErrc code) noexcept {
 }
 
 std::string TransformError::describe() const {
-    std::string text(toString(code));
-    text += ": ";
-    text += message;
-    return text;
+    return reagent::detail::describeError(toString(code), message);
 }
 
 // `<dir of the running program>/../libexec/reagent/reagent-jq`: an installed tree moved to another

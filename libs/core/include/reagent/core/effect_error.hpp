@@ -26,4 +26,11 @@ struct EffectError {
     std::string message;
 };
 
+namespace detail {
+
+/// \brief `"<code>: <message>"`: what every error type's `describe()` starts with.
+[[nodiscard]] std::string describeError(std::string_view code, std::string_view message);
+
+}  // namespace detail
+
 }  // namespace reagent
