@@ -1,8 +1,6 @@
 #include <utility>
-#include <variant>
 
 #include "agent_state.hpp"
-#include "reagent/providers/http_provider.hpp"
 #include "recall_tool.hpp"
 
 namespace reagent::agent {
@@ -12,25 +10,6 @@ namespace {
 // A free coroutine: the handler's frame refers to nothing that a registry update could destroy.
 Task<tools::ToolResult> recordFinalAnswer() {
     co_return std::string("final answer recorded");
-}
-
-// withProvider(kind) reads the environment at build(), so a key set after the call still counts.
-expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makePendingProvider(
-    const std::variant<std::string, providers::ProviderConfig>& pending) {
-    if (const auto* config = std::get_if<providers::ProviderConfig>(&pending)) {
-        return providers::makeProvider(*config);
-    }
-    const std::string& kindName = std::get<std::string>(pending);
-    const auto kind = providers::parseProviderKind(kindName);
-    if (!kind) {
-        return fail(providers::configurationError("unknown provider '" + kindName +
-                                                  "' (expected anthropic, openai, gemini or ollama)"));
-    }
-    auto config = providers::configFromEnvironment(*kind);
-    if (!config) {
-        return fail(std::move(config.error()));
-    }
-    return providers::makeProvider(std::move(*config));
 }
 
 }  // namespace
@@ -81,21 +60,23 @@ AgentBuilder& AgentBuilder::withName(std::string name) {
     return *this;
 }
 
-AgentBuilder& AgentBuilder::withProvider(std::shared_ptr<llm::Provider> provider) {
-    config_.provider = std::move(provider);
-    pendingProvider_.reset();
+AgentBuilder& AgentBuilder::withProvider(
+    expected<std::shared_ptr<llm::Provider>, llm::ProviderError> provider) {
+    pendingProvider_ = nullptr;
+    providerError_.reset();
+    config_.provider.reset();
+    if (provider) {
+        config_.provider = std::move(*provider);
+    } else {
+        providerError_ = std::move(provider.error());
+    }
     return *this;
 }
 
-AgentBuilder& AgentBuilder::withProvider(std::string kind) {
+AgentBuilder& AgentBuilder::deferProvider(ProviderFactory factory) {
     config_.provider.reset();
-    pendingProvider_ = std::move(kind);
-    return *this;
-}
-
-AgentBuilder& AgentBuilder::withProvider(providers::ProviderConfig config) {
-    config_.provider.reset();
-    pendingProvider_ = std::move(config);
+    providerError_.reset();
+    pendingProvider_ = std::move(factory);
     return *this;
 }
 
@@ -178,14 +159,18 @@ AgentBuilder& AgentBuilder::withMaxTokens(int tokens) {
 expected<Agent, AgentError> AgentBuilder::build() const {
     std::vector<std::string> problems = problems_;
     AgentConfig config = config_;
+    std::optional<llm::ProviderError> providerError = providerError_;
     if (pendingProvider_) {
-        if (auto made = makePendingProvider(*pendingProvider_)) {
+        if (auto made = pendingProvider_()) {
             config.provider = std::move(*made);
         } else {
-            problems.push_back("provider: " + made.error().message);
+            providerError = std::move(made.error());
         }
-    } else if (!config_.provider) {
-        problems.push_back("no provider: call withProvider(...)");
+    }
+    if (providerError) {
+        problems.push_back("provider: " + providerError->message);
+    } else if (!config.provider) {
+        problems.push_back("no provider (none given, or a null one): call withProvider(...)");
     }
     if (config_.maxIterations < 1) {
         problems.push_back("maxIterations must be at least 1 (got " + std::to_string(config_.maxIterations) +
