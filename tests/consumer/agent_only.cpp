@@ -22,5 +22,5 @@ int main() {
     io.run();
     const agent::RunResult result = run.get();
     std::cout << result.output << "\n";
-    return result.success && result.output == "hello from the agent library" ? 0 : 1;
+    return result.success() && result.output == "hello from the agent library" ? 0 : 1;
 }

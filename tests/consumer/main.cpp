@@ -52,5 +52,5 @@ int main() {
                           [&](std::exception_ptr, agent::RunResult r) { result = std::move(r); });
     io.run();
     std::cout << result.output << "\n";
-    return result.success && result.output == "The tool said HELLO" ? 0 : 1;
+    return result.success() && result.output == "The tool said HELLO" ? 0 : 1;
 }

@@ -132,12 +132,14 @@ class AgentBuilder {
     AgentBuilder& withTools(std::vector<tools::Tool> tools);
     /// \brief Adds one tool straight from `ToolBuilder::build()`; a build error is reported by `build()`.
     AgentBuilder& withTool(expected<tools::Tool, tools::ToolError> tool);
-    /// \brief Enables the ReAct loop's meta-tool `final-answer` and its system guidance.
-    AgentBuilder& withReasoning(ReasoningConfig config = {});
+    /// \brief Enables the ReAct loop's meta-tool `final-answer` and its system guidance. The iteration limit
+    /// is `withMaxIterations`'s, whatever the order of the calls.
+    AgentBuilder& withReasoning();
     /// \brief Enables episodic memory: each tool result is logged in a SQLite file (WAL) that `recall` can
     /// search in later runs and later processes. `build()` opens the file and reports a failure.
     AgentBuilder& withMemory(MemoryConfig config = {});
     AgentBuilder& withSystemPrompt(std::string prompt);
+    /// \brief Model calls allowed per run (`LoopOptions::maxIterations`, default 10).
     AgentBuilder& withMaxIterations(int iterations);
     AgentBuilder& withApprovalHandler(tools::ApprovalHandler handler);
     AgentBuilder& withEventHandler(EventHandler handler);
