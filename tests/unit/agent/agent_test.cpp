@@ -333,6 +333,26 @@ TEST_CASE("the builder reports every problem at once", "[agent][builder]") {
         CHECK(agent.error().code == AgentErrc::invalid_config);
         CHECK_THAT(agent.error().message, Catch::Contains("no provider"));
     }
+    SECTION("a null provider") {
+        auto agent = Agent::create().withProvider(std::shared_ptr<ScriptedProvider>()).build();
+        REQUIRE_FALSE(agent);
+        CHECK_THAT(agent.error().message, Catch::Contains("no provider"));
+    }
+    SECTION("a provider that could not be made: its error, with the other problems") {
+        const reagent::llm::ProviderError error{
+            reagent::llm::ProviderErrc::configuration, "no key in FOO_KEY", {}, {}, {}};
+        auto agent = Agent::create().withProvider(reagent::fail(error)).withMaxIterations(0).build();
+        REQUIRE_FALSE(agent);
+        CHECK_THAT(agent.error().message, Catch::Contains("2 problems") &&
+                                              Catch::Contains("provider: no key in FOO_KEY") &&
+                                              !Catch::Contains("no provider"));
+        // A later provider replaces the failed one.
+        auto replaced = Agent::create()
+                            .withProvider(reagent::fail(error))
+                            .withProvider(std::make_shared<ScriptedProvider>())
+                            .build();
+        CHECK(replaced);
+    }
     SECTION("a bad tool, a duplicate and a bad limit together") {
         auto provider = std::make_shared<ScriptedProvider>();
         auto agent = Agent::create()
