@@ -87,16 +87,6 @@ class Agent {
 
   private:
     friend class AgentBuilder;
-
-    /// \brief Customization point behind `AgentBuilder::withProvider(kind)`: the specialisation for `void`
-    /// has `static expected<std::shared_ptr<llm::Provider>, llm::ProviderError> make(std::string_view kind)`.
-    ///
-    /// The agent library knows no concrete provider, so it only declares this. The layer above it that knows
-    /// both defines it: `<reagent/provider_by_kind.hpp>`, included by `<reagent/reagent.hpp>`, makes the
-    /// provider with `providers::fromEnvironment`. A program that never names a provider by kind needs
-    /// neither that header nor the providers library.
-    template <class Tag = void>
-    struct ProviderByKind;
     explicit Agent(std::shared_ptr<State> state);
     std::shared_ptr<State> state_;
 };
