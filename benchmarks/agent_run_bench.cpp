@@ -48,7 +48,7 @@ void runOnce(boost::asio::io_context& io, const agent::Agent& agent, benchmark::
                           [&](std::exception_ptr, agent::RunResult value) { result = std::move(value); });
     io.run();
     io.restart();
-    if (!result || !result->success || result->toolCalls.size() != 1 || result->output != "done") {
+    if (!result || !result->success() || result->toolCalls.size() != 1 || result->output != "done") {
         state.SkipWithError("the run did not end as scripted");
     }
 }

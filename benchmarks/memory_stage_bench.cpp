@@ -58,8 +58,9 @@ std::shared_ptr<ScriptedProvider> looping(std::string tool, json arguments) {
 
 void runOnce(boost::asio::io_context& io, const Agent& agent) {
     bool ok = false;
-    boost::asio::co_spawn(io, agent.run("go"),
-                          [&](std::exception_ptr, reagent::agent::RunResult result) { ok = result.success; });
+    boost::asio::co_spawn(io, agent.run("go"), [&](std::exception_ptr, reagent::agent::RunResult result) {
+        ok = result.success();
+    });
     io.restart();
     io.run();
     benchmark::DoNotOptimize(ok);

@@ -180,10 +180,10 @@ Batch runBatch(boost::asio::io_context& io, const agent::Agent& agent, int count
     for (int i = 0; i < count; ++i) {
         boost::asio::co_spawn(
             io, agent.run("Say hello"), [&batch](std::exception_ptr error, agent::RunResult result) {
-                if (!error && result.success && result.output == "done" && result.toolCalls.size() == 1) {
+                if (!error && result.success() && result.output == "done" && result.toolCalls.size() == 1) {
                     ++batch.ok;
-                } else if (batch.ok == 0 && !error && result.error) {
-                    std::cerr << "run failed: " << result.error->describe() << "\n";
+                } else if (batch.ok == 0 && !error && result.error()) {
+                    std::cerr << "run failed: " << result.error()->describe() << "\n";
                 }
             });
     }
@@ -214,7 +214,8 @@ int runOne(boost::asio::io_context& io, const agent::Agent& agent) {
     int ok = 0;
     boost::asio::co_spawn(
         io, agent.run("Say hello"), [&ok](std::exception_ptr error, agent::RunResult result) {
-            ok = !error && result.success && result.output == "done" && result.toolCalls.size() == 1 ? 1 : 0;
+            ok =
+                !error && result.success() && result.output == "done" && result.toolCalls.size() == 1 ? 1 : 0;
         });
     io.run();
     io.restart();

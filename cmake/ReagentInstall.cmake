@@ -13,8 +13,8 @@ foreach(target IN LISTS _components)
     get_target_property(_src ${target} SOURCE_DIR)
     install(DIRECTORY ${_src}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
-install(FILES ${PROJECT_SOURCE_DIR}/libs/include/reagent/reagent.hpp
-    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/reagent)
+# The umbrella layer: <reagent/reagent.hpp> and the headers joining components (provider_by_kind.hpp).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/libs/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 set(_cmakedir ${CMAKE_INSTALL_LIBDIR}/cmake/reagent)
 install(EXPORT reagentTargets NAMESPACE reagent:: DESTINATION ${_cmakedir})

@@ -42,13 +42,13 @@ int main() {
 
     // 4. The result says how the run ended and what it produced.
     std::cout << "answer:        " << result->output << "\n"
-              << "success:       " << std::boolalpha << result->success << "\n"
+              << "success:       " << std::boolalpha << result->success() << "\n"
               << "terminated by: " << agent::toString(result->terminatedBy) << "\n"
               << "iterations:    " << result->iterations << "\n";
 
     // 5. The provider saw the system prompt first, then the user's prompt.
     const auto& request = provider->requests().at(0);
-    const bool ok = result->success && result->output == "Hello! I am a reagent agent." &&
+    const bool ok = result->success() && result->output == "Hello! I am a reagent agent." &&
                     result->terminatedBy == agent::TerminatedBy::end_turn && result->iterations == 1 &&
                     request.messages.size() == 2 && request.messages[0].role == llm::Role::system &&
                     request.messages[1].text == "Say hello.";

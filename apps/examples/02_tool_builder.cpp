@@ -59,7 +59,7 @@ int main() {
     std::cout << "answer: " << result.output << "\n";
 
     // 4. The call's record shows the validated input (with the default) and the output.
-    examples::check(result.success && result.iterations == 2, "two model turns and success");
+    examples::check(result.success() && result.iterations == 2, "two model turns and success");
     examples::check(result.toolCalls.size() == 1, "one tool call");
     const auto& call = result.toolCalls[0];
     std::cout << "tool input: " << call.input.dump() << "  output: " << call.outcome.value_or("<error>")

@@ -67,7 +67,7 @@ int main() {
               << " ms each (sequential would be " << 3 * kLatency.count() << " ms)\n";
 
     // 3. Every call succeeded, in call order, and the batch cost about one call's latency.
-    examples::check(result.success && result.toolCalls.size() == 3, "three calls, run succeeded");
+    examples::check(result.success() && result.toolCalls.size() == 3, "three calls, run succeeded");
     for (const auto& call : result.toolCalls) {
         examples::check(call.succeeded() && call.tripIndex == 0, "each call succeeded in the first trip");
     }

@@ -68,7 +68,7 @@ int main() {
     }
     std::cout << "answer: " << result.output << "\n";
 
-    examples::check(result.success && result.toolCalls.size() == 2, "two calls, run succeeded");
+    examples::check(result.success() && result.toolCalls.size() == 2, "two calls, run succeeded");
     examples::check(result.toolCalls[0].outcome.value_or("") == "13.5",
                     "the typed handler computed the area");
     examples::check(result.toolCalls[1].outcome.value_or("") == "42.0", "the adapted function added");

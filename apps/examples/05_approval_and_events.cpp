@@ -90,7 +90,7 @@ int main() {
     std::cout << "answer: " << result.output << "\n";
 
     // 4. A refusal is not a crash: it is a tool error the model reads, and the run continues.
-    examples::check(result.success && result.toolCalls.size() == 2, "both calls recorded, run succeeded");
+    examples::check(result.success() && result.toolCalls.size() == 2, "both calls recorded, run succeeded");
     examples::check(result.toolCalls[0].succeeded(), "the approved call ran");
     examples::check(!result.toolCalls[1].succeeded() &&
                         result.toolCalls[1].outcome.error().code == tools::ToolErrc::approval_denied,

@@ -82,7 +82,8 @@ void partOneAgent() {
     const agent::RunResult result = examples::runTask(agent->run("What is 7 squared? Also look up 'x'."));
     std::cout << "  answer: " << result.output << "\n";
 
-    examples::check(result.success && result.iterations == 3 && result.toolCalls.size() == 3, "three calls");
+    examples::check(result.success() && result.iterations == 3 && result.toolCalls.size() == 3,
+                    "three calls");
     const auto& timedOut = result.toolCalls[0];
     const auto& invalid = result.toolCalls[1];
     examples::check(!timedOut.succeeded() && timedOut.outcome.error().code == tools::ToolErrc::timeout,

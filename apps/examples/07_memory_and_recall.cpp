@@ -65,7 +65,7 @@ void run(const std::string& dbPath) {
     const agent::Agent& agent = *built;
 
     const agent::RunResult result = examples::runTask(agent.run("What are the newest commits?"));
-    examples::check(result.success, "the run succeeds");
+    examples::check(result.success(), "the run succeeds");
     examples::check(result.toolCalls[0].memoryKey == "_tool_result_1", "the big result is stored");
     std::cout << "--- transform output: " << *result.toolCalls[1].outcome << "\n";
     examples::check(*result.toolCalls[1].outcome == R"(["4000000","4000001","4000002"])",

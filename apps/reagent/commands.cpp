@@ -37,8 +37,6 @@ expected<agent::Agent, std::string> buildAgent(const RunOptions& options,
     if (!tools) {
         return fail("a demo tool is malformed: " + tools.error().describe());
     }
-    auto reasoning = agent::ReasoningConfig{};
-    reasoning.maxIterations = options.maxIterations;
     agent::ToolsConfig toolsConfig;
     toolsConfig.tools = std::move(*tools);
     toolsConfig.resultCompression.budget = options.compressionBudget;
@@ -46,7 +44,7 @@ expected<agent::Agent, std::string> buildAgent(const RunOptions& options,
     builder.withName("reagent")
         .withProvider(std::move(provider))
         .withTools(std::move(toolsConfig))
-        .withReasoning(reasoning)
+        .withReasoning()
         .withMaxIterations(options.maxIterations);
     if (!options.memoryPath.empty()) {
         agent::MemoryConfig memoryConfig;
@@ -96,16 +94,13 @@ expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOp
 
 // The library's messages speak to programmers (withMaxIterations, ...); a CLI user needs the flag.
 void explainForCli(agent::RunResult& result, const RunOptions& options, bool timedOut) {
-    if (!result.error) {
-        return;
-    }
-    if (result.error->code == agent::AgentErrc::max_iterations) {
-        result.error->message = "the run used all " + std::to_string(options.maxIterations) +
-                                " iterations (model calls) without an answer; raise the limit with "
-                                "--max-iterations";
-    } else if (timedOut && result.error->code == agent::AgentErrc::cancelled) {
-        result.error->message = "the run timed out: --timeout " + formatDuration(options.timeout) +
-                                " elapsed and the run was cancelled";
+    if (result.terminatedBy == agent::TerminatedBy::max_iterations) {
+        result.errorMessage = "the run used all " + std::to_string(options.maxIterations) +
+                              " iterations (model calls) without an answer; raise the limit with "
+                              "--max-iterations";
+    } else if (timedOut && result.terminatedBy == agent::TerminatedBy::cancelled) {
+        result.errorMessage = "the run timed out: --timeout " + formatDuration(options.timeout) +
+                              " elapsed and the run was cancelled";
     }
 }
 
@@ -123,14 +118,13 @@ void report(const agent::RunResult& result, const RunOptions& options, std::chro
         std::cout << dumpJson(out, 2) << "\n";
         return;
     }
-    if (result.success) {
+    if (result.success()) {
         // Model text, shown and never interpreted: no escape sequence reaches the terminal.
         std::cout << terminalSafe(result.output) << "\n";
     } else {
         // A failed run has no answer: its output is at most the model's last words, which --json shows.
-        const std::string why =
-            result.error ? result.error->describe() : std::string(agent::toString(result.terminatedBy));
-        std::cerr << "reagent: the run failed: " << terminalSafe(why) << "\n";
+        // Not a success, so there is an error.
+        std::cerr << "reagent: the run failed: " << terminalSafe(result.error()->describe()) << "\n";
     }
     if (!options.quiet) {
         std::cerr << summaryLine(result, wallTime) << "\n";
@@ -224,7 +218,7 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
     timedOut = timedOut && result->terminatedBy == agent::TerminatedBy::cancelled;
     explainForCli(*result, options, timedOut);
     report(*result, options, wallTime, timedOut);
-    return result->success ? kExitSuccess : kExitRunFailed;
+    return result->success() ? kExitSuccess : kExitRunFailed;
 }
 
 int toolsCommand(bool json) {

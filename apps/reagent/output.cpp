@@ -72,7 +72,7 @@ json toJson(const agent::RunResult& result) {
     }
     json out{
         {"output", result.output},
-        {"success", result.success},
+        {"success", result.success()},
         {"terminatedBy", agent::toString(result.terminatedBy)},
         {"iterations", result.iterations},
         {"toolCalls", std::move(calls)},
@@ -81,9 +81,8 @@ json toJson(const agent::RunResult& result) {
         {"finalAnswer", nullptr},
         {"warnings", result.warnings},
         {"durationMs", toMilliseconds(result.duration)}};
-    if (result.error) {
-        out["error"] =
-            json{{"code", agent::toString(result.error->code)}, {"message", result.error->message}};
+    if (const auto error = result.error()) {
+        out["error"] = json{{"code", agent::toString(error->code)}, {"message", error->message}};
     }
     if (const auto& answer = result.finalAnswer) {
         out["finalAnswer"] =
@@ -117,7 +116,7 @@ void printTools(std::ostream& out, const std::vector<llm::ToolSpec>& specs) {
 
 std::string summaryLine(const agent::RunResult& result, std::chrono::microseconds wallTime) {
     std::ostringstream line;
-    line << (result.success ? "done" : "failed") << ": " << result.iterations
+    line << (result.success() ? "done" : "failed") << ": " << result.iterations
          << (result.iterations == 1 ? " iteration, " : " iterations, ") << result.toolCalls.size()
          << (result.toolCalls.size() == 1 ? " tool call, " : " tool calls, ") << "terminated by "
          << agent::toString(result.terminatedBy) << ", " << formatDuration(wallTime) << " wall time";

@@ -230,6 +230,6 @@ TEST_CASE("a turn cut off while streaming ends its line before the error", "[cli
     trace(reagent::agent::RunStarted{"hi"});
     trace(reagent::agent::TextDelta{0, "Half an ans"});
     trace(reagent::agent::TextDelta{0, "wer \xe2\x82"});  // the stream breaks inside a character
-    trace(reagent::agent::RunFinished{reagent::agent::TerminatedBy::provider_error, false, 1});
+    trace(reagent::agent::RunFinished{reagent::agent::TerminatedBy::provider_error, 1});
     CHECK(out.str() == "run: \"hi\"\nmodel turn 1: Half an answer \uFFFD\uFFFD\n");
 }

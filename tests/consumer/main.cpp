@@ -39,11 +39,18 @@ int main() {
         return 1;
     }
 
+    // The umbrella header lets a provider be named by kind (ollama needs no API key).
+    auto byKind = agent::Agent::create().withProvider("ollama").build();
+    if (!byKind || (*byKind).config().provider->name() != "ollama") {
+        std::cerr << "withProvider(\"ollama\") failed\n";
+        return 1;
+    }
+
     boost::asio::io_context io;
     agent::RunResult result;
     boost::asio::co_spawn(io, agent->run("Shout hello"),
                           [&](std::exception_ptr, agent::RunResult r) { result = std::move(r); });
     io.run();
     std::cout << result.output << "\n";
-    return result.success && result.output == "The tool said HELLO" ? 0 : 1;
+    return result.success() && result.output == "The tool said HELLO" ? 0 : 1;
 }

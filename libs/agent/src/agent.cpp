@@ -118,9 +118,8 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt
             "unexpected exception during the run: " + detail::exceptionMessage(failure);
         if (loop.done()) {
             result = RunResult{};
-            result.success = false;
             result.terminatedBy = TerminatedBy::internal_error;
-            result.error = AgentError{AgentErrc::internal_error, message};
+            result.errorMessage = message;
             result.messages = loop.messages();
             result.iterations = loop.iterations();
         } else {
@@ -130,7 +129,7 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt
     result.warnings = std::move(*warnings);
     result.duration =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
-    state->emit(RunFinished{result.terminatedBy, result.success, result.iterations});
+    state->emit(RunFinished{result.terminatedBy, result.iterations});
     co_return result;
 }
 
@@ -152,8 +151,8 @@ AgentEvent toAgentEvent(const tools::ToolEvent& event) {
 Agent::State::State(AgentConfig agentConfig)
     : config(std::move(agentConfig)),
       systemPrompt(config.systemPrompt),
-      workingMemory(config.workingMemory),
-      executor(registry, config.execution) {
+      workingMemory(config.toolSettings.workingMemory),
+      executor(registry, config.toolSettings.execution) {
     executor.setApprovalHandler(config.approval);
     // The executor lives inside this State, so the raw pointer never outlives it.
 }
@@ -201,10 +200,8 @@ llm::ToolList Agent::State::offeredTools() const {
 LoopConfig Agent::State::loopConfig() const {
     LoopConfig loop;
     loop.systemPrompt = systemPrompt;
-    loop.maxIterations = config.maxIterations;
     loop.tools = offeredTools();
-    loop.temperature = config.temperature;
-    loop.maxTokens = config.maxTokens;
+    loop.options = config.loop;
     return loop;
 }
 
@@ -220,7 +217,7 @@ expected<void, tools::ToolError> Agent::registerTool(tools::Tool tool) const {
         state_->toolsChanged();
         // Registering a tool means it should be offered, even on an agent built without withTools().
         state_->config.toolsEnabled = true;
-        if (state_->config.recall && !state_->registry.find(kRecallTool)) {
+        if (state_->config.toolSettings.recall && !state_->registry.find(kRecallTool)) {
             (void)state_->registry.add(recallTool(*state_));
         }
     }
@@ -229,7 +226,7 @@ expected<void, tools::ToolError> Agent::registerTool(tools::Tool tool) const {
 
 bool Agent::unregisterTool(std::string_view name) const {
     if ((state_->config.reasoning && name == kFinalAnswerTool) ||
-        (state_->config.recall && name == kRecallTool)) {
+        (state_->config.toolSettings.recall && name == kRecallTool)) {
         return false;
     }
     const bool removed = state_->registry.remove(name);

@@ -1,8 +1,6 @@
 #include <utility>
-#include <variant>
 
 #include "agent_state.hpp"
-#include "reagent/providers/http_provider.hpp"
 #include "recall_tool.hpp"
 
 namespace reagent::agent {
@@ -12,25 +10,6 @@ namespace {
 // A free coroutine: the handler's frame refers to nothing that a registry update could destroy.
 Task<tools::ToolResult> recordFinalAnswer() {
     co_return std::string("final answer recorded");
-}
-
-// withProvider(kind) reads the environment at build(), so a key set after the call still counts.
-expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makePendingProvider(
-    const std::variant<std::string, providers::ProviderConfig>& pending) {
-    if (const auto* config = std::get_if<providers::ProviderConfig>(&pending)) {
-        return providers::makeProvider(*config);
-    }
-    const std::string& kindName = std::get<std::string>(pending);
-    const auto kind = providers::parseProviderKind(kindName);
-    if (!kind) {
-        return fail(providers::configurationError("unknown provider '" + kindName +
-                                                  "' (expected anthropic, openai, gemini or ollama)"));
-    }
-    auto config = providers::configFromEnvironment(*kind);
-    if (!config) {
-        return fail(std::move(config.error()));
-    }
-    return providers::makeProvider(std::move(*config));
 }
 
 }  // namespace
@@ -81,35 +60,32 @@ AgentBuilder& AgentBuilder::withName(std::string name) {
     return *this;
 }
 
-AgentBuilder& AgentBuilder::withProvider(std::shared_ptr<llm::Provider> provider) {
-    config_.provider = std::move(provider);
-    pendingProvider_.reset();
+AgentBuilder& AgentBuilder::withProvider(
+    expected<std::shared_ptr<llm::Provider>, llm::ProviderError> provider) {
+    pendingProvider_ = nullptr;
+    providerError_.reset();
+    config_.provider.reset();
+    if (provider) {
+        config_.provider = std::move(*provider);
+    } else {
+        providerError_ = std::move(provider.error());
+    }
     return *this;
 }
 
-AgentBuilder& AgentBuilder::withProvider(std::string kind) {
+AgentBuilder& AgentBuilder::deferProvider(ProviderFactory factory) {
     config_.provider.reset();
-    pendingProvider_ = std::move(kind);
-    return *this;
-}
-
-AgentBuilder& AgentBuilder::withProvider(providers::ProviderConfig config) {
-    config_.provider.reset();
-    pendingProvider_ = std::move(config);
+    providerError_.reset();
+    pendingProvider_ = std::move(factory);
     return *this;
 }
 
 AgentBuilder& AgentBuilder::withTools(ToolsConfig config) {
     config_.toolsEnabled = true;
-    config_.execution = std::move(config.execution);
-    config_.resultCompression = config.resultCompression;
-    config_.workingMemory = config.workingMemory;
-    config_.transformLimits = config.transformLimits;
-    config_.transformStageTimeout = config.transformStageTimeout;
-    config_.recall = config.recall;
     for (tools::Tool& tool : config.tools) {
         tools_.push_back(std::move(tool));
     }
+    config_.toolSettings = std::move(static_cast<ToolSettings&>(config));
     return *this;
 }
 
@@ -131,12 +107,8 @@ AgentBuilder& AgentBuilder::withTool(expected<tools::Tool, tools::ToolError> too
     return *this;
 }
 
-AgentBuilder& AgentBuilder::withReasoning(ReasoningConfig config) {
+AgentBuilder& AgentBuilder::withReasoning() {
     config_.reasoning = true;
-    // Only an explicit limit replaces one set before (withMaxIterations(3).withReasoning() keeps 3).
-    if (config.maxIterations) {
-        config_.maxIterations = *config.maxIterations;
-    }
     return *this;
 }
 
@@ -151,7 +123,7 @@ AgentBuilder& AgentBuilder::withSystemPrompt(std::string prompt) {
 }
 
 AgentBuilder& AgentBuilder::withMaxIterations(int iterations) {
-    config_.maxIterations = iterations;
+    config_.loop.maxIterations = iterations;
     return *this;
 }
 
@@ -166,54 +138,60 @@ AgentBuilder& AgentBuilder::withEventHandler(EventHandler handler) {
 }
 
 AgentBuilder& AgentBuilder::withTemperature(double temperature) {
-    config_.temperature = temperature;
+    config_.loop.temperature = temperature;
     return *this;
 }
 
 AgentBuilder& AgentBuilder::withMaxTokens(int tokens) {
-    config_.maxTokens = tokens;
+    config_.loop.maxTokens = tokens;
     return *this;
 }
 
 expected<Agent, AgentError> AgentBuilder::build() const {
     std::vector<std::string> problems = problems_;
     AgentConfig config = config_;
+    std::optional<llm::ProviderError> providerError = providerError_;
     if (pendingProvider_) {
-        if (auto made = makePendingProvider(*pendingProvider_)) {
+        if (auto made = pendingProvider_()) {
             config.provider = std::move(*made);
         } else {
-            problems.push_back("provider: " + made.error().message);
+            providerError = std::move(made.error());
         }
-    } else if (!config_.provider) {
-        problems.push_back("no provider: call withProvider(...)");
     }
-    if (config_.maxIterations < 1) {
-        problems.push_back("maxIterations must be at least 1 (got " + std::to_string(config_.maxIterations) +
+    if (providerError) {
+        problems.push_back("provider: " + providerError->message);
+    } else if (!config.provider) {
+        problems.push_back("no provider (none given, or a null one): call withProvider(...)");
+    }
+    const LoopOptions& loop = config_.loop;
+    if (loop.maxIterations < 1) {
+        problems.push_back("maxIterations must be at least 1 (got " + std::to_string(loop.maxIterations) +
                            ")");
     }
-    if (config_.maxTokens && *config_.maxTokens < 1) {
-        problems.push_back("maxTokens must be at least 1 (got " + std::to_string(*config_.maxTokens) + ")");
+    if (loop.maxTokens && *loop.maxTokens < 1) {
+        problems.push_back("maxTokens must be at least 1 (got " + std::to_string(*loop.maxTokens) + ")");
     }
-    if (config_.temperature && *config_.temperature < 0.0) {
-        problems.push_back("temperature must not be negative (got " + std::to_string(*config_.temperature) +
+    if (loop.temperature && *loop.temperature < 0.0) {
+        problems.push_back("temperature must not be negative (got " + std::to_string(*loop.temperature) +
                            ")");
     }
-    if (config_.execution.maxParallel < 1) {
+    const ToolSettings& settings = config_.toolSettings;
+    if (settings.execution.maxParallel < 1) {
         problems.push_back("execution.maxParallel must be at least 1");
     }
-    if (config_.resultCompression.budget < 1) {
+    if (settings.resultCompression.budget < 1) {
         problems.push_back("resultCompression.budget must be at least 1 character");
     }
-    if (config_.resultCompression.previewItems < 1) {
+    if (settings.resultCompression.previewItems < 1) {
         problems.push_back("resultCompression.previewItems must be at least 1");
     }
-    if (config_.workingMemory.byteBudget < 1) {
+    if (settings.workingMemory.byteBudget < 1) {
         problems.push_back("workingMemory.byteBudget must be at least 1 byte");
     }
-    if (config_.transformLimits.timeout.count() <= 0) {
+    if (settings.transformLimits.timeout.count() <= 0) {
         problems.push_back("transformLimits.timeout must be positive");
     }
-    if (config_.transformStageTimeout.count() <= 0) {
+    if (settings.transformStageTimeout.count() <= 0) {
         problems.push_back("transformStageTimeout must be positive");
     }
     std::shared_ptr<memory::EpisodicStore> episodic;
@@ -241,7 +219,7 @@ expected<Agent, AgentError> AgentBuilder::build() const {
                                added.error().describe());
         }
     }
-    if (config_.toolsEnabled && config_.recall) {
+    if (config_.toolsEnabled && settings.recall) {
         if (auto added = state->registry.add(recallTool(*state)); !added) {
             problems.push_back("the recall meta-tool could not be registered: " + added.error().describe());
         }

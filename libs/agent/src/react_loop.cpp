@@ -51,7 +51,7 @@ ReactLoop::ReactLoop(LoopConfig config, std::string prompt)
       finalAnswerOffered_(
           std::any_of(config_.tools.begin(), config_.tools.end(),
                       [](const llm::ToolSpec& spec) { return spec.name == kFinalAnswerTool; })) {
-    config_.maxIterations = std::max(config_.maxIterations, 1);
+    config_.options.maxIterations = std::max(config_.options.maxIterations, 1);
     if (!config_.systemPrompt.empty()) {
         messages_.push_back(llm::Message::system(config_.systemPrompt));
     }
@@ -89,8 +89,8 @@ LoopAction ReactLoop::callModel() {
     llm::ModelRequest request;
     request.messages = messages_;
     request.tools = config_.tools;
-    request.temperature = config_.temperature;
-    request.maxTokens = config_.maxTokens;
+    request.temperature = config_.options.temperature;
+    request.maxTokens = config_.options.maxTokens;
     awaiting_ = Awaiting::model;
     const int iteration = iterations_++;
     return CallModel{std::move(request), iteration};
@@ -101,9 +101,9 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
     if (!reply) {
         // A provider that reports its own cancellation ends the run the same way as the driver noticing it.
         if (reply.error().code == llm::ProviderErrc::cancelled) {
-            return failWith(TerminatedBy::cancelled, AgentErrc::cancelled, reply.error().describe());
+            return failWith(TerminatedBy::cancelled, reply.error().describe());
         }
-        return failWith(TerminatedBy::provider_error, AgentErrc::provider_failed, reply.error().describe());
+        return failWith(TerminatedBy::provider_error, reply.error().describe());
     }
     result_.usage += reply->usage;
     if (!reply->text.empty()) {
@@ -188,12 +188,10 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
         for (const auto& call : external) {
             names += (names.empty() ? "" : ", ") + call.name;
         }
-        result_.error =
-            AgentError{AgentErrc::external_tool_call,
-                       "the model called declaration-only tools (" + names +
-                           "); execute them and continue with their results (see pendingToolCalls)"};
         result_.pendingToolCalls = std::move(external);
-        return finish(TerminatedBy::external_tool_calls, lastText_);
+        return finish(TerminatedBy::external_tool_calls, lastText_,
+                      "the model called declaration-only tools (" + names +
+                          "); execute them and continue with their results (see pendingToolCalls)");
     }
 
     const bool allSilent = std::all_of(
@@ -202,9 +200,9 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
     if (allSilent) {
         return finish(TerminatedBy::silent_tools, lastText_);
     }
-    if (iterations_ >= config_.maxIterations) {
-        return failWith(TerminatedBy::max_iterations, AgentErrc::max_iterations,
-                        "reached the limit of " + std::to_string(config_.maxIterations) +
+    if (iterations_ >= config_.options.maxIterations) {
+        return failWith(TerminatedBy::max_iterations,
+                        "reached the limit of " + std::to_string(config_.options.maxIterations) +
                             " iterations without a final answer; raise it with withMaxIterations");
     }
     return callModel();
@@ -221,14 +219,14 @@ LoopAction ReactLoop::onCancelled(std::vector<tools::ToolCallRecord> inFlight) {
         where = "while tools were running (iteration " + std::to_string(iterations_) + ")";
         appendToolResults(inFlight);
     }
-    return failWith(TerminatedBy::cancelled, AgentErrc::cancelled, "the run was cancelled " + where);
+    return failWith(TerminatedBy::cancelled, "the run was cancelled " + where);
 }
 
 LoopAction ReactLoop::onInternalError(std::string message) {
     if (awaiting_ == Awaiting::done) {
         expectState(Awaiting::model, "onInternalError()");  // throws: the run is over
     }
-    return failWith(TerminatedBy::internal_error, AgentErrc::internal_error, std::move(message));
+    return failWith(TerminatedBy::internal_error, std::move(message));
 }
 
 RunResult ReactLoop::completeResult() {
@@ -237,21 +235,19 @@ RunResult ReactLoop::completeResult() {
     return result_;
 }
 
-LoopAction ReactLoop::finish(TerminatedBy reason, std::string output) {
+LoopAction ReactLoop::finish(TerminatedBy reason, std::string output, std::string errorMessage) {
     awaiting_ = Awaiting::done;
     result_.output = std::move(output);
     result_.terminatedBy = reason;
-    result_.success = reason == TerminatedBy::final_answer || reason == TerminatedBy::end_turn ||
-                      reason == TerminatedBy::silent_tools;
+    result_.errorMessage = std::move(errorMessage);
     return Finish{completeResult()};
 }
 
-LoopAction ReactLoop::failWith(TerminatedBy reason, AgentErrc code, std::string message) {
+LoopAction ReactLoop::failWith(TerminatedBy reason, std::string message) {
     awaiting_ = Awaiting::done;
     result_.output = lastText_;
     result_.terminatedBy = reason;
-    result_.success = false;
-    result_.error = AgentError{code, std::move(message)};
+    result_.errorMessage = std::move(message);
     return Fail{completeResult()};
 }
 

@@ -72,7 +72,7 @@ std::string readValue(const Agent::State& state, std::string_view value, std::st
     if (args.value("full", false) || !memory::exceedsBudget(value, shortValue)) {
         return page(value, args, how);
     }
-    memory::CompressionConfig preview = state.config.resultCompression;
+    memory::CompressionConfig preview = state.config.toolSettings.resultCompression;
     preview.autoStore = true;
     auto compressed = memory::compress(source, value, key, preview);
     return compressed.preview + "\n(" + how + ", \"full\": true} returns the whole value, " +
@@ -242,7 +242,8 @@ std::string recallDescription(bool codeTransform) {
 tools::Tool recallTool(Agent::State& state) {
     tools::Tool tool;
     tool.definition.name = kRecallTool;
-    tool.definition.description = recallDescription(state.config.resultCompression.codeTransform);
+    tool.definition.description =
+        recallDescription(state.config.toolSettings.resultCompression.codeTransform);
     tool.definition.inputSchema = recallSchema();
     tool.definition.category = "meta";
     tool.definition.action = [](const json& args) {

@@ -132,12 +132,12 @@ void replaceOutput(const Agent::State& state, tools::ToolCallRecord& record, mem
 
 // Compresses an oversized output into working memory; within budget it is left alone.
 void compressRecord(Agent::State& state, tools::ToolCallRecord& record) {
-    if (!memory::exceedsBudget(*record.outcome, state.config.resultCompression)) {
+    if (!memory::exceedsBudget(*record.outcome, state.config.toolSettings.resultCompression)) {
         return;
     }
     const std::size_t originalChars = memory::characterCount(*record.outcome);
     auto shown = memory::compressAndStore(state.workingMemory, record.name, std::move(*record.outcome),
-                                          state.config.resultCompression);
+                                          state.config.toolSettings.resultCompression);
     replaceOutput(state, record, std::move(shown), originalChars, {});
 }
 
@@ -154,9 +154,9 @@ void fallBack(Agent::State& state, tools::ToolCallRecord& record, const std::str
     const std::size_t originalChars = memory::characterCount(*record.outcome);
     auto shown = record.name == kRecallTool
                      ? memory::compress(record.name, *record.outcome, recalledKey(record),
-                                        state.config.resultCompression)
+                                        state.config.toolSettings.resultCompression)
                      : memory::compressAndStore(state.workingMemory, record.name, std::move(*record.outcome),
-                                                state.config.resultCompression);
+                                                state.config.toolSettings.resultCompression);
     shown.preview += "\n[transform failed: " + error + " — showing the " +
                      (shown.compressed ? "standard preview" : "whole result") + " instead]";
     replaceOutput(state, record, std::move(shown), originalChars, error);
@@ -166,7 +166,7 @@ void fallBack(Agent::State& state, tools::ToolCallRecord& record, const std::str
 void useTransformed(Agent::State& state, tools::ToolCallRecord& record, std::string transformed) {
     const std::size_t originalChars = memory::characterCount(*record.outcome);
     auto shown = memory::compressAndStore(state.workingMemory, record.name, std::move(transformed),
-                                          state.config.resultCompression);
+                                          state.config.toolSettings.resultCompression);
     replaceOutput(state, record, std::move(shown), originalChars, {});
 }
 
@@ -175,7 +175,7 @@ void useTransformed(Agent::State& state, tools::ToolCallRecord& record, std::str
 std::vector<std::optional<TransformRequest>> takeTransforms(const Agent::State& state,
                                                             std::vector<tools::ToolCallRequest>& calls) {
     std::vector<std::optional<TransformRequest>> transforms(calls.size());
-    if (!state.config.resultCompression.codeTransform) {
+    if (!state.config.toolSettings.resultCompression.codeTransform) {
         return transforms;
     }
     for (std::size_t i = 0; i < calls.size(); ++i) {
@@ -219,22 +219,22 @@ Task<bool> evaluate(PendingTransform* pending, transform::JqLimits limits) {
 // Evaluates every pending transform, as many at once as tool calls may run, all within the stage's
 // deadline: a reply with a hundred transforms costs at most that deadline, not a hundred jq timeouts.
 // Returns why the stage stopped early, or an empty string when every transform finished.
-Task<std::string> evaluateAll(std::vector<PendingTransform>& pending, const AgentConfig& config) {
+Task<std::string> evaluateAll(std::vector<PendingTransform>& pending, const ToolSettings& settings) {
     std::vector<PendingTransform*> items;
     items.reserve(pending.size());
     for (PendingTransform& item : pending) {
         items.push_back(&item);
     }
-    const transform::JqLimits limits = config.transformLimits;
+    const transform::JqLimits limits = settings.transformLimits;
     auto evaluateOne = [limits](PendingTransform*& item) { return evaluate(item, limits); };
-    auto mapped = parallelMap(std::move(items), config.execution.maxParallel, evaluateOne);
-    auto bounded = withTimeout(std::move(mapped), config.transformStageTimeout);
+    auto mapped = parallelMap(std::move(items), settings.execution.maxParallel, evaluateOne);
+    auto bounded = withTimeout(std::move(mapped), settings.transformStageTimeout);
     auto finished = co_await std::move(bounded);
     if (finished) {
         co_return std::string();
     }
     if (finished.error().code == EffectErrc::timeout) {
-        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(config.transformStageTimeout);
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(settings.transformStageTimeout);
         co_return "timeout: the transforms of this reply ran out of time (" + std::to_string(ms.count()) +
             " ms for all of them together) before this one finished";
     }
@@ -284,7 +284,7 @@ Task<std::vector<tools::ToolCallRecord>> processResults(
     if (pending.empty()) {
         co_return records;
     }
-    const std::string stopped = co_await evaluateAll(pending, state->config);
+    const std::string stopped = co_await evaluateAll(pending, state->config.toolSettings);
     for (PendingTransform& item : pending) {
         tools::ToolCallRecord& record = records[item.record];
         // A transform the stage stopped either never started or ended as cancelled: say why.

@@ -24,4 +24,35 @@ std::string_view toString(TerminatedBy reason) noexcept {
     return "unknown";
 }
 
+bool isSuccess(TerminatedBy reason) noexcept {
+    return !errorCode(reason);
+}
+
+std::optional<AgentErrc> errorCode(TerminatedBy reason) noexcept {
+    switch (reason) {
+        case TerminatedBy::final_answer:
+        case TerminatedBy::end_turn:
+        case TerminatedBy::silent_tools:
+            return std::nullopt;
+        case TerminatedBy::max_iterations:
+            return AgentErrc::max_iterations;
+        case TerminatedBy::external_tool_calls:
+            return AgentErrc::external_tool_call;
+        case TerminatedBy::provider_error:
+            return AgentErrc::provider_failed;
+        case TerminatedBy::cancelled:
+            return AgentErrc::cancelled;
+        case TerminatedBy::internal_error:
+            return AgentErrc::internal_error;
+    }
+    return AgentErrc::internal_error;
+}
+
+std::optional<AgentError> RunResult::error() const {
+    if (const auto code = errorCode(terminatedBy)) {
+        return AgentError{*code, errorMessage};
+    }
+    return std::nullopt;
+}
+
 }  // namespace reagent::agent

@@ -22,6 +22,8 @@
 #include "reagent/llm/provider_error.hpp"
 #include "reagent/llm/scripted_provider.hpp"
 #include "reagent/llm/stream_delta.hpp"
+#include "reagent/provider_by_kind.hpp"
+#include "reagent/providers/from_environment.hpp"
 #include "reagent/providers/http_provider.hpp"
 #include "reagent/providers/provider_config.hpp"
 #include "reagent/tools/adapt_function.hpp"

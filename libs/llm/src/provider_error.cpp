@@ -24,10 +24,6 @@ std::string_view toString(ProviderErrc code) noexcept {
             return "empty_reply";
         case ProviderErrc::cancelled:
             return "cancelled";
-        case ProviderErrc::script_exhausted:
-            return "script_exhausted";
-        case ProviderErrc::script_mismatch:
-            return "script_mismatch";
         case ProviderErrc::configuration:
             return "configuration";
     }

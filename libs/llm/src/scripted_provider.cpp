@@ -28,10 +28,11 @@ std::string lastMessageExcerpt(const ModelRequest& request) {
     return "its last message (" + std::string(toString(last.role)) + ") was \"" + text + "\"";
 }
 
-ProviderError scriptError(ProviderErrc code, std::string message) {
+ProviderError scriptError(ProviderErrc code, std::string message, std::string_view type = {}) {
     ProviderError error;
     error.code = code;
     error.message = std::move(message);
+    error.providerType = type;
     return error;
 }
 
@@ -129,9 +130,10 @@ Task<expected<ModelReply, ProviderError>> ScriptedProvider::complete(ModelReques
         next_ = 0;
     }
     if (next_ >= turns_.size()) {
-        co_return fail(scriptError(ProviderErrc::script_exhausted,
+        co_return fail(scriptError(ProviderErrc::configuration,
                                    "scripted provider has no turn left for " + label + " (script has " +
-                                       std::to_string(turns_.size()) + " turns); add turns with then(...)"));
+                                       std::to_string(turns_.size()) + " turns); add turns with then(...)",
+                                   kScriptExhausted));
     }
     // A copy: the script may grow (then(...)) while this call waits out its delay.
     const std::size_t turnIndex = next_++;
@@ -146,10 +148,11 @@ Task<expected<ModelReply, ProviderError>> ScriptedProvider::complete(ModelReques
             problem = "; the matcher threw: " + detail::exceptionMessage(std::current_exception());
         }
         if (!matched) {
-            co_return fail(scriptError(ProviderErrc::script_mismatch,
+            co_return fail(scriptError(ProviderErrc::invalid_request,
                                        label + " does not match turn " + std::to_string(turnIndex + 1) +
                                            ", which expects that " + turn.expectation_ + "; " +
-                                           lastMessageExcerpt(request) + problem));
+                                           lastMessageExcerpt(request) + problem,
+                                       kScriptMismatch));
         }
     }
 

@@ -96,8 +96,8 @@ TEST_CASE("a full agent loop against each provider's wire format", "[integration
     });
 
     const auto result = loop.run(agent->run("What is the weather in Paris, and the time there?"));
-    INFO((result.error ? result.error->describe() : std::string()));
-    REQUIRE(result.success);
+    INFO((result.error() ? result.error()->describe() : std::string()));
+    REQUIRE(result.success());
     CHECK(result.terminatedBy == reagent::agent::TerminatedBy::end_turn);
     CHECK(result.output == "Hello! The capital of France is Paris.");
     CHECK(result.iterations == 2);

@@ -382,8 +382,8 @@ TEST_CASE(
         agent->subscribe([](const reagent::agent::AgentEvent&) {});
     }
     const auto result = loop.run(agent->run("What is the weather in Paris?"));
-    INFO((result.error ? result.error->describe() : std::string()));
-    REQUIRE(result.success);
+    INFO((result.error() ? result.error()->describe() : std::string()));
+    REQUIRE(result.success());
     CHECK(result.output == "Hello! The capital of France is Paris.");
 
     const json recorded = peer.requests();

@@ -116,10 +116,10 @@ TEST_CASE("three 500s exhaust the retries and the run fails with the provider's 
     auto agent = Agent::create().withProvider(*provider).build();
     REQUIRE(agent);
     const auto result = loop.run(agent->run("hello"));
-    CHECK_FALSE(result.success);
+    CHECK_FALSE(result.success());
     CHECK(result.terminatedBy == reagent::agent::TerminatedBy::provider_error);
-    REQUIRE(result.error);
-    CHECK(result.error->message.find("The server had an error") != std::string::npos);
+    REQUIRE(result.error());
+    CHECK(result.error()->message.find("The server had an error") != std::string::npos);
     CHECK(peer.requests().size() == 3);
 }
 

@@ -113,7 +113,7 @@ TEST_CASE("a two-turn run calls a tool, then answers through final-answer", "[ag
     REQUIRE(agent);
 
     const RunResult result = runCoro(agent->run("What is 2 + 3?"));
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(result.terminatedBy == TerminatedBy::final_answer);
     CHECK(result.output == "5");
     REQUIRE(result.finalAnswer);
@@ -149,7 +149,7 @@ TEST_CASE("without reasoning a plain reply ends the run", "[agent][e2e]") {
     auto agent = Agent::create().withProvider(provider).withTool(addTool(std::make_shared<int>(0))).build();
     REQUIRE(agent);
     const RunResult result = runCoro(agent->run("1+1?"));
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(result.terminatedBy == TerminatedBy::end_turn);
     CHECK(result.output == "It is 2.");
     // No system prompt was given and reasoning is off: no system message, no final-answer; tools come
@@ -172,7 +172,7 @@ TEST_CASE("a batch of three 200 ms tools runs in parallel", "[agent][e2e][parall
     const auto start = std::chrono::steady_clock::now();
     const RunResult result = runCoro(agent->run("go"));
     const auto elapsed = elapsedMs(start);
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(elapsed >= 200);
     CHECK(elapsed < 380);
     REQUIRE(result.toolCalls.size() == 3);
@@ -196,7 +196,7 @@ TEST_CASE("invalid arguments reach the model as an error and the handler never r
     REQUIRE(agent);
 
     const RunResult result = runCoro(agent->run("2+3"));
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(*calls == 1);
     REQUIRE(provider->requests().size() == 3);
     const auto& feedback = provider->requests()[1].messages.back();
@@ -224,7 +224,7 @@ TEST_CASE("a hanging tool times out and the run goes on", "[agent][e2e][timing]"
     const auto start = std::chrono::steady_clock::now();
     const RunResult result = runCoro(agent->run("try"));
     CHECK(elapsedMs(start) < 2000);
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(result.output == "the tool timed out");
     REQUIRE(result.toolCalls.size() == 1);
     CHECK(result.toolCalls[0].outcome.error().code == ToolErrc::timeout);
@@ -285,15 +285,15 @@ TEST_CASE("maxIterations stops a model that calls tools forever", "[agent][e2e]"
     REQUIRE(agent);
 
     const RunResult result = runCoro(agent->run("loop"));
-    CHECK_FALSE(result.success);
+    CHECK_FALSE(result.success());
     CHECK(result.terminatedBy == TerminatedBy::max_iterations);
     CHECK(result.iterations == 3);
     CHECK(provider->requests().size() == 3);
     CHECK(result.toolCalls.size() == 3);
     CHECK(result.usage == reagent::llm::Usage{30, 3});
-    REQUIRE(result.error);
-    CHECK(result.error->code == AgentErrc::max_iterations);
-    CHECK_THAT(result.error->message, Catch::Contains("withMaxIterations"));
+    REQUIRE(result.error());
+    CHECK(result.error()->code == AgentErrc::max_iterations);
+    CHECK_THAT(result.error()->message, Catch::Contains("withMaxIterations"));
 }
 
 TEST_CASE("the iteration limit does not depend on the order of builder calls", "[agent][builder]") {
@@ -301,7 +301,7 @@ TEST_CASE("the iteration limit does not depend on the order of builder calls", "
     provider->then(ScriptedTurn::toolCall("add", {{"a", 1}, {"b", 1}})).loop(true);
     const auto limitOf = [](const reagent::expected<Agent, reagent::agent::AgentError>& agent) {
         REQUIRE(agent);
-        return agent->config().maxIterations;
+        return agent->config().loop.maxIterations;
     };
     auto add = [] { return addTool(std::make_shared<int>(0)); };
     CHECK(limitOf(Agent::create()
@@ -317,13 +317,6 @@ TEST_CASE("the iteration limit does not depend on the order of builder calls", "
                       .withMaxIterations(3)
                       .build()) == 3);
     CHECK(limitOf(Agent::create().withProvider(provider).withTool(add()).withReasoning().build()) == 10);
-    reagent::agent::ReasoningConfig explicitLimit;
-    explicitLimit.maxIterations = 4;
-    CHECK(limitOf(Agent::create()
-                      .withProvider(provider)
-                      .withMaxIterations(3)
-                      .withReasoning(explicitLimit)
-                      .build()) == 4);
 
     auto agent =
         Agent::create().withProvider(provider).withTool(add()).withMaxIterations(3).withReasoning().build();
@@ -339,6 +332,26 @@ TEST_CASE("the builder reports every problem at once", "[agent][builder]") {
         REQUIRE_FALSE(agent);
         CHECK(agent.error().code == AgentErrc::invalid_config);
         CHECK_THAT(agent.error().message, Catch::Contains("no provider"));
+    }
+    SECTION("a null provider") {
+        auto agent = Agent::create().withProvider(std::shared_ptr<ScriptedProvider>()).build();
+        REQUIRE_FALSE(agent);
+        CHECK_THAT(agent.error().message, Catch::Contains("no provider"));
+    }
+    SECTION("a provider that could not be made: its error, with the other problems") {
+        const reagent::llm::ProviderError error{
+            reagent::llm::ProviderErrc::configuration, "no key in FOO_KEY", {}, {}, {}};
+        auto agent = Agent::create().withProvider(reagent::fail(error)).withMaxIterations(0).build();
+        REQUIRE_FALSE(agent);
+        CHECK_THAT(agent.error().message, Catch::Contains("2 problems") &&
+                                              Catch::Contains("provider: no key in FOO_KEY") &&
+                                              !Catch::Contains("no provider"));
+        // A later provider replaces the failed one.
+        auto replaced = Agent::create()
+                            .withProvider(reagent::fail(error))
+                            .withProvider(std::make_shared<ScriptedProvider>())
+                            .build();
+        CHECK(replaced);
     }
     SECTION("a bad tool, a duplicate and a bad limit together") {
         auto provider = std::make_shared<ScriptedProvider>();
@@ -476,7 +489,7 @@ TEST_CASE("events arrive in order", "[agent][events]") {
     agent->subscribe([](const AgentEvent&) { throw std::runtime_error("observer bug"); });
 
     const RunResult result = runCoro(agent->run("1+2"));
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(seen == std::vector<std::string>{"started:1+2", "model:0:1", "calling:add", "called:add=3",
                                            "model:1:0", "finished:end_turn:2"});
     CHECK(fromBuilder.size() == 6);
@@ -500,7 +513,7 @@ TEST_CASE("each run starts from a fresh conversation", "[agent][memory]") {
     REQUIRE(agent);
     for (int i = 0; i < 5; ++i) {
         const RunResult result = runCoro(agent->run("run " + std::to_string(i)));
-        REQUIRE(result.success);
+        REQUIRE(result.success());
         CHECK(result.messages.size() == 5);
         CHECK(result.toolCalls.size() == 1);
     }
@@ -537,12 +550,12 @@ TEST_CASE("cancelling a run in flight ends it quickly with what was done", "[age
     CHECK(elapsedMs(start) < 1000);
     CHECK_FALSE(thrown);
     REQUIRE(result);
-    CHECK_FALSE(result->success);
+    CHECK_FALSE(result->success());
     CHECK(result->terminatedBy == TerminatedBy::cancelled);
-    REQUIRE(result->error);
-    CHECK(result->error->code == AgentErrc::cancelled);
+    REQUIRE(result->error());
+    CHECK(result->error()->code == AgentErrc::cancelled);
     CHECK(result->iterations == 1);
-    INFO(result->error->message);
+    INFO(result->error()->message);
     REQUIRE(result->toolCalls.size() == 1);
     CHECK(result->toolCalls[0].name == "nap");
     CHECK(result->toolCalls[0].outcome.error().code == ToolErrc::cancelled);
@@ -581,11 +594,13 @@ TEST_CASE("failures are reported in the result, never thrown", "[agent][e2e][err
         REQUIRE(agent);
         (void)runCoro(agent->run("one"));
         const RunResult result = runCoro(agent->run("two"));  // the script is exhausted now
-        CHECK_FALSE(result.success);
+        CHECK_FALSE(result.success());
         CHECK(result.terminatedBy == TerminatedBy::provider_error);
-        REQUIRE(result.error);
-        CHECK(result.error->code == AgentErrc::provider_failed);
-        CHECK_THAT(result.error->message, Catch::StartsWith("script_exhausted: "));
+        REQUIRE(result.error());
+        CHECK(result.error()->code == AgentErrc::provider_failed);
+        CHECK_THAT(result.error()->message,
+                   Catch::StartsWith("configuration: scripted provider has no turn left") &&
+                       Catch::EndsWith("(script_exhausted)"));
     }
     SECTION("a provider that throws breaks its contract: internal_error") {
         struct Throwing final : reagent::llm::Provider {
@@ -599,9 +614,9 @@ TEST_CASE("failures are reported in the result, never thrown", "[agent][e2e][err
         REQUIRE(agent);
         const RunResult result = runCoro(agent->run("x"));
         CHECK(result.terminatedBy == TerminatedBy::internal_error);
-        REQUIRE(result.error);
-        CHECK(result.error->code == AgentErrc::internal_error);
-        CHECK_THAT(result.error->message, Catch::Contains("socket exploded"));
+        REQUIRE(result.error());
+        CHECK(result.error()->code == AgentErrc::internal_error);
+        CHECK_THAT(result.error()->message, Catch::Contains("socket exploded"));
         CHECK(result.iterations == 1);
     }
     SECTION("a declaration-only tool is left to the caller") {
@@ -617,9 +632,9 @@ TEST_CASE("failures are reported in the result, never thrown", "[agent][e2e][err
                          .build();
         REQUIRE(agent);
         const RunResult result = runCoro(agent->run("open the front door"));
-        CHECK_FALSE(result.success);
+        CHECK_FALSE(result.success());
         CHECK(result.terminatedBy == TerminatedBy::external_tool_calls);
-        CHECK(result.error->code == AgentErrc::external_tool_call);
+        CHECK(result.error()->code == AgentErrc::external_tool_call);
         REQUIRE(result.pendingToolCalls.size() == 1);
         CHECK(result.pendingToolCalls[0].id == "d1");
         CHECK(result.pendingToolCalls[0].arguments["door"] == "front");
@@ -649,7 +664,7 @@ TEST_CASE("a batch of silent tools ends the run after dispatch", "[agent][e2e][s
                      .build();
     REQUIRE(agent);
     const RunResult result = runCoro(agent->run("use French"));
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(result.terminatedBy == TerminatedBy::silent_tools);
     CHECK(result.output == "Saved your preference.");
     CHECK((*saved)["locale"] == "fr");
@@ -669,7 +684,7 @@ TEST_CASE("dispose runs the dispose hooks of initialised tools", "[agent][lifecy
                                    .build())
                      .build();
     REQUIRE(agent);
-    REQUIRE(runCoro(agent->run("query")).success);
+    REQUIRE(runCoro(agent->run("query")).success());
     runCoro(agent->dispose());
     CHECK(*disposed == 1);
 }

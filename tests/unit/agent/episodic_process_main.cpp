@@ -50,7 +50,7 @@ int runAgent(const std::string& mode, const std::string& path) {
     boost::asio::io_context io;
     int status = 1;
     boost::asio::co_spawn(io, agent->run("go"), [&](std::exception_ptr, reagent::agent::RunResult result) {
-        if (result.success && !result.toolCalls.empty() && result.toolCalls[0].succeeded()) {
+        if (result.success() && !result.toolCalls.empty() && result.toolCalls[0].succeeded()) {
             std::cout << *result.toolCalls[0].outcome << "\n";
             status = 0;
         }

@@ -115,7 +115,7 @@ TEST_CASE("a locked memory file blocks neither the run's thread nor its cancella
         io.run();
         CHECK(msSince(start) < 2000);
         REQUIRE(result);
-        CHECK(result->success);
+        CHECK(result->success());
         CHECK(result->output == "done");
         CHECK(result->warnings.empty());
         auto store = reagent::memory::EpisodicStore::openReadOnly(file);
@@ -148,7 +148,7 @@ TEST_CASE("an episode that cannot be written is a warning in the run's result", 
         }
     });
     const RunResult result = reagent::test::runCoro(agent.run("what is the secret of Lyon?"));
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(result.output == "done");
     REQUIRE(result.warnings.size() == 1);
     CHECK_THAT(result.warnings[0], Catch::Contains("tool call c1 (lookup) was not logged") &&

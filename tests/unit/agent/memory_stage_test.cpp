@@ -111,7 +111,7 @@ TEST_CASE("An oversized JSON array reaches the model as the seed's preview and r
                      .build();
     REQUIRE(agent.has_value());
     const RunResult result = run(*agent);
-    REQUIRE(result.success);
+    REQUIRE(result.success());
 
     // Turn 2 read the preview, not the 30 KB.
     const auto& secondTurn = provider->requests()[1].messages;
@@ -218,7 +218,7 @@ TEST_CASE("A _transform runs jq on the result and only its output reaches the mo
                      .build();
     REQUIRE(agent.has_value());
     const RunResult result = run(*agent);
-    REQUIRE(result.success);
+    REQUIRE(result.success());
 
     json expected = json::array();
     for (int i = 0; i < 5; ++i) {
@@ -259,7 +259,7 @@ TEST_CASE("A bad _transform reports jq's error and falls back to the preview", "
             auto agent = Agent::create().withProvider(provider).withTools(config).build();
             REQUIRE(agent.has_value());
             const RunResult result = run(*agent);
-            REQUIRE(result.success);
+            REQUIRE(result.success());
             const std::string text = toolMessage(*provider, "c1");
             CHECK(text.rfind("[STORED: _tool_result_1 | list_commits]\nType: Array(30)", 0) == 0);
             CHECK(text.find("\n[transform failed: " + c.code + ": ") != std::string::npos);
@@ -290,7 +290,7 @@ TEST_CASE("The _transforms of one reply run in parallel within one deadline for 
     const auto started = std::chrono::steady_clock::now();
     const RunResult result = run(*agent);
     const auto elapsed = std::chrono::steady_clock::now() - started;
-    REQUIRE(result.success);
+    REQUIRE(result.success());
     CHECK(elapsed >= 900ms);
     CHECK(elapsed < 2500ms);
     int timedOut = 0;
@@ -371,7 +371,7 @@ TEST_CASE("recall lists, searches, writes notes and pages long values", "[agent]
     auto agent = Agent::create().withProvider(provider).withTools({fixedTool("logs", log, nullptr)}).build();
     REQUIRE(agent.has_value());
     const RunResult result = run(*agent);
-    REQUIRE(result.success);
+    REQUIRE(result.success());
 
     const auto& calls = result.toolCalls;
     REQUIRE(calls.size() == 9);
@@ -474,7 +474,7 @@ TEST_CASE("withMemory logs each tool result and a later agent recalls it", "[age
                      .build();
     REQUIRE(later.has_value());
     const RunResult result = run(*later);
-    REQUIRE(result.success);
+    REQUIRE(result.success());
     const std::string found = *result.toolCalls[0].outcome;
     CHECK(found.find("Working memory: 0 matches") == 0);
     CHECK(found.find("Episodic memory: 1 match, newest first\n#1 ") != std::string::npos);
@@ -540,7 +540,7 @@ TEST_CASE("Several agents in one process share one memory file", "[agent][memory
     int finished = 0;
     for (const Agent& agent : agents) {
         boost::asio::co_spawn(io, agent.run("go"),
-                              [&](std::exception_ptr, RunResult r) { finished += r.success; });
+                              [&](std::exception_ptr, RunResult r) { finished += r.success(); });
     }
     io.run();
     CHECK(finished == 4);

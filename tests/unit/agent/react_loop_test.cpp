@@ -33,10 +33,10 @@ namespace {
 LoopConfig config(int maxIterations = 5) {
     LoopConfig loop;
     loop.systemPrompt = "be careful";
-    loop.maxIterations = maxIterations;
+    loop.options.maxIterations = maxIterations;
     loop.tools.push_back({"search", "Search the web", {{"type", "object"}}});
-    loop.temperature = 0.2;
-    loop.maxTokens = 512;
+    loop.options.temperature = 0.2;
+    loop.options.maxTokens = 512;
     return loop;
 }
 
@@ -120,12 +120,12 @@ TEST_CASE("a reply without tool calls finishes with its text", "[agent][loop]") 
     ReactLoop loop(config(), "hi");
     (void)loop.start();
     const RunResult result = expectAction<Finish>(loop.onModelReply(text("hello there", {10, 4}))).result;
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(result.terminatedBy == TerminatedBy::end_turn);
     CHECK(result.output == "hello there");
     CHECK(result.iterations == 1);
     CHECK(result.usage == Usage{10, 4});
-    CHECK_FALSE(result.error);
+    CHECK_FALSE(result.error());
     REQUIRE(result.messages.size() == 3);
     CHECK(result.messages[2].role == Role::assistant);
     CHECK(result.messages[2].text == "hello there");
@@ -167,7 +167,7 @@ TEST_CASE("tool calls run, their results feed the next model call", "[agent][loo
     CHECK(second.tripIndex == 1);
     (void)expectAction<CallModel>(loop.onToolResults({ok("c3", "search", "rain")}));
     const RunResult result = expectAction<Finish>(loop.onModelReply(text("sunny, then rain", {9, 4}))).result;
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(result.iterations == 3);
     CHECK(result.usage == Usage{21, 9});
     REQUIRE(result.toolCalls.size() == 3);
@@ -186,7 +186,7 @@ TEST_CASE("a successful final-answer call finishes with its deliverable", "[agen
         expectAction<Finish>(loop.onToolResults({ok("f1", kFinalAnswerTool, "final answer recorded",
                                                     ToolMode::feedback, input)}))
             .result;
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(result.terminatedBy == TerminatedBy::final_answer);
     CHECK(result.output == "# Report");
     REQUIRE(result.finalAnswer);
@@ -266,7 +266,7 @@ TEST_CASE("a batch of only silent calls finishes after dispatch", "[agent][loop]
             loop.onToolResults({ok("s1", "update_state", "{\"ok\":true}", ToolMode::silent),
                                 failed("s2", "ping", ToolErrc::failed, "down", ToolMode::silent)}))
             .result;
-    CHECK(result.success);
+    CHECK(result.success());
     CHECK(result.terminatedBy == TerminatedBy::silent_tools);
     CHECK(result.output == "saving now");
     CHECK(result.toolCalls.size() == 2);
@@ -294,13 +294,13 @@ TEST_CASE("the iteration limit fails the run with the last assistant text", "[ag
     (void)expectAction<CallModel>(loop.onToolResults({ok("c1", "search", "r1")}));
     (void)expectAction<RunTools>(loop.onModelReply(calls({{"c2", "search", {}}}, "still looking")));
     const RunResult result = expectAction<Fail>(loop.onToolResults({ok("c2", "search", "r2")})).result;
-    CHECK_FALSE(result.success);
+    CHECK_FALSE(result.success());
     CHECK(result.terminatedBy == TerminatedBy::max_iterations);
     CHECK(result.iterations == 2);
     CHECK(result.output == "still looking");
-    REQUIRE(result.error);
-    CHECK(result.error->code == AgentErrc::max_iterations);
-    CHECK(result.error->message ==
+    REQUIRE(result.error());
+    CHECK(result.error()->code == AgentErrc::max_iterations);
+    CHECK(result.error()->message ==
           "reached the limit of 2 iterations without a final answer; raise it with withMaxIterations");
     CHECK(result.toolCalls.size() == 2);
 
@@ -314,7 +314,7 @@ TEST_CASE("the iteration limit fails the run with the last assistant text", "[ag
     SECTION("a reply without calls on the last iteration still ends the turn") {
         ReactLoop last(config(1), "x");
         (void)last.start();
-        CHECK(expectAction<Finish>(last.onModelReply(text("done"))).result.success);
+        CHECK(expectAction<Finish>(last.onModelReply(text("done"))).result.success());
     }
 }
 
@@ -324,11 +324,11 @@ TEST_CASE("a provider error fails the run and keeps what was done", "[agent][loo
     (void)expectAction<CallModel>(loop.onToolResults({ok("c1", "search", "r1")}));
     const ProviderError error{ProviderErrc::server_error, "overloaded", 529, "overloaded_error", {}};
     const RunResult result = expectAction<Fail>(loop.onModelReply(reagent::fail(error))).result;
-    CHECK_FALSE(result.success);
+    CHECK_FALSE(result.success());
     CHECK(result.terminatedBy == TerminatedBy::provider_error);
-    REQUIRE(result.error);
-    CHECK(result.error->code == AgentErrc::provider_failed);
-    CHECK(result.error->message == error.describe());
+    REQUIRE(result.error());
+    CHECK(result.error()->code == AgentErrc::provider_failed);
+    CHECK(result.error()->message == error.describe());
     CHECK(result.iterations == 2);
     CHECK(result.toolCalls.size() == 1);
 
@@ -340,7 +340,7 @@ TEST_CASE("a provider error fails the run and keeps what was done", "[agent][loo
                 other.onModelReply(reagent::fail(ProviderError{ProviderErrc::cancelled, "stop", {}, {}, {}})))
                 .result;
         CHECK(cancelled.terminatedBy == TerminatedBy::cancelled);
-        CHECK(cancelled.error->code == AgentErrc::cancelled);
+        CHECK(cancelled.error()->code == AgentErrc::cancelled);
     }
 }
 
@@ -353,11 +353,11 @@ TEST_CASE("a declaration-only call stops the run for the caller", "[agent][loop]
     external.input = {{"door", "front"}};
     const RunResult result =
         expectAction<Finish>(loop.onToolResults({ok("c1", "search", "r"), external})).result;
-    CHECK_FALSE(result.success);
+    CHECK_FALSE(result.success());
     CHECK(result.terminatedBy == TerminatedBy::external_tool_calls);
-    REQUIRE(result.error);
-    CHECK(result.error->code == AgentErrc::external_tool_call);
-    CHECK_THAT(result.error->message, Catch::Contains("open_door"));
+    REQUIRE(result.error());
+    CHECK(result.error()->code == AgentErrc::external_tool_call);
+    CHECK_THAT(result.error()->message, Catch::Contains("open_door"));
     REQUIRE(result.pendingToolCalls.size() == 1);
     CHECK(result.pendingToolCalls[0].id == "e1");
     CHECK(result.pendingToolCalls[0].name == "open_door");
@@ -375,10 +375,10 @@ TEST_CASE("cancellation ends the run in any state but the last", "[agent][loop][
         (void)loop.start();
         const RunResult result = expectAction<Fail>(loop.onCancelled()).result;
         CHECK(result.terminatedBy == TerminatedBy::cancelled);
-        CHECK_FALSE(result.success);
-        REQUIRE(result.error);
-        CHECK(result.error->code == AgentErrc::cancelled);
-        CHECK_THAT(result.error->message, Catch::Contains("waiting for the model"));
+        CHECK_FALSE(result.success());
+        REQUIRE(result.error());
+        CHECK(result.error()->code == AgentErrc::cancelled);
+        CHECK_THAT(result.error()->message, Catch::Contains("waiting for the model"));
         CHECK(result.iterations == 1);
     }
     SECTION("while tools run: the records in flight are kept") {
@@ -405,8 +405,8 @@ TEST_CASE("an internal error keeps what was done", "[agent][loop]") {
     (void)loop.start();
     const RunResult result = expectAction<Fail>(loop.onInternalError("provider threw: boom")).result;
     CHECK(result.terminatedBy == TerminatedBy::internal_error);
-    CHECK(result.error->code == AgentErrc::internal_error);
-    CHECK(result.error->message == "provider threw: boom");
+    CHECK(result.error()->code == AgentErrc::internal_error);
+    CHECK(result.error()->message == "provider threw: boom");
     CHECK(result.messages.size() == 2);
 }
 
@@ -425,4 +425,30 @@ TEST_CASE("calling the loop out of order is a logic error", "[agent][loop]") {
     CHECK_THROWS_WITH(loop.onModelReply(text("after")), Catch::Contains("after the run ended"));
     CHECK_THROWS_AS(loop.onCancelled(), std::logic_error);
     CHECK_THROWS_AS(loop.onInternalError("x"), std::logic_error);
+}
+
+TEST_CASE("a run's outcome is stored once: success and error derive from terminatedBy", "[agent][result]") {
+    using reagent::agent::errorCode;
+    using reagent::agent::isSuccess;
+    for (auto reason : {TerminatedBy::final_answer, TerminatedBy::end_turn, TerminatedBy::silent_tools}) {
+        CHECK(isSuccess(reason));
+        CHECK_FALSE(errorCode(reason));
+    }
+    CHECK(errorCode(TerminatedBy::max_iterations) == AgentErrc::max_iterations);
+    CHECK(errorCode(TerminatedBy::external_tool_calls) == AgentErrc::external_tool_call);
+    CHECK(errorCode(TerminatedBy::provider_error) == AgentErrc::provider_failed);
+    CHECK(errorCode(TerminatedBy::cancelled) == AgentErrc::cancelled);
+    CHECK(errorCode(TerminatedBy::internal_error) == AgentErrc::internal_error);
+
+    RunResult result;
+    CHECK_FALSE(result.success());  // a result no run filled in is not a success
+    result.terminatedBy = TerminatedBy::end_turn;
+    result.errorMessage = "stale";
+    CHECK(result.success());
+    CHECK_FALSE(result.error());  // a success has no error, whatever the message says
+    result.terminatedBy = TerminatedBy::max_iterations;
+    CHECK_FALSE(result.success());
+    REQUIRE(result.error());
+    CHECK(result.error()->code == AgentErrc::max_iterations);
+    CHECK(result.error()->message == "stale");
 }

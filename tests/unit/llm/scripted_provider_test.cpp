@@ -76,8 +76,7 @@ TEST_CASE("provider errors: retryable codes and description", "[llm][provider_er
     }
     for (auto code : {ProviderErrc::timeout, ProviderErrc::invalid_request, ProviderErrc::authentication,
                       ProviderErrc::quota_exceeded, ProviderErrc::malformed_response,
-                      ProviderErrc::empty_reply, ProviderErrc::cancelled, ProviderErrc::script_exhausted,
-                      ProviderErrc::script_mismatch, ProviderErrc::configuration}) {
+                      ProviderErrc::empty_reply, ProviderErrc::cancelled, ProviderErrc::configuration}) {
         CHECK_FALSE(ProviderError{code, "x", {}, {}, {}}.retryable());
     }
     CHECK(ProviderError{ProviderErrc::timeout, "no answer within 60 s", {}, {}, {}}.describe() ==
@@ -86,7 +85,7 @@ TEST_CASE("provider errors: retryable codes and description", "[llm][provider_er
           "server_error: overloaded (HTTP 529, overloaded_error)");
     CHECK(ProviderError{ProviderErrc::rate_limited, "slow down", 429, "", 2000ms}.describe() ==
           "rate_limited: slow down (HTTP 429)");
-    CHECK(reagent::llm::toString(ProviderErrc::script_exhausted) == "script_exhausted");
+    CHECK(reagent::llm::toString(ProviderErrc::configuration) == "configuration");
 }
 
 TEST_CASE("scripted provider plays its turns in order", "[llm][scripted]") {
@@ -139,7 +138,8 @@ TEST_CASE("scripted provider records every request, failed ones included", "[llm
 
     const Outcome third = ask(provider, "third");
     REQUIRE_FALSE(third);
-    CHECK(third.error().code == ProviderErrc::script_exhausted);
+    CHECK(third.error().code == ProviderErrc::configuration);
+    CHECK(third.error().providerType == reagent::llm::kScriptExhausted);
 
     REQUIRE(provider.requests().size() == 3);
     CHECK(provider.requests()[0].messages.back().text == "first");
@@ -148,7 +148,7 @@ TEST_CASE("scripted provider records every request, failed ones included", "[llm
     CHECK(provider.requests()[2].messages.front().text == "be brief");
 }
 
-TEST_CASE("a failing expectation reports script_mismatch naming it and the request", "[llm][scripted]") {
+TEST_CASE("a failing expectation reports a script mismatch naming it and the request", "[llm][scripted]") {
     ScriptedProvider provider;
     provider.then(ScriptedTurn::text("a"))
         .then(ScriptedTurn::text("b").expectLastMessageContains("42"))
@@ -158,7 +158,10 @@ TEST_CASE("a failing expectation reports script_mismatch naming it and the reque
     REQUIRE(ask(provider, "anything"));
     const Outcome mismatch = ask(provider, "the answer is 41");
     REQUIRE_FALSE(mismatch);
-    CHECK(mismatch.error().code == ProviderErrc::script_mismatch);
+    CHECK(mismatch.error().code == ProviderErrc::invalid_request);
+    CHECK(mismatch.error().providerType == reagent::llm::kScriptMismatch);
+    CHECK_THAT(mismatch.error().describe(),
+               Catch::StartsWith("invalid_request: request #2") && Catch::EndsWith("(script_mismatch)"));
     CHECK_THAT(mismatch.error().message, Catch::Contains("request #2"));
     CHECK_THAT(mismatch.error().message, Catch::Contains("the last message contains \"42\""));
     CHECK_THAT(mismatch.error().message, Catch::Contains("the answer is 41"));
@@ -185,7 +188,8 @@ TEST_CASE("a throwing matcher is a mismatch, not an exception", "[llm][scripted]
         [](const ModelRequest&) -> bool { throw std::runtime_error("boom"); }, "never"));
     const Outcome reply = ask(provider, "hi");
     REQUIRE_FALSE(reply);
-    CHECK(reply.error().code == ProviderErrc::script_mismatch);
+    CHECK(reply.error().code == ProviderErrc::invalid_request);
+    CHECK(reply.error().providerType == reagent::llm::kScriptMismatch);
     CHECK_THAT(reply.error().message, Catch::Contains("boom"));
 }
 
@@ -194,7 +198,9 @@ TEST_CASE("an exhausted script says how to fix it", "[llm][scripted]") {
     REQUIRE(ask(provider, "1"));
     const Outcome reply = ask(provider, "2");
     REQUIRE_FALSE(reply);
-    CHECK(reply.error().code == ProviderErrc::script_exhausted);
+    CHECK(reply.error().code == ProviderErrc::configuration);
+    CHECK(reply.error().providerType == reagent::llm::kScriptExhausted);
+    CHECK_FALSE(reply.error().retryable());
     CHECK(reply.error().message ==
           "scripted provider has no turn left for request #2 (script has 1 turns); add turns with then(...)");
 
@@ -205,7 +211,7 @@ TEST_CASE("an exhausted script says how to fix it", "[llm][scripted]") {
           "scripted provider has no turn left for request #1 (script has 0 turns); add turns with then(...)");
     // loop(true) on an empty script still reports exhaustion.
     empty.loop();
-    CHECK(ask(empty, "2").error().code == ProviderErrc::script_exhausted);
+    CHECK(ask(empty, "2").error().providerType == reagent::llm::kScriptExhausted);
 }
 
 TEST_CASE("a looping script starts over", "[llm][scripted]") {

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "reagent/agent/agent.hpp"
+#include "reagent/provider_by_kind.hpp"
+#include "reagent/providers/from_environment.hpp"
 #include "reagent/providers/http_provider.hpp"
 
 using reagent::llm::ProviderErrc;
@@ -148,9 +150,27 @@ TEST_CASE("makeProvider checks the key and the base URL and fills in defaults", 
     CHECK_FALSE(providers::parseProviderKind("demo"));
 }
 
+TEST_CASE("fromEnvironment makes a provider named by kind, or says why not", "[providers][config]") {
+    CleanEnv clean;
+    auto missing = providers::fromEnvironment("openai");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().code == ProviderErrc::configuration);
+    CHECK(missing.error().message.find("OPENAI_API_KEY") != std::string::npos);
+
+    auto unknown = providers::fromEnvironment("nope");
+    REQUIRE_FALSE(unknown);
+    CHECK(unknown.error().code == ProviderErrc::configuration);
+    CHECK(unknown.error().message ==
+          "unknown provider 'nope' (known kinds: anthropic, openai, gemini, ollama)");
+
+    auto ollama = providers::fromEnvironment("ollama");  // needs no key
+    REQUIRE(ollama);
+    CHECK((*ollama)->name() == "ollama");
+}
+
 TEST_CASE("AgentBuilder::withProvider(kind) reads the environment at build()", "[providers][config][agent]") {
     CleanEnv clean;
-    auto missing = reagent::agent::Agent::create().withProvider(std::string("openai")).build();
+    auto missing = reagent::agent::Agent::create().withProvider("openai").build();
     REQUIRE_FALSE(missing);
     CHECK(missing.error().message.find("OPENAI_API_KEY") != std::string::npos);
 
@@ -159,17 +179,39 @@ TEST_CASE("AgentBuilder::withProvider(kind) reads the environment at build()", "
     CHECK(unknown.error().message.find("unknown provider 'nope'") != std::string::npos);
 
     auto builder = reagent::agent::Agent::create();
-    builder.withProvider(std::string("anthropic"));
+    builder.withProvider("anthropic");
     ScopedEnv key("ANTHROPIC_API_KEY", "a");  // set after the call: build() is when it is read
     auto built = builder.build();
     REQUIRE(built);
     CHECK(built->config().provider->name() == "anthropic");
+}
 
+TEST_CASE("AgentBuilder::withProvider takes what makeProvider and fromEnvironment return",
+          "[providers][config][agent]") {
+    CleanEnv clean;
     providers::ProviderConfig config;
     config.kind = ProviderKind::ollama;
-    auto fromConfig = reagent::agent::Agent::create().withProvider(config).build();
+    auto fromConfig = reagent::agent::Agent::create().withProvider(providers::makeProvider(config)).build();
     REQUIRE(fromConfig);
     CHECK(fromConfig->config().provider->name() == "ollama");
+
+    // The error is kept until build(), which reports it with the other problems.
+    config.kind = ProviderKind::openai;
+    auto failed = reagent::agent::Agent::create()
+                      .withProvider(providers::makeProvider(config))
+                      .withMaxIterations(0)
+                      .build();
+    REQUIRE_FALSE(failed);
+    CHECK(failed.error().message.find("2 problems") != std::string::npos);
+    CHECK(failed.error().message.find("OPENAI_API_KEY") != std::string::npos);
+
+    // The last withProvider wins, whichever overload it was.
+    auto replaced = reagent::agent::Agent::create()
+                        .withProvider(providers::fromEnvironment("openai"))
+                        .withProvider(providers::fromEnvironment("ollama"))
+                        .build();
+    REQUIRE(replaced);
+    CHECK(replaced->config().provider->name() == "ollama");
 }
 
 TEST_CASE("validateConfig names what is wrong with a base URL", "[providers][config]") {

@@ -2,11 +2,13 @@
 /// \file
 /// \brief `Agent`: a configured ReAct agent, and `AgentBuilder`, which assembles one.
 
+#include <concepts>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
+#include <utility>
 #include <vector>
 
 #include "reagent/agent/agent_config.hpp"
@@ -16,12 +18,23 @@
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
 #include "reagent/llm/model_request.hpp"
-#include "reagent/providers/provider_config.hpp"
+#include "reagent/llm/provider.hpp"
+#include "reagent/llm/provider_error.hpp"
 #include "reagent/tools/tool.hpp"
 
 namespace reagent::agent {
 
 class AgentBuilder;
+
+/// \brief Customization point behind `AgentBuilder::withProvider(kind)`: the specialisation for `void`
+/// has `static expected<std::shared_ptr<llm::Provider>, llm::ProviderError> make(std::string_view kind)`.
+///
+/// The agent library knows no concrete provider, so it only declares this. The layer above it that knows
+/// both defines it: `<reagent/provider_by_kind.hpp>`, included by `<reagent/reagent.hpp>`, makes the
+/// provider with `providers::fromEnvironment`. A program that never names a provider by kind needs
+/// neither that header nor the providers library.
+template <class Tag = void>
+struct ProviderByKind;
 
 /// \brief A ready agent: runs prompts through the ReAct loop with its provider and tools.
 ///
@@ -82,24 +95,41 @@ class Agent {
 class AgentBuilder {
   public:
     AgentBuilder& withName(std::string name);
-    AgentBuilder& withProvider(std::shared_ptr<llm::Provider> provider);
+    /// \brief The provider, or the error that prevented making it (`providers::makeProvider(config)`,
+    /// `providers::fromEnvironment(kind)`): an error, like a null provider, is reported by `build()`.
+    AgentBuilder& withProvider(expected<std::shared_ptr<llm::Provider>, llm::ProviderError> provider);
+    /// \brief A provider you made; a null one is reported by `build()`.
+    template <std::derived_from<llm::Provider> P>
+    AgentBuilder& withProvider(std::shared_ptr<P> provider) {
+        return withProvider(
+            expected<std::shared_ptr<llm::Provider>, llm::ProviderError>(std::move(provider)));
+    }
     /// \brief A provider of kind `kind` ("anthropic", "openai", "gemini", "ollama") configured from the
-    /// environment when `build()` runs (`providers::configFromEnvironment`); a missing API key or an
-    /// unknown kind is reported by `build()`.
-    AgentBuilder& withProvider(std::string kind);
-    /// \brief A provider made from `config` by `build()` (`providers::makeProvider`).
-    AgentBuilder& withProvider(providers::ProviderConfig config);
+    /// environment when `build()` runs, so a key set after this call still counts; a missing API key or
+    /// an unknown kind is reported by `build()`. Needs `ProviderByKind`, which `<reagent/reagent.hpp>`
+    /// provides (and the providers library, which `reagent::reagent` links).
+    template <class Tag = void>
+    AgentBuilder& withProvider(std::string_view kind) {
+        static_assert(
+            requires(std::string_view name) { ProviderByKind<Tag>::make(name); },
+            "withProvider(kind) makes a provider by name, which the agent library cannot do: "
+            "include <reagent/reagent.hpp> (or <reagent/provider_by_kind.hpp>) and link "
+            "reagent::reagent, or pass a provider: withProvider(providers::fromEnvironment(kind))");
+        return deferProvider([name = std::string(kind)] { return ProviderByKind<Tag>::make(name); });
+    }
     /// \brief Enables tools, registering `config.tools`.
     AgentBuilder& withTools(ToolsConfig config = {});
     AgentBuilder& withTools(std::vector<tools::Tool> tools);
     /// \brief Adds one tool straight from `ToolBuilder::build()`; a build error is reported by `build()`.
     AgentBuilder& withTool(expected<tools::Tool, tools::ToolError> tool);
-    /// \brief Enables the ReAct loop's meta-tool `final-answer` and its system guidance.
-    AgentBuilder& withReasoning(ReasoningConfig config = {});
+    /// \brief Enables the ReAct loop's meta-tool `final-answer` and its system guidance. The iteration limit
+    /// is `withMaxIterations`'s, whatever the order of the calls.
+    AgentBuilder& withReasoning();
     /// \brief Enables episodic memory: each tool result is logged in a SQLite file (WAL) that `recall` can
     /// search in later runs and later processes. `build()` opens the file and reports a failure.
     AgentBuilder& withMemory(MemoryConfig config = {});
     AgentBuilder& withSystemPrompt(std::string prompt);
+    /// \brief Model calls allowed per run (`LoopOptions::maxIterations`, default 10).
     AgentBuilder& withMaxIterations(int iterations);
     AgentBuilder& withApprovalHandler(tools::ApprovalHandler handler);
     AgentBuilder& withEventHandler(EventHandler handler);
@@ -111,9 +141,15 @@ class AgentBuilder {
     [[nodiscard]] expected<Agent, AgentError> build() const;
 
   private:
+    using ProviderFactory = std::function<expected<std::shared_ptr<llm::Provider>, llm::ProviderError>()>;
+    /// Makes the provider with `factory` when `build()` runs.
+    AgentBuilder& deferProvider(ProviderFactory factory);
+
     AgentConfig config_;
-    /// A provider to make at build(): a kind read from the environment, or a configuration.
-    std::optional<std::variant<std::string, providers::ProviderConfig>> pendingProvider_;
+    /// A provider to make at build() (withProvider(kind) reads the environment then).
+    ProviderFactory pendingProvider_;
+    /// Why the provider given could not be made, reported by build().
+    std::optional<llm::ProviderError> providerError_;
     std::vector<tools::Tool> tools_;
     std::vector<EventHandler> handlers_;
     std::vector<std::string> problems_;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "reagent/agent/loop_options.hpp"
 #include "reagent/llm/provider.hpp"
 #include "reagent/memory/episodic_store.hpp"
 #include "reagent/memory/result_compressor.hpp"
@@ -21,9 +22,9 @@ namespace reagent::agent {
 /// \brief Name of the meta-tool that reads, lists, searches and writes the agent's memory.
 inline constexpr const char* kRecallTool = "recall";
 
-/// \brief `withTools(...)`: the tools to register and how to run them.
-struct ToolsConfig {
-    std::vector<tools::Tool> tools;
+/// \brief How tools run and how their results reach the model: `ToolsConfig` without the tool list, and
+/// what `AgentConfig::toolSettings` keeps.
+struct ToolSettings {
     tools::ExecutionPolicy execution;
     /// How oversized tool results are condensed before the model reads them (budget 800 characters,
     /// 3 preview items, full result stored under `_tool_result_N`, `_transform` enabled).
@@ -35,8 +36,13 @@ struct ToolsConfig {
     /// Bound of all `_transform`s of one model reply together (they run `execution.maxParallel` at once);
     /// those still running when it elapses fall back to the standard preview. Must be > 0. Default 10 s.
     std::chrono::milliseconds transformStageTimeout{10'000};
-    /// Whether the `recall` meta-tool is registered. Default true.
+    /// Whether the `recall` meta-tool is registered (when tools are enabled). Default true.
     bool recall = true;
+};
+
+/// \brief `withTools(...)`: the tools to register and how to run them.
+struct ToolsConfig : ToolSettings {
+    std::vector<tools::Tool> tools;
 };
 
 /// \brief `withMemory(...)`: episodic memory, a durable log of tool results that later runs (and later
@@ -51,13 +57,6 @@ struct MemoryConfig {
     bool logToolResults = true;
 };
 
-/// \brief `withReasoning(...)`: the ReAct loop with the `final-answer` meta-tool.
-struct ReasoningConfig {
-    /// Model calls allowed per run (>= 1). Unset (the default): the limit stays what `withMaxIterations`
-    /// set, or 10, whatever the order of the builder calls.
-    std::optional<int> maxIterations;
-};
-
 /// \brief Everything an agent is made of; the builder fills it in.
 struct AgentConfig {
     /// Shown in logs and the CLI. Default "agent".
@@ -65,24 +64,18 @@ struct AgentConfig {
     std::shared_ptr<llm::Provider> provider;
     /// Prepended as the system message; empty for none (with reasoning, a ReAct guide is added).
     std::string systemPrompt;
-    /// Default 10.
-    int maxIterations = 10;
+    /// The iteration limit and sampling options of every run (`withMaxIterations`, `withTemperature`,
+    /// `withMaxTokens`).
+    LoopOptions loop;
     /// Whether tools are enabled at all.
     bool toolsEnabled = false;
     /// Whether the ReAct meta-tools (`final-answer`) are registered.
     bool reasoning = false;
-    tools::ExecutionPolicy execution;
-    memory::CompressionConfig resultCompression;
-    memory::WorkingMemoryConfig workingMemory;
-    transform::JqLimits transformLimits;
-    std::chrono::milliseconds transformStageTimeout{10'000};
-    /// Whether the `recall` meta-tool is registered (when tools are enabled).
-    bool recall = true;
+    /// Set by `withTools(...)`.
+    ToolSettings toolSettings;
     /// Set by `withMemory(...)`: episodic memory is enabled.
     std::optional<MemoryConfig> memory;
     tools::ApprovalHandler approval;
-    std::optional<double> temperature;
-    std::optional<int> maxTokens;
 };
 
 }  // namespace reagent::agent

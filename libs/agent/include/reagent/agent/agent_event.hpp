@@ -83,8 +83,10 @@ struct ModelRetrying {
 /// \brief A run ended.
 struct RunFinished {
     TerminatedBy terminatedBy = TerminatedBy::end_turn;
-    bool success = false;
     int iterations = 0;
+
+    /// \brief True when the run ended with an answer (`isSuccess(terminatedBy)`).
+    [[nodiscard]] bool success() const noexcept { return isSuccess(terminatedBy); }
 };
 
 /// \brief Every event of a run. New alternatives are appended; `TextDelta` and `ToolCallDelta` come only

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "reagent/agent/loop_options.hpp"
 #include "reagent/agent/run_result.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/llm/model_request.hpp"
@@ -22,12 +23,10 @@ inline constexpr const char* kFinalAnswerTool = "final-answer";
 struct LoopConfig {
     /// Sent as the first (system) message when not empty.
     std::string systemPrompt;
-    /// Model calls allowed. Invariant: >= 1. Default 10.
-    int maxIterations = 10;
     /// The tools offered to the model on every call (one shared list: each request copies a pointer).
     llm::ToolList tools;
-    std::optional<double> temperature;
-    std::optional<int> maxTokens;
+    /// The iteration limit and sampling options.
+    LoopOptions options;
 };
 
 /// \brief The loop's next step: ask the model.
@@ -80,7 +79,7 @@ using LoopAction = std::variant<CallModel, RunTools, Finish, Fail>;
 /// None; a loop belongs to one run.
 class ReactLoop {
   public:
-    /// \brief A loop for one prompt; a `maxIterations` below 1 counts as 1.
+    /// \brief A loop for one prompt; an `options.maxIterations` below 1 counts as 1.
     ReactLoop(LoopConfig config, std::string prompt);
 
     /// \brief The first action: always `CallModel`.
@@ -108,8 +107,10 @@ class ReactLoop {
     void expectState(Awaiting expected, const char* operation) const;
     void appendToolResults(const std::vector<tools::ToolCallRecord>& records);
     [[nodiscard]] LoopAction callModel();
-    [[nodiscard]] LoopAction finish(TerminatedBy reason, std::string output);
-    [[nodiscard]] LoopAction failWith(TerminatedBy reason, AgentErrc code, std::string message);
+    /// Ends with `output`; `errorMessage` only for an end that is not a success (external calls).
+    [[nodiscard]] LoopAction finish(TerminatedBy reason, std::string output, std::string errorMessage = {});
+    /// Ends without an answer (the last assistant text is the output).
+    [[nodiscard]] LoopAction failWith(TerminatedBy reason, std::string message);
     [[nodiscard]] RunResult completeResult();
 
     LoopConfig config_;

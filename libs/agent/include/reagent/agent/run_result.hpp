@@ -15,7 +15,8 @@
 
 namespace reagent::agent {
 
-/// \brief Why the loop stopped.
+/// \brief Why the loop stopped: the one record of a run's outcome. The first three are successes; each of the
+/// others has the `AgentErrc` of the same name (`errorCode`).
 enum class TerminatedBy {
     /// The model called the `final-answer` meta-tool.
     final_answer,
@@ -36,6 +37,10 @@ enum class TerminatedBy {
 };
 
 [[nodiscard]] std::string_view toString(TerminatedBy reason) noexcept;
+/// \brief True for the reasons that end a run with an answer: `final_answer`, `end_turn`, `silent_tools`.
+[[nodiscard]] bool isSuccess(TerminatedBy reason) noexcept;
+/// \brief The error code of a run that stopped for `reason`; nothing for a success.
+[[nodiscard]] std::optional<AgentErrc> errorCode(TerminatedBy reason) noexcept;
 
 /// \brief The structured deliverable of the `final-answer` meta-tool.
 struct FinalAnswer {
@@ -47,20 +52,22 @@ struct FinalAnswer {
     std::optional<double> confidence;
 };
 
+/// \brief What one run produced. How it ended is stored once, in `terminatedBy`; `success()` and `error()`
+/// are derived from it, so they cannot disagree.
 struct RunResult {
     /// The answer (final-answer output, or the last assistant text).
     std::string output;
-    /// True when the run ended with an answer (final_answer, end_turn or silent_tools).
-    bool success = false;
-    TerminatedBy terminatedBy = TerminatedBy::end_turn;
+    /// Why the run ended. Default `internal_error`: a result no run filled in is not a success.
+    TerminatedBy terminatedBy = TerminatedBy::internal_error;
+    /// For a run that did not succeed: what went wrong, a sentence a person can act on (`error()` carries
+    /// it). Ignored when `success()`.
+    std::string errorMessage;
     /// Model calls made.
     int iterations = 0;
     /// Every tool call, in order.
     std::vector<tools::ToolCallRecord> toolCalls;
     /// Tokens summed over the run's model calls.
     llm::Usage usage;
-    /// Set when `success` is false.
-    std::optional<AgentError> error;
     /// Set when the run ended through `final-answer`.
     std::optional<FinalAnswer> finalAnswer;
     /// Calls to declaration-only tools, left for the caller (with `external_tool_calls`).
@@ -74,6 +81,12 @@ struct RunResult {
     /// the lock). The same text is emitted as a `MemoryWarning` event when it happens.
     std::vector<std::string> warnings;
     std::chrono::microseconds duration{0};
+
+    /// \brief True when the run ended with an answer (`isSuccess(terminatedBy)`).
+    [[nodiscard]] bool success() const noexcept { return isSuccess(terminatedBy); }
+    /// \brief Why the run did not succeed: the code of `terminatedBy` (`errorCode`) with `errorMessage`;
+    /// nothing when `success()`.
+    [[nodiscard]] std::optional<AgentError> error() const;
 };
 
 }  // namespace reagent::agent

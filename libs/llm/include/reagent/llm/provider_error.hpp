@@ -18,7 +18,8 @@ enum class ProviderErrc {
     connection_failed,
     /// The request took longer than its limit.
     timeout,
-    /// The provider rejected the request as malformed (HTTP 400, 404, 422).
+    /// The provider rejected the request as malformed (HTTP 400, 404, 422); or a `ScriptedProvider` turn's
+    /// expectation did not match it (`providerType` `script_mismatch`).
     invalid_request,
     /// Missing or wrong credentials (HTTP 401, 403).
     authentication,
@@ -34,11 +35,8 @@ enum class ProviderErrc {
     empty_reply,
     /// The caller cancelled the request.
     cancelled,
-    /// A `ScriptedProvider` has no turn left for this request.
-    script_exhausted,
-    /// A `ScriptedProvider` turn's expectation did not match the request.
-    script_mismatch,
-    /// The provider's configuration is incomplete (no API key, unknown provider name, ...).
+    /// The provider's configuration is incomplete (no API key, unknown provider name, ...); or a
+    /// `ScriptedProvider` has no turn left for the request (`providerType` `script_exhausted`).
     configuration,
 };
 
@@ -50,7 +48,8 @@ struct ProviderError {
     std::string message;
     /// HTTP status, when the failure came from an HTTP response.
     std::optional<int> httpStatus;
-    /// The provider's own error type (Anthropic `overloaded_error`, OpenAI `insufficient_quota`, ...).
+    /// The provider's own error type (Anthropic `overloaded_error`, OpenAI `insufficient_quota`,
+    /// `ScriptedProvider`'s `script_exhausted`, ...).
     std::string providerType;
     /// A delay the provider asked for before a retry.
     std::optional<std::chrono::milliseconds> retryAfter;

@@ -16,6 +16,13 @@
 
 namespace reagent::llm {
 
+/// \brief `ProviderError::providerType` of a call the script has no turn left for (code `configuration`:
+/// the script is too short for the run).
+inline constexpr std::string_view kScriptExhausted = "script_exhausted";
+/// \brief `ProviderError::providerType` of a call a turn's expectation rejected (code `invalid_request`:
+/// the request is not the one the script expects).
+inline constexpr std::string_view kScriptMismatch = "script_mismatch";
+
 /// \brief One scripted model turn: a reply, an error, or a reply computed from the request.
 class ScriptedTurn {
   public:
@@ -37,7 +44,7 @@ class ScriptedTurn {
     [[nodiscard]] static ScriptedTurn reply(ModelReply reply);
 
     /// \brief Only plays if `matcher` accepts the request; otherwise the call fails with
-    /// `script_mismatch` naming `expectation`.
+    /// `invalid_request` of type `kScriptMismatch`, naming `expectation`.
     ScriptedTurn& expect(Matcher matcher, std::string expectation);
     /// \brief Shorthand: the last message of the request contains `fragment`.
     ScriptedTurn& expectLastMessageContains(std::string fragment);
@@ -59,17 +66,19 @@ class ScriptedTurn {
 
 /// \brief Plays scripted turns in order, one per `complete` call, and records every request.
 ///
-/// Once the script is exhausted each call fails with `script_exhausted` (or, if `loop(true)`, starts
-/// over). Share it through a `std::shared_ptr` to inspect `requests()` after a run.
+/// Once the script is exhausted each call fails with `configuration` of type `kScriptExhausted` (or, if
+/// `loop(true)`, starts over). Share it through a `std::shared_ptr` to inspect `requests()` after a run.
 ///
 /// Every request is recorded before it is answered, whatever the outcome. Tool calls without an id get
 /// `call_<n>`, where n counts (from 1) the tool calls this provider has produced. A reply with tool calls
 /// reports `StopReason::tool_use` unless the turn set another reason than `end_turn`.
 ///
 /// \par Errors
-/// `script_mismatch` when a turn's expectation rejects the request (the message names the expectation
-/// and the request number), `script_exhausted` when no turn is left, `cancelled` when cancelled during
-/// a `delay`, and whatever error a turn scripts. Nothing is thrown.
+/// The production codes, told apart from a real provider's by `ProviderError::providerType` (which
+/// `describe()` shows): `invalid_request` of type `kScriptMismatch` when a turn's expectation rejects the
+/// request (the message names the expectation and the request number), `configuration` of type
+/// `kScriptExhausted` when no turn is left; `cancelled` when cancelled during a `delay`, `server_error`
+/// when a `respond` function throws, and whatever error a turn scripts. Nothing is thrown.
 ///
 /// \par Thread safety
 /// Not thread-safe; use from one strand.
