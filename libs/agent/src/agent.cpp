@@ -8,7 +8,7 @@
 
 #include "agent_state.hpp"
 #include "reagent/core/cancellation.hpp"
-#include "reagent/core/detail/exception_message.hpp"
+#include "reagent/core/settle.hpp"
 #include "recall_tool.hpp"
 #include "result_stage.hpp"
 
@@ -103,19 +103,14 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt
     ReactLoop loop(state->loopConfig(), prompt);
     state->emit(RunStarted{std::move(prompt)});
 
-    RunResult result;
-    std::exception_ptr failure;
     auto warnings = std::make_shared<std::vector<std::string>>();
-    try {
-        result = co_await drive(state, &loop, warnings);
-    } catch (...) {
-        failure = std::current_exception();
-    }
-    if (failure) {
-        const auto cancellation = co_await asio::this_coro::cancellation_state;
-        const bool wasCancelled = detail::isCancellation(failure) || isCancelled(cancellation);
-        const std::string message =
-            "unexpected exception during the run: " + detail::exceptionMessage(failure);
+    auto driven = co_await settle(drive(state, &loop, warnings));
+    RunResult result;
+    if (driven) {
+        result = std::move(*driven);
+    } else {
+        const bool wasCancelled = driven.error().code == EffectErrc::cancelled;
+        const std::string message = "unexpected exception during the run: " + driven.error().message;
         if (loop.done()) {
             result = RunResult{};
             result.terminatedBy = TerminatedBy::internal_error;
@@ -133,12 +128,9 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt
     co_return result;
 }
 
+// Settled: a caller already cancelled skips the hooks, as disposeAll does once cancelled.
 Task<void> disposeTools(std::shared_ptr<Agent::State> state) {
-    try {
-        co_await state->executor.disposeAll();
-    } catch (...) {
-        // disposeAll() promises not to throw; a cancelled caller is the only way here, and that is fine.
-    }
+    (void)co_await settle(state->executor.disposeAll());
 }
 
 // Tool events come from the executor; subscribers see them as agent events.
@@ -174,11 +166,7 @@ void Agent::State::emit(const AgentEvent& event) const {
     // A copy: a handler may subscribe or unsubscribe while being called.
     const auto handlers = subscribers;
     for (const auto& [id, handler] : handlers) {
-        try {
-            handler(event);
-        } catch (...) {
-            // Observers must not be able to break a run.
-        }
+        (void)settleCall(handler, event);  // observers must not be able to break a run
     }
 }
 

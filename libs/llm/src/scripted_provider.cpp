@@ -7,8 +7,9 @@
 #include <exception>
 #include <utility>
 
-#include "reagent/core/detail/exception_message.hpp"
+#include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/utf8.hpp"
+#include "reagent/core/settle.hpp"
 
 namespace reagent::llm {
 
@@ -140,14 +141,9 @@ Task<expected<ModelReply, ProviderError>> ScriptedProvider::complete(ModelReques
     ScriptedTurn turn = turns_[turnIndex];
 
     if (turn.matcher_) {
-        bool matched = false;
-        std::string problem;
-        try {
-            matched = turn.matcher_(request);
-        } catch (...) {
-            problem = "; the matcher threw: " + detail::exceptionMessage(std::current_exception());
-        }
-        if (!matched) {
+        const auto matched = settleCall(turn.matcher_, request);
+        const std::string problem = matched ? "" : "; the matcher threw: " + matched.error().message;
+        if (!matched || !*matched) {
             co_return fail(scriptError(ProviderErrc::invalid_request,
                                        label + " does not match turn " + std::to_string(turnIndex + 1) +
                                            ", which expects that " + turn.expectation_ + "; " +
@@ -157,14 +153,11 @@ Task<expected<ModelReply, ProviderError>> ScriptedProvider::complete(ModelReques
     }
 
     if (turn.delay_.count() > 0) {
-        bool interrupted = false;
-        try {
+        bool interrupted = isCancelled(co_await asio::this_coro::cancellation_state);
+        if (!interrupted) {
             asio::steady_timer timer(co_await asio::this_coro::executor, turn.delay_);
             auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
             interrupted = static_cast<bool>(ec);
-        } catch (...) {
-            // Cancelled before the wait could begin.
-            interrupted = true;
         }
         if (interrupted) {
             co_return fail(
@@ -178,19 +171,16 @@ Task<expected<ModelReply, ProviderError>> ScriptedProvider::complete(ModelReques
     } else if (auto* error = std::get_if<ProviderError>(&turn.outcome_)) {
         co_return fail(std::move(*error));
     } else {
-        expected<ModelReply, ProviderError> computed =
-            fail(scriptError(ProviderErrc::server_error, "the scripted responder returned nothing"));
-        try {
-            computed = std::get<ScriptedTurn::Responder>(turn.outcome_)(request);
-        } catch (...) {
-            computed = fail(scriptError(ProviderErrc::server_error,
-                                        "the scripted responder for " + label +
-                                            " threw: " + detail::exceptionMessage(std::current_exception())));
-        }
+        auto computed = settleCall(std::get<ScriptedTurn::Responder>(turn.outcome_), request);
         if (!computed) {
-            co_return computed;
+            co_return fail(
+                scriptError(ProviderErrc::server_error,
+                            "the scripted responder for " + label + " threw: " + computed.error().message));
         }
-        reply = std::move(*computed);
+        if (!*computed) {
+            co_return fail(std::move(computed->error()));
+        }
+        reply = std::move(**computed);
     }
 
     for (ToolCall& call : reply.toolCalls) {
