@@ -2,13 +2,14 @@
 //
 // Part 1: inside an agent, a hanging tool is cut off by its timeout and invalid arguments are rejected
 // before the handler runs; both come back to the model as tool errors, and the model corrects itself.
-// Part 2: withTimeout and retry, the same combinators the runtime uses, applied to your own tasks.
+// Part 2: settle, withTimeout and retry, the same combinators the runtime uses, applied to your own tasks.
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,12 @@ Task<expected<std::string, std::string>> flakyFetch(int attempt) {
     co_return "payload on attempt " + std::to_string(attempt);
 }
 
+// Code that throws: a library you call, say.
+Task<int> parseThatThrows() {
+    throw std::runtime_error("unexpected token at line 3");
+    co_return 0;
+}
+
 Task<std::string> sleepThenAnswer(std::chrono::milliseconds duration) {
     co_await sleepFor(duration);
     co_return "answered";
@@ -110,6 +117,13 @@ Task<std::string> sleepThenAnswer(std::chrono::milliseconds duration) {
 
 Task<int> partTwoCombinators() {
     std::cout << "part 2: combinators\n";
+
+    // settle delivers how a task ended as a value: its result, or `exception` / `cancelled` with a message.
+    auto parsed = co_await settle(parseThatThrows());
+    std::cout << "  settle(a task that throws):   "
+              << (parsed ? std::to_string(*parsed)
+                         : std::string(toString(parsed.error().code)) + ": " + parsed.error().message)
+              << "\n";
 
     // withTimeout races the task against a timer; the loser is cancelled. The outcome is a value.
     auto slow = co_await withTimeout(sleepThenAnswer(2s), 50ms);
@@ -131,8 +145,9 @@ Task<int> partTwoCombinators() {
     std::cout << "  retry: " << (fetched ? *fetched : fetched.error()) << " after " << attempts
               << " attempts\n";
 
-    const bool ok = !slow && slow.error().code == EffectErrc::timeout && quick && *quick == "answered" &&
-                    fetched && attempts == 3;
+    const bool ok = !parsed && parsed.error().code == EffectErrc::exception && !slow &&
+                    slow.error().code == EffectErrc::timeout && quick && *quick == "answered" && fetched &&
+                    attempts == 3;
     co_return ok ? 0 : 1;
 }
 

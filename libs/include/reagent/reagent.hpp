@@ -13,6 +13,7 @@
 #include "reagent/core/expected.hpp"
 #include "reagent/core/parallel.hpp"
 #include "reagent/core/retry.hpp"
+#include "reagent/core/settle.hpp"
 #include "reagent/core/task.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/core/timeout.hpp"
