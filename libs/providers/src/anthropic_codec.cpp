@@ -1,11 +1,24 @@
-#include "reagent/providers/anthropic_codec.hpp"
-
+#include <memory>
+#include <optional>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "codec_common.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/http/http_headers.hpp"
+#include "reagent/http/sse_parser.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/codec_options.hpp"
+#include "reagent/providers/encoded_request.hpp"
 #include "reagent/providers/provider_http_error.hpp"
+#include "reagent/providers/reply_assembler.hpp"
+#include "reagent/providers/wire_format.hpp"
+#include "sse_decoding.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers::anthropic {
@@ -106,7 +119,36 @@ void writeMessages(detail::JsonWriter& out, const std::vector<Message>& messages
     out.endArray();
 }
 
-}  // namespace
+// A Messages response: content blocks (text, tool_use), stop reason, usage, model.
+std::optional<llm::ProviderError> readReply(const Json& reply, std::string_view body,
+                                            ReplyAssembler& assembler, std::vector<StreamDelta>& unused) {
+    if (detail::stringOr(reply, "type") == "error") {
+        return detail::streamError(kProvider, reply);
+    }
+    const auto* content = detail::arrayMember(reply, "content");
+    if (content == nullptr) {
+        return malformedResponse(kProvider, "the response has no content array: " + detail::excerpt(body));
+    }
+    for (const Json& block : *content) {
+        const std::string type = detail::stringOr(block, "type");
+        if (type == "text") {
+            assembler.appendText(detail::viewOr(block, "text"), unused);
+        } else if (type == "tool_use") {
+            const Json* input = detail::member(block, "input");
+            assembler.addCall(detail::stringOr(block, "id"), detail::stringOr(block, "name"),
+                              input != nullptr ? detail::toNlohmann(*input) : nlohmann::json::object(), {},
+                              unused);
+        }
+    }
+    if (const auto reason = detail::stringMember(reply, "stop_reason")) {
+        assembler.setStopReason(stopReason(*reason));
+    }
+    if (const Json* usage = detail::objectMember(reply, "usage")) {
+        applyUsage(*usage, assembler.usage());
+    }
+    assembler.setModel(detail::stringOr(reply, "model"));
+    return std::nullopt;
+}
 
 EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     EncodedTools encoded;
@@ -128,14 +170,10 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     return encoded;
 }
 
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
-    return encodeRequest(request, options, encodeTools(request.tools, options));
-}
-
 EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
                              const EncodedTools& tools) {
     EncodedRequest encoded;
-    encoded.path = "/v1/messages";
+    encoded.path = "/messages";
     encoded.toolNames = tools.names;
     // Keys in sorted order (see JsonWriter).
     detail::reserveBody(encoded.body, request, tools);
@@ -161,44 +199,36 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
 expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
                                                              const ToolNameMap& names,
                                                              const http::HttpHeaders& headers) {
-    if (httpStatus < 200 || httpStatus > 299) {
-        return fail(httpError(kProvider, httpStatus, body, headers));
-    }
-    const detail::ParsedJson parsed(body);
-    if (!parsed || !parsed->is_object()) {
-        return fail(
-            malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
-    }
-    if (detail::stringOr(*parsed, "type") == "error") {
-        return fail(detail::streamError(kProvider, *parsed));
-    }
-    const auto* content = detail::arrayMember(*parsed, "content");
-    if (content == nullptr) {
-        return fail(
-            malformedResponse(kProvider, "the response has no content array: " + detail::excerpt(body)));
-    }
-    ReplyAssembler assembler(std::string(kProvider), names);
-    std::vector<StreamDelta> unused;
-    for (const Json& block : *content) {
-        const std::string type = detail::stringOr(block, "type");
-        if (type == "text") {
-            assembler.appendText(detail::viewOr(block, "text"), unused);
-        } else if (type == "tool_use") {
-            const Json* input = detail::member(block, "input");
-            assembler.addCall(detail::stringOr(block, "id"), detail::stringOr(block, "name"),
-                              input != nullptr ? detail::toNlohmann(*input) : nlohmann::json::object(), {},
-                              unused);
-        }
-    }
-    if (const auto reason = detail::stringMember(*parsed, "stop_reason")) {
-        assembler.setStopReason(stopReason(*reason));
-    }
-    if (const Json* usage = detail::objectMember(*parsed, "usage")) {
-        applyUsage(*usage, assembler.usage());
-    }
-    assembler.setModel(detail::stringOr(*parsed, "model"));
-    return assembler.finish();
+    return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
 }
+
+// Decodes a streamed response (`stream: true`) event by event.
+//
+// Handles `message_start` (model, input usage), `content_block_start` (text, tool_use),
+// `content_block_delta` (`text_delta`, `input_json_delta`), `message_delta` (stop reason, cumulative
+// output usage), `message_stop`, `ping`, and `error`. Other events and block types (thinking, server
+// tools) are ignored, as the API asks clients to tolerate new ones.
+//
+// \par Errors
+// `feed` fails with the stream's own error for an `error` event (code from its type:
+// `overloaded_error` is `server_error`, ...), or `malformed_response` for data that is not JSON. After a
+// failure every call returns that error. `finish` fails with `connection_failed` if the stream ended
+// before the stop reason arrived, and with `malformed_response` for a tool call whose arguments are not
+// valid JSON.
+class StreamDecoder {
+  public:
+    explicit StreamDecoder(ToolNameMap names);
+
+    // Consumes one SSE event; returns the deltas it produced.
+    [[nodiscard]] expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(
+        const http::SseEvent& event);
+    // The assembled reply, once the stream has ended.
+    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> finish() const;
+
+  private:
+    ReplyAssembler assembler_;
+    std::optional<llm::ProviderError> failure_;
+};
 
 StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
 
@@ -267,4 +297,31 @@ expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() const {
     return assembler_.finish();
 }
 
+std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
+    return std::make_unique<detail::SseDecoding<StreamDecoder>>(std::move(names));
+}
+
+void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {
+    headers.set("x-api-key", apiKey);
+    headers.set("anthropic-version", "2023-06-01");
+}
+
+}  // namespace
+
 }  // namespace reagent::providers::anthropic
+
+namespace reagent::providers::wire {
+
+const WireFormat& anthropic() {
+    static const WireFormat format{.name = std::string(anthropic::kProvider),
+                                   .defaultBaseUrl = "https://api.anthropic.com/v1",
+                                   .defaultModel = "claude-sonnet-4-5",
+                                   .encodeTools = anthropic::encodeTools,
+                                   .encodeRequest = anthropic::encodeRequest,
+                                   .decodeReply = anthropic::decodeResponse,
+                                   .streamDecoder = anthropic::streamDecoder,
+                                   .authenticate = anthropic::authenticate};
+    return format;
+}
+
+}  // namespace reagent::providers::wire

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "json_writer.hpp"
+#include "reagent/providers/provider_http_error.hpp"
 
 namespace reagent::providers::detail {
 
@@ -105,6 +106,31 @@ std::string argumentsJson(const nlohmann::json& arguments) {
         return dumpJson(arguments);
     }
     return dumpJson(argumentsObject(arguments));
+}
+
+void setBearer(http::HttpHeaders& headers, const std::string& key) {
+    if (!key.empty()) {
+        headers.set("Authorization", "Bearer " + key);
+    }
+}
+
+expected<llm::ModelReply, llm::ProviderError> decodeReply(std::string_view provider, int status,
+                                                          std::string_view body, const ToolNameMap& names,
+                                                          const http::HttpHeaders& headers,
+                                                          ReplyReader read) {
+    if (status < 200 || status > 299) {
+        return fail(httpError(provider, status, body, headers));
+    }
+    const ParsedJson parsed(body);
+    if (!parsed || !parsed->is_object()) {
+        return fail(malformedResponse(provider, "the response is not a JSON object: " + excerpt(body)));
+    }
+    ReplyAssembler assembler(std::string(provider), names);
+    std::vector<llm::StreamDelta> unused;
+    if (auto error = read(*parsed, body, assembler, unused)) {
+        return fail(std::move(*error));
+    }
+    return assembler.finish();
 }
 
 }  // namespace reagent::providers::detail

@@ -1,12 +1,25 @@
-#include "reagent/providers/gemini_codec.hpp"
-
 #include <map>
+#include <memory>
+#include <optional>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "codec_common.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/http/http_headers.hpp"
+#include "reagent/http/sse_parser.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/codec_options.hpp"
+#include "reagent/providers/encoded_request.hpp"
 #include "reagent/providers/provider_http_error.hpp"
+#include "reagent/providers/reply_assembler.hpp"
+#include "reagent/providers/wire_format.hpp"
+#include "sse_decoding.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers::gemini {
@@ -160,7 +173,15 @@ std::optional<llm::ProviderError> consume(const Json& response, ReplyAssembler& 
     return std::nullopt;
 }
 
-}  // namespace
+// A whole GenerateContentResponse: as a stream chunk, but it must hold candidates, an error or feedback.
+std::optional<llm::ProviderError> readReply(const Json& reply, std::string_view body,
+                                            ReplyAssembler& assembler, std::vector<StreamDelta>& unused) {
+    if (detail::arrayMember(reply, "candidates") == nullptr && detail::member(reply, "error") == nullptr &&
+        detail::member(reply, "promptFeedback") == nullptr) {
+        return malformedResponse(kProvider, "the response has no candidates: " + detail::excerpt(body));
+    }
+    return consume(reply, assembler, unused);
+}
 
 EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions& options) {
     EncodedTools encoded;
@@ -184,14 +205,10 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions& options
     return encoded;
 }
 
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
-    return encodeRequest(request, options, encodeTools(request.tools, options));
-}
-
 EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
                              const EncodedTools& tools) {
     EncodedRequest encoded;
-    encoded.path = "/v1beta/" + modelResource(options.model) +
+    encoded.path = "/" + modelResource(options.model) +
                    (options.stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
     encoded.toolNames = tools.names;
     // Keys in sorted order (see JsonWriter).
@@ -223,25 +240,29 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
 expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
                                                              const ToolNameMap& names,
                                                              const http::HttpHeaders& headers) {
-    if (httpStatus < 200 || httpStatus > 299) {
-        return fail(httpError(kProvider, httpStatus, body, headers));
-    }
-    const detail::ParsedJson parsed(body);
-    if (!parsed || !parsed->is_object()) {
-        return fail(
-            malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
-    }
-    if (detail::arrayMember(*parsed, "candidates") == nullptr &&
-        detail::member(*parsed, "error") == nullptr && detail::member(*parsed, "promptFeedback") == nullptr) {
-        return fail(malformedResponse(kProvider, "the response has no candidates: " + detail::excerpt(body)));
-    }
-    ReplyAssembler assembler(std::string(kProvider), names);
-    std::vector<StreamDelta> unused;
-    if (auto error = consume(*parsed, assembler, unused)) {
-        return fail(std::move(*error));
-    }
-    return assembler.finish();
+    return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
 }
+
+// Decodes `streamGenerateContent?alt=sse`: each event's data is a whole `GenerateContentResponse`
+// carrying the next parts; the last one has the `finishReason` and the final usage.
+//
+// \par Errors
+// As `decodeResponse`, per chunk; after a failure every call returns that error. `finish` fails with
+// `connection_failed` if no `finishReason` arrived.
+class StreamDecoder {
+  public:
+    explicit StreamDecoder(ToolNameMap names);
+
+    // Consumes one SSE event; returns the deltas it produced.
+    [[nodiscard]] expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(
+        const http::SseEvent& event);
+    // The assembled reply, once the stream has ended.
+    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> finish() const;
+
+  private:
+    ReplyAssembler assembler_;
+    std::optional<llm::ProviderError> failure_;
+};
 
 StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
 
@@ -273,4 +294,30 @@ expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() const {
     return assembler_.finish();
 }
 
+std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
+    return std::make_unique<detail::SseDecoding<StreamDecoder>>(std::move(names));
+}
+
+void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {
+    headers.set("x-goog-api-key", apiKey);
+}
+
+}  // namespace
+
 }  // namespace reagent::providers::gemini
+
+namespace reagent::providers::wire {
+
+const WireFormat& gemini() {
+    static const WireFormat format{.name = std::string(gemini::kProvider),
+                                   .defaultBaseUrl = "https://generativelanguage.googleapis.com/v1beta",
+                                   .defaultModel = "gemini-2.5-flash",
+                                   .encodeTools = gemini::encodeTools,
+                                   .encodeRequest = gemini::encodeRequest,
+                                   .decodeReply = gemini::decodeResponse,
+                                   .streamDecoder = gemini::streamDecoder,
+                                   .authenticate = gemini::authenticate};
+    return format;
+}
+
+}  // namespace reagent::providers::wire

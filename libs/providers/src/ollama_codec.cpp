@@ -1,11 +1,23 @@
-#include "reagent/providers/ollama_codec.hpp"
-
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "codec_common.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/http/http_headers.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/codec_options.hpp"
+#include "reagent/providers/encoded_request.hpp"
 #include "reagent/providers/provider_http_error.hpp"
+#include "reagent/providers/reply_assembler.hpp"
+#include "reagent/providers/wire_format.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers::ollama {
@@ -103,20 +115,24 @@ std::optional<llm::ProviderError> consume(const Json& chunk, ReplyAssembler& ass
     return std::nullopt;
 }
 
-}  // namespace
+// A whole /api/chat response: as a stream line, but it must hold a message or an error.
+std::optional<llm::ProviderError> readReply(const Json& reply, std::string_view body,
+                                            ReplyAssembler& assembler, std::vector<StreamDelta>& unused) {
+    if (detail::objectMember(reply, "message") == nullptr && detail::member(reply, "error") == nullptr) {
+        return malformedResponse(kProvider, "the response has no message: " + detail::excerpt(body));
+    }
+    bool done = false;
+    return consume(reply, assembler, unused, done);
+}
 
 EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     return detail::functionTools(tools, detail::SchemaDialect::ollama);
 }
 
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
-    return encodeRequest(request, options, encodeTools(request.tools, options));
-}
-
 EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
                              const EncodedTools& tools) {
     EncodedRequest encoded;
-    encoded.path = "/api/chat";
+    encoded.path = "/chat";
     encoded.toolNames = tools.names;
     // Keys in sorted order (see JsonWriter).
     detail::reserveBody(encoded.body, request, tools);
@@ -148,25 +164,39 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
 expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
                                                              const ToolNameMap& names,
                                                              const http::HttpHeaders& headers) {
-    if (httpStatus < 200 || httpStatus > 299) {
-        return fail(httpError(kProvider, httpStatus, body, headers));
-    }
-    const detail::ParsedJson parsed(body);
-    if (!parsed || !parsed->is_object()) {
-        return fail(
-            malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
-    }
-    if (detail::objectMember(*parsed, "message") == nullptr && detail::member(*parsed, "error") == nullptr) {
-        return fail(malformedResponse(kProvider, "the response has no message: " + detail::excerpt(body)));
-    }
-    ReplyAssembler assembler(std::string(kProvider), names);
-    std::vector<StreamDelta> unused;
-    bool done = false;
-    if (auto error = consume(*parsed, assembler, unused, done)) {
-        return fail(std::move(*error));
-    }
-    return assembler.finish();
+    return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
 }
+
+// Decodes a streamed response: newline-delimited JSON objects, the last one with `done: true`,
+// `done_reason` and the counts. Tool calls arrive whole, in one line.
+//
+// \par Errors
+// `feedLine`/`feed` fail with the stream's error for a line carrying `error`, or `malformed_response`
+// for a line that is not JSON; after a failure every call returns that error. `finish` fails with
+// `connection_failed` if no line had `done: true`.
+class StreamDecoder final : public StreamDecoding {
+  public:
+    explicit StreamDecoder(ToolNameMap names);
+
+    // Consumes raw body bytes, split anywhere; complete lines are decoded as `feedLine` does.
+    expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) override;
+    // Bytes of the line in progress, not yet terminated (a caller bounds it).
+    std::size_t pendingBytes() const noexcept override { return pending_.size(); }
+    // Lines that were not blank, so far.
+    std::size_t framesSeen() const noexcept override { return lines_; }
+    // Decodes a last line left without a newline, then returns the assembled reply.
+    expected<llm::ModelReply, llm::ProviderError> finish() override;
+
+  private:
+    // Consumes one line (without its newline; a trailing CR and blank lines are ignored).
+    expected<std::vector<llm::StreamDelta>, llm::ProviderError> feedLine(std::string_view line);
+
+    ReplyAssembler assembler_;
+    std::string pending_;
+    std::size_t lines_ = 0;
+    bool done_ = false;
+    std::optional<llm::ProviderError> failure_;
+};
 
 StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
 
@@ -229,4 +259,26 @@ expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() {
     return assembler_.finish();
 }
 
+std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
+    return std::make_unique<StreamDecoder>(std::move(names));
+}
+
+}  // namespace
+
 }  // namespace reagent::providers::ollama
+
+namespace reagent::providers::wire {
+
+const WireFormat& ollama() {
+    static const WireFormat format{.name = std::string(ollama::kProvider),
+                                   .defaultBaseUrl = "http://127.0.0.1:11434/api",
+                                   .defaultModel = "qwen3",
+                                   .encodeTools = ollama::encodeTools,
+                                   .encodeRequest = ollama::encodeRequest,
+                                   .decodeReply = ollama::decodeResponse,
+                                   .streamDecoder = ollama::streamDecoder,
+                                   .authenticate = detail::setBearer};
+    return format;
+}
+
+}  // namespace reagent::providers::wire

@@ -1,11 +1,24 @@
-#include "reagent/providers/openai_codec.hpp"
-
+#include <memory>
+#include <optional>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "codec_common.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/http/http_headers.hpp"
+#include "reagent/http/sse_parser.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/codec_options.hpp"
+#include "reagent/providers/encoded_request.hpp"
 #include "reagent/providers/provider_http_error.hpp"
+#include "reagent/providers/reply_assembler.hpp"
+#include "reagent/providers/wire_format.hpp"
+#include "sse_decoding.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers::openai {
@@ -104,14 +117,42 @@ const Json* firstChoice(const Json& chunk) {
     return nullptr;
 }
 
-}  // namespace
+// A chat completion: the first choice's message (content, refusal, tool calls), finish reason, usage.
+std::optional<llm::ProviderError> readReply(const Json& reply, std::string_view body,
+                                            ReplyAssembler& assembler, std::vector<StreamDelta>& unused) {
+    if (const Json* error = detail::member(reply, "error"); error != nullptr && !error->is_null()) {
+        return detail::streamError(kProvider, reply);
+    }
+    const Json* choice = firstChoice(reply);
+    const Json* message = choice != nullptr ? detail::objectMember(*choice, "message") : nullptr;
+    if (message == nullptr) {
+        return malformedResponse(kProvider,
+                                 "the response has no choice with a message: " + detail::excerpt(body));
+    }
+    assembler.appendText(detail::viewOr(*message, "content"), unused);
+    assembler.appendText(detail::viewOr(*message, "refusal"), unused);
+    if (const auto* calls = detail::arrayMember(*message, "tool_calls")) {
+        for (const Json& call : *calls) {
+            const Json* function = detail::objectMember(call, "function");
+            if (function == nullptr) {
+                continue;  // not a function call (no other kind exists in Chat Completions today)
+            }
+            assembler.addCallText(detail::stringOr(call, "id"), detail::stringOr(*function, "name"),
+                                  argumentsText(*function), unused);
+        }
+    }
+    if (const auto reason = detail::stringMember(*choice, "finish_reason")) {
+        assembler.setStopReason(stopReason(*reason));
+    }
+    if (const Json* usage = detail::objectMember(reply, "usage")) {
+        applyUsage(*usage, assembler.usage());
+    }
+    assembler.setModel(detail::stringOr(reply, "model"));
+    return std::nullopt;
+}
 
 EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     return detail::functionTools(tools, detail::SchemaDialect::json_schema);
-}
-
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
-    return encodeRequest(request, options, encodeTools(request.tools, options));
 }
 
 EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
@@ -150,46 +191,37 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
 expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
                                                              const ToolNameMap& names,
                                                              const http::HttpHeaders& headers) {
-    if (httpStatus < 200 || httpStatus > 299) {
-        return fail(httpError(kProvider, httpStatus, body, headers));
-    }
-    const detail::ParsedJson parsed(body);
-    if (!parsed || !parsed->is_object()) {
-        return fail(
-            malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
-    }
-    if (detail::member(*parsed, "error") != nullptr && !detail::member(*parsed, "error")->is_null()) {
-        return fail(detail::streamError(kProvider, *parsed));
-    }
-    const Json* choice = firstChoice(*parsed);
-    const Json* message = choice != nullptr ? detail::objectMember(*choice, "message") : nullptr;
-    if (message == nullptr) {
-        return fail(malformedResponse(kProvider,
-                                      "the response has no choice with a message: " + detail::excerpt(body)));
-    }
-    ReplyAssembler assembler(std::string(kProvider), names);
-    std::vector<StreamDelta> unused;
-    assembler.appendText(detail::viewOr(*message, "content"), unused);
-    assembler.appendText(detail::viewOr(*message, "refusal"), unused);
-    if (const auto* calls = detail::arrayMember(*message, "tool_calls")) {
-        for (const Json& call : *calls) {
-            const Json* function = detail::objectMember(call, "function");
-            if (function == nullptr) {
-                continue;  // not a function call (no other kind exists in Chat Completions today)
-            }
-            assembler.addCallText(detail::stringOr(call, "id"), detail::stringOr(*function, "name"),
-                                  argumentsText(*function), unused);
-        }
-    }
-    if (const auto reason = detail::stringMember(*choice, "finish_reason")) {
-        assembler.setStopReason(stopReason(*reason));
-    }
-    if (const Json* usage = detail::objectMember(*parsed, "usage")) {
-        applyUsage(*usage, assembler.usage());
-    }
-    assembler.setModel(detail::stringOr(*parsed, "model"));
-    return assembler.finish();
+    return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
 }
+
+// Decodes a streamed response (`stream: true`) chunk by chunk.
+//
+// Text arrives in `delta.content`; tool calls in `delta.tool_calls[]`, assembled by their `index`: the
+// id and name come first, the `arguments` string in fragments across chunks. `finish_reason` arrives in
+// the last chunk with a choice, usage in a final chunk with no choices, then `data: [DONE]`.
+//
+// \par Errors
+// `feed` fails with the stream's error for a chunk carrying `error`, or `malformed_response` for data
+// that is neither JSON nor `[DONE]`; after a failure every call returns that error. `finish` fails with
+// `connection_failed` if neither a `finish_reason` nor `[DONE]` arrived, and with `malformed_response`
+// for tool-call arguments that are not valid JSON.
+class StreamDecoder {
+  public:
+    explicit StreamDecoder(ToolNameMap names);
+
+    // Consumes one SSE event; returns the deltas it produced.
+    [[nodiscard]] expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(
+        const http::SseEvent& event);
+    // True once the reply is complete (`finish_reason` or `[DONE]` arrived).
+    [[nodiscard]] bool complete() const noexcept { return done_ || assembler_.stopReasonKnown(); }
+    // The assembled reply, once the stream has ended.
+    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> finish() const;
+
+  private:
+    ReplyAssembler assembler_;
+    bool done_ = false;
+    std::optional<llm::ProviderError> failure_;
+};
 
 StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
 
@@ -261,4 +293,26 @@ expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() const {
     return assembler_.finish();
 }
 
+std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
+    return std::make_unique<detail::SseDecoding<StreamDecoder>>(std::move(names));
+}
+
+}  // namespace
+
 }  // namespace reagent::providers::openai
+
+namespace reagent::providers::wire {
+
+const WireFormat& openai() {
+    static const WireFormat format{.name = std::string(openai::kProvider),
+                                   .defaultBaseUrl = "https://api.openai.com/v1",
+                                   .defaultModel = "gpt-4.1",
+                                   .encodeTools = openai::encodeTools,
+                                   .encodeRequest = openai::encodeRequest,
+                                   .decodeReply = openai::decodeResponse,
+                                   .streamDecoder = openai::streamDecoder,
+                                   .authenticate = detail::setBearer};
+    return format;
+}
+
+}  // namespace reagent::providers::wire
