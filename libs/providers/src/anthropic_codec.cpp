@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "codec_common.hpp"
+#include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
 #include "reagent/core/expected.hpp"
@@ -18,7 +19,6 @@
 #include "reagent/providers/provider_http_error.hpp"
 #include "reagent/providers/reply_assembler.hpp"
 #include "reagent/providers/wire_format.hpp"
-#include "sse_decoding.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers::anthropic {
@@ -202,103 +202,68 @@ expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std
     return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
 }
 
-// Decodes a streamed response (`stream: true`) event by event.
+// One event of a streamed response (`stream: true`).
 //
 // Handles `message_start` (model, input usage), `content_block_start` (text, tool_use),
 // `content_block_delta` (`text_delta`, `input_json_delta`), `message_delta` (stop reason, cumulative
 // output usage), `message_stop`, `ping`, and `error`. Other events and block types (thinking, server
 // tools) are ignored, as the API asks clients to tolerate new ones.
-//
-// \par Errors
-// `feed` fails with the stream's own error for an `error` event (code from its type:
-// `overloaded_error` is `server_error`, ...), or `malformed_response` for data that is not JSON. After a
-// failure every call returns that error. `finish` fails with `connection_failed` if the stream ended
-// before the stop reason arrived, and with `malformed_response` for a tool call whose arguments are not
-// valid JSON.
-class StreamDecoder {
-  public:
-    explicit StreamDecoder(ToolNameMap names);
-
-    // Consumes one SSE event; returns the deltas it produced.
-    [[nodiscard]] expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(
-        const http::SseEvent& event);
-    // The assembled reply, once the stream has ended.
-    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> finish() const;
-
-  private:
-    ReplyAssembler assembler_;
-    std::optional<llm::ProviderError> failure_;
-};
-
-StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
-
-expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const http::SseEvent& event) {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    const detail::ParsedJson parsed(event.data);
+// An `error` event fails the stream with its own error (code from its type: `overloaded_error` is
+// `server_error`, ...); data that is not JSON with `malformed_response`.
+std::optional<llm::ProviderError> readFrame(std::string_view eventType, std::string_view text,
+                                            ReplyAssembler& assembler, bool& /*done*/,
+                                            std::vector<StreamDelta>& out) {
+    const detail::ParsedJson parsed(text);
     if (!parsed || !parsed->is_object()) {
-        failure_ = malformedResponse(
-            kProvider,
-            "stream event '" + event.type + "' does not carry a JSON object: " + detail::excerpt(event.data));
-        return fail(*failure_);
+        return malformedResponse(kProvider, "stream event '" + std::string(eventType) +
+                                                "' does not carry a JSON object: " + detail::excerpt(text));
     }
     const Json& data = *parsed;
-    const std::string type = detail::stringMember(data, "type").value_or(event.type);
+    const std::string type = detail::stringMember(data, "type").value_or(std::string(eventType));
     const std::int64_t index = detail::integerMember(data, "index").value_or(-1);
-    std::vector<StreamDelta> out;
     if (type == "message_start") {
         if (const Json* message = detail::objectMember(data, "message")) {
-            assembler_.setModel(detail::stringOr(*message, "model"));
+            assembler.setModel(detail::stringOr(*message, "model"));
             if (const Json* usage = detail::objectMember(*message, "usage")) {
-                applyUsage(*usage, assembler_.usage());
+                applyUsage(*usage, assembler.usage());
             }
         }
     } else if (type == "content_block_start") {
         const Json* block = detail::objectMember(data, "content_block");
         const std::string blockType = block != nullptr ? detail::stringOr(*block, "type") : std::string();
         if (blockType == "text") {
-            assembler_.appendText(detail::viewOr(*block, "text"), out);
+            assembler.appendText(detail::viewOr(*block, "text"), out);
         } else if (blockType == "tool_use") {
-            assembler_.openCall(index, detail::stringOr(*block, "id"), detail::stringOr(*block, "name"), out);
+            assembler.openCall(index, detail::stringOr(*block, "id"), detail::stringOr(*block, "name"), out);
         }
     } else if (type == "content_block_delta") {
         const Json* delta = detail::objectMember(data, "delta");
         const std::string deltaType = delta != nullptr ? detail::stringOr(*delta, "type") : std::string();
         if (deltaType == "text_delta") {
-            assembler_.appendText(detail::viewOr(*delta, "text"), out);
-        } else if (deltaType == "input_json_delta" && assembler_.hasCall(index)) {
+            assembler.appendText(detail::viewOr(*delta, "text"), out);
+        } else if (deltaType == "input_json_delta" && assembler.hasCall(index)) {
             // Only for tool_use blocks: server-tool blocks stream input_json_delta too, and are ignored.
-            assembler_.appendArguments(index, detail::viewOr(*delta, "partial_json"), out);
+            assembler.appendArguments(index, detail::viewOr(*delta, "partial_json"), out);
         }
     } else if (type == "message_delta") {
         if (const Json* delta = detail::objectMember(data, "delta")) {
             if (const auto reason = detail::stringMember(*delta, "stop_reason")) {
-                assembler_.setStopReason(stopReason(*reason));
+                assembler.setStopReason(stopReason(*reason));
             }
         }
         if (const Json* usage = detail::objectMember(data, "usage")) {
-            applyUsage(*usage, assembler_.usage());
+            applyUsage(*usage, assembler.usage());
         }
     } else if (type == "error") {
-        failure_ = detail::streamError(kProvider, data);
-        return fail(*failure_);
+        return detail::streamError(kProvider, data);
     }
-    return out;
+    return std::nullopt;
 }
 
-expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() const {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    if (!assembler_.stopReasonKnown()) {
-        return fail(incompleteStream(kProvider, "no stop_reason arrived"));
-    }
-    return assembler_.finish();
-}
+constexpr detail::StreamRules kStream{kProvider, detail::Framing::sse, readFrame, "no stop_reason arrived"};
 
 std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
-    return std::make_unique<detail::SseDecoding<StreamDecoder>>(std::move(names));
+    return detail::decodeStream(kStream, std::move(names));
 }
 
 void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {

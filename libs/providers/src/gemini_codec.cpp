@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codec_common.hpp"
+#include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
 #include "reagent/core/expected.hpp"
@@ -19,7 +20,6 @@
 #include "reagent/providers/provider_http_error.hpp"
 #include "reagent/providers/reply_assembler.hpp"
 #include "reagent/providers/wire_format.hpp"
-#include "sse_decoding.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers::gemini {
@@ -243,59 +243,22 @@ expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std
     return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
 }
 
-// Decodes `streamGenerateContent?alt=sse`: each event's data is a whole `GenerateContentResponse`
-// carrying the next parts; the last one has the `finishReason` and the final usage.
-//
-// \par Errors
-// As `decodeResponse`, per chunk; after a failure every call returns that error. `finish` fails with
-// `connection_failed` if no `finishReason` arrived.
-class StreamDecoder {
-  public:
-    explicit StreamDecoder(ToolNameMap names);
-
-    // Consumes one SSE event; returns the deltas it produced.
-    [[nodiscard]] expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(
-        const http::SseEvent& event);
-    // The assembled reply, once the stream has ended.
-    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> finish() const;
-
-  private:
-    ReplyAssembler assembler_;
-    std::optional<llm::ProviderError> failure_;
-};
-
-StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
-
-expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const http::SseEvent& event) {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    const detail::ParsedJson parsed(event.data);
+// One event of `streamGenerateContent?alt=sse`: its data is a whole `GenerateContentResponse` carrying
+// the next parts; the last one has the `finishReason` and the final usage. Errors as for a whole reply.
+std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::string_view text,
+                                            ReplyAssembler& assembler, bool& /*done*/,
+                                            std::vector<StreamDelta>& out) {
+    const detail::ParsedJson parsed(text);
     if (!parsed || !parsed->is_object()) {
-        failure_ =
-            malformedResponse(kProvider, "stream data is not a JSON object: " + detail::excerpt(event.data));
-        return fail(*failure_);
+        return malformedResponse(kProvider, "stream data is not a JSON object: " + detail::excerpt(text));
     }
-    std::vector<StreamDelta> out;
-    if (auto error = consume(*parsed, assembler_, out)) {
-        failure_ = std::move(error);
-        return fail(*failure_);
-    }
-    return out;
+    return consume(*parsed, assembler, out);
 }
 
-expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() const {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    if (!assembler_.stopReasonKnown()) {
-        return fail(incompleteStream(kProvider, "no finishReason arrived"));
-    }
-    return assembler_.finish();
-}
+constexpr detail::StreamRules kStream{kProvider, detail::Framing::sse, readFrame, "no finishReason arrived"};
 
 std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
-    return std::make_unique<detail::SseDecoding<StreamDecoder>>(std::move(names));
+    return detail::decodeStream(kStream, std::move(names));
 }
 
 void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codec_common.hpp"
+#include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
 #include "reagent/core/expected.hpp"
@@ -167,100 +168,24 @@ expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std
     return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
 }
 
-// Decodes a streamed response: newline-delimited JSON objects, the last one with `done: true`,
-// `done_reason` and the counts. Tool calls arrive whole, in one line.
-//
-// \par Errors
-// `feedLine`/`feed` fail with the stream's error for a line carrying `error`, or `malformed_response`
-// for a line that is not JSON; after a failure every call returns that error. `finish` fails with
-// `connection_failed` if no line had `done: true`.
-class StreamDecoder final : public StreamDecoding {
-  public:
-    explicit StreamDecoder(ToolNameMap names);
-
-    // Consumes raw body bytes, split anywhere; complete lines are decoded as `feedLine` does.
-    expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(std::string_view bytes) override;
-    // Bytes of the line in progress, not yet terminated (a caller bounds it).
-    std::size_t pendingBytes() const noexcept override { return pending_.size(); }
-    // Lines that were not blank, so far.
-    std::size_t framesSeen() const noexcept override { return lines_; }
-    // Decodes a last line left without a newline, then returns the assembled reply.
-    expected<llm::ModelReply, llm::ProviderError> finish() override;
-
-  private:
-    // Consumes one line (without its newline; a trailing CR and blank lines are ignored).
-    expected<std::vector<llm::StreamDelta>, llm::ProviderError> feedLine(std::string_view line);
-
-    ReplyAssembler assembler_;
-    std::string pending_;
-    std::size_t lines_ = 0;
-    bool done_ = false;
-    std::optional<llm::ProviderError> failure_;
-};
-
-StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
-
-expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feedLine(std::string_view line) {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    if (!line.empty() && line.back() == '\r') {
-        line.remove_suffix(1);
-    }
-    std::vector<StreamDelta> out;
-    if (line.find_first_not_of(" \t") == std::string_view::npos) {
-        return out;
-    }
-    ++lines_;
+// One line of a streamed response: newline-delimited JSON objects, the last one with `done: true`,
+// `done_reason` and the counts. Tool calls arrive whole, in one line. A line carrying `error` fails the
+// stream with it; one that is not JSON with `malformed_response`.
+std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::string_view line,
+                                            ReplyAssembler& assembler, bool& done,
+                                            std::vector<StreamDelta>& out) {
     const detail::ParsedJson parsed(line);
     if (!parsed || !parsed->is_object()) {
-        failure_ = malformedResponse(kProvider, "stream line is not a JSON object: " + detail::excerpt(line));
-        return fail(*failure_);
+        return malformedResponse(kProvider, "stream line is not a JSON object: " + detail::excerpt(line));
     }
-    if (auto error = consume(*parsed, assembler_, out, done_)) {
-        failure_ = std::move(error);
-        return fail(*failure_);
-    }
-    return out;
+    return consume(*parsed, assembler, out, done);
 }
 
-expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(std::string_view bytes) {
-    std::vector<StreamDelta> out;
-    std::size_t newline = bytes.find('\n');
-    while (newline != std::string_view::npos) {
-        pending_.append(bytes.substr(0, newline));
-        const std::string line = std::exchange(pending_, std::string());
-        auto deltas = feedLine(line);
-        if (!deltas) {
-            return deltas;
-        }
-        out.insert(out.end(), std::make_move_iterator(deltas->begin()),
-                   std::make_move_iterator(deltas->end()));
-        bytes.remove_prefix(newline + 1);
-        newline = bytes.find('\n');
-    }
-    pending_.append(bytes);
-    return out;
-}
-
-expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() {
-    if (!pending_.empty()) {
-        const std::string line = std::exchange(pending_, std::string());
-        if (auto last = feedLine(line); !last) {
-            return fail(last.error());
-        }
-    }
-    if (failure_) {
-        return fail(*failure_);
-    }
-    if (!done_) {
-        return fail(incompleteStream(kProvider, "no line with done: true arrived"));
-    }
-    return assembler_.finish();
-}
+constexpr detail::StreamRules kStream{kProvider, detail::Framing::ndjson, readFrame,
+                                      "no line with done: true arrived"};
 
 std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
-    return std::make_unique<StreamDecoder>(std::move(names));
+    return detail::decodeStream(kStream, std::move(names));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "codec_common.hpp"
+#include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
 #include "reagent/core/expected.hpp"
@@ -18,7 +19,6 @@
 #include "reagent/providers/provider_http_error.hpp"
 #include "reagent/providers/reply_assembler.hpp"
 #include "reagent/providers/wire_format.hpp"
-#include "sse_decoding.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers::openai {
@@ -194,70 +194,42 @@ expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std
     return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
 }
 
-// Decodes a streamed response (`stream: true`) chunk by chunk.
+// One event of a streamed response (`stream: true`), a chunk or `[DONE]`.
 //
 // Text arrives in `delta.content`; tool calls in `delta.tool_calls[]`, assembled by their `index`: the
 // id and name come first, the `arguments` string in fragments across chunks. `finish_reason` arrives in
 // the last chunk with a choice, usage in a final chunk with no choices, then `data: [DONE]`.
-//
-// \par Errors
-// `feed` fails with the stream's error for a chunk carrying `error`, or `malformed_response` for data
-// that is neither JSON nor `[DONE]`; after a failure every call returns that error. `finish` fails with
-// `connection_failed` if neither a `finish_reason` nor `[DONE]` arrived, and with `malformed_response`
-// for tool-call arguments that are not valid JSON.
-class StreamDecoder {
-  public:
-    explicit StreamDecoder(ToolNameMap names);
-
-    // Consumes one SSE event; returns the deltas it produced.
-    [[nodiscard]] expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(
-        const http::SseEvent& event);
-    // True once the reply is complete (`finish_reason` or `[DONE]` arrived).
-    [[nodiscard]] bool complete() const noexcept { return done_ || assembler_.stopReasonKnown(); }
-    // The assembled reply, once the stream has ended.
-    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> finish() const;
-
-  private:
-    ReplyAssembler assembler_;
-    bool done_ = false;
-    std::optional<llm::ProviderError> failure_;
-};
-
-StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
-
-expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const http::SseEvent& event) {
-    if (failure_) {
-        return fail(*failure_);
+// A chunk carrying `error` fails the stream with it; data that is neither JSON nor `[DONE]` with
+// `malformed_response`.
+std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::string_view text,
+                                            ReplyAssembler& assembler, bool& done,
+                                            std::vector<StreamDelta>& out) {
+    if (text == "[DONE]") {
+        done = true;
+        return std::nullopt;
     }
-    if (event.data == "[DONE]") {
-        done_ = true;
-        return std::vector<StreamDelta>{};
-    }
-    const detail::ParsedJson parsed(event.data);
+    const detail::ParsedJson parsed(text);
     if (!parsed || !parsed->is_object()) {
-        failure_ = malformedResponse(
-            kProvider, "stream data is neither a JSON object nor [DONE]: " + detail::excerpt(event.data));
-        return fail(*failure_);
+        return malformedResponse(kProvider,
+                                 "stream data is neither a JSON object nor [DONE]: " + detail::excerpt(text));
     }
     const Json& chunk = *parsed;
     if (const Json* error = detail::member(chunk, "error"); error != nullptr && !error->is_null()) {
-        failure_ = detail::streamError(kProvider, chunk);
-        return fail(*failure_);
+        return detail::streamError(kProvider, chunk);
     }
-    std::vector<StreamDelta> out;
     if (auto model = detail::stringMember(chunk, "model"); model && !model->empty()) {
-        assembler_.setModel(std::move(*model));
+        assembler.setModel(std::move(*model));
     }
     if (const Json* usage = detail::objectMember(chunk, "usage")) {
-        applyUsage(*usage, assembler_.usage());
+        applyUsage(*usage, assembler.usage());
     }
     const Json* choice = firstChoice(chunk);
     if (choice == nullptr) {
-        return out;  // the usage chunk
+        return std::nullopt;  // the usage chunk
     }
     if (const Json* delta = detail::objectMember(*choice, "delta")) {
-        assembler_.appendText(detail::viewOr(*delta, "content"), out);
-        assembler_.appendText(detail::viewOr(*delta, "refusal"), out);
+        assembler.appendText(detail::viewOr(*delta, "content"), out);
+        assembler.appendText(detail::viewOr(*delta, "refusal"), out);
         if (const auto* calls = detail::arrayMember(*delta, "tool_calls")) {
             std::int64_t position = 0;
             for (const Json& call : *calls) {
@@ -266,35 +238,28 @@ expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const
                 const std::string id = detail::stringOr(call, "id");
                 const std::string name =
                     function != nullptr ? detail::stringOr(*function, "name") : std::string();
-                if (assembler_.hasCall(key)) {
-                    assembler_.completeCallHeader(key, id, name);
+                if (assembler.hasCall(key)) {
+                    assembler.completeCallHeader(key, id, name);
                 } else {
-                    assembler_.openCall(key, id, name, out);
+                    assembler.openCall(key, id, name, out);
                 }
                 if (function != nullptr) {
-                    assembler_.appendArguments(key, detail::viewOr(*function, "arguments"), out);
+                    assembler.appendArguments(key, detail::viewOr(*function, "arguments"), out);
                 }
             }
         }
     }
     if (const auto reason = detail::stringMember(*choice, "finish_reason")) {
-        assembler_.setStopReason(stopReason(*reason));
+        assembler.setStopReason(stopReason(*reason));
     }
-    return out;
+    return std::nullopt;
 }
 
-expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() const {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    if (!complete()) {
-        return fail(incompleteStream(kProvider, "neither finish_reason nor [DONE] arrived"));
-    }
-    return assembler_.finish();
-}
+constexpr detail::StreamRules kStream{kProvider, detail::Framing::sse, readFrame,
+                                      "neither finish_reason nor [DONE] arrived"};
 
 std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
-    return std::make_unique<detail::SseDecoding<StreamDecoder>>(std::move(names));
+    return detail::decodeStream(kStream, std::move(names));
 }
 
 }  // namespace
