@@ -170,17 +170,12 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     return encoded;
 }
 
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
-                             const EncodedTools& tools) {
-    EncodedRequest encoded;
-    encoded.path = "/messages";
-    encoded.toolNames = tools.names;
-    // Keys in sorted order (see JsonWriter).
-    detail::reserveBody(encoded.body, request, tools);
-    detail::JsonWriter out(encoded.body);
-    out.beginObject().key("max_tokens").integer(request.maxTokens.value_or(options.defaultMaxTokens));
+// The members of a request body before `tools`.
+void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
+                 const ToolNameMap& names) {
+    out.key("max_tokens").integer(request.maxTokens.value_or(options.defaultMaxTokens));
     out.key("messages");
-    writeMessages(out, request.messages, tools.names);
+    writeMessages(out, request.messages, names);
     out.key("model").string(options.model);
     out.key("stream").boolean(options.stream);
     if (std::string system = detail::systemPrompt(request); !system.empty()) {
@@ -189,11 +184,11 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
     if (request.temperature) {
         out.key("temperature").number(*request.temperature);
     }
-    if (!tools.json.empty()) {
-        out.key("tools").raw(tools.json);
-    }
-    out.endObject();
-    return encoded;
+}
+
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
+    return detail::encodeBody("/messages", request, options, tools, writeFields);
 }
 
 expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,

@@ -17,6 +17,22 @@ void reserveBody(std::string& body, const llm::ModelRequest& request, const Enco
     body.reserve(size);
 }
 
+EncodedRequest encodeBody(std::string path, const llm::ModelRequest& request, const CodecOptions& options,
+                          const EncodedTools& tools, FieldWriter write) {
+    EncodedRequest encoded;
+    encoded.path = std::move(path);
+    encoded.toolNames = tools.names;
+    reserveBody(encoded.body, request, tools);
+    JsonWriter out(encoded.body);
+    out.beginObject();
+    write(out, request, options, tools.names);
+    if (!tools.json.empty()) {
+        out.key("tools").raw(tools.json);
+    }
+    out.endObject();
+    return encoded;
+}
+
 std::string systemPrompt(const llm::ModelRequest& request) {
     std::string prompt;
     for (const llm::Message& message : request.messages) {

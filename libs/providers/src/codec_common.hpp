@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "json_access.hpp"
+#include "json_writer.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/http/http_headers.hpp"
 #include "reagent/llm/model_request.hpp"
 #include "reagent/llm/provider_error.hpp"
 #include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/codec_options.hpp"
 #include "reagent/providers/encoded_request.hpp"
 #include "reagent/providers/reply_assembler.hpp"
 #include "reagent/providers/tool_name_map.hpp"
@@ -21,6 +23,17 @@ namespace reagent::providers::detail {
 
 /// Room for the body of `request` in `body`, so that writing it does not reallocate as it grows.
 void reserveBody(std::string& body, const llm::ModelRequest& request, const EncodedTools& tools);
+
+/// Writes the members of a request body that sort before `tools`, in sorted key order (see `JsonWriter`),
+/// the tool names as `names` maps them.
+using FieldWriter = void (*)(JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
+                             const ToolNameMap& names);
+
+/// A request as every format encodes it: a JSON object of `write`'s members, then `tools` (every
+/// format's last key) when there are any, to be sent to `path`.
+[[nodiscard]] EncodedRequest encodeBody(std::string path, const llm::ModelRequest& request,
+                                        const CodecOptions& options, const EncodedTools& tools,
+                                        FieldWriter write);
 
 /// Every system message's text, joined by a blank line (for formats with one top-level system prompt).
 [[nodiscard]] std::string systemPrompt(const llm::ModelRequest& request);

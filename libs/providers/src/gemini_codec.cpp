@@ -205,17 +205,11 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions& options
     return encoded;
 }
 
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
-                             const EncodedTools& tools) {
-    EncodedRequest encoded;
-    encoded.path = "/" + modelResource(options.model) +
-                   (options.stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
-    encoded.toolNames = tools.names;
-    // Keys in sorted order (see JsonWriter).
-    detail::reserveBody(encoded.body, request, tools);
-    detail::JsonWriter out(encoded.body);
-    out.beginObject().key("contents");
-    writeContents(out, request.messages, tools.names);
+// The members of a request body before `tools`.
+void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& /*options*/,
+                 const ToolNameMap& names) {
+    out.key("contents");
+    writeContents(out, request.messages, names);
     if (request.maxTokens || request.temperature) {
         out.key("generationConfig").beginObject();
         if (request.maxTokens) {
@@ -230,11 +224,13 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
         out.key("systemInstruction").beginObject().key("parts").beginArray().beginObject();
         out.key("text").string(system).endObject().endArray().endObject();
     }
-    if (!tools.json.empty()) {
-        out.key("tools").raw(tools.json);
-    }
-    out.endObject();
-    return encoded;
+}
+
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
+    std::string path = "/" + modelResource(options.model) +
+                       (options.stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
+    return detail::encodeBody(std::move(path), request, options, tools, writeFields);
 }
 
 expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,

@@ -130,17 +130,12 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     return detail::functionTools(tools, detail::SchemaDialect::ollama);
 }
 
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
-                             const EncodedTools& tools) {
-    EncodedRequest encoded;
-    encoded.path = "/chat";
-    encoded.toolNames = tools.names;
-    // Keys in sorted order (see JsonWriter).
-    detail::reserveBody(encoded.body, request, tools);
-    detail::JsonWriter out(encoded.body);
-    out.beginObject().key("messages").beginArray();
+// The members of a request body before `tools`.
+void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
+                 const ToolNameMap& names) {
+    out.key("messages").beginArray();
     for (const Message& message : request.messages) {
-        writeMessage(out, message, tools.names);
+        writeMessage(out, message, names);
     }
     out.endArray();
     out.key("model").string(options.model);
@@ -155,11 +150,11 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
         out.endObject();
     }
     out.key("stream").boolean(options.stream);
-    if (!tools.json.empty()) {
-        out.key("tools").raw(tools.json);
-    }
-    out.endObject();
-    return encoded;
+}
+
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
+    return detail::encodeBody("/chat", request, options, tools, writeFields);
 }
 
 expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,

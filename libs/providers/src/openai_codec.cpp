@@ -155,22 +155,16 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     return detail::functionTools(tools, detail::SchemaDialect::json_schema);
 }
 
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
-                             const EncodedTools& tools) {
-    EncodedRequest encoded;
-    encoded.path = "/chat/completions";
-    encoded.toolNames = tools.names;
-    // Keys in sorted order (see JsonWriter).
-    detail::reserveBody(encoded.body, request, tools);
-    detail::JsonWriter out(encoded.body);
-    out.beginObject();
+// The members of a request body before `tools`.
+void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
+                 const ToolNameMap& names) {
     if (request.maxTokens) {
         out.key(options.openAiMaxCompletionTokens ? "max_completion_tokens" : "max_tokens");
         out.integer(*request.maxTokens);
     }
     out.key("messages").beginArray();
     for (const Message& message : request.messages) {
-        writeMessage(out, message, tools.names);
+        writeMessage(out, message, names);
     }
     out.endArray();
     out.key("model").string(options.model);
@@ -181,11 +175,11 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
     if (request.temperature) {
         out.key("temperature").number(*request.temperature);
     }
-    if (!tools.json.empty()) {
-        out.key("tools").raw(tools.json);
-    }
-    out.endObject();
-    return encoded;
+}
+
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
+    return detail::encodeBody("/chat/completions", request, options, tools, writeFields);
 }
 
 expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
