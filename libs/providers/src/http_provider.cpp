@@ -174,10 +174,6 @@ struct HttpProvider::Caches {
     /// The encoded tool lists seen last, most recent first.
     std::mutex toolsMutex;
     std::vector<ToolsEntry> tools;
-
-    std::once_flag headersOnce;
-    /// Not streamed, streamed (they differ in `Accept`).
-    std::array<http::HttpHeaders, 2> headers;
 };
 
 void HttpProvider::deliver(Attempt& state, const llm::StreamDelta& delta) {
@@ -199,6 +195,7 @@ HttpProvider::HttpProvider(ProviderConfig config, WireFormat format)
     }
     config_.baseUrl =
         withoutTrailingSlash(config_.baseUrl.empty() ? format_.defaultBaseUrl : config_.baseUrl);
+    makeHeaders();
 }
 
 HttpProvider::~HttpProvider() = default;
@@ -227,20 +224,16 @@ std::shared_ptr<const EncodedTools> HttpProvider::encodedTools(const llm::ToolLi
     return encoded;
 }
 
-const http::HttpHeaders& HttpProvider::headers(bool streamed) {
-    auto& cache = *caches_;
-    std::call_once(cache.headersOnce, [this, &cache] {
-        for (const bool stream : {false, true}) {
-            http::HttpHeaders& fields = cache.headers[stream ? 1 : 0];
-            fields.set("Content-Type", "application/json");
-            fields.set("Accept", stream ? "text/event-stream" : "application/json");
-            format_.authenticate(fields, config_.apiKey);
-            for (const auto& field : config_.extraHeaders) {
-                fields.set(field.name, field.value);
-            }
+void HttpProvider::makeHeaders() {
+    for (const bool stream : {false, true}) {
+        http::HttpHeaders& fields = headers_[stream ? 1 : 0];
+        fields.set("Content-Type", "application/json");
+        fields.set("Accept", stream ? "text/event-stream" : "application/json");
+        format_.authenticate(fields, config_.apiKey);
+        for (const auto& field : config_.extraHeaders) {
+            fields.set(field.name, field.value);
         }
-    });
-    return cache.headers[streamed ? 1 : 0];
+    }
 }
 
 Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::ModelRequest request) {
@@ -265,7 +258,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
 
     state->request.method = "POST";
     state->request.url = joinUrl(config_.baseUrl, encoded.path);
-    state->request.headers = headers(state->streamed);
+    state->request.headers = headers_[state->streamed ? 1 : 0];
     state->request.body = std::move(encoded.body);
     state->request.timeout = config_.requestTimeout;
     state->names = std::move(encoded.toolNames);

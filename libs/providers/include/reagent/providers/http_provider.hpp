@@ -2,6 +2,7 @@
 /// \file
 /// \brief `HttpProvider`: a model API over HTTP, one class run with any `WireFormat`, and `makeProvider`.
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -79,14 +80,15 @@ class HttpProvider final : public llm::Provider {
     /// identity (the turns of a run share one list) or by equal specs (the runs of an agent).
     [[nodiscard]] std::shared_ptr<const EncodedTools> encodedTools(const llm::ToolList& tools,
                                                                    const CodecOptions& options);
-    /// The header fields of every request (content type, accept, authentication, extra headers), made
-    /// on the first call.
-    [[nodiscard]] const http::HttpHeaders& headers(bool streamed);
+    /// Makes the header fields of every request: content type, accept, authentication, extra headers.
+    void makeHeaders();
 
     ProviderConfig config_;
     WireFormat format_;
     std::shared_ptr<http::HttpClient> client_;
     std::unique_ptr<Caches> caches_;
+    /// The header fields of every request, not streamed and streamed (they differ in `Accept`).
+    std::array<http::HttpHeaders, 2> headers_;
 };
 
 /// \brief The provider for `config.kind`: an `HttpProvider` speaking `wire::forKind(config.kind)`.
