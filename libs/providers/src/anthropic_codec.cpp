@@ -191,12 +191,6 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
     return detail::encodeBody("/messages", request, options, tools, writeFields);
 }
 
-expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
-                                                             const ToolNameMap& names,
-                                                             const http::HttpHeaders& headers) {
-    return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
-}
-
 // One event of a streamed response (`stream: true`).
 //
 // Handles `message_start` (model, input usage), `content_block_start` (text, tool_use),
@@ -257,10 +251,6 @@ std::optional<llm::ProviderError> readFrame(std::string_view eventType, std::str
 
 constexpr detail::StreamRules kStream{kProvider, detail::Framing::sse, readFrame, "no stop_reason arrived"};
 
-std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
-    return detail::decodeStream(kStream, std::move(names));
-}
-
 void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {
     headers.set("x-api-key", apiKey);
     headers.set("anthropic-version", "2023-06-01");
@@ -273,14 +263,15 @@ void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {
 namespace reagent::providers::wire {
 
 const WireFormat& anthropic() {
-    static const WireFormat format{.name = std::string(anthropic::kProvider),
-                                   .defaultBaseUrl = "https://api.anthropic.com/v1",
-                                   .defaultModel = "claude-sonnet-4-5",
-                                   .encodeTools = anthropic::encodeTools,
-                                   .encodeRequest = anthropic::encodeRequest,
-                                   .decodeReply = anthropic::decodeResponse,
-                                   .streamDecoder = anthropic::streamDecoder,
-                                   .authenticate = anthropic::authenticate};
+    static const WireFormat format{
+        .name = std::string(anthropic::kProvider),
+        .defaultBaseUrl = "https://api.anthropic.com/v1",
+        .defaultModel = "claude-sonnet-4-5",
+        .encodeTools = anthropic::encodeTools,
+        .encodeRequest = anthropic::encodeRequest,
+        .decodeReply = detail::decodeReplyWith<anthropic::kProvider, anthropic::readReply>,
+        .streamDecoder = detail::decodeStreamWith<anthropic::kStream>,
+        .authenticate = anthropic::authenticate};
     return format;
 }
 

@@ -8,6 +8,9 @@
 
 namespace reagent::providers::detail {
 
+namespace {
+
+// Room for the body of `request` in `body`, so that writing it does not reallocate as it grows.
 void reserveBody(std::string& body, const llm::ModelRequest& request, const EncodedTools& tools) {
     // Text plus a generous allowance for keys, escapes and call arguments.
     std::size_t size = 256 + tools.json.size();
@@ -16,6 +19,8 @@ void reserveBody(std::string& body, const llm::ModelRequest& request, const Enco
     }
     body.reserve(size);
 }
+
+}  // namespace
 
 EncodedRequest encodeBody(std::string path, const llm::ModelRequest& request, const CodecOptions& options,
                           const EncodedTools& tools, FieldWriter write) {

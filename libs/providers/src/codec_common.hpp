@@ -1,5 +1,6 @@
 #pragma once
-// Pieces of request encoding that several wire formats share. Internal to the providers library.
+// Pieces of request encoding and reply decoding that several wire formats share. Internal to the providers
+// library.
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -20,9 +21,6 @@
 #include "reagent/providers/tool_name_map.hpp"
 
 namespace reagent::providers::detail {
-
-/// Room for the body of `request` in `body`, so that writing it does not reallocate as it grows.
-void reserveBody(std::string& body, const llm::ModelRequest& request, const EncodedTools& tools);
 
 /// Writes the members of a request body that sort before `tools`, in sorted key order (see `JsonWriter`),
 /// the tool names as `names` maps them.
@@ -83,5 +81,13 @@ using ReplyReader = std::optional<llm::ProviderError> (*)(const Json& reply, std
                                                                         const ToolNameMap& names,
                                                                         const http::HttpHeaders& headers,
                                                                         ReplyReader read);
+
+/// `decodeReply` for `kProvider` with `kRead`, as a plain function (`WireFormat::decodeReply`).
+template <const std::string_view& kProvider, ReplyReader kRead>
+expected<llm::ModelReply, llm::ProviderError> decodeReplyWith(int status, std::string_view body,
+                                                              const ToolNameMap& names,
+                                                              const http::HttpHeaders& headers) {
+    return decodeReply(kProvider, status, body, names, headers, kRead);
+}
 
 }  // namespace reagent::providers::detail

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "reagent/llm/provider_error.hpp"
@@ -41,5 +42,11 @@ struct StreamRules {
 /// every later one that reaches a frame, and `finish`; `finish` also fails with `incompleteStream`
 /// when the body ended with neither a stop reason nor `done`.
 [[nodiscard]] std::unique_ptr<StreamDecoding> decodeStream(const StreamRules& rules, ToolNameMap names);
+
+/// `decodeStream` with `kRules`, as a plain function (`WireFormat::streamDecoder`).
+template <const StreamRules& kRules>
+std::unique_ptr<StreamDecoding> decodeStreamWith(ToolNameMap names) {
+    return decodeStream(kRules, std::move(names));
+}
 
 }  // namespace reagent::providers::detail

@@ -233,12 +233,6 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
     return detail::encodeBody(std::move(path), request, options, tools, writeFields);
 }
 
-expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
-                                                             const ToolNameMap& names,
-                                                             const http::HttpHeaders& headers) {
-    return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
-}
-
 // One event of `streamGenerateContent?alt=sse`: its data is a whole `GenerateContentResponse` carrying
 // the next parts; the last one has the `finishReason` and the final usage. Errors as for a whole reply.
 std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::string_view text,
@@ -253,10 +247,6 @@ std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::stri
 
 constexpr detail::StreamRules kStream{kProvider, detail::Framing::sse, readFrame, "no finishReason arrived"};
 
-std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
-    return detail::decodeStream(kStream, std::move(names));
-}
-
 void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {
     headers.set("x-goog-api-key", apiKey);
 }
@@ -268,14 +258,15 @@ void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {
 namespace reagent::providers::wire {
 
 const WireFormat& gemini() {
-    static const WireFormat format{.name = std::string(gemini::kProvider),
-                                   .defaultBaseUrl = "https://generativelanguage.googleapis.com/v1beta",
-                                   .defaultModel = "gemini-2.5-flash",
-                                   .encodeTools = gemini::encodeTools,
-                                   .encodeRequest = gemini::encodeRequest,
-                                   .decodeReply = gemini::decodeResponse,
-                                   .streamDecoder = gemini::streamDecoder,
-                                   .authenticate = gemini::authenticate};
+    static const WireFormat format{
+        .name = std::string(gemini::kProvider),
+        .defaultBaseUrl = "https://generativelanguage.googleapis.com/v1beta",
+        .defaultModel = "gemini-2.5-flash",
+        .encodeTools = gemini::encodeTools,
+        .encodeRequest = gemini::encodeRequest,
+        .decodeReply = detail::decodeReplyWith<gemini::kProvider, gemini::readReply>,
+        .streamDecoder = detail::decodeStreamWith<gemini::kStream>,
+        .authenticate = gemini::authenticate};
     return format;
 }
 

@@ -157,12 +157,6 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
     return detail::encodeBody("/chat", request, options, tools, writeFields);
 }
 
-expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
-                                                             const ToolNameMap& names,
-                                                             const http::HttpHeaders& headers) {
-    return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
-}
-
 // One line of a streamed response: newline-delimited JSON objects, the last one with `done: true`,
 // `done_reason` and the counts. Tool calls arrive whole, in one line. A line carrying `error` fails the
 // stream with it; one that is not JSON with `malformed_response`.
@@ -179,10 +173,6 @@ std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::stri
 constexpr detail::StreamRules kStream{kProvider, detail::Framing::ndjson, readFrame,
                                       "no line with done: true arrived"};
 
-std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
-    return detail::decodeStream(kStream, std::move(names));
-}
-
 }  // namespace
 
 }  // namespace reagent::providers::ollama
@@ -190,14 +180,15 @@ std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
 namespace reagent::providers::wire {
 
 const WireFormat& ollama() {
-    static const WireFormat format{.name = std::string(ollama::kProvider),
-                                   .defaultBaseUrl = "http://127.0.0.1:11434/api",
-                                   .defaultModel = "qwen3",
-                                   .encodeTools = ollama::encodeTools,
-                                   .encodeRequest = ollama::encodeRequest,
-                                   .decodeReply = ollama::decodeResponse,
-                                   .streamDecoder = ollama::streamDecoder,
-                                   .authenticate = detail::setBearer};
+    static const WireFormat format{
+        .name = std::string(ollama::kProvider),
+        .defaultBaseUrl = "http://127.0.0.1:11434/api",
+        .defaultModel = "qwen3",
+        .encodeTools = ollama::encodeTools,
+        .encodeRequest = ollama::encodeRequest,
+        .decodeReply = detail::decodeReplyWith<ollama::kProvider, ollama::readReply>,
+        .streamDecoder = detail::decodeStreamWith<ollama::kStream>,
+        .authenticate = detail::setBearer};
     return format;
 }
 

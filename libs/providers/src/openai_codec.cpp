@@ -182,12 +182,6 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
     return detail::encodeBody("/chat/completions", request, options, tools, writeFields);
 }
 
-expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
-                                                             const ToolNameMap& names,
-                                                             const http::HttpHeaders& headers) {
-    return detail::decodeReply(kProvider, httpStatus, body, names, headers, readReply);
-}
-
 // One event of a streamed response (`stream: true`), a chunk or `[DONE]`.
 //
 // Text arrives in `delta.content`; tool calls in `delta.tool_calls[]`, assembled by their `index`: the
@@ -252,10 +246,6 @@ std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::stri
 constexpr detail::StreamRules kStream{kProvider, detail::Framing::sse, readFrame,
                                       "neither finish_reason nor [DONE] arrived"};
 
-std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
-    return detail::decodeStream(kStream, std::move(names));
-}
-
 }  // namespace
 
 }  // namespace reagent::providers::openai
@@ -263,14 +253,15 @@ std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) {
 namespace reagent::providers::wire {
 
 const WireFormat& openai() {
-    static const WireFormat format{.name = std::string(openai::kProvider),
-                                   .defaultBaseUrl = "https://api.openai.com/v1",
-                                   .defaultModel = "gpt-4.1",
-                                   .encodeTools = openai::encodeTools,
-                                   .encodeRequest = openai::encodeRequest,
-                                   .decodeReply = openai::decodeResponse,
-                                   .streamDecoder = openai::streamDecoder,
-                                   .authenticate = detail::setBearer};
+    static const WireFormat format{
+        .name = std::string(openai::kProvider),
+        .defaultBaseUrl = "https://api.openai.com/v1",
+        .defaultModel = "gpt-4.1",
+        .encodeTools = openai::encodeTools,
+        .encodeRequest = openai::encodeRequest,
+        .decodeReply = detail::decodeReplyWith<openai::kProvider, openai::readReply>,
+        .streamDecoder = detail::decodeStreamWith<openai::kStream>,
+        .authenticate = detail::setBearer};
     return format;
 }
 
