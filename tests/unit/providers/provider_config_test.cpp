@@ -173,13 +173,11 @@ TEST_CASE("a provider from a wire format of one's own", "[providers][config]") {
         headers.set("api-key", key);
     };
     providers::ProviderConfig config;  // no key: the format decides what it needs
-    auto made = providers::makeProvider(config, format);
-    REQUIRE(made);
-    CHECK((*made)->name() == "mine");
-    const auto* http = dynamic_cast<const providers::HttpProvider*>(made->get());
-    REQUIRE(http != nullptr);
-    CHECK(http->config().baseUrl == "https://api.example.com/v2");
-    CHECK(http->config().model == "example-large");
+    REQUIRE(providers::makeProvider(config, format));
+    const providers::HttpProvider provider(config, format);
+    CHECK(provider.name() == "mine");
+    CHECK(provider.config().baseUrl == "https://api.example.com/v2");
+    CHECK(provider.config().model == "example-large");
 
     config.baseUrl = "http://";
     auto badUrl = providers::makeProvider(config, format);
