@@ -27,7 +27,7 @@
 
 #include "bare_http_loop.hpp"
 #include "reagent/providers/http_provider.hpp"
-#include "reagent/providers/openai_codec.hpp"
+#include "reagent/providers/wire_format.hpp"
 #include "reagent/reagent.hpp"
 
 namespace {
@@ -199,13 +199,17 @@ std::pair<std::string, std::string> agentBodies(const agent::Agent& agent) {
     llm::ModelRequest request;
     request.tools = agent.toolSpecs();
     request.messages.push_back(llm::Message::user("Say hello"));
+    const providers::WireFormat& format = providers::wire::openai();
     providers::CodecOptions options;
-    options.model = providers::defaultModel(providers::ProviderKind::openai);
-    std::string first = providers::openai::encodeRequest(request, options).body;
+    options.model = format.defaultModel;
+    const auto encode = [&] {
+        return format.encodeRequest(request, options, format.encodeTools(request.tools, options));
+    };
+    std::string first = encode().body;
     request.messages.push_back(
         llm::Message::assistant("", {llm::ToolCall{"call_1", "echo", {{"text", "hello"}}}}));
     request.messages.push_back(llm::Message::toolResult("call_1", "echo", "hello"));
-    std::string second = providers::openai::encodeRequest(request, options).body;
+    std::string second = encode().body;
     return {std::move(first), std::move(second)};
 }
 

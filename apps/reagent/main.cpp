@@ -157,7 +157,10 @@ int main(int argc, char** argv) {
                      "the environment, else demo)")
         ->check(CLI::IsMember({"anthropic", "openai", "gemini", "ollama", "demo"}));
     runCmd->add_option("--model", run.model, "Model id (default: the provider's default model)");
-    runCmd->add_option("--base-url", run.baseUrl, "Base URL of the model API (overrides the environment)")
+    runCmd
+        ->add_option("--base-url", run.baseUrl,
+                     "Base URL of the model API, its version included (https://api.anthropic.com/v1, "
+                     "http://127.0.0.1:8000/v1, http://127.0.0.1:11434/api); overrides the environment")
         ->check(nonEmpty("a URL"));
     runCmd
         ->add_option("--memory", run.memoryPath,

@@ -27,6 +27,7 @@
 #include "reagent/providers/from_environment.hpp"
 #include "reagent/providers/http_provider.hpp"
 #include "reagent/providers/provider_config.hpp"
+#include "reagent/providers/wire_format.hpp"
 #include "reagent/tools/adapt_function.hpp"
 #include "reagent/tools/schema_validator.hpp"
 #include "reagent/tools/tool.hpp"

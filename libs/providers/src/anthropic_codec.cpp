@@ -1,11 +1,24 @@
-#include "reagent/providers/anthropic_codec.hpp"
-
+#include <memory>
+#include <optional>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "codec_common.hpp"
+#include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/http/http_headers.hpp"
+#include "reagent/http/sse_parser.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/codec_options.hpp"
+#include "reagent/providers/encoded_request.hpp"
 #include "reagent/providers/provider_http_error.hpp"
+#include "reagent/providers/reply_assembler.hpp"
+#include "reagent/providers/wire_format.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers::anthropic {
@@ -106,7 +119,36 @@ void writeMessages(detail::JsonWriter& out, const std::vector<Message>& messages
     out.endArray();
 }
 
-}  // namespace
+// A Messages response: content blocks (text, tool_use), stop reason, usage, model.
+std::optional<llm::ProviderError> readReply(const Json& reply, std::string_view body,
+                                            ReplyAssembler& assembler, std::vector<StreamDelta>& unused) {
+    if (detail::stringOr(reply, "type") == "error") {
+        return detail::streamError(kProvider, reply);
+    }
+    const auto* content = detail::arrayMember(reply, "content");
+    if (content == nullptr) {
+        return malformedResponse(kProvider, "the response has no content array: " + detail::excerpt(body));
+    }
+    for (const Json& block : *content) {
+        const std::string type = detail::stringOr(block, "type");
+        if (type == "text") {
+            assembler.appendText(detail::viewOr(block, "text"), unused);
+        } else if (type == "tool_use") {
+            const Json* input = detail::member(block, "input");
+            assembler.addCall(detail::stringOr(block, "id"), detail::stringOr(block, "name"),
+                              input != nullptr ? detail::toNlohmann(*input) : nlohmann::json::object(), {},
+                              unused);
+        }
+    }
+    if (const auto reason = detail::stringMember(reply, "stop_reason")) {
+        assembler.setStopReason(stopReason(*reason));
+    }
+    if (const Json* usage = detail::objectMember(reply, "usage")) {
+        applyUsage(*usage, assembler.usage());
+    }
+    assembler.setModel(detail::stringOr(reply, "model"));
+    return std::nullopt;
+}
 
 EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     EncodedTools encoded;
@@ -128,21 +170,12 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     return encoded;
 }
 
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
-    return encodeRequest(request, options, encodeTools(request.tools, options));
-}
-
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
-                             const EncodedTools& tools) {
-    EncodedRequest encoded;
-    encoded.path = "/v1/messages";
-    encoded.toolNames = tools.names;
-    // Keys in sorted order (see JsonWriter).
-    detail::reserveBody(encoded.body, request, tools);
-    detail::JsonWriter out(encoded.body);
-    out.beginObject().key("max_tokens").integer(request.maxTokens.value_or(options.defaultMaxTokens));
+// The members of a request body before `tools`.
+void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
+                 const ToolNameMap& names) {
+    out.key("max_tokens").integer(request.maxTokens.value_or(options.defaultMaxTokens));
     out.key("messages");
-    writeMessages(out, request.messages, tools.names);
+    writeMessages(out, request.messages, names);
     out.key("model").string(options.model);
     out.key("stream").boolean(options.stream);
     if (std::string system = detail::systemPrompt(request); !system.empty()) {
@@ -151,120 +184,95 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
     if (request.temperature) {
         out.key("temperature").number(*request.temperature);
     }
-    if (!tools.json.empty()) {
-        out.key("tools").raw(tools.json);
-    }
-    out.endObject();
-    return encoded;
 }
 
-expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
-                                                             const ToolNameMap& names,
-                                                             const http::HttpHeaders& headers) {
-    if (httpStatus < 200 || httpStatus > 299) {
-        return fail(httpError(kProvider, httpStatus, body, headers));
-    }
-    const detail::ParsedJson parsed(body);
-    if (!parsed || !parsed->is_object()) {
-        return fail(
-            malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
-    }
-    if (detail::stringOr(*parsed, "type") == "error") {
-        return fail(detail::streamError(kProvider, *parsed));
-    }
-    const auto* content = detail::arrayMember(*parsed, "content");
-    if (content == nullptr) {
-        return fail(
-            malformedResponse(kProvider, "the response has no content array: " + detail::excerpt(body)));
-    }
-    ReplyAssembler assembler(std::string(kProvider), names);
-    std::vector<StreamDelta> unused;
-    for (const Json& block : *content) {
-        const std::string type = detail::stringOr(block, "type");
-        if (type == "text") {
-            assembler.appendText(detail::viewOr(block, "text"), unused);
-        } else if (type == "tool_use") {
-            const Json* input = detail::member(block, "input");
-            assembler.addCall(detail::stringOr(block, "id"), detail::stringOr(block, "name"),
-                              input != nullptr ? detail::toNlohmann(*input) : nlohmann::json::object(), {},
-                              unused);
-        }
-    }
-    if (const auto reason = detail::stringMember(*parsed, "stop_reason")) {
-        assembler.setStopReason(stopReason(*reason));
-    }
-    if (const Json* usage = detail::objectMember(*parsed, "usage")) {
-        applyUsage(*usage, assembler.usage());
-    }
-    assembler.setModel(detail::stringOr(*parsed, "model"));
-    return assembler.finish();
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
+    return detail::encodeBody("/messages", request, options, tools, writeFields);
 }
 
-StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
-
-expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const http::SseEvent& event) {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    const detail::ParsedJson parsed(event.data);
+// One event of a streamed response (`stream: true`).
+//
+// Handles `message_start` (model, input usage), `content_block_start` (text, tool_use),
+// `content_block_delta` (`text_delta`, `input_json_delta`), `message_delta` (stop reason, cumulative
+// output usage), `message_stop`, `ping`, and `error`. Other events and block types (thinking, server
+// tools) are ignored, as the API asks clients to tolerate new ones.
+// An `error` event fails the stream with its own error (code from its type: `overloaded_error` is
+// `server_error`, ...); data that is not JSON with `malformed_response`.
+std::optional<llm::ProviderError> readFrame(std::string_view eventType, std::string_view text,
+                                            ReplyAssembler& assembler, bool& /*done*/,
+                                            std::vector<StreamDelta>& out) {
+    const detail::ParsedJson parsed(text);
     if (!parsed || !parsed->is_object()) {
-        failure_ = malformedResponse(
-            kProvider,
-            "stream event '" + event.type + "' does not carry a JSON object: " + detail::excerpt(event.data));
-        return fail(*failure_);
+        return malformedResponse(kProvider, "stream event '" + std::string(eventType) +
+                                                "' does not carry a JSON object: " + detail::excerpt(text));
     }
     const Json& data = *parsed;
-    const std::string type = detail::stringMember(data, "type").value_or(event.type);
+    const std::string type = detail::stringMember(data, "type").value_or(std::string(eventType));
     const std::int64_t index = detail::integerMember(data, "index").value_or(-1);
-    std::vector<StreamDelta> out;
     if (type == "message_start") {
         if (const Json* message = detail::objectMember(data, "message")) {
-            assembler_.setModel(detail::stringOr(*message, "model"));
+            assembler.setModel(detail::stringOr(*message, "model"));
             if (const Json* usage = detail::objectMember(*message, "usage")) {
-                applyUsage(*usage, assembler_.usage());
+                applyUsage(*usage, assembler.usage());
             }
         }
     } else if (type == "content_block_start") {
         const Json* block = detail::objectMember(data, "content_block");
         const std::string blockType = block != nullptr ? detail::stringOr(*block, "type") : std::string();
         if (blockType == "text") {
-            assembler_.appendText(detail::viewOr(*block, "text"), out);
+            assembler.appendText(detail::viewOr(*block, "text"), out);
         } else if (blockType == "tool_use") {
-            assembler_.openCall(index, detail::stringOr(*block, "id"), detail::stringOr(*block, "name"), out);
+            assembler.openCall(index, detail::stringOr(*block, "id"), detail::stringOr(*block, "name"), out);
         }
     } else if (type == "content_block_delta") {
         const Json* delta = detail::objectMember(data, "delta");
         const std::string deltaType = delta != nullptr ? detail::stringOr(*delta, "type") : std::string();
         if (deltaType == "text_delta") {
-            assembler_.appendText(detail::viewOr(*delta, "text"), out);
-        } else if (deltaType == "input_json_delta" && assembler_.hasCall(index)) {
+            assembler.appendText(detail::viewOr(*delta, "text"), out);
+        } else if (deltaType == "input_json_delta" && assembler.hasCall(index)) {
             // Only for tool_use blocks: server-tool blocks stream input_json_delta too, and are ignored.
-            assembler_.appendArguments(index, detail::viewOr(*delta, "partial_json"), out);
+            assembler.appendArguments(index, detail::viewOr(*delta, "partial_json"), out);
         }
     } else if (type == "message_delta") {
         if (const Json* delta = detail::objectMember(data, "delta")) {
             if (const auto reason = detail::stringMember(*delta, "stop_reason")) {
-                assembler_.setStopReason(stopReason(*reason));
+                assembler.setStopReason(stopReason(*reason));
             }
         }
         if (const Json* usage = detail::objectMember(data, "usage")) {
-            applyUsage(*usage, assembler_.usage());
+            applyUsage(*usage, assembler.usage());
         }
     } else if (type == "error") {
-        failure_ = detail::streamError(kProvider, data);
-        return fail(*failure_);
+        return detail::streamError(kProvider, data);
     }
-    return out;
+    return std::nullopt;
 }
 
-expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() const {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    if (!assembler_.stopReasonKnown()) {
-        return fail(incompleteStream(kProvider, "no stop_reason arrived"));
-    }
-    return assembler_.finish();
+constexpr detail::StreamRules kStream{kProvider, detail::Framing::sse, readFrame, "no stop_reason arrived"};
+
+void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {
+    headers.set("x-api-key", apiKey);
+    headers.set("anthropic-version", "2023-06-01");
 }
+
+}  // namespace
 
 }  // namespace reagent::providers::anthropic
+
+namespace reagent::providers::wire {
+
+const WireFormat& anthropic() {
+    static const WireFormat format{
+        .name = std::string(anthropic::kProvider),
+        .defaultBaseUrl = "https://api.anthropic.com/v1",
+        .defaultModel = "claude-sonnet-4-5",
+        .encodeTools = anthropic::encodeTools,
+        .encodeRequest = anthropic::encodeRequest,
+        .decodeReply = detail::decodeReplyWith<anthropic::kProvider, anthropic::readReply>,
+        .streamDecoder = detail::decodeStreamWith<anthropic::kStream>,
+        .authenticate = anthropic::authenticate};
+    return format;
+}
+
+}  // namespace reagent::providers::wire

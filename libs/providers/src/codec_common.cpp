@@ -4,9 +4,13 @@
 #include <string_view>
 
 #include "json_writer.hpp"
+#include "reagent/providers/provider_http_error.hpp"
 
 namespace reagent::providers::detail {
 
+namespace {
+
+// Room for the body of `request` in `body`, so that writing it does not reallocate as it grows.
 void reserveBody(std::string& body, const llm::ModelRequest& request, const EncodedTools& tools) {
     // Text plus a generous allowance for keys, escapes and call arguments.
     std::size_t size = 256 + tools.json.size();
@@ -14,6 +18,24 @@ void reserveBody(std::string& body, const llm::ModelRequest& request, const Enco
         size += 64 + message.text.size() + message.toolCallId.size() + 160 * message.toolCalls.size();
     }
     body.reserve(size);
+}
+
+}  // namespace
+
+EncodedRequest encodeBody(std::string path, const llm::ModelRequest& request, const CodecOptions& options,
+                          const EncodedTools& tools, FieldWriter write) {
+    EncodedRequest encoded;
+    encoded.path = std::move(path);
+    encoded.toolNames = tools.names;
+    reserveBody(encoded.body, request, tools);
+    JsonWriter out(encoded.body);
+    out.beginObject();
+    write(out, request, options, tools.names);
+    if (!tools.json.empty()) {
+        out.key("tools").raw(tools.json);
+    }
+    out.endObject();
+    return encoded;
 }
 
 std::string systemPrompt(const llm::ModelRequest& request) {
@@ -105,6 +127,31 @@ std::string argumentsJson(const nlohmann::json& arguments) {
         return dumpJson(arguments);
     }
     return dumpJson(argumentsObject(arguments));
+}
+
+void setBearer(http::HttpHeaders& headers, const std::string& key) {
+    if (!key.empty()) {
+        headers.set("Authorization", "Bearer " + key);
+    }
+}
+
+expected<llm::ModelReply, llm::ProviderError> decodeReply(std::string_view provider, int status,
+                                                          std::string_view body, const ToolNameMap& names,
+                                                          const http::HttpHeaders& headers,
+                                                          ReplyReader read) {
+    if (status < 200 || status > 299) {
+        return fail(httpError(provider, status, body, headers));
+    }
+    const ParsedJson parsed(body);
+    if (!parsed || !parsed->is_object()) {
+        return fail(malformedResponse(provider, "the response is not a JSON object: " + excerpt(body)));
+    }
+    ReplyAssembler assembler(std::string(provider), names);
+    std::vector<llm::StreamDelta> unused;
+    if (auto error = read(*parsed, body, assembler, unused)) {
+        return fail(std::move(*error));
+    }
+    return assembler.finish();
 }
 
 }  // namespace reagent::providers::detail

@@ -1,17 +1,37 @@
 #pragma once
-// Pieces of request encoding that several wire formats share. Internal to the providers library.
+// Pieces of request encoding and reply decoding that several wire formats share. Internal to the providers
+// library.
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "json_access.hpp"
+#include "json_writer.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/http/http_headers.hpp"
 #include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/codec_options.hpp"
 #include "reagent/providers/encoded_request.hpp"
+#include "reagent/providers/reply_assembler.hpp"
 #include "reagent/providers/tool_name_map.hpp"
 
 namespace reagent::providers::detail {
 
-/// Room for the body of `request` in `body`, so that writing it does not reallocate as it grows.
-void reserveBody(std::string& body, const llm::ModelRequest& request, const EncodedTools& tools);
+/// Writes the members of a request body that sort before `tools`, in sorted key order (see `JsonWriter`),
+/// the tool names as `names` maps them.
+using FieldWriter = void (*)(JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
+                             const ToolNameMap& names);
+
+/// A request as every format encodes it: a JSON object of `write`'s members, then `tools` (every
+/// format's last key) when there are any, to be sent to `path`.
+[[nodiscard]] EncodedRequest encodeBody(std::string path, const llm::ModelRequest& request,
+                                        const CodecOptions& options, const EncodedTools& tools,
+                                        FieldWriter write);
 
 /// Every system message's text, joined by a blank line (for formats with one top-level system prompt).
 [[nodiscard]] std::string systemPrompt(const llm::ModelRequest& request);
@@ -40,5 +60,34 @@ enum class SchemaDialect {
 
 /// `argumentsObject(arguments)` as JSON text, without copying an object.
 [[nodiscard]] std::string argumentsJson(const nlohmann::json& arguments);
+
+/// Sets `Authorization: Bearer <key>`, unless `key` is empty (OpenAI-compatible servers and Ollama often
+/// need none).
+void setBearer(http::HttpHeaders& headers, const std::string& key);
+
+/// The part of decoding a whole reply that is the format's own: reads the parsed `reply` into `assembler`
+/// (`deltas` takes what the assembler reports, unused here) and returns the error it carries or is, if
+/// any. `body` is the raw text, to quote in messages.
+using ReplyReader = std::optional<llm::ProviderError> (*)(const Json& reply, std::string_view body,
+                                                          ReplyAssembler& assembler,
+                                                          std::vector<llm::StreamDelta>& deltas);
+
+/// Decodes a whole (not streamed) response, as every format begins: a non-2xx status gives the error its
+/// body describes (`httpError`); a 2xx body must be a JSON object, parsed leniently (`ParsedJson`), else
+/// `malformed_response` ("the response is not a JSON object: ..."); `read` then reads it into a
+/// `ReplyAssembler` for `provider`, whose `finish` gives the reply.
+[[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decodeReply(std::string_view provider, int status,
+                                                                        std::string_view body,
+                                                                        const ToolNameMap& names,
+                                                                        const http::HttpHeaders& headers,
+                                                                        ReplyReader read);
+
+/// `decodeReply` for `kProvider` with `kRead`, as a plain function (`WireFormat::decodeReply`).
+template <const std::string_view& kProvider, ReplyReader kRead>
+expected<llm::ModelReply, llm::ProviderError> decodeReplyWith(int status, std::string_view body,
+                                                              const ToolNameMap& names,
+                                                              const http::HttpHeaders& headers) {
+    return decodeReply(kProvider, status, body, names, headers, kRead);
+}
 
 }  // namespace reagent::providers::detail

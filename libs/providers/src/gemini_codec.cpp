@@ -1,12 +1,25 @@
-#include "reagent/providers/gemini_codec.hpp"
-
 #include <map>
+#include <memory>
+#include <optional>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "codec_common.hpp"
+#include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/http/http_headers.hpp"
+#include "reagent/http/sse_parser.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/codec_options.hpp"
+#include "reagent/providers/encoded_request.hpp"
 #include "reagent/providers/provider_http_error.hpp"
+#include "reagent/providers/reply_assembler.hpp"
+#include "reagent/providers/wire_format.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers::gemini {
@@ -160,7 +173,15 @@ std::optional<llm::ProviderError> consume(const Json& response, ReplyAssembler& 
     return std::nullopt;
 }
 
-}  // namespace
+// A whole GenerateContentResponse: as a stream chunk, but it must hold candidates, an error or feedback.
+std::optional<llm::ProviderError> readReply(const Json& reply, std::string_view body,
+                                            ReplyAssembler& assembler, std::vector<StreamDelta>& unused) {
+    if (detail::arrayMember(reply, "candidates") == nullptr && detail::member(reply, "error") == nullptr &&
+        detail::member(reply, "promptFeedback") == nullptr) {
+        return malformedResponse(kProvider, "the response has no candidates: " + detail::excerpt(body));
+    }
+    return consume(reply, assembler, unused);
+}
 
 EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions& options) {
     EncodedTools encoded;
@@ -184,21 +205,11 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions& options
     return encoded;
 }
 
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
-    return encodeRequest(request, options, encodeTools(request.tools, options));
-}
-
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
-                             const EncodedTools& tools) {
-    EncodedRequest encoded;
-    encoded.path = "/v1beta/" + modelResource(options.model) +
-                   (options.stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
-    encoded.toolNames = tools.names;
-    // Keys in sorted order (see JsonWriter).
-    detail::reserveBody(encoded.body, request, tools);
-    detail::JsonWriter out(encoded.body);
-    out.beginObject().key("contents");
-    writeContents(out, request.messages, tools.names);
+// The members of a request body before `tools`.
+void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& /*options*/,
+                 const ToolNameMap& names) {
+    out.key("contents");
+    writeContents(out, request.messages, names);
     if (request.maxTokens || request.temperature) {
         out.key("generationConfig").beginObject();
         if (request.maxTokens) {
@@ -213,64 +224,50 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
         out.key("systemInstruction").beginObject().key("parts").beginArray().beginObject();
         out.key("text").string(system).endObject().endArray().endObject();
     }
-    if (!tools.json.empty()) {
-        out.key("tools").raw(tools.json);
-    }
-    out.endObject();
-    return encoded;
 }
 
-expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
-                                                             const ToolNameMap& names,
-                                                             const http::HttpHeaders& headers) {
-    if (httpStatus < 200 || httpStatus > 299) {
-        return fail(httpError(kProvider, httpStatus, body, headers));
-    }
-    const detail::ParsedJson parsed(body);
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
+    std::string path = "/" + modelResource(options.model) +
+                       (options.stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
+    return detail::encodeBody(std::move(path), request, options, tools, writeFields);
+}
+
+// One event of `streamGenerateContent?alt=sse`: its data is a whole `GenerateContentResponse` carrying
+// the next parts; the last one has the `finishReason` and the final usage. Errors as for a whole reply.
+std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::string_view text,
+                                            ReplyAssembler& assembler, bool& /*done*/,
+                                            std::vector<StreamDelta>& out) {
+    const detail::ParsedJson parsed(text);
     if (!parsed || !parsed->is_object()) {
-        return fail(
-            malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
+        return malformedResponse(kProvider, "stream data is not a JSON object: " + detail::excerpt(text));
     }
-    if (detail::arrayMember(*parsed, "candidates") == nullptr &&
-        detail::member(*parsed, "error") == nullptr && detail::member(*parsed, "promptFeedback") == nullptr) {
-        return fail(malformedResponse(kProvider, "the response has no candidates: " + detail::excerpt(body)));
-    }
-    ReplyAssembler assembler(std::string(kProvider), names);
-    std::vector<StreamDelta> unused;
-    if (auto error = consume(*parsed, assembler, unused)) {
-        return fail(std::move(*error));
-    }
-    return assembler.finish();
+    return consume(*parsed, assembler, out);
 }
 
-StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
+constexpr detail::StreamRules kStream{kProvider, detail::Framing::sse, readFrame, "no finishReason arrived"};
 
-expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const http::SseEvent& event) {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    const detail::ParsedJson parsed(event.data);
-    if (!parsed || !parsed->is_object()) {
-        failure_ =
-            malformedResponse(kProvider, "stream data is not a JSON object: " + detail::excerpt(event.data));
-        return fail(*failure_);
-    }
-    std::vector<StreamDelta> out;
-    if (auto error = consume(*parsed, assembler_, out)) {
-        failure_ = std::move(error);
-        return fail(*failure_);
-    }
-    return out;
+void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {
+    headers.set("x-goog-api-key", apiKey);
 }
 
-expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() const {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    if (!assembler_.stopReasonKnown()) {
-        return fail(incompleteStream(kProvider, "no finishReason arrived"));
-    }
-    return assembler_.finish();
-}
+}  // namespace
 
 }  // namespace reagent::providers::gemini
+
+namespace reagent::providers::wire {
+
+const WireFormat& gemini() {
+    static const WireFormat format{
+        .name = std::string(gemini::kProvider),
+        .defaultBaseUrl = "https://generativelanguage.googleapis.com/v1beta",
+        .defaultModel = "gemini-2.5-flash",
+        .encodeTools = gemini::encodeTools,
+        .encodeRequest = gemini::encodeRequest,
+        .decodeReply = detail::decodeReplyWith<gemini::kProvider, gemini::readReply>,
+        .streamDecoder = detail::decodeStreamWith<gemini::kStream>,
+        .authenticate = gemini::authenticate};
+    return format;
+}
+
+}  // namespace reagent::providers::wire

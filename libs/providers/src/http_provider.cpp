@@ -8,6 +8,7 @@
 
 #include "json_access.hpp"
 #include "reagent/core/retry.hpp"
+#include "reagent/core/settle.hpp"
 #include "reagent/llm/retry_notice.hpp"
 #include "reagent/providers/provider_http_error.hpp"
 
@@ -108,11 +109,7 @@ RetryDecision decideRetry(const llm::ProviderError& error, bool deltaDelivered, 
     notice.wait = error.retryAfter ? *error.retryAfter : backoffDelay(policy, number - 1, jitterSample());
     notice.error = error;
     if (onRetry) {
-        try {
-            onRetry(notice);
-        } catch (...) {
-            // A subscriber must not be able to break the call.
-        }
+        (void)settleCall(onRetry, notice);  // a subscriber must not be able to break the call
     }
     return RetryDecision::afterDelay(notice.wait);
 }
@@ -174,37 +171,27 @@ struct HttpProvider::Caches {
     /// The encoded tool lists seen last, most recent first.
     std::mutex toolsMutex;
     std::vector<ToolsEntry> tools;
-
-    std::once_flag headersOnce;
-    /// Not streamed, streamed (they differ in `Accept`).
-    std::array<http::HttpHeaders, 2> headers;
 };
 
 void HttpProvider::deliver(Attempt& state, const llm::StreamDelta& delta) {
     state.deltaDelivered = true;
-    try {
-        state.onDelta(delta);
-    } catch (...) {
-        // A subscriber must not be able to break the call.
-    }
+    (void)settleCall(state.onDelta, delta);  // a subscriber must not be able to break the call
 }
 
-HttpProvider::HttpProvider(ProviderConfig config)
+HttpProvider::HttpProvider(ProviderConfig config, WireFormat format)
     : config_(std::move(config)),
+      format_(std::move(format)),
       client_(std::make_shared<http::HttpClient>(clientConfig(config_))),
       caches_(std::make_unique<Caches>()) {
     if (config_.model.empty()) {
-        config_.model = std::string(defaultModel(config_.kind));
+        config_.model = format_.defaultModel;
     }
-    config_.baseUrl = withoutTrailingSlash(config_.baseUrl.empty() ? std::string(defaultBaseUrl(config_.kind))
-                                                                   : config_.baseUrl);
+    config_.baseUrl =
+        withoutTrailingSlash(config_.baseUrl.empty() ? format_.defaultBaseUrl : config_.baseUrl);
+    makeHeaders();
 }
 
 HttpProvider::~HttpProvider() = default;
-
-std::string HttpProvider::url(const EncodedRequest& encoded) const {
-    return joinUrl(config_.baseUrl, encoded.path);
-}
 
 std::shared_ptr<const EncodedTools> HttpProvider::encodedTools(const llm::ToolList& tools,
                                                                const CodecOptions& options) {
@@ -221,7 +208,7 @@ std::shared_ptr<const EncodedTools> HttpProvider::encodedTools(const llm::ToolLi
             return cache.tools.front().encoded;
         }
     }
-    auto encoded = std::make_shared<const EncodedTools>(encodeTools(tools, options));
+    auto encoded = std::make_shared<const EncodedTools>(format_.encodeTools(tools, options));
     const std::lock_guard lock(cache.toolsMutex);
     cache.tools.insert(cache.tools.begin(), Caches::ToolsEntry{tools, encoded});
     if (cache.tools.size() > Caches::kToolLists) {
@@ -230,21 +217,16 @@ std::shared_ptr<const EncodedTools> HttpProvider::encodedTools(const llm::ToolLi
     return encoded;
 }
 
-const http::HttpHeaders& HttpProvider::headers(bool streamed) {
-    auto& cache = *caches_;
-    // Not in the constructor: `authenticate` is a hook of the derived class.
-    std::call_once(cache.headersOnce, [this, &cache] {
-        for (const bool stream : {false, true}) {
-            http::HttpHeaders& fields = cache.headers[stream ? 1 : 0];
-            fields.set("Content-Type", "application/json");
-            fields.set("Accept", stream ? "text/event-stream" : "application/json");
-            authenticate(fields);
-            for (const auto& field : config_.extraHeaders) {
-                fields.set(field.name, field.value);
-            }
+void HttpProvider::makeHeaders() {
+    for (const bool stream : {false, true}) {
+        http::HttpHeaders& fields = headers_[stream ? 1 : 0];
+        fields.set("Content-Type", "application/json");
+        fields.set("Accept", stream ? "text/event-stream" : "application/json");
+        format_.authenticate(fields, config_.apiKey);
+        for (const auto& field : config_.extraHeaders) {
+            fields.set(field.name, field.value);
         }
-    });
-    return cache.headers[streamed ? 1 : 0];
+    }
 }
 
 Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::ModelRequest request) {
@@ -265,11 +247,11 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     options.openAiMaxCompletionTokens = config_.openAiMaxCompletionTokens;
     options.geminiJsonSchemaParameters = config_.geminiJsonSchemaParameters;
     const auto tools = encodedTools(request.tools, options);
-    EncodedRequest encoded = encode(request, options, *tools);
+    EncodedRequest encoded = format_.encodeRequest(request, options, *tools);
 
     state->request.method = "POST";
-    state->request.url = url(encoded);
-    state->request.headers = headers(state->streamed);
+    state->request.url = joinUrl(config_.baseUrl, encoded.path);
+    state->request.headers = headers_[state->streamed ? 1 : 0];
     state->request.body = std::move(encoded.body);
     state->request.timeout = config_.requestTimeout;
     state->names = std::move(encoded.toolNames);
@@ -305,7 +287,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptWhole(
     if (!response) {
         co_return fail(transportError(name(), response.error()));
     }
-    co_return decode(response->status, response->body, state->names, response->headers);
+    co_return format_.decodeReply(response->status, response->body, state->names, response->headers);
 }
 
 Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreamed(
@@ -321,9 +303,9 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
         if (!body) {
             co_return fail(transportError(name(), body.error()));
         }
-        co_return decode(stream->head().status, *body, state->names, stream->head().headers);
+        co_return format_.decodeReply(stream->head().status, *body, state->names, stream->head().headers);
     }
-    std::unique_ptr<StreamDecoding> decoder = streamDecoder(state->names);
+    std::unique_ptr<StreamDecoding> decoder = format_.streamDecoder(state->names);
     // The body while no event has been seen: all of it when it is no stream (bounded by maxResponseBytes).
     std::string unframed;
     for (;;) {
@@ -359,7 +341,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
     const auto contentType = head.headers.find("content-type");
     if (contentType && contentType->find("json") != std::string_view::npos) {
         // A server that ignores `stream` answers with the whole reply: take it as such.
-        auto whole = decode(head.status, unframed, state->names, head.headers);
+        auto whole = format_.decodeReply(head.status, unframed, state->names, head.headers);
         if (whole) {
             if (!whole->text.empty()) {
                 llm::StreamDelta text;
@@ -375,6 +357,27 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
                     (contentType ? "content-type " + detail::excerpt(*contentType, 100)
                                  : std::string("no content-type")) +
                     ") to a streamed request is not a stream: " + detail::excerpt(unframed)));
+}
+
+expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(ProviderConfig config) {
+    if (auto valid = validateConfig(config); !valid) {
+        return fail(std::move(valid.error()));
+    }
+    const WireFormat& format = wire::forKind(config.kind);
+    return std::make_shared<HttpProvider>(std::move(config), format);
+}
+
+expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(ProviderConfig config,
+                                                                          WireFormat format) {
+    if (!format.encodeTools || !format.encodeRequest || !format.decodeReply || !format.streamDecoder ||
+        !format.authenticate) {
+        return fail(configurationError(format.name + ": the wire format lacks one of its functions"));
+    }
+    const std::string& url = config.baseUrl.empty() ? format.defaultBaseUrl : config.baseUrl;
+    if (auto valid = validateBaseUrl(format.name, url); !valid) {
+        return fail(std::move(valid.error()));
+    }
+    return std::make_shared<HttpProvider>(std::move(config), std::move(format));
 }
 
 }  // namespace reagent::providers

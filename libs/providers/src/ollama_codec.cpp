@@ -1,11 +1,24 @@
-#include "reagent/providers/ollama_codec.hpp"
-
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "codec_common.hpp"
+#include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/http/http_headers.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/codec_options.hpp"
+#include "reagent/providers/encoded_request.hpp"
 #include "reagent/providers/provider_http_error.hpp"
+#include "reagent/providers/reply_assembler.hpp"
+#include "reagent/providers/wire_format.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers::ollama {
@@ -103,27 +116,26 @@ std::optional<llm::ProviderError> consume(const Json& chunk, ReplyAssembler& ass
     return std::nullopt;
 }
 
-}  // namespace
+// A whole /api/chat response: as a stream line, but it must hold a message or an error.
+std::optional<llm::ProviderError> readReply(const Json& reply, std::string_view body,
+                                            ReplyAssembler& assembler, std::vector<StreamDelta>& unused) {
+    if (detail::objectMember(reply, "message") == nullptr && detail::member(reply, "error") == nullptr) {
+        return malformedResponse(kProvider, "the response has no message: " + detail::excerpt(body));
+    }
+    bool done = false;
+    return consume(reply, assembler, unused, done);
+}
 
 EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     return detail::functionTools(tools, detail::SchemaDialect::ollama);
 }
 
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
-    return encodeRequest(request, options, encodeTools(request.tools, options));
-}
-
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
-                             const EncodedTools& tools) {
-    EncodedRequest encoded;
-    encoded.path = "/api/chat";
-    encoded.toolNames = tools.names;
-    // Keys in sorted order (see JsonWriter).
-    detail::reserveBody(encoded.body, request, tools);
-    detail::JsonWriter out(encoded.body);
-    out.beginObject().key("messages").beginArray();
+// The members of a request body before `tools`.
+void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
+                 const ToolNameMap& names) {
+    out.key("messages").beginArray();
     for (const Message& message : request.messages) {
-        writeMessage(out, message, tools.names);
+        writeMessage(out, message, names);
     }
     out.endArray();
     out.key("model").string(options.model);
@@ -138,95 +150,46 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
         out.endObject();
     }
     out.key("stream").boolean(options.stream);
-    if (!tools.json.empty()) {
-        out.key("tools").raw(tools.json);
-    }
-    out.endObject();
-    return encoded;
 }
 
-expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
-                                                             const ToolNameMap& names,
-                                                             const http::HttpHeaders& headers) {
-    if (httpStatus < 200 || httpStatus > 299) {
-        return fail(httpError(kProvider, httpStatus, body, headers));
-    }
-    const detail::ParsedJson parsed(body);
-    if (!parsed || !parsed->is_object()) {
-        return fail(
-            malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
-    }
-    if (detail::objectMember(*parsed, "message") == nullptr && detail::member(*parsed, "error") == nullptr) {
-        return fail(malformedResponse(kProvider, "the response has no message: " + detail::excerpt(body)));
-    }
-    ReplyAssembler assembler(std::string(kProvider), names);
-    std::vector<StreamDelta> unused;
-    bool done = false;
-    if (auto error = consume(*parsed, assembler, unused, done)) {
-        return fail(std::move(*error));
-    }
-    return assembler.finish();
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
+    return detail::encodeBody("/chat", request, options, tools, writeFields);
 }
 
-StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
-
-expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feedLine(std::string_view line) {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    if (!line.empty() && line.back() == '\r') {
-        line.remove_suffix(1);
-    }
-    std::vector<StreamDelta> out;
-    if (line.find_first_not_of(" \t") == std::string_view::npos) {
-        return out;
-    }
-    ++lines_;
+// One line of a streamed response: newline-delimited JSON objects, the last one with `done: true`,
+// `done_reason` and the counts. Tool calls arrive whole, in one line. A line carrying `error` fails the
+// stream with it; one that is not JSON with `malformed_response`.
+std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::string_view line,
+                                            ReplyAssembler& assembler, bool& done,
+                                            std::vector<StreamDelta>& out) {
     const detail::ParsedJson parsed(line);
     if (!parsed || !parsed->is_object()) {
-        failure_ = malformedResponse(kProvider, "stream line is not a JSON object: " + detail::excerpt(line));
-        return fail(*failure_);
+        return malformedResponse(kProvider, "stream line is not a JSON object: " + detail::excerpt(line));
     }
-    if (auto error = consume(*parsed, assembler_, out, done_)) {
-        failure_ = std::move(error);
-        return fail(*failure_);
-    }
-    return out;
+    return consume(*parsed, assembler, out, done);
 }
 
-expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(std::string_view bytes) {
-    std::vector<StreamDelta> out;
-    std::size_t newline = bytes.find('\n');
-    while (newline != std::string_view::npos) {
-        pending_.append(bytes.substr(0, newline));
-        const std::string line = std::exchange(pending_, std::string());
-        auto deltas = feedLine(line);
-        if (!deltas) {
-            return deltas;
-        }
-        out.insert(out.end(), std::make_move_iterator(deltas->begin()),
-                   std::make_move_iterator(deltas->end()));
-        bytes.remove_prefix(newline + 1);
-        newline = bytes.find('\n');
-    }
-    pending_.append(bytes);
-    return out;
-}
+constexpr detail::StreamRules kStream{kProvider, detail::Framing::ndjson, readFrame,
+                                      "no line with done: true arrived"};
 
-expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() {
-    if (!pending_.empty()) {
-        const std::string line = std::exchange(pending_, std::string());
-        if (auto last = feedLine(line); !last) {
-            return fail(last.error());
-        }
-    }
-    if (failure_) {
-        return fail(*failure_);
-    }
-    if (!done_) {
-        return fail(incompleteStream(kProvider, "no line with done: true arrived"));
-    }
-    return assembler_.finish();
-}
+}  // namespace
 
 }  // namespace reagent::providers::ollama
+
+namespace reagent::providers::wire {
+
+const WireFormat& ollama() {
+    static const WireFormat format{
+        .name = std::string(ollama::kProvider),
+        .defaultBaseUrl = "http://127.0.0.1:11434/api",
+        .defaultModel = "qwen3",
+        .encodeTools = ollama::encodeTools,
+        .encodeRequest = ollama::encodeRequest,
+        .decodeReply = detail::decodeReplyWith<ollama::kProvider, ollama::readReply>,
+        .streamDecoder = detail::decodeStreamWith<ollama::kStream>,
+        .authenticate = detail::setBearer};
+    return format;
+}
+
+}  // namespace reagent::providers::wire

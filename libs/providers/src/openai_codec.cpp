@@ -1,11 +1,24 @@
-#include "reagent/providers/openai_codec.hpp"
-
+#include <memory>
+#include <optional>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "codec_common.hpp"
+#include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/http/http_headers.hpp"
+#include "reagent/http/sse_parser.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/llm/stream_delta.hpp"
+#include "reagent/providers/codec_options.hpp"
+#include "reagent/providers/encoded_request.hpp"
 #include "reagent/providers/provider_http_error.hpp"
+#include "reagent/providers/reply_assembler.hpp"
+#include "reagent/providers/wire_format.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers::openai {
@@ -104,71 +117,18 @@ const Json* firstChoice(const Json& chunk) {
     return nullptr;
 }
 
-}  // namespace
-
-EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
-    return detail::functionTools(tools, detail::SchemaDialect::json_schema);
-}
-
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options) {
-    return encodeRequest(request, options, encodeTools(request.tools, options));
-}
-
-EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
-                             const EncodedTools& tools) {
-    EncodedRequest encoded;
-    encoded.path = "/chat/completions";
-    encoded.toolNames = tools.names;
-    // Keys in sorted order (see JsonWriter).
-    detail::reserveBody(encoded.body, request, tools);
-    detail::JsonWriter out(encoded.body);
-    out.beginObject();
-    if (request.maxTokens) {
-        out.key(options.openAiMaxCompletionTokens ? "max_completion_tokens" : "max_tokens");
-        out.integer(*request.maxTokens);
+// A chat completion: the first choice's message (content, refusal, tool calls), finish reason, usage.
+std::optional<llm::ProviderError> readReply(const Json& reply, std::string_view body,
+                                            ReplyAssembler& assembler, std::vector<StreamDelta>& unused) {
+    if (const Json* error = detail::member(reply, "error"); error != nullptr && !error->is_null()) {
+        return detail::streamError(kProvider, reply);
     }
-    out.key("messages").beginArray();
-    for (const Message& message : request.messages) {
-        writeMessage(out, message, tools.names);
-    }
-    out.endArray();
-    out.key("model").string(options.model);
-    out.key("stream").boolean(options.stream);
-    if (options.stream) {
-        out.key("stream_options").beginObject().key("include_usage").boolean(true).endObject();
-    }
-    if (request.temperature) {
-        out.key("temperature").number(*request.temperature);
-    }
-    if (!tools.json.empty()) {
-        out.key("tools").raw(tools.json);
-    }
-    out.endObject();
-    return encoded;
-}
-
-expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std::string_view body,
-                                                             const ToolNameMap& names,
-                                                             const http::HttpHeaders& headers) {
-    if (httpStatus < 200 || httpStatus > 299) {
-        return fail(httpError(kProvider, httpStatus, body, headers));
-    }
-    const detail::ParsedJson parsed(body);
-    if (!parsed || !parsed->is_object()) {
-        return fail(
-            malformedResponse(kProvider, "the response is not a JSON object: " + detail::excerpt(body)));
-    }
-    if (detail::member(*parsed, "error") != nullptr && !detail::member(*parsed, "error")->is_null()) {
-        return fail(detail::streamError(kProvider, *parsed));
-    }
-    const Json* choice = firstChoice(*parsed);
+    const Json* choice = firstChoice(reply);
     const Json* message = choice != nullptr ? detail::objectMember(*choice, "message") : nullptr;
     if (message == nullptr) {
-        return fail(malformedResponse(kProvider,
-                                      "the response has no choice with a message: " + detail::excerpt(body)));
+        return malformedResponse(kProvider,
+                                 "the response has no choice with a message: " + detail::excerpt(body));
     }
-    ReplyAssembler assembler(std::string(kProvider), names);
-    std::vector<StreamDelta> unused;
     assembler.appendText(detail::viewOr(*message, "content"), unused);
     assembler.appendText(detail::viewOr(*message, "refusal"), unused);
     if (const auto* calls = detail::arrayMember(*message, "tool_calls")) {
@@ -184,48 +144,80 @@ expected<llm::ModelReply, llm::ProviderError> decodeResponse(int httpStatus, std
     if (const auto reason = detail::stringMember(*choice, "finish_reason")) {
         assembler.setStopReason(stopReason(*reason));
     }
-    if (const Json* usage = detail::objectMember(*parsed, "usage")) {
+    if (const Json* usage = detail::objectMember(reply, "usage")) {
         applyUsage(*usage, assembler.usage());
     }
-    assembler.setModel(detail::stringOr(*parsed, "model"));
-    return assembler.finish();
+    assembler.setModel(detail::stringOr(reply, "model"));
+    return std::nullopt;
 }
 
-StreamDecoder::StreamDecoder(ToolNameMap names) : assembler_(std::string(kProvider), std::move(names)) {}
+EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
+    return detail::functionTools(tools, detail::SchemaDialect::json_schema);
+}
 
-expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const http::SseEvent& event) {
-    if (failure_) {
-        return fail(*failure_);
+// The members of a request body before `tools`.
+void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
+                 const ToolNameMap& names) {
+    if (request.maxTokens) {
+        out.key(options.openAiMaxCompletionTokens ? "max_completion_tokens" : "max_tokens");
+        out.integer(*request.maxTokens);
     }
-    if (event.data == "[DONE]") {
-        done_ = true;
-        return std::vector<StreamDelta>{};
+    out.key("messages").beginArray();
+    for (const Message& message : request.messages) {
+        writeMessage(out, message, names);
     }
-    const detail::ParsedJson parsed(event.data);
+    out.endArray();
+    out.key("model").string(options.model);
+    out.key("stream").boolean(options.stream);
+    if (options.stream) {
+        out.key("stream_options").beginObject().key("include_usage").boolean(true).endObject();
+    }
+    if (request.temperature) {
+        out.key("temperature").number(*request.temperature);
+    }
+}
+
+EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
+                             const EncodedTools& tools) {
+    return detail::encodeBody("/chat/completions", request, options, tools, writeFields);
+}
+
+// One event of a streamed response (`stream: true`), a chunk or `[DONE]`.
+//
+// Text arrives in `delta.content`; tool calls in `delta.tool_calls[]`, assembled by their `index`: the
+// id and name come first, the `arguments` string in fragments across chunks. `finish_reason` arrives in
+// the last chunk with a choice, usage in a final chunk with no choices, then `data: [DONE]`.
+// A chunk carrying `error` fails the stream with it; data that is neither JSON nor `[DONE]` with
+// `malformed_response`.
+std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::string_view text,
+                                            ReplyAssembler& assembler, bool& done,
+                                            std::vector<StreamDelta>& out) {
+    if (text == "[DONE]") {
+        done = true;
+        return std::nullopt;
+    }
+    const detail::ParsedJson parsed(text);
     if (!parsed || !parsed->is_object()) {
-        failure_ = malformedResponse(
-            kProvider, "stream data is neither a JSON object nor [DONE]: " + detail::excerpt(event.data));
-        return fail(*failure_);
+        return malformedResponse(kProvider,
+                                 "stream data is neither a JSON object nor [DONE]: " + detail::excerpt(text));
     }
     const Json& chunk = *parsed;
     if (const Json* error = detail::member(chunk, "error"); error != nullptr && !error->is_null()) {
-        failure_ = detail::streamError(kProvider, chunk);
-        return fail(*failure_);
+        return detail::streamError(kProvider, chunk);
     }
-    std::vector<StreamDelta> out;
     if (auto model = detail::stringMember(chunk, "model"); model && !model->empty()) {
-        assembler_.setModel(std::move(*model));
+        assembler.setModel(std::move(*model));
     }
     if (const Json* usage = detail::objectMember(chunk, "usage")) {
-        applyUsage(*usage, assembler_.usage());
+        applyUsage(*usage, assembler.usage());
     }
     const Json* choice = firstChoice(chunk);
     if (choice == nullptr) {
-        return out;  // the usage chunk
+        return std::nullopt;  // the usage chunk
     }
     if (const Json* delta = detail::objectMember(*choice, "delta")) {
-        assembler_.appendText(detail::viewOr(*delta, "content"), out);
-        assembler_.appendText(detail::viewOr(*delta, "refusal"), out);
+        assembler.appendText(detail::viewOr(*delta, "content"), out);
+        assembler.appendText(detail::viewOr(*delta, "refusal"), out);
         if (const auto* calls = detail::arrayMember(*delta, "tool_calls")) {
             std::int64_t position = 0;
             for (const Json& call : *calls) {
@@ -234,31 +226,43 @@ expected<std::vector<StreamDelta>, llm::ProviderError> StreamDecoder::feed(const
                 const std::string id = detail::stringOr(call, "id");
                 const std::string name =
                     function != nullptr ? detail::stringOr(*function, "name") : std::string();
-                if (assembler_.hasCall(key)) {
-                    assembler_.completeCallHeader(key, id, name);
+                if (assembler.hasCall(key)) {
+                    assembler.completeCallHeader(key, id, name);
                 } else {
-                    assembler_.openCall(key, id, name, out);
+                    assembler.openCall(key, id, name, out);
                 }
                 if (function != nullptr) {
-                    assembler_.appendArguments(key, detail::viewOr(*function, "arguments"), out);
+                    assembler.appendArguments(key, detail::viewOr(*function, "arguments"), out);
                 }
             }
         }
     }
     if (const auto reason = detail::stringMember(*choice, "finish_reason")) {
-        assembler_.setStopReason(stopReason(*reason));
+        assembler.setStopReason(stopReason(*reason));
     }
-    return out;
+    return std::nullopt;
 }
 
-expected<llm::ModelReply, llm::ProviderError> StreamDecoder::finish() const {
-    if (failure_) {
-        return fail(*failure_);
-    }
-    if (!complete()) {
-        return fail(incompleteStream(kProvider, "neither finish_reason nor [DONE] arrived"));
-    }
-    return assembler_.finish();
-}
+constexpr detail::StreamRules kStream{kProvider, detail::Framing::sse, readFrame,
+                                      "neither finish_reason nor [DONE] arrived"};
+
+}  // namespace
 
 }  // namespace reagent::providers::openai
+
+namespace reagent::providers::wire {
+
+const WireFormat& openai() {
+    static const WireFormat format{
+        .name = std::string(openai::kProvider),
+        .defaultBaseUrl = "https://api.openai.com/v1",
+        .defaultModel = "gpt-4.1",
+        .encodeTools = openai::encodeTools,
+        .encodeRequest = openai::encodeRequest,
+        .decodeReply = detail::decodeReplyWith<openai::kProvider, openai::readReply>,
+        .streamDecoder = detail::decodeStreamWith<openai::kStream>,
+        .authenticate = detail::setBearer};
+    return format;
+}
+
+}  // namespace reagent::providers::wire

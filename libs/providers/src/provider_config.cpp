@@ -84,11 +84,16 @@ expected<void, llm::ProviderError> validateConfig(const ProviderConfig& config) 
         return fail(configurationError(kindName + ": no API key: set ProviderConfig::apiKey or the " +
                                        keyVariable(config.kind) + " environment variable"));
     }
-    if (!config.baseUrl.empty()) {
-        if (auto problem = baseUrlProblem(config.baseUrl)) {
-            return fail(configurationError(kindName + ": the base URL '" + http::redactedUrl(config.baseUrl) +
-                                           "' " + *problem));
-        }
+    if (config.baseUrl.empty()) {
+        return {};
+    }
+    return validateBaseUrl(kindName, config.baseUrl);
+}
+
+expected<void, llm::ProviderError> validateBaseUrl(std::string_view provider, std::string_view url) {
+    if (auto problem = baseUrlProblem(url)) {
+        return fail(configurationError(std::string(provider) + ": the base URL '" + http::redactedUrl(url) +
+                                       "' " + *problem));
     }
     return {};
 }
@@ -150,36 +155,8 @@ std::optional<ProviderKind> parseProviderKind(std::string_view name) noexcept {
     return std::nullopt;
 }
 
-std::string_view defaultModel(ProviderKind kind) noexcept {
-    switch (kind) {
-        case ProviderKind::anthropic:
-            return "claude-sonnet-4-5";
-        case ProviderKind::openai:
-            return "gpt-4.1";
-        case ProviderKind::gemini:
-            return "gemini-2.5-flash";
-        case ProviderKind::ollama:
-            return "qwen3";
-    }
-    return "";
-}
-
-std::string_view defaultBaseUrl(ProviderKind kind) noexcept {
-    switch (kind) {
-        case ProviderKind::anthropic:
-            return "https://api.anthropic.com";
-        case ProviderKind::openai:
-            return "https://api.openai.com/v1";
-        case ProviderKind::gemini:
-            return "https://generativelanguage.googleapis.com/v1beta";
-        case ProviderKind::ollama:
-            return "http://127.0.0.1:11434";
-    }
-    return "";
-}
-
 // Follows the ollama CLI (envconfig.Host): a missing scheme is http with port 11434; an explicit http or
-// https scheme defaults the port to 80 or 443; a path is kept.
+// https scheme defaults the port to 80 or 443; a path is kept. The API is below the host, at /api.
 std::string ollamaBaseUrl(std::string_view hostValue) {
     std::string value = trimmed(hostValue);
     std::string scheme = "http";
@@ -220,7 +197,7 @@ std::string ollamaBaseUrl(std::string_view hostValue) {
     while (!path.empty() && path.back() == '/') {
         path.pop_back();
     }
-    return scheme + "://" + host + ":" + port + path;
+    return scheme + "://" + host + ":" + port + path + "/api";
 }
 
 expected<ProviderConfig, llm::ProviderError> configFromEnvironment(ProviderKind kind) {
@@ -232,6 +209,10 @@ expected<ProviderConfig, llm::ProviderError> configFromEnvironment(ProviderKind 
         config.baseUrl = ollamaBaseUrl(environment(names.baseUrl));
     } else {
         config.baseUrl = trimmed(environment(names.baseUrl));
+        if (kind == ProviderKind::anthropic && !config.baseUrl.empty()) {
+            // The SDKs' ANTHROPIC_BASE_URL is the host, without the version.
+            config.baseUrl = joinUrl(config.baseUrl, "/v1");
+        }
         if (config.apiKey.empty()) {
             return fail(configurationError(std::string(toString(kind)) + ": no API key: set the " +
                                            names.key + " environment variable"));

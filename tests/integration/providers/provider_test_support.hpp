@@ -168,9 +168,10 @@ inline providers::ProviderConfig peerConfig(providers::ProviderKind kind, const 
     providers::ProviderConfig config;
     config.kind = kind;
     config.apiKey = "test-key";
-    config.baseUrl = peer.url(kind == providers::ProviderKind::openai   ? "/v1"
-                              : kind == providers::ProviderKind::gemini ? "/v1beta"
-                                                                        : "");
+    // The peer serves each API at its usual root: the versioned base URL is that root.
+    config.baseUrl = peer.url(kind == providers::ProviderKind::gemini   ? "/v1beta"
+                              : kind == providers::ProviderKind::ollama ? "/api"
+                                                                        : "/v1");
     config.proxy = http::ProxySettings{};
     config.stream = stream;
     config.retry.initialDelay = std::chrono::milliseconds(20);

@@ -1,5 +1,3 @@
-#include "reagent/providers/anthropic_codec.hpp"
-
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -13,10 +11,11 @@ using reagent::llm::ProviderErrc;
 using reagent::llm::StopReason;
 using reagent::providers::CodecOptions;
 using reagent::test::ErrorCase;
-namespace anthropic = reagent::providers::anthropic;
 namespace test = reagent::test;
 
 namespace {
+
+const reagent::providers::WireFormat& anthropic = reagent::providers::wire::anthropic();
 
 CodecOptions options(bool stream = false) {
     CodecOptions opts;
@@ -81,16 +80,15 @@ data: {"type":"message_stop"}
 )";
 
 test::StreamRun runStream(const std::vector<std::string_view>& chunks) {
-    return test::runSse(
-        anthropic::StreamDecoder(anthropic::encodeRequest(test::conversation(), options()).toolNames),
-        chunks);
+    return test::runStream(
+        anthropic.streamDecoder(test::encode(anthropic, test::conversation(), options()).toolNames), chunks);
 }
 
 }  // namespace
 
 TEST_CASE("anthropic: the request for a conversation with parallel tool calls", "[providers][anthropic]") {
-    const auto encoded = anthropic::encodeRequest(test::conversation(), options());
-    CHECK(encoded.path == "/v1/messages");
+    const auto encoded = test::encode(anthropic, test::conversation(), options());
+    CHECK(encoded.path == "/messages");
     json expected = json::parse(R"({
         "model": "claude-sonnet-4-5",
         "max_tokens": 1024,
@@ -126,7 +124,7 @@ TEST_CASE("anthropic: max_tokens defaults, streaming and a plain exchange", "[pr
     request.messages.push_back(reagent::llm::Message::assistant("Hello."));
     request.messages.push_back(reagent::llm::Message::assistant(""));  // empty: skipped
     request.messages.push_back(reagent::llm::Message::user("Bye"));
-    const auto encoded = anthropic::encodeRequest(request, options(true));
+    const auto encoded = test::encode(anthropic, request, options(true));
     test::checkJsonEqual(encoded.json(), json::parse(R"({
         "model": "claude-sonnet-4-5", "max_tokens": 4096, "stream": true,
         "messages": [
@@ -137,8 +135,8 @@ TEST_CASE("anthropic: max_tokens defaults, streaming and a plain exchange", "[pr
 }
 
 TEST_CASE("anthropic: a documented response with tool calls", "[providers][anthropic]") {
-    const auto names = anthropic::encodeRequest(test::conversation(), options()).toolNames;
-    const auto reply = anthropic::decodeResponse(200, R"({
+    const auto names = test::encode(anthropic, test::conversation(), options()).toolNames;
+    const auto reply = test::decode(anthropic, 200, R"({
         "id": "msg_01Aq9w938a90dw8q",
         "type": "message",
         "role": "assistant",
@@ -152,7 +150,7 @@ TEST_CASE("anthropic: a documented response with tool calls", "[providers][anthr
         "stop_sequence": null,
         "usage": {"input_tokens": 472, "output_tokens": 91, "cache_creation_input_tokens": 10, "cache_read_input_tokens": 5}
     })",
-                                                 names);
+                                    names);
     REQUIRE(reply);
     CHECK(reply->text == "I'll check both.");
     CHECK(reply->stopReason == StopReason::tool_use);
@@ -173,7 +171,7 @@ TEST_CASE("anthropic: stop reasons", "[providers][anthropic]") {
         const std::string body =
             std::string(R"({"type":"message","content":[{"type":"text","text":"x"}],"stop_reason":")") +
             reason + R"(","usage":{"input_tokens":1,"output_tokens":1}})";
-        auto reply = anthropic::decodeResponse(200, body, {});
+        auto reply = test::decode(anthropic, 200, body, {});
         REQUIRE(reply);
         return reply->stopReason;
     };
@@ -207,8 +205,7 @@ TEST_CASE("anthropic: every error status, with Retry-After", "[providers][anthro
     };
     for (const ErrorCase& c : cases) {
         INFO("status " << c.status);
-        const auto reply =
-            anthropic::decodeResponse(c.status, c.body, {}, HttpHeaders{{"retry-after", "30"}});
+        const auto reply = test::decode(anthropic, c.status, c.body, {}, HttpHeaders{{"retry-after", "30"}});
         REQUIRE_FALSE(reply);
         CHECK(reply.error().code == c.code);
         CHECK(reply.error().httpStatus == c.status);
@@ -244,13 +241,13 @@ TEST_CASE("anthropic: a streamed reply is the same however the bytes are split",
 }
 
 TEST_CASE("anthropic: stream failures", "[providers][anthropic][stream]") {
-    const auto names = anthropic::encodeRequest(test::conversation(), options()).toolNames;
+    const auto names = test::encode(anthropic, test::conversation(), options()).toolNames;
     SECTION("an error event mid-stream") {
-        const std::string raw =
-            std::string(kStream.substr(0, kStream.find("event: content_block_stop"))) +
+        const std::string before(kStream.substr(0, kStream.find("event: content_block_stop")));
+        const std::string error =
             "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", "
             "\"message\": \"Overloaded\"}}\n\n";
-        const auto run = test::runSse(anthropic::StreamDecoder(names), {raw});
+        const auto run = test::runStream(anthropic.streamDecoder(names), {before, error});
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::server_error);
         CHECK(run.reply.error().providerType == "overloaded_error");
@@ -258,27 +255,26 @@ TEST_CASE("anthropic: stream failures", "[providers][anthropic][stream]") {
     }
     SECTION("the connection drops before the stop reason") {
         const std::string raw(kStream.substr(0, kStream.find("event: message_delta")));
-        const auto run = test::runSse(anthropic::StreamDecoder(names), {raw});
+        const auto run = test::runStream(anthropic.streamDecoder(names), {raw});
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::connection_failed);
         CHECK(run.reply.error().retryable());
     }
     SECTION("event data that is not JSON") {
-        anthropic::StreamDecoder decoder(names);
-        reagent::http::SseEvent event;
-        event.type = "content_block_delta";
-        event.data = "{\"type\": \"content_block_delta\", ";
-        const auto deltas = decoder.feed(event);
+        const auto decoder = anthropic.streamDecoder(names);
+        const auto deltas =
+            decoder->feed("event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \n\n");
         REQUIRE_FALSE(deltas);
         CHECK(deltas.error().code == ProviderErrc::malformed_response);
         // The decoder stays failed.
-        CHECK(decoder.finish().error().code == ProviderErrc::malformed_response);
+        CHECK(decoder->feed("event: ping\ndata: {}\n\n").error().code == ProviderErrc::malformed_response);
+        CHECK(decoder->finish().error().code == ProviderErrc::malformed_response);
     }
     SECTION("tool input that never became valid JSON makes a call marked invalid") {
         std::string raw(kStream);
         const std::string tail = R"(ris\"}")";
         raw.replace(raw.find(tail), tail.size(), R"(ris")");
-        const auto run = test::runSse(anthropic::StreamDecoder(names), {raw});
+        const auto run = test::runStream(anthropic.streamDecoder(names), {raw});
         REQUIRE(run.reply);
         REQUIRE_FALSE(run.reply->toolCalls.empty());
         CHECK(run.reply->toolCalls[0].name == "get_weather");
@@ -289,16 +285,16 @@ TEST_CASE("anthropic: stream failures", "[providers][anthropic][stream]") {
 }
 
 TEST_CASE("anthropic: malformed non-streamed bodies", "[providers][anthropic]") {
-    const auto notJson = anthropic::decodeResponse(200, "{\"type\": \"mess", {});
+    const auto notJson = test::decode(anthropic, 200, "{\"type\": \"mess", {});
     REQUIRE_FALSE(notJson);
     CHECK(notJson.error().code == ProviderErrc::malformed_response);
     CHECK(notJson.error().message == "anthropic: the response is not a JSON object: {\"type\": \"mess");
-    const auto noContent = anthropic::decodeResponse(200, R"({"type":"message"})", {});
+    const auto noContent = test::decode(anthropic, 200, R"({"type":"message"})", {});
     REQUIRE_FALSE(noContent);
     CHECK(noContent.error().code == ProviderErrc::malformed_response);
     // A field of the wrong type does not throw.
-    const auto wrongTypes = anthropic::decodeResponse(
-        200,
+    const auto wrongTypes = test::decode(
+        anthropic, 200,
         R"({"content":[{"type":"tool_use","id":7,"name":["x"],"input":"s"}],"usage":{"input_tokens":"many"}})",
         {});
     REQUIRE_FALSE(wrongTypes);

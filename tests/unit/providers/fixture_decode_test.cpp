@@ -10,10 +10,7 @@
 #include <vector>
 
 #include "codec_fixture.hpp"
-#include "reagent/providers/anthropic_codec.hpp"
-#include "reagent/providers/gemini_codec.hpp"
-#include "reagent/providers/ollama_codec.hpp"
-#include "reagent/providers/openai_codec.hpp"
+#include "reagent/providers/wire_format.hpp"
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -21,13 +18,14 @@ using reagent::llm::ProviderErrc;
 using reagent::llm::StopReason;
 using reagent::providers::ToolNameMap;
 using reagent::providers::ToolNameRules;
-namespace anthropic = reagent::providers::anthropic;
-namespace gemini = reagent::providers::gemini;
-namespace ollama = reagent::providers::ollama;
-namespace openai = reagent::providers::openai;
 namespace test = reagent::test;
 
 namespace {
+
+const reagent::providers::WireFormat& anthropic = reagent::providers::wire::anthropic();
+const reagent::providers::WireFormat& gemini = reagent::providers::wire::gemini();
+const reagent::providers::WireFormat& ollama = reagent::providers::wire::ollama();
+const reagent::providers::WireFormat& openai = reagent::providers::wire::openai();
 
 std::string fixture(const std::string& relative) {
     const std::string path = std::string(REAGENT_FIXTURES_DIR) + "/" + relative;
@@ -89,22 +87,22 @@ void checkError(const test::Reply& reply, ProviderErrc code, const std::string& 
 
 test::StreamRun anthropicStream(const std::string& raw) {
     return test::checkEverySplit(raw, [](const std::vector<std::string_view>& chunks) {
-        return test::runSse(anthropic::StreamDecoder(names()), chunks);
+        return test::runStream(anthropic.streamDecoder(names()), chunks);
     });
 }
 test::StreamRun openaiStream(const std::string& raw) {
     return test::checkEverySplit(raw, [](const std::vector<std::string_view>& chunks) {
-        return test::runSse(openai::StreamDecoder(names()), chunks);
+        return test::runStream(openai.streamDecoder(names()), chunks);
     });
 }
 test::StreamRun geminiStream(const std::string& raw) {
     return test::checkEverySplit(raw, [](const std::vector<std::string_view>& chunks) {
-        return test::runSse(gemini::StreamDecoder(names(ToolNameRules::gemini)), chunks);
+        return test::runStream(gemini.streamDecoder(names(ToolNameRules::gemini)), chunks);
     });
 }
 test::StreamRun ollamaStream(const std::string& raw) {
     return test::checkEverySplit(raw, [](const std::vector<std::string_view>& chunks) {
-        return test::runLines(ollama::StreamDecoder(names()), chunks);
+        return test::runStream(ollama.streamDecoder(names()), chunks);
     });
 }
 
@@ -117,19 +115,19 @@ TEST_CASE("Anthropic fixtures decode", "[providers][fixtures][anthropic]") {
     const std::string lookUp = "I'll look up the weather and the local time in Paris.";
 
     SECTION("text") {
-        const auto reply = anthropic::decodeResponse(200, fixture("anthropic/text.json"), names());
+        const auto reply = test::decode(anthropic, 200, fixture("anthropic/text.json"), names());
         checkReply(reply, kGreeting, StopReason::end_turn, 14, 12, kModel);
         CHECK(reply->toolCalls.empty());
     }
     SECTION("one tool call") {
-        const auto reply = anthropic::decodeResponse(200, fixture("anthropic/tool_call.json"), names());
+        const auto reply = test::decode(anthropic, 200, fixture("anthropic/tool_call.json"), names());
         checkReply(reply, "I'll check the current weather in Paris for you.", StopReason::tool_use, 398, 74,
                    kModel);
         REQUIRE(reply->toolCalls.size() == 1);
         checkCall(reply, 0, "toolu_01A09q90qw90lq917835lq9", "get_weather", kParis);
     }
     SECTION("two parallel tool calls") {
-        const auto reply = anthropic::decodeResponse(200, fixture("anthropic/parallel_tools.json"), names());
+        const auto reply = test::decode(anthropic, 200, fixture("anthropic/parallel_tools.json"), names());
         checkReply(reply, lookUp, StopReason::tool_use, 472, 121, kModel);
         REQUIRE(reply->toolCalls.size() == 2);
         checkCall(reply, 0, weatherId, "get_weather", kParis);
@@ -146,21 +144,22 @@ TEST_CASE("Anthropic fixtures decode", "[providers][fixtures][anthropic]") {
         REQUIRE(run.reply->toolCalls.size() == 2);
         checkCall(run.reply, 0, weatherId, "get_weather", kParis);
         checkCall(run.reply, 1, timeId, "get_time", kTimezone);
-        CHECK(test::describe(run.reply) == test::describe(anthropic::decodeResponse(
-                                               200, fixture("anthropic/parallel_tools.json"), names())));
+        CHECK(
+            test::describe(run.reply) ==
+            test::describe(test::decode(anthropic, 200, fixture("anthropic/parallel_tools.json"), names())));
     }
     SECTION("error event inside the stream") {
         const auto run = anthropicStream(fixture("anthropic/stream_error.sse"));
         checkError(run.reply, ProviderErrc::server_error, "overloaded_error", "Overloaded");
     }
     SECTION("error statuses") {
-        checkError(anthropic::decodeResponse(429, fixture("anthropic/error_429.json"), names()),
+        checkError(test::decode(anthropic, 429, fixture("anthropic/error_429.json"), names()),
                    ProviderErrc::rate_limited, "rate_limit_error", "exceed the rate limit");
-        checkError(anthropic::decodeResponse(529, fixture("anthropic/error_529.json"), names()),
+        checkError(test::decode(anthropic, 529, fixture("anthropic/error_529.json"), names()),
                    ProviderErrc::server_error, "overloaded_error", "Overloaded");
-        checkError(anthropic::decodeResponse(400, fixture("anthropic/error_400.json"), names()),
+        checkError(test::decode(anthropic, 400, fixture("anthropic/error_400.json"), names()),
                    ProviderErrc::invalid_request, "invalid_request_error", "unexpected `tool_use_id`");
-        checkError(anthropic::decodeResponse(401, fixture("anthropic/error_401.json"), names()),
+        checkError(test::decode(anthropic, 401, fixture("anthropic/error_401.json"), names()),
                    ProviderErrc::authentication, "authentication_error", "invalid x-api-key");
     }
 }
@@ -171,17 +170,17 @@ TEST_CASE("OpenAI fixtures decode", "[providers][fixtures][openai]") {
     const std::string timeId = "call_Qd5Lm8Vr2Xw6Nk9Tp3Hs7YcZ";
 
     SECTION("text") {
-        const auto reply = openai::decodeResponse(200, fixture("openai/text.json"), names());
+        const auto reply = test::decode(openai, 200, fixture("openai/text.json"), names());
         checkReply(reply, kGreeting, StopReason::end_turn, 19, 10, kModel);
     }
     SECTION("one tool call") {
-        const auto reply = openai::decodeResponse(200, fixture("openai/tool_call.json"), names());
+        const auto reply = test::decode(openai, 200, fixture("openai/tool_call.json"), names());
         checkReply(reply, "", StopReason::tool_use, 82, 17, kModel);
         REQUIRE(reply->toolCalls.size() == 1);
         checkCall(reply, 0, "call_3kGqZrYvN8w2LmPx5TbHs7Jd", "get_weather", kParis);
     }
     SECTION("two parallel tool calls") {
-        const auto reply = openai::decodeResponse(200, fixture("openai/parallel_tools.json"), names());
+        const auto reply = test::decode(openai, 200, fixture("openai/parallel_tools.json"), names());
         checkReply(reply, "", StopReason::tool_use, 97, 51, kModel);
         REQUIRE(reply->toolCalls.size() == 2);
         checkCall(reply, 0, weatherId, "get_weather", kParis);
@@ -198,16 +197,16 @@ TEST_CASE("OpenAI fixtures decode", "[providers][fixtures][openai]") {
         checkCall(run.reply, 0, weatherId, "get_weather", kParis);
         checkCall(run.reply, 1, timeId, "get_time", kTimezone);
         CHECK(test::describe(run.reply) ==
-              test::describe(openai::decodeResponse(200, fixture("openai/parallel_tools.json"), names())));
+              test::describe(test::decode(openai, 200, fixture("openai/parallel_tools.json"), names())));
     }
     SECTION("error statuses") {
-        checkError(openai::decodeResponse(429, fixture("openai/error_429.json"), names()),
+        checkError(test::decode(openai, 429, fixture("openai/error_429.json"), names()),
                    ProviderErrc::rate_limited, "tokens", "Rate limit reached for gpt-4.1");
-        checkError(openai::decodeResponse(429, fixture("openai/error_429_quota.json"), names()),
+        checkError(test::decode(openai, 429, fixture("openai/error_429_quota.json"), names()),
                    ProviderErrc::quota_exceeded, "insufficient_quota", "exceeded your current quota");
-        checkError(openai::decodeResponse(401, fixture("openai/error_401.json"), names()),
+        checkError(test::decode(openai, 401, fixture("openai/error_401.json"), names()),
                    ProviderErrc::authentication, "invalid_request_error", "Incorrect API key provided");
-        checkError(openai::decodeResponse(400, fixture("openai/error_400.json"), names()),
+        checkError(test::decode(openai, 400, fixture("openai/error_400.json"), names()),
                    ProviderErrc::invalid_request, "invalid_request_error", "role 'tool'");
     }
 }
@@ -219,11 +218,11 @@ TEST_CASE("Gemini fixtures decode", "[providers][fixtures][gemini]") {
         "CiQB0e2Kb3Jq7m5aZ0bWx8hR4pN1vY2sT6uQ9kL3cF7dH8gE5jIKcgHR7YpX2nW9mQ4s";
 
     SECTION("text") {
-        const auto reply = gemini::decodeResponse(200, fixture("gemini/text.json"), map);
+        const auto reply = test::decode(gemini, 200, fixture("gemini/text.json"), map);
         checkReply(reply, kGreeting, StopReason::end_turn, 8, 10, kModel);
     }
     SECTION("one tool call, with its thought signature") {
-        const auto reply = gemini::decodeResponse(200, fixture("gemini/tool_call.json"), map);
+        const auto reply = test::decode(gemini, 200, fixture("gemini/tool_call.json"), map);
         // Output usage counts candidate (16) and thought (87) tokens.
         checkReply(reply, "", StopReason::tool_use, 63, 103, kModel);
         REQUIRE(reply->toolCalls.size() == 1);
@@ -231,7 +230,7 @@ TEST_CASE("Gemini fixtures decode", "[providers][fixtures][gemini]") {
         CHECK(reply->toolCalls[0].signature.rfind(signaturePrefix, 0) == 0);
     }
     SECTION("two parallel tool calls") {
-        const auto reply = gemini::decodeResponse(200, fixture("gemini/parallel_tools.json"), map);
+        const auto reply = test::decode(gemini, 200, fixture("gemini/parallel_tools.json"), map);
         checkReply(reply, "", StopReason::tool_use, 81, 143, kModel);
         REQUIRE(reply->toolCalls.size() == 2);
         checkCall(reply, 0, "", "get_weather", kParis);
@@ -255,12 +254,12 @@ TEST_CASE("Gemini fixtures decode", "[providers][fixtures][gemini]") {
         CHECK(run.reply->toolCalls[0].signature.rfind(signaturePrefix, 0) == 0);
     }
     SECTION("error statuses") {
-        const auto limited = gemini::decodeResponse(429, fixture("gemini/error_429.json"), map);
+        const auto limited = test::decode(gemini, 429, fixture("gemini/error_429.json"), map);
         checkError(limited, ProviderErrc::rate_limited, "RESOURCE_EXHAUSTED", "exceeded your current quota");
         CHECK(limited.error().retryAfter == std::optional<std::chrono::milliseconds>(17s));
-        checkError(gemini::decodeResponse(400, fixture("gemini/error_400.json"), map),
+        checkError(test::decode(gemini, 400, fixture("gemini/error_400.json"), map),
                    ProviderErrc::invalid_request, "INVALID_ARGUMENT", "API key not valid");
-        checkError(gemini::decodeResponse(503, fixture("gemini/error_503.json"), map),
+        checkError(test::decode(gemini, 503, fixture("gemini/error_503.json"), map),
                    ProviderErrc::server_error, "UNAVAILABLE", "overloaded");
     }
 }
@@ -269,17 +268,17 @@ TEST_CASE("Ollama fixtures decode", "[providers][fixtures][ollama]") {
     constexpr const char* kModel = "qwen3";
 
     SECTION("text") {
-        const auto reply = ollama::decodeResponse(200, fixture("ollama/text.json"), names());
+        const auto reply = test::decode(ollama, 200, fixture("ollama/text.json"), names());
         checkReply(reply, kGreeting, StopReason::end_turn, 26, 11, kModel);
     }
     SECTION("one tool call") {
-        const auto reply = ollama::decodeResponse(200, fixture("ollama/tool_call.json"), names());
+        const auto reply = test::decode(ollama, 200, fixture("ollama/tool_call.json"), names());
         checkReply(reply, "", StopReason::tool_use, 181, 24, kModel);
         REQUIRE(reply->toolCalls.size() == 1);
         checkCall(reply, 0, "", "get_weather", kParis);
     }
     SECTION("two parallel tool calls") {
-        const auto reply = ollama::decodeResponse(200, fixture("ollama/parallel_tools.json"), names());
+        const auto reply = test::decode(ollama, 200, fixture("ollama/parallel_tools.json"), names());
         checkReply(reply, "", StopReason::tool_use, 212, 47, kModel);
         REQUIRE(reply->toolCalls.size() == 2);
         checkCall(reply, 0, "", "get_weather", kParis);
@@ -296,25 +295,25 @@ TEST_CASE("Ollama fixtures decode", "[providers][fixtures][ollama]") {
         checkCall(run.reply, 0, "", "get_weather", kParis);
         checkCall(run.reply, 1, "", "get_time", kTimezone);
         CHECK(test::describe(run.reply) ==
-              test::describe(ollama::decodeResponse(200, fixture("ollama/parallel_tools.json"), names())));
+              test::describe(test::decode(ollama, 200, fixture("ollama/parallel_tools.json"), names())));
     }
     SECTION("error line inside the stream") {
         // Not split every way: a feed() that fails returns no deltas, so where the cut falls decides
         // whether the text before the error was reported.
         const std::string raw = fixture("ollama/stream_error.ndjson");
-        const auto whole = test::runLines(ollama::StreamDecoder(names()), {raw});
+        const auto whole = test::runStream(ollama.streamDecoder(names()), {raw});
         checkError(whole.reply, ProviderErrc::server_error, "", "unexpected EOF");
         const std::size_t firstLine = raw.find('\n') + 1;
-        const auto split = test::runLines(
-            ollama::StreamDecoder(names()),
+        const auto split = test::runStream(
+            ollama.streamDecoder(names()),
             {std::string_view(raw).substr(0, firstLine), std::string_view(raw).substr(firstLine)});
         checkError(split.reply, ProviderErrc::server_error, "", "unexpected EOF");
         CHECK(test::describe(split.deltas) == "[text Hello]");
     }
     SECTION("error statuses") {
-        checkError(ollama::decodeResponse(404, fixture("ollama/error_404.json"), names()),
+        checkError(test::decode(ollama, 404, fixture("ollama/error_404.json"), names()),
                    ProviderErrc::invalid_request, "", "model \"qwen3\" not found");
-        checkError(ollama::decodeResponse(400, fixture("ollama/error_400.json"), names()),
+        checkError(test::decode(ollama, 400, fixture("ollama/error_400.json"), names()),
                    ProviderErrc::invalid_request, "", "does not support tools");
     }
 }

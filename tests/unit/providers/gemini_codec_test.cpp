@@ -1,5 +1,3 @@
-#include "reagent/providers/gemini_codec.hpp"
-
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -14,10 +12,11 @@ using reagent::llm::StopReason;
 using reagent::llm::ToolCall;
 using reagent::providers::CodecOptions;
 using reagent::test::ErrorCase;
-namespace gemini = reagent::providers::gemini;
 namespace test = reagent::test;
 
 namespace {
+
+const reagent::providers::WireFormat& gemini = reagent::providers::wire::gemini();
 
 CodecOptions options(bool stream = false) {
     CodecOptions opts;
@@ -36,15 +35,15 @@ data: {"candidates": [{"content": {"parts": [{"text": " both."},{"functionCall":
 )");
 
 test::StreamRun runStream(const std::vector<std::string_view>& chunks) {
-    return test::runSse(
-        gemini::StreamDecoder(gemini::encodeRequest(test::conversation(), options()).toolNames), chunks);
+    return test::runStream(
+        gemini.streamDecoder(test::encode(gemini, test::conversation(), options()).toolNames), chunks);
 }
 
 }  // namespace
 
 TEST_CASE("gemini: the request for a conversation with parallel tool calls", "[providers][gemini]") {
-    const auto encoded = gemini::encodeRequest(test::conversation(), options());
-    CHECK(encoded.path == "/v1beta/models/gemini-2.5-flash:generateContent");
+    const auto encoded = test::encode(gemini, test::conversation(), options());
+    CHECK(encoded.path == "/models/gemini-2.5-flash:generateContent");
     json expected = json::parse(R"({
         "systemInstruction": {"parts": [{"text": "You are terse."}]},
         "contents": [
@@ -81,8 +80,8 @@ TEST_CASE("gemini: streaming path, OpenAPI-subset parameters, names from call id
     CodecOptions opts = options(true);
     opts.model = "models/gemini-2.5-pro";
     opts.geminiJsonSchemaParameters = false;
-    const auto encoded = gemini::encodeRequest(request, opts);
-    CHECK(encoded.path == "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
+    const auto encoded = test::encode(gemini, request, opts);
+    CHECK(encoded.path == "/models/gemini-2.5-pro:streamGenerateContent?alt=sse");
     test::checkJsonEqual(encoded.json(), json::parse(R"({
         "contents": [
             {"role": "user", "parts": [{"text": "Hi"}]},
@@ -96,8 +95,8 @@ TEST_CASE("gemini: streaming path, OpenAPI-subset parameters, names from call id
 }
 
 TEST_CASE("gemini: a documented response with function calls", "[providers][gemini]") {
-    const auto names = gemini::encodeRequest(test::conversation(), options()).toolNames;
-    const auto reply = gemini::decodeResponse(200, R"({
+    const auto names = test::encode(gemini, test::conversation(), options()).toolNames;
+    const auto reply = test::decode(gemini, 200, R"({
         "candidates": [{
             "content": {
                 "parts": [
@@ -115,7 +114,7 @@ TEST_CASE("gemini: a documented response with function calls", "[providers][gemi
         "modelVersion": "gemini-2.5-flash",
         "responseId": "r1"
     })",
-                                              names);
+                                    names);
     REQUIRE(reply);
     CHECK(reply->text.empty());
     CHECK(reply->stopReason == StopReason::tool_use);
@@ -130,14 +129,14 @@ TEST_CASE("gemini: a documented response with function calls", "[providers][gemi
     // Gemini sends no ids: they are synthesized, stable, distinct.
     CHECK(reply->toolCalls[0].id.rfind("call_0_", 0) == 0);
     CHECK(reply->toolCalls[1].id.rfind("call_1_", 0) == 0);
-    const auto again = gemini::decodeResponse(200, std::string(R"({"candidates":[{"content":{"parts":[
+    const auto again = test::decode(gemini, 200, std::string(R"({"candidates":[{"content":{"parts":[
         {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]},"finishReason":"STOP"}]})"),
-                                              names);
+                                    names);
     REQUIRE(again);
     CHECK(again->toolCalls.at(0).id == reply->toolCalls[0].id);
     // An id Gemini does send is kept.
-    const auto withId = gemini::decodeResponse(
-        200,
+    const auto withId = test::decode(
+        gemini, 200,
         R"({"candidates":[{"content":{"parts":[{"functionCall":{"id":"fc-9","name":"get_weather","args":{}}}]},"finishReason":"STOP"}]})",
         names);
     REQUIRE(withId);
@@ -149,7 +148,7 @@ TEST_CASE("gemini: finish reasons and blocked prompts", "[providers][gemini]") {
         const std::string body =
             std::string(R"({"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":")") + reason +
             R"("}]})";
-        auto reply = gemini::decodeResponse(200, body, {});
+        auto reply = test::decode(gemini, 200, body, {});
         REQUIRE(reply);
         return reply->stopReason;
     };
@@ -157,7 +156,7 @@ TEST_CASE("gemini: finish reasons and blocked prompts", "[providers][gemini]") {
     CHECK(decode("MAX_TOKENS") == StopReason::max_tokens);
     CHECK(decode("SAFETY") == StopReason::other);
     CHECK(decode("MALFORMED_FUNCTION_CALL") == StopReason::other);
-    const auto blocked = gemini::decodeResponse(200, R"({"promptFeedback":{"blockReason":"SAFETY"}})", {});
+    const auto blocked = test::decode(gemini, 200, R"({"promptFeedback":{"blockReason":"SAFETY"}})", {});
     REQUIRE_FALSE(blocked);
     CHECK(blocked.error().code == ProviderErrc::invalid_request);
     CHECK(blocked.error().providerType == "SAFETY");
@@ -188,7 +187,7 @@ TEST_CASE("gemini: every error status, with RetryInfo and Retry-After", "[provid
     };
     for (const ErrorCase& c : cases) {
         INFO("status " << c.status);
-        const auto reply = gemini::decodeResponse(c.status, c.body, {}, HttpHeaders{{"Retry-After", "12"}});
+        const auto reply = test::decode(gemini, c.status, c.body, {}, HttpHeaders{{"Retry-After", "12"}});
         REQUIRE_FALSE(reply);
         CHECK(reply.error().code == c.code);
         CHECK(reply.error().httpStatus == c.status);
@@ -198,8 +197,8 @@ TEST_CASE("gemini: every error status, with RetryInfo and Retry-After", "[provid
         CHECK(reply.error().retryAfter == 12'000ms);
     }
     // Without the header, the delay comes from RetryInfo in the body.
-    const auto quota = gemini::decodeResponse(
-        429,
+    const auto quota = test::decode(
+        gemini, 429,
         R"({"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"}]}})",
         {});
     REQUIRE_FALSE(quota);
@@ -218,9 +217,9 @@ TEST_CASE("gemini: a streamed reply is the same however the bytes are split", "[
     CHECK(whole.reply->toolCalls[1].name == "files/read");
     CHECK(whole.reply->toolCalls[1].arguments == json{{"path", "notes.txt"}});
     // Streamed and non-streamed decoding synthesize the same ids.
-    const auto names = gemini::encodeRequest(test::conversation(), options()).toolNames;
-    const auto same = gemini::decodeResponse(
-        200,
+    const auto names = test::encode(gemini, test::conversation(), options()).toolNames;
+    const auto same = test::decode(
+        gemini, 200,
         R"({"candidates":[{"content":{"parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}},{"functionCall":{"name":"files_read","args":{"path":"notes.txt"}}}]},"finishReason":"STOP"}]})",
         names);
     REQUIRE(same);
@@ -234,34 +233,34 @@ TEST_CASE("gemini: a streamed reply is the same however the bytes are split", "[
 }
 
 TEST_CASE("gemini: stream failures", "[providers][gemini][stream]") {
-    const auto names = gemini::encodeRequest(test::conversation(), options()).toolNames;
+    const auto names = test::encode(gemini, test::conversation(), options()).toolNames;
     SECTION("an error chunk") {
-        const auto run = test::runSse(gemini::StreamDecoder(names),
-                                      {"data: {\"error\": {\"code\": 503, \"message\": \"The model is "
-                                       "overloaded.\", \"status\": \"UNAVAILABLE\"}}\r\n\r\n"});
+        const auto run = test::runStream(gemini.streamDecoder(names),
+                                         {"data: {\"error\": {\"code\": 503, \"message\": \"The model is "
+                                          "overloaded.\", \"status\": \"UNAVAILABLE\"}}\r\n\r\n"});
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::server_error);
         CHECK(run.reply.error().providerType == "UNAVAILABLE");
     }
     SECTION("the connection drops before finishReason") {
         const auto run =
-            test::runSse(gemini::StreamDecoder(names), {kStream.substr(0, kStream.find("\r\n\r\n") + 4)});
+            test::runStream(gemini.streamDecoder(names), {kStream.substr(0, kStream.find("\r\n\r\n") + 4)});
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::connection_failed);
         CHECK(run.deltas.size() == 1);
     }
     SECTION("data that is not JSON") {
-        const auto run = test::runSse(gemini::StreamDecoder(names), {"data: {\"candidates\": [\r\n\r\n"});
+        const auto run = test::runStream(gemini.streamDecoder(names), {"data: {\"candidates\": [\r\n\r\n"});
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::malformed_response);
     }
 }
 
 TEST_CASE("gemini: malformed non-streamed bodies", "[providers][gemini]") {
-    const auto notJson = gemini::decodeResponse(200, "", {});
+    const auto notJson = test::decode(gemini, 200, "", {});
     REQUIRE_FALSE(notJson);
     CHECK(notJson.error().code == ProviderErrc::malformed_response);
-    const auto unrelated = gemini::decodeResponse(200, R"({"kind":"something else"})", {});
+    const auto unrelated = test::decode(gemini, 200, R"({"kind":"something else"})", {});
     REQUIRE_FALSE(unrelated);
     CHECK(unrelated.error().code == ProviderErrc::malformed_response);
 }

@@ -1,5 +1,3 @@
-#include "reagent/providers/ollama_codec.hpp"
-
 #include <catch2/catch.hpp>
 #include <ctime>
 #include <string>
@@ -15,10 +13,11 @@ using reagent::llm::StopReason;
 using reagent::llm::ToolCall;
 using reagent::providers::CodecOptions;
 using reagent::test::ErrorCase;
-namespace ollama = reagent::providers::ollama;
 namespace test = reagent::test;
 
 namespace {
+
+const reagent::providers::WireFormat& ollama = reagent::providers::wire::ollama();
 
 CodecOptions options(bool stream = false) {
     CodecOptions opts;
@@ -36,15 +35,15 @@ constexpr std::string_view kStream =
 )";
 
 test::StreamRun runStream(const std::vector<std::string_view>& chunks) {
-    return test::runLines(
-        ollama::StreamDecoder(ollama::encodeRequest(test::conversation(), options()).toolNames), chunks);
+    return test::runStream(
+        ollama.streamDecoder(test::encode(ollama, test::conversation(), options()).toolNames), chunks);
 }
 
 }  // namespace
 
 TEST_CASE("ollama: the request for a conversation with parallel tool calls", "[providers][ollama]") {
-    const auto encoded = ollama::encodeRequest(test::conversation(), options());
-    CHECK(encoded.path == "/api/chat");
+    const auto encoded = test::encode(ollama, test::conversation(), options());
+    CHECK(encoded.path == "/chat");
     json expected = json::parse(R"({
         "model": "qwen3",
         "stream": false,
@@ -73,7 +72,7 @@ TEST_CASE("ollama: the request for a conversation with parallel tool calls", "[p
     reagent::llm::ModelRequest plain;
     plain.messages.push_back(reagent::llm::Message::user("Hi"));
     test::checkJsonEqual(
-        ollama::encodeRequest(plain, options(true)).json(),
+        test::encode(ollama, plain, options(true)).json(),
         json::parse(R"({"model":"qwen3","stream":true,"messages":[{"role":"user","content":"Hi"}]})"));
 }
 
@@ -91,7 +90,7 @@ TEST_CASE("ollama: tool parameters keep only what Ollama reads", "[providers][ol
             "tags": {"type": "array", "items": {"type": "string", "maxLength": 8}, "maxItems": 4}
         }
     })")});
-    const json tools = ollama::encodeRequest(request, options()).json()["tools"];
+    const json tools = test::encode(ollama, request, options()).json()["tools"];
     test::checkJsonEqual(tools[0]["function"]["parameters"], json::parse(R"({
         "type": "object",
         "required": ["n"],
@@ -104,8 +103,8 @@ TEST_CASE("ollama: tool parameters keep only what Ollama reads", "[providers][ol
 }
 
 TEST_CASE("ollama: a documented response with tool calls", "[providers][ollama]") {
-    const auto names = ollama::encodeRequest(test::conversation(), options()).toolNames;
-    const auto reply = ollama::decodeResponse(200, R"({
+    const auto names = test::encode(ollama, test::conversation(), options()).toolNames;
+    const auto reply = test::decode(ollama, 200, R"({
         "model": "qwen3",
         "created_at": "2025-05-27T22:54:57.641643Z",
         "message": {
@@ -122,7 +121,7 @@ TEST_CASE("ollama: a documented response with tool calls", "[providers][ollama]"
         "prompt_eval_count": 75,
         "eval_count": 33
     })",
-                                              names);
+                                    names);
     REQUIRE(reply);
     CHECK(reply->text.empty());
     CHECK(reply->stopReason == StopReason::tool_use);
@@ -134,8 +133,8 @@ TEST_CASE("ollama: a documented response with tool calls", "[providers][ollama]"
     CHECK(reply->toolCalls[0].id.rfind("call_0_", 0) == 0);
     CHECK(reply->toolCalls[1] == ToolCall{"call_x1", "files/read", {{"path", "notes.txt"}}});
 
-    const auto text = ollama::decodeResponse(
-        200,
+    const auto text = test::decode(
+        ollama, 200,
         R"({"model":"qwen3","message":{"role":"assistant","content":"Hello"},"done_reason":"length","done":true})",
         names);
     REQUIRE(text);
@@ -162,7 +161,7 @@ TEST_CASE("ollama: every error status, with Retry-After", "[providers][ollama][e
     };
     for (const ErrorCase& c : cases) {
         INFO("status " << c.status);
-        const auto reply = ollama::decodeResponse(c.status, c.body, {}, HttpHeaders{{"Retry-After", date}});
+        const auto reply = test::decode(ollama, c.status, c.body, {}, HttpHeaders{{"Retry-After", date}});
         REQUIRE_FALSE(reply);
         CHECK(reply.error().code == c.code);
         CHECK(reply.error().httpStatus == c.status);
@@ -196,34 +195,34 @@ TEST_CASE("ollama: a streamed reply is the same however the bytes are split", "[
 }
 
 TEST_CASE("ollama: stream failures", "[providers][ollama][stream]") {
-    const auto names = ollama::encodeRequest(test::conversation(), options()).toolNames;
+    const auto names = test::encode(ollama, test::conversation(), options()).toolNames;
     SECTION("an error line mid-stream") {
         const std::string raw = std::string(kStream.substr(0, kStream.find('\n') + 1)) +
                                 "{\"error\":\"an error was encountered while running the model\"}\n";
-        const auto run = test::runLines(ollama::StreamDecoder(names), {raw});
+        const auto run = test::runStream(ollama.streamDecoder(names), {raw});
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::server_error);
         CHECK_THAT(run.reply.error().message, Catch::Contains("while running the model"));
     }
     SECTION("the connection drops before done") {
         const auto run =
-            test::runLines(ollama::StreamDecoder(names), {kStream.substr(0, kStream.rfind("{\"model\""))});
+            test::runStream(ollama.streamDecoder(names), {kStream.substr(0, kStream.rfind("{\"model\""))});
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::connection_failed);
     }
     SECTION("a line cut in the middle at the end of the stream") {
         const auto run =
-            test::runLines(ollama::StreamDecoder(names), {kStream.substr(0, kStream.size() - 20)});
+            test::runStream(ollama.streamDecoder(names), {kStream.substr(0, kStream.size() - 20)});
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::malformed_response);
     }
 }
 
 TEST_CASE("ollama: malformed non-streamed bodies", "[providers][ollama]") {
-    const auto notJson = ollama::decodeResponse(200, "not json", {});
+    const auto notJson = test::decode(ollama, 200, "not json", {});
     REQUIRE_FALSE(notJson);
     CHECK(notJson.error().code == ProviderErrc::malformed_response);
-    const auto noMessage = ollama::decodeResponse(200, R"({"model":"qwen3","done":true})", {});
+    const auto noMessage = test::decode(ollama, 200, R"({"model":"qwen3","done":true})", {});
     REQUIRE_FALSE(noMessage);
     CHECK(noMessage.error().code == ProviderErrc::malformed_response);
 }

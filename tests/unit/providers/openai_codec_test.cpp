@@ -1,5 +1,3 @@
-#include "reagent/providers/openai_codec.hpp"
-
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -14,10 +12,11 @@ using reagent::llm::StopReason;
 using reagent::llm::ToolCall;
 using reagent::providers::CodecOptions;
 using reagent::test::ErrorCase;
-namespace openai = reagent::providers::openai;
 namespace test = reagent::test;
 
 namespace {
+
+const reagent::providers::WireFormat& openai = reagent::providers::wire::openai();
 
 CodecOptions options(bool stream = false) {
     CodecOptions opts;
@@ -52,14 +51,14 @@ data: [DONE]
 )";
 
 test::StreamRun runStream(const std::vector<std::string_view>& chunks) {
-    return test::runSse(
-        openai::StreamDecoder(openai::encodeRequest(test::conversation(), options()).toolNames), chunks);
+    return test::runStream(
+        openai.streamDecoder(test::encode(openai, test::conversation(), options()).toolNames), chunks);
 }
 
 }  // namespace
 
 TEST_CASE("openai: the request for a conversation with parallel tool calls", "[providers][openai]") {
-    const auto encoded = openai::encodeRequest(test::conversation(), options());
+    const auto encoded = test::encode(openai, test::conversation(), options());
     CHECK(encoded.path == "/chat/completions");
     json expected = json::parse(R"({
         "model": "gpt-4.1",
@@ -99,7 +98,7 @@ TEST_CASE("openai: streaming options, max_completion_tokens, and tool-only assis
     request.maxTokens = 50;
     CodecOptions opts = options(true);
     opts.openAiMaxCompletionTokens = true;
-    test::checkJsonEqual(openai::encodeRequest(request, opts).json(), json::parse(R"({
+    test::checkJsonEqual(test::encode(openai, request, opts).json(), json::parse(R"({
         "model": "gpt-4.1", "stream": true, "stream_options": {"include_usage": true},
         "max_completion_tokens": 50,
         "messages": [
@@ -110,8 +109,8 @@ TEST_CASE("openai: streaming options, max_completion_tokens, and tool-only assis
 }
 
 TEST_CASE("openai: a documented response with tool calls", "[providers][openai]") {
-    const auto names = openai::encodeRequest(test::conversation(), options()).toolNames;
-    const auto reply = openai::decodeResponse(200, R"({
+    const auto names = test::encode(openai, test::conversation(), options()).toolNames;
+    const auto reply = test::decode(openai, 200, R"({
         "id": "chatcmpl-abc123",
         "object": "chat.completion",
         "created": 1699896916,
@@ -134,7 +133,7 @@ TEST_CASE("openai: a documented response with tool calls", "[providers][openai]"
         }],
         "usage": {"prompt_tokens": 82, "completion_tokens": 17, "total_tokens": 99}
     })",
-                                              names);
+                                    names);
     REQUIRE(reply);
     CHECK(reply->text.empty());
     CHECK(reply->stopReason == StopReason::tool_use);
@@ -149,7 +148,7 @@ TEST_CASE("openai: finish reasons and refusals", "[providers][openai]") {
     const auto decode = [](const char* message, const char* reason) {
         const std::string body = std::string(R"({"choices":[{"index":0,"message":)") + message +
                                  R"(,"finish_reason":")" + reason + R"("}]})";
-        auto reply = openai::decodeResponse(200, body, {});
+        auto reply = test::decode(openai, 200, body, {});
         REQUIRE(reply);
         return *reply;
     };
@@ -193,8 +192,8 @@ TEST_CASE("openai: every error status, with retry-after-ms", "[providers][openai
     };
     for (const ErrorCase& c : cases) {
         INFO("status " << c.status);
-        const auto reply = openai::decodeResponse(
-            c.status, c.body, {}, HttpHeaders{{"retry-after-ms", "1500"}, {"retry-after", "2"}});
+        const auto reply = test::decode(openai, c.status, c.body, {},
+                                        HttpHeaders{{"retry-after-ms", "1500"}, {"retry-after", "2"}});
         REQUIRE_FALSE(reply);
         CHECK(reply.error().code == c.code);
         CHECK(reply.error().httpStatus == c.status);
@@ -221,19 +220,19 @@ TEST_CASE("openai: a streamed reply is the same however the bytes are split", "[
 }
 
 TEST_CASE("openai: stream failures", "[providers][openai][stream]") {
-    const auto names = openai::encodeRequest(test::conversation(), options()).toolNames;
+    const auto names = test::encode(openai, test::conversation(), options()).toolNames;
     SECTION("an error chunk mid-stream") {
         const std::string raw =
             std::string(kStream.substr(0, kStream.find("\n\n") + 2)) +
             "data: {\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}\n\n";
-        const auto run = test::runSse(openai::StreamDecoder(names), {raw});
+        const auto run = test::runStream(openai.streamDecoder(names), {raw});
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::server_error);
         CHECK(run.reply.error().providerType == "server_error");
     }
     SECTION("the connection drops before finish_reason") {
         const std::string raw(kStream.substr(0, kStream.find(R"("finish_reason":"tool_calls")")));
-        const auto run = test::runSse(openai::StreamDecoder(names), {raw.substr(0, raw.rfind("\n\n") + 2)});
+        const auto run = test::runStream(openai.streamDecoder(names), {raw.substr(0, raw.rfind("\n\n") + 2)});
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::connection_failed);
     }
@@ -241,7 +240,7 @@ TEST_CASE("openai: stream failures", "[providers][openai][stream]") {
         std::string raw(kStream);
         const std::string fragment = R"(ty\": \"Paris\"}")";
         raw.replace(raw.find(fragment), fragment.size(), R"(ty\": \"Par")");
-        const auto run = test::runSse(openai::StreamDecoder(names), {raw});
+        const auto run = test::runStream(openai.streamDecoder(names), {raw});
         REQUIRE(run.reply);
         REQUIRE_FALSE(run.reply->toolCalls.empty());
         const auto& call = run.reply->toolCalls[0];
@@ -253,21 +252,21 @@ TEST_CASE("openai: stream failures", "[providers][openai][stream]") {
         CHECK_THAT(call.invalidArguments->problem, Catch::Contains("incomplete JSON at byte 13 of 13"));
     }
     SECTION("data that is neither JSON nor [DONE]") {
-        const auto run = test::runSse(openai::StreamDecoder(names), {"data: [DONE\n\n"});
+        const auto run = test::runStream(openai.streamDecoder(names), {"data: [DONE\n\n"});
         REQUIRE_FALSE(run.reply);
         CHECK(run.reply.error().code == ProviderErrc::malformed_response);
     }
 }
 
 TEST_CASE("openai: malformed non-streamed bodies", "[providers][openai]") {
-    const auto notJson = openai::decodeResponse(200, "<html>", {});
+    const auto notJson = test::decode(openai, 200, "<html>", {});
     REQUIRE_FALSE(notJson);
     CHECK(notJson.error().code == ProviderErrc::malformed_response);
-    const auto noChoice = openai::decodeResponse(200, R"({"choices":[]})", {});
+    const auto noChoice = test::decode(openai, 200, R"({"choices":[]})", {});
     REQUIRE_FALSE(noChoice);
     CHECK(noChoice.error().code == ProviderErrc::malformed_response);
-    const auto badArguments = openai::decodeResponse(
-        200,
+    const auto badArguments = test::decode(
+        openai, 200,
         R"({"choices":[{"index":0,"message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{oops"}}]},"finish_reason":"tool_calls"}]})",
         {});
     REQUIRE(badArguments);

@@ -80,10 +80,25 @@ TEST_CASE("configFromEnvironment reads each provider's variables", "[providers][
         CHECK(config->stream);
         CHECK(config->retry.maxAttempts == 3);
     }
+    SECTION("each variable keeps its own convention: what it leaves out of the base URL is appended") {
+        ScopedEnv anthropicKey("ANTHROPIC_API_KEY", "a");
+        ScopedEnv anthropicBase("ANTHROPIC_BASE_URL", "https://gateway.example/anthropic?x=1");
+        CHECK(providers::configFromEnvironment(ProviderKind::anthropic)->baseUrl ==
+              "https://gateway.example/anthropic/v1?x=1");
+        ScopedEnv geminiKey("GEMINI_API_KEY", "g");
+        ScopedEnv geminiBase("GEMINI_BASE_URL", "http://127.0.0.1:9000/v1beta");
+        CHECK(providers::configFromEnvironment(ProviderKind::gemini)->baseUrl ==
+              "http://127.0.0.1:9000/v1beta");
+        ScopedEnv host("OLLAMA_HOST", "gpu-box:9999");
+        CHECK(providers::configFromEnvironment(ProviderKind::ollama)->baseUrl == "http://gpu-box:9999/api");
+        // Unset: empty, so the format's default applies.
+        ScopedEnv noBase("ANTHROPIC_BASE_URL", nullptr);
+        CHECK(providers::configFromEnvironment(ProviderKind::anthropic)->baseUrl.empty());
+    }
     SECTION("ollama needs no key") {
         const auto config = providers::configFromEnvironment(ProviderKind::ollama);
         REQUIRE(config);
-        CHECK(config->baseUrl == "http://127.0.0.1:11434");
+        CHECK(config->baseUrl == "http://127.0.0.1:11434/api");
     }
 }
 
@@ -95,7 +110,7 @@ TEST_CASE("detectProvider takes the first configured provider", "[providers][con
         const auto detected = providers::detectProvider();
         REQUIRE(detected);
         CHECK(detected->kind == ProviderKind::ollama);
-        CHECK(detected->baseUrl == "http://gpu-box:11434");
+        CHECK(detected->baseUrl == "http://gpu-box:11434/api");
     }
     ScopedEnv gemini("GEMINI_API_KEY", "g");
     ScopedEnv openai("OPENAI_API_KEY", "o");
@@ -105,14 +120,14 @@ TEST_CASE("detectProvider takes the first configured provider", "[providers][con
 }
 
 TEST_CASE("OLLAMA_HOST is read as the ollama CLI reads it", "[providers][config]") {
-    CHECK(providers::ollamaBaseUrl("") == "http://127.0.0.1:11434");
-    CHECK(providers::ollamaBaseUrl("example.com") == "http://example.com:11434");
-    CHECK(providers::ollamaBaseUrl("example.com:1234") == "http://example.com:1234");
-    CHECK(providers::ollamaBaseUrl(":56789") == "http://127.0.0.1:56789");
-    CHECK(providers::ollamaBaseUrl("http://example.com") == "http://example.com:80");
-    CHECK(providers::ollamaBaseUrl("https://example.com/ollama/") == "https://example.com:443/ollama");
-    CHECK(providers::ollamaBaseUrl("[::1]:9000") == "http://[::1]:9000");
-    CHECK(providers::ollamaBaseUrl("  10.0.0.2  ") == "http://10.0.0.2:11434");
+    CHECK(providers::ollamaBaseUrl("") == "http://127.0.0.1:11434/api");
+    CHECK(providers::ollamaBaseUrl("example.com") == "http://example.com:11434/api");
+    CHECK(providers::ollamaBaseUrl("example.com:1234") == "http://example.com:1234/api");
+    CHECK(providers::ollamaBaseUrl(":56789") == "http://127.0.0.1:56789/api");
+    CHECK(providers::ollamaBaseUrl("http://example.com") == "http://example.com:80/api");
+    CHECK(providers::ollamaBaseUrl("https://example.com/ollama/") == "https://example.com:443/ollama/api");
+    CHECK(providers::ollamaBaseUrl("[::1]:9000") == "http://[::1]:9000/api");
+    CHECK(providers::ollamaBaseUrl("  10.0.0.2  ") == "http://10.0.0.2:11434/api");
 }
 
 TEST_CASE("makeProvider checks the key and the base URL and fills in defaults", "[providers][config]") {
@@ -146,6 +161,7 @@ TEST_CASE("makeProvider checks the key and the base URL and fills in defaults", 
     for (auto kind :
          {ProviderKind::anthropic, ProviderKind::openai, ProviderKind::gemini, ProviderKind::ollama}) {
         CHECK(providers::parseProviderKind(providers::toString(kind)) == kind);
+        CHECK(providers::wire::forKind(kind).name == providers::toString(kind));
     }
     CHECK_FALSE(providers::parseProviderKind("demo"));
 }
@@ -166,6 +182,34 @@ TEST_CASE("fromEnvironment makes a provider named by kind, or says why not", "[p
     auto ollama = providers::fromEnvironment("ollama");  // needs no key
     REQUIRE(ollama);
     CHECK((*ollama)->name() == "ollama");
+}
+
+TEST_CASE("a provider from a wire format of one's own", "[providers][config]") {
+    providers::WireFormat format = providers::wire::openai();
+    format.name = "mine";
+    format.defaultBaseUrl = "https://api.example.com/v2";
+    format.defaultModel = "example-large";
+    format.authenticate = [](reagent::http::HttpHeaders& headers, const std::string& key) {
+        headers.set("api-key", key);
+    };
+    providers::ProviderConfig config;  // no key: the format decides what it needs
+    REQUIRE(providers::makeProvider(config, format));
+    const providers::HttpProvider provider(config, format);
+    CHECK(provider.name() == "mine");
+    CHECK(provider.config().baseUrl == "https://api.example.com/v2");
+    CHECK(provider.config().model == "example-large");
+
+    config.baseUrl = "http://";
+    auto badUrl = providers::makeProvider(config, format);
+    REQUIRE_FALSE(badUrl);
+    CHECK(badUrl.error().code == ProviderErrc::configuration);
+    CHECK(badUrl.error().message == "mine: the base URL 'http://' has no host");
+
+    config.baseUrl.clear();
+    format.decodeReply = nullptr;
+    auto incomplete = providers::makeProvider(config, format);
+    REQUIRE_FALSE(incomplete);
+    CHECK(incomplete.error().code == ProviderErrc::configuration);
 }
 
 TEST_CASE("AgentBuilder::withProvider(kind) reads the environment at build()", "[providers][config][agent]") {

@@ -7,10 +7,7 @@
 #include <vector>
 
 #include "codec_fixture.hpp"
-#include "reagent/providers/anthropic_codec.hpp"
-#include "reagent/providers/gemini_codec.hpp"
-#include "reagent/providers/ollama_codec.hpp"
-#include "reagent/providers/openai_codec.hpp"
+#include "reagent/providers/wire_format.hpp"
 
 using namespace reagent;
 using namespace reagent::providers;
@@ -18,7 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-enum class Format { anthropic, openai, gemini, ollama };
+using Format = ProviderKind;
 
 CodecOptions options(bool stream = false) {
     CodecOptions opts;
@@ -27,47 +24,21 @@ CodecOptions options(bool stream = false) {
     return opts;
 }
 
+const WireFormat& wireFormat(Format format) {
+    return wire::forKind(format);
+}
+
 EncodedTools tools(Format format, const llm::ToolList& list, const CodecOptions& opts) {
-    switch (format) {
-        case Format::anthropic:
-            return anthropic::encodeTools(list, opts);
-        case Format::openai:
-            return openai::encodeTools(list, opts);
-        case Format::gemini:
-            return gemini::encodeTools(list, opts);
-        case Format::ollama:
-            return ollama::encodeTools(list, opts);
-    }
-    return {};
+    return wireFormat(format).encodeTools(list, opts);
 }
 
 EncodedRequest encode(Format format, const llm::ModelRequest& request, const CodecOptions& opts) {
-    switch (format) {
-        case Format::anthropic:
-            return anthropic::encodeRequest(request, opts);
-        case Format::openai:
-            return openai::encodeRequest(request, opts);
-        case Format::gemini:
-            return gemini::encodeRequest(request, opts);
-        case Format::ollama:
-            return ollama::encodeRequest(request, opts);
-    }
-    return {};
+    return test::encode(wireFormat(format), request, opts);
 }
 
 EncodedRequest encodeWith(Format format, const llm::ModelRequest& request, const CodecOptions& opts,
                           const EncodedTools& encoded) {
-    switch (format) {
-        case Format::anthropic:
-            return anthropic::encodeRequest(request, opts, encoded);
-        case Format::openai:
-            return openai::encodeRequest(request, opts, encoded);
-        case Format::gemini:
-            return gemini::encodeRequest(request, opts, encoded);
-        case Format::ollama:
-            return ollama::encodeRequest(request, opts, encoded);
-    }
-    return {};
+    return wireFormat(format).encodeRequest(request, opts, encoded);
 }
 
 // What nlohmann writes for a string, invalid UTF-8 replaced by U+FFFD.

@@ -12,8 +12,8 @@ namespace reagent::providers {
 /// \brief A request's tool list in one wire format: the name map and the JSON of the declarations.
 ///
 /// Encoding a long tool list (schemas, descriptions) costs more than the rest of a request, and an agent
-/// offers the same list on every turn: a codec's `encodeTools` result is made once and passed to
-/// `encodeRequest` for every request offering that list (`HttpProvider` keeps the last few).
+/// offers the same list on every turn: a format's `WireFormat::encodeTools` result is made once and passed
+/// to `WireFormat::encodeRequest` for every request offering that list (`HttpProvider` keeps the last few).
 struct EncodedTools {
     /// The names the tools go by on the wire, and back.
     ToolNameMap names;
@@ -21,16 +21,17 @@ struct EncodedTools {
     std::string json;
 };
 
-/// \brief What a codec's `encodeRequest` produces: the JSON body, where to send it, and the tool-name map
-/// the reply must be decoded with.
+/// \brief What a format's `WireFormat::encodeRequest` produces: the JSON body, where to send it, and the
+/// tool-name map the reply must be decoded with.
 struct EncodedRequest {
     /// The request body: compact JSON, object keys in sorted order. Invalid UTF-8 in the conversation
     /// (tool output is arbitrary bytes) has become U+FFFD.
     std::string body;
-    /// Path and query relative to the provider's base URL ("/v1/messages",
-    /// "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", ...).
+    /// Path and query relative to the provider's versioned base URL ("/messages" below
+    /// "https://api.anthropic.com/v1", "/models/gemini-2.5-flash:streamGenerateContent?alt=sse", ...).
     std::string path;
-    /// Pass this to `decodeResponse` or the stream decoder so tool calls come back under their own names.
+    /// Pass this to `WireFormat::decodeReply` or the stream decoder so tool calls come back under their own
+    /// names.
     ToolNameMap toolNames;
 
     /// \brief The body parsed, for inspection (tests, logs).

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
-/// \brief `HttpProvider`: the shared HTTP, retry and streaming logic behind every model API, and the four
-/// providers built on it.
+/// \brief `HttpProvider`: a model API over HTTP, one class run with any `WireFormat`, and `makeProvider`.
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,27 +14,15 @@
 #include "reagent/providers/codec_options.hpp"
 #include "reagent/providers/encoded_request.hpp"
 #include "reagent/providers/provider_config.hpp"
+#include "reagent/providers/wire_format.hpp"
 
 namespace reagent::providers {
 
-/// \brief Turns the raw bytes of a streamed body into deltas, then into the assembled reply.
-class StreamDecoding {
-  public:
-    virtual ~StreamDecoding() = default;
-    /// \brief Consumes the next body bytes (split anywhere).
-    [[nodiscard]] virtual expected<std::vector<llm::StreamDelta>, llm::ProviderError> feed(
-        std::string_view bytes) = 0;
-    /// \brief Bytes held for the event or line in progress (bounded by `ProviderConfig::maxEventBytes`).
-    [[nodiscard]] virtual std::size_t pendingBytes() const noexcept = 0;
-    /// \brief Events (SSE) or lines (NDJSON) seen so far: none in a whole body means it was no stream.
-    [[nodiscard]] virtual std::size_t framesSeen() const noexcept = 0;
-    /// \brief The body ended: the assembled reply, or why it is incomplete.
-    [[nodiscard]] virtual expected<llm::ModelReply, llm::ProviderError> finish() = 0;
-};
-
-/// \brief A model API over HTTP: a wire format (the hooks below) plus the common machinery.
+/// \brief A model API over HTTP: a `WireFormat` run by the common machinery (HTTP client, retries,
+/// streaming, cancellation, limits, the cache of encoded tool lists).
 ///
-/// `complete` encodes the request, sends it with the provider's `HttpClient` on the calling coroutine's
+/// `complete` encodes the request with the format, sends it to the configured base URL joined with the
+/// request's path (`joinUrl`), with the provider's `HttpClient` on the calling coroutine's
 /// executor, and decodes the reply. With `ProviderConfig::stream` and a
 /// `ModelRequest::onDelta`, the reply is streamed and every delta is handed to `onDelta` as it arrives.
 ///
@@ -57,37 +45,26 @@ class StreamDecoding {
 /// execution contexts at once. Idle keep-alive connections are pooled per execution context and close
 /// with it (see `http::HttpClient`), so a provider may outlive the `io_context`s it was used on, and an
 /// `io_context` may be destroyed while the provider lives on.
-class HttpProvider : public llm::Provider {
+class HttpProvider final : public llm::Provider {
   public:
-    explicit HttpProvider(ProviderConfig config);
+    /// \brief A provider speaking `format` with `config`, whose empty model and base URL take the format's
+    /// defaults. `config.kind` is not read (`makeProvider` uses it to choose the format), and `config`
+    /// is not checked: `makeProvider` does that.
+    HttpProvider(ProviderConfig config, WireFormat format);
     ~HttpProvider() override;
 
+    /// \brief The format's name ("anthropic").
+    [[nodiscard]] std::string_view name() const noexcept override { return format_.name; }
+
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> complete(
-        llm::ModelRequest request) final;
+        llm::ModelRequest request) override;
 
     /// \brief The configuration with defaults filled in (model, base URL).
     [[nodiscard]] const ProviderConfig& config() const noexcept { return config_; }
+    /// \brief The wire format spoken.
+    [[nodiscard]] const WireFormat& format() const noexcept { return format_; }
     /// \brief The HTTP client (for tests of connection reuse).
     [[nodiscard]] const http::HttpClient* client() const noexcept { return client_.get(); }
-
-  protected:
-    /// \brief Encodes the declarations of a tool list in the wire format. Called once per list: the
-    /// provider keeps the result for the following requests offering the same tools.
-    [[nodiscard]] virtual EncodedTools encodeTools(const llm::ToolList& tools,
-                                                   const CodecOptions& options) const = 0;
-    /// \brief Encodes `request` in the wire format, with its tools as `encodeTools` gave them.
-    [[nodiscard]] virtual EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
-                                                const EncodedTools& tools) const = 0;
-    /// \brief The URL of `encoded` (base URL plus path).
-    [[nodiscard]] virtual std::string url(const EncodedRequest& encoded) const;
-    /// \brief Adds the authentication headers.
-    virtual void authenticate(http::HttpHeaders& headers) const = 0;
-    /// \brief Decodes a whole response (any status).
-    [[nodiscard]] virtual expected<llm::ModelReply, llm::ProviderError> decode(
-        int status, std::string_view body, const ToolNameMap& names,
-        const http::HttpHeaders& headers) const = 0;
-    /// \brief A decoder for a streamed 2xx body.
-    [[nodiscard]] virtual std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const = 0;
 
   private:
     struct Attempt;
@@ -103,91 +80,18 @@ class HttpProvider : public llm::Provider {
     /// identity (the turns of a run share one list) or by equal specs (the runs of an agent).
     [[nodiscard]] std::shared_ptr<const EncodedTools> encodedTools(const llm::ToolList& tools,
                                                                    const CodecOptions& options);
-    /// The header fields of every request (content type, accept, authentication, extra headers), made
-    /// on the first call.
-    [[nodiscard]] const http::HttpHeaders& headers(bool streamed);
+    /// Makes the header fields of every request: content type, accept, authentication, extra headers.
+    void makeHeaders();
 
     ProviderConfig config_;
+    WireFormat format_;
     std::shared_ptr<http::HttpClient> client_;
     std::unique_ptr<Caches> caches_;
+    /// The header fields of every request, not streamed and streamed (they differ in `Accept`).
+    std::array<http::HttpHeaders, 2> headers_;
 };
 
-/// \brief Anthropic Messages API: `x-api-key` and `anthropic-version: 2023-06-01` headers, SSE streams.
-class AnthropicProvider final : public HttpProvider {
-  public:
-    explicit AnthropicProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
-    [[nodiscard]] std::string_view name() const noexcept override { return "anthropic"; }
-
-  protected:
-    [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
-                                           const CodecOptions& options) const override;
-    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
-                                        const EncodedTools& tools) const override;
-    void authenticate(http::HttpHeaders& headers) const override;
-    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
-        int status, std::string_view body, const ToolNameMap& names,
-        const http::HttpHeaders& headers) const override;
-    [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
-};
-
-/// \brief OpenAI Chat Completions and compatible servers: `Authorization: Bearer` (only when a key is
-/// set), SSE streams.
-class OpenAiProvider final : public HttpProvider {
-  public:
-    explicit OpenAiProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
-    [[nodiscard]] std::string_view name() const noexcept override { return "openai"; }
-
-  protected:
-    [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
-                                           const CodecOptions& options) const override;
-    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
-                                        const EncodedTools& tools) const override;
-    void authenticate(http::HttpHeaders& headers) const override;
-    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
-        int status, std::string_view body, const ToolNameMap& names,
-        const http::HttpHeaders& headers) const override;
-    [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
-};
-
-/// \brief Gemini API: `x-goog-api-key` header, `streamGenerateContent?alt=sse` streams. The base URL
-/// includes the API version (`.../v1beta`).
-class GeminiProvider final : public HttpProvider {
-  public:
-    explicit GeminiProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
-    [[nodiscard]] std::string_view name() const noexcept override { return "gemini"; }
-
-  protected:
-    [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
-                                           const CodecOptions& options) const override;
-    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
-                                        const EncodedTools& tools) const override;
-    [[nodiscard]] std::string url(const EncodedRequest& encoded) const override;
-    void authenticate(http::HttpHeaders& headers) const override;
-    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
-        int status, std::string_view body, const ToolNameMap& names,
-        const http::HttpHeaders& headers) const override;
-    [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
-};
-
-/// \brief Ollama native API: no authentication unless a key is set (bearer), NDJSON streams.
-class OllamaProvider final : public HttpProvider {
-  public:
-    explicit OllamaProvider(ProviderConfig config) : HttpProvider(std::move(config)) {}
-    [[nodiscard]] std::string_view name() const noexcept override { return "ollama"; }
-
-  protected:
-    [[nodiscard]] EncodedTools encodeTools(const llm::ToolList& tools,
-                                           const CodecOptions& options) const override;
-    [[nodiscard]] EncodedRequest encode(const llm::ModelRequest& request, const CodecOptions& options,
-                                        const EncodedTools& tools) const override;
-    void authenticate(http::HttpHeaders& headers) const override;
-    [[nodiscard]] expected<llm::ModelReply, llm::ProviderError> decode(
-        int status, std::string_view body, const ToolNameMap& names,
-        const http::HttpHeaders& headers) const override;
-    [[nodiscard]] std::unique_ptr<StreamDecoding> streamDecoder(ToolNameMap names) const override;
-};
-
-/// \brief The provider for `config.kind`.
+/// \brief The provider for `config.kind`: an `HttpProvider` speaking `wire::forKind(config.kind)`.
 ///
 /// \par Errors
 /// `configuration` when `validateConfig` refuses `config`: a required API key is empty (the message
@@ -195,5 +99,15 @@ class OllamaProvider final : public HttpProvider {
 /// host and a valid port (the message says which, the URL's credentials masked).
 [[nodiscard]] expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(
     ProviderConfig config);
+
+/// \brief A provider speaking `format`, for an API reagent has no format for: `config.kind` is not read.
+///
+/// \par Errors
+/// `configuration` when the base URL (`config.baseUrl`, else `format.defaultBaseUrl`) is not an
+/// absolute `http://` or `https://` URL with a host and a valid port, as `validateConfig` checks it, or
+/// when `format` lacks one of its functions. No API key is required: `format.authenticate` receives what
+/// `config.apiKey` holds.
+[[nodiscard]] expected<std::shared_ptr<llm::Provider>, llm::ProviderError> makeProvider(ProviderConfig config,
+                                                                                        WireFormat format);
 
 }  // namespace reagent::providers

@@ -19,13 +19,13 @@ namespace reagent::providers {
 
 /// \brief The wire formats reagent speaks.
 enum class ProviderKind {
-    /// Anthropic Messages API (`POST {base}/v1/messages`).
+    /// Anthropic Messages API (`wire::anthropic()`).
     anthropic,
-    /// OpenAI Chat Completions (`POST {base}/chat/completions`), also any OpenAI-compatible server.
+    /// OpenAI Chat Completions, also any OpenAI-compatible server (`wire::openai()`).
     openai,
-    /// Gemini API (`POST {base}/models/{model}:generateContent`).
+    /// Gemini API (`wire::gemini()`).
     gemini,
-    /// Ollama native API (`POST {base}/api/chat`).
+    /// Ollama native API (`wire::ollama()`).
     ollama,
 };
 
@@ -34,23 +34,17 @@ enum class ProviderKind {
 /// \brief The kind named `name` (as `toString` spells it), or nothing.
 [[nodiscard]] std::optional<ProviderKind> parseProviderKind(std::string_view name) noexcept;
 
-/// \brief The model used when `ProviderConfig::model` is empty: `claude-sonnet-4-5`, `gpt-4.1`,
-/// `gemini-2.5-flash`, `qwen3`.
-[[nodiscard]] std::string_view defaultModel(ProviderKind kind) noexcept;
-/// \brief The base URL used when `ProviderConfig::baseUrl` is empty: `https://api.anthropic.com`,
-/// `https://api.openai.com/v1`, `https://generativelanguage.googleapis.com/v1beta`,
-/// `http://127.0.0.1:11434`.
-[[nodiscard]] std::string_view defaultBaseUrl(ProviderKind kind) noexcept;
-
 /// \brief Everything an HTTP provider needs; a plain struct, every field but `apiKey` has a default.
 struct ProviderConfig {
     /// The wire format. Default `openai`.
     ProviderKind kind = ProviderKind::openai;
-    /// Model id; empty: `defaultModel(kind)`.
+    /// Model id; empty: the wire format's `WireFormat::defaultModel`.
     std::string model;
-    /// Base URL the API paths are appended to (see `defaultBaseUrl`); empty: the default. A trailing
-    /// '/' is ignored. OpenAI-style: the URL up to and including `/v1`, as the official SDKs take it. A
-    /// query string is kept after the API path (`joinUrl`). Checked by `validateConfig`.
+    /// The API's base URL, its version included (`https://api.anthropic.com/v1`,
+    /// `http://127.0.0.1:8080/v1`, `https://generativelanguage.googleapis.com/v1beta`,
+    /// `http://127.0.0.1:11434/api`); empty: the format's `WireFormat::defaultBaseUrl`. Request paths
+    /// (`/messages`, `/chat/completions`, ...) are appended to it as it is (`joinUrl`): a trailing '/' is
+    /// ignored and a query string is kept after the path. Checked by `validateConfig`.
     std::string baseUrl;
     /// API key. Required for anthropic, openai and gemini; ollama sends it as a bearer token if set.
     std::string apiKey;
@@ -111,6 +105,13 @@ struct ProviderConfig {
 /// which is quoted with its credentials masked).
 [[nodiscard]] expected<void, llm::ProviderError> validateConfig(const ProviderConfig& config);
 
+/// \brief Checks a base URL as `validateConfig` does; `provider` begins the message.
+///
+/// \par Errors
+/// `configuration`, saying what is wrong with the URL, which is quoted with its credentials masked.
+[[nodiscard]] expected<void, llm::ProviderError> validateBaseUrl(std::string_view provider,
+                                                                 std::string_view url);
+
 /// \brief `base` (a base URL, trailing '/' ignored) with the API `path` appended; a query string of
 /// either is kept after the path, the base's first:
 /// `https://x/openai/deployments/d?api-version=2024-10-21` + `/chat/completions` gives
@@ -122,10 +123,15 @@ struct ProviderConfig {
 
 /// \brief The configuration of `kind` from the environment.
 ///
-/// anthropic: `ANTHROPIC_API_KEY` (required), `ANTHROPIC_BASE_URL`. openai: `OPENAI_API_KEY`
-/// (required), `OPENAI_BASE_URL`. gemini: `GEMINI_API_KEY` (required), `GEMINI_BASE_URL`. ollama:
-/// `OLLAMA_HOST` (`host`, `host:port`, or a URL, as the ollama CLI reads it; default
-/// `127.0.0.1:11434`), `OLLAMA_API_KEY` (optional). Empty values count as unset.
+/// Each variable keeps the meaning its own SDK or CLI gives it, and the base URL is made from it by one
+/// rule: the variable names the API's root, versioned or not as its convention has it, and what the
+/// convention leaves out of it is appended. anthropic: `ANTHROPIC_API_KEY` (required),
+/// `ANTHROPIC_BASE_URL` (the host, as the Anthropic SDKs take it: `/v1` is appended). openai:
+/// `OPENAI_API_KEY` (required), `OPENAI_BASE_URL` (up to and including `/v1`, as the OpenAI SDKs take
+/// it: used as it is). gemini: `GEMINI_API_KEY` (required), `GEMINI_BASE_URL` (including the version,
+/// `.../v1beta`: used as it is). ollama: `OLLAMA_HOST` (`host`, `host:port`, or a URL, as the ollama CLI
+/// reads it; default `127.0.0.1:11434`: `/api` is appended, see `ollamaBaseUrl`), `OLLAMA_API_KEY`
+/// (optional). Empty values count as unset; unset base URLs stay empty (the format's default).
 ///
 /// \par Errors
 /// `configuration` when a required key is missing; the message names the variable.
@@ -135,8 +141,9 @@ struct ProviderConfig {
 /// ollama only if `OLLAMA_HOST` is set; nothing when none is.
 [[nodiscard]] std::optional<ProviderConfig> detectProvider();
 
-/// \brief The base URL `OLLAMA_HOST` denotes (`"example:1234"` -> `http://example:1234`, `""` ->
-/// `http://127.0.0.1:11434`, `https://h` -> `https://h:443`), as the ollama CLI parses it.
+/// \brief The base URL of the Ollama API on the host `OLLAMA_HOST` denotes, as the ollama CLI parses it,
+/// with `/api` appended (`"example:1234"` -> `http://example:1234/api`, `""` ->
+/// `http://127.0.0.1:11434/api`, `https://h` -> `https://h:443/api`).
 [[nodiscard]] std::string ollamaBaseUrl(std::string_view host);
 
 }  // namespace reagent::providers
