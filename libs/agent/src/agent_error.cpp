@@ -20,11 +20,4 @@ std::string_view toString(AgentErrc code) noexcept {
     return "unknown";
 }
 
-std::string AgentError::describe() const {
-    std::string text(toString(code));
-    text += ": ";
-    text += message;
-    return text;
-}
-
 }  // namespace reagent::agent

@@ -1,7 +1,5 @@
 #include "reagent/http/http_error.hpp"
 
-#include "reagent/core/effect_error.hpp"
-
 namespace reagent::http {
 
 std::string_view toString(HttpErrc code) noexcept {
@@ -32,7 +30,7 @@ std::string_view toString(HttpErrc code) noexcept {
     return "unknown";
 }
 
-bool HttpError::retryable() const noexcept {
+bool retryable(HttpErrc code) noexcept {
     switch (code) {
         case HttpErrc::resolve_failed:
         case HttpErrc::connect_failed:
@@ -41,10 +39,6 @@ bool HttpError::retryable() const noexcept {
         default:
             return false;
     }
-}
-
-std::string HttpError::describe() const {
-    return reagent::detail::describeError(toString(code), message);
 }
 
 }  // namespace reagent::http

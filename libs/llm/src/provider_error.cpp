@@ -1,5 +1,7 @@
 #include "reagent/llm/provider_error.hpp"
 
+#include "reagent/core/error.hpp"
+
 namespace reagent::llm {
 
 std::string_view toString(ProviderErrc code) noexcept {
@@ -42,9 +44,7 @@ bool ProviderError::retryable() const noexcept {
 }
 
 std::string ProviderError::describe() const {
-    std::string text(toString(code));
-    text += ": ";
-    text += message;
+    std::string text = reagent::detail::describeError(toString(code), message);
     // The provider's own words help when reporting an issue upstream: "(HTTP 529, overloaded_error)".
     if (httpStatus || !providerType.empty()) {
         text += " (";

@@ -1,7 +1,5 @@
 #include "reagent/memory/memory_error.hpp"
 
-#include "reagent/core/effect_error.hpp"
-
 namespace reagent::memory {
 
 std::string_view toString(MemoryErrc code) noexcept {
@@ -20,10 +18,6 @@ std::string_view toString(MemoryErrc code) noexcept {
             return "not_a_store";
     }
     return "unknown";
-}
-
-std::string MemoryError::describe() const {
-    return reagent::detail::describeError(toString(code), message);
 }
 
 }  // namespace reagent::memory

@@ -1,6 +1,6 @@
 #include "reagent/tools/tool_error.hpp"
 
-#include "reagent/core/effect_error.hpp"
+#include "reagent/core/error.hpp"
 
 namespace reagent::tools {
 

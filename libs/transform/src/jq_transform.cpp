@@ -187,10 +187,6 @@ std::string_view toString(TransformErrc code) noexcept {
     return "unknown";
 }
 
-std::string TransformError::describe() const {
-    return reagent::detail::describeError(toString(code), message);
-}
-
 // `<dir of the running program>/../libexec/reagent/reagent-jq`: an installed tree moved to another
 // prefix (or installed with `--prefix` at install time) still finds its helper beside its programs.
 std::string helperBesideExecutable() {

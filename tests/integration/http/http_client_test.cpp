@@ -234,7 +234,7 @@ TEST_CASE("A refused connection is connect_failed, naming host and port", "[http
     CHECK(response.error().code == HttpErrc::connect_failed);
     CHECK_THAT(response.error().message, Catch::Contains("127.0.0.1:" + std::to_string(port)) &&
                                              Catch::Contains("refused", Catch::CaseSensitive::No));
-    CHECK(response.error().retryable());
+    CHECK(reagent::http::retryable(response.error().code));
     CHECK(client.connectionsOpened() == 0);
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "reagent/core/error.hpp"
+
 namespace reagent::agent {
 
 enum class AgentErrc {
@@ -25,12 +27,7 @@ enum class AgentErrc {
 
 [[nodiscard]] std::string_view toString(AgentErrc code) noexcept;
 
-struct AgentError {
-    AgentErrc code = AgentErrc::invalid_config;
-    std::string message;
-
-    /// \brief `"<code>: <message>"`.
-    [[nodiscard]] std::string describe() const;
-};
+/// \brief Why an agent could not be built or a run did not succeed: a code and a message.
+using AgentError = reagent::Error<AgentErrc>;
 
 }  // namespace reagent::agent

@@ -2,8 +2,9 @@
 /// \file
 /// \brief The error reported by the effect combinators themselves.
 
-#include <string>
 #include <string_view>
+
+#include "reagent/core/error.hpp"
 
 namespace reagent {
 
@@ -21,16 +22,6 @@ enum class EffectErrc {
 [[nodiscard]] std::string_view toString(EffectErrc code) noexcept;
 
 /// \brief A combinator failure: a code and a message a person can act on.
-struct EffectError {
-    EffectErrc code;
-    std::string message;
-};
-
-namespace detail {
-
-/// \brief `"<code>: <message>"`: what every error type's `describe()` starts with.
-[[nodiscard]] std::string describeError(std::string_view code, std::string_view message);
-
-}  // namespace detail
+using EffectError = Error<EffectErrc>;
 
 }  // namespace reagent

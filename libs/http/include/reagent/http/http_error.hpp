@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "reagent/core/error.hpp"
+
 namespace reagent::http {
 
 /// \brief Why `HttpClient` could not deliver a response. An HTTP status (404, 500, ...) is not an error.
@@ -40,16 +42,11 @@ enum class HttpErrc {
 /// \brief The name of a code, as used in messages and logs (`"timeout"`, ...).
 [[nodiscard]] std::string_view toString(HttpErrc code) noexcept;
 
-/// \brief A failed HTTP exchange: a code and a message a person can act on (it names `host:port`).
-struct HttpError {
-    HttpErrc code = HttpErrc::protocol_error;
-    std::string message;
+/// \brief True for failures that a later attempt may well not hit: `resolve_failed`, `connect_failed`,
+/// `connection_closed`. Timeouts are left to the caller's policy.
+[[nodiscard]] bool retryable(HttpErrc code) noexcept;
 
-    /// \brief True for failures that a later attempt may well not hit: `resolve_failed`,
-    /// `connect_failed`, `connection_closed`. Timeouts are left to the caller's policy.
-    [[nodiscard]] bool retryable() const noexcept;
-    /// \brief `"<code>: <message>"`.
-    [[nodiscard]] std::string describe() const;
-};
+/// \brief A failed HTTP exchange: a code and a message a person can act on (it names `host:port`).
+using HttpError = reagent::Error<HttpErrc>;
 
 }  // namespace reagent::http

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "reagent/core/error.hpp"
+
 namespace reagent::memory {
 
 /// \brief The reason a memory (working or episodic) operation failed. Nothing is changed when an operation
@@ -33,13 +35,7 @@ enum class MemoryErrc {
 /// \brief The code's name as shown to the model and in logs (`"invalid_key"`, ...).
 [[nodiscard]] std::string_view toString(MemoryErrc code) noexcept;
 
-/// \brief A failed working-memory operation: a code and a message a person (or model) can act on.
-struct MemoryError {
-    MemoryErrc code = MemoryErrc::not_found;
-    std::string message;
-
-    /// \brief The text the model reads: `"<code>: <message>"`.
-    [[nodiscard]] std::string describe() const;
-};
+/// \brief A failed memory operation: a code and a message a person (or model) can act on.
+using MemoryError = reagent::Error<MemoryErrc>;
 
 }  // namespace reagent::memory

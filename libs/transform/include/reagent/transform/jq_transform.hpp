@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "reagent/core/error.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
 
@@ -52,13 +53,7 @@ enum class TransformErrc {
 [[nodiscard]] std::string_view toString(TransformErrc code) noexcept;
 
 /// \brief A failed transform: a code and a message a person (or model) can act on.
-struct TransformError {
-    TransformErrc code = TransformErrc::internal;
-    std::string message;
-
-    /// \brief The text the model reads: `"<code>: <message>"`.
-    [[nodiscard]] std::string describe() const;
-};
+using TransformError = reagent::Error<TransformErrc>;
 
 /// \brief Applies the jq `expression` to `jsonInput` and returns the outputs as compact JSON.
 ///
