@@ -34,8 +34,8 @@ std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_p
 
 // The small coroutine shell around the sans-io loop: it performs each action and reports back. Between
 // steps it checks for cancellation so that a cancelled run still ends with a result.
-Task<RunResult> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
-                      std::shared_ptr<std::vector<std::string>> warnings) {
+Task<void> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
+                 std::shared_ptr<std::vector<std::string>> warnings, RunResult* out) {
     LoopAction action = loop->start();
     for (;;) {
         if (auto* call = std::get_if<CallModel>(&action)) {
@@ -82,9 +82,11 @@ Task<RunResult> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
             }
             action = loop->onToolResults(std::move(records));
         } else if (auto* finish = std::get_if<Finish>(&action)) {
-            co_return std::move(finish->result);
+            *out = std::move(finish->result);
+            co_return;
         } else {
-            co_return std::move(std::get<Fail>(action).result);
+            *out = std::move(std::get<Fail>(action).result);
+            co_return;
         }
     }
 }
@@ -104,11 +106,10 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt
     state->emit(RunStarted{std::move(prompt)});
 
     auto warnings = std::make_shared<std::vector<std::string>>();
-    auto driven = co_await settle(drive(state, &loop, warnings));
+    // The result is written in place: a RunResult is large, and settling it by value would move it twice.
     RunResult result;
-    if (driven) {
-        result = std::move(*driven);
-    } else {
+    const auto driven = co_await settle(drive(state, &loop, warnings, &result));
+    if (!driven) {
         const bool wasCancelled = driven.error().code == EffectErrc::cancelled;
         const std::string message = "unexpected exception during the run: " + driven.error().message;
         if (loop.done()) {

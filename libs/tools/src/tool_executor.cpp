@@ -238,11 +238,9 @@ Task<expected<void, ToolError>> ToolExecutor::ensureInitialised(std::shared_ptr<
     co_return expected<void, ToolError>{};
 }
 
+// A driver that checks for cancellation after each step that may suspend (approval, init), so that no
+// await of it throws; each step settles what is not ours.
 Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripIndex) {
-    return withCheckedCancellation(runCall(std::move(call), tripIndex));
-}
-
-Task<ToolCallRecord> ToolExecutor::runCall(ToolCallRequest call, int tripIndex) {
     const auto clockStart = SteadyClock::now();
     ToolCallRecord record;
     record.id = call.id;
@@ -300,6 +298,9 @@ Task<ToolCallRecord> ToolExecutor::runCall(ToolCallRequest call, int tripIndex) 
         if (refusal) {
             co_return finish(fail(std::move(*refusal)));
         }
+        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+            co_return finish(fail(cancelledCall));
+        }
     }
 
     if (!tool->tool.executable()) {
@@ -317,6 +318,9 @@ Task<ToolCallRecord> ToolExecutor::runCall(ToolCallRequest call, int tripIndex) 
     auto ready = co_await std::move(init);
     if (!ready) {
         co_return finish(fail(std::move(ready.error())));
+    }
+    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+        co_return finish(fail(cancelledCall));
     }
 
     Executor executor = co_await asio::this_coro::executor;

@@ -27,29 +27,6 @@ namespace detail {
 /// \brief The error of a step that was not started because its caller had been cancelled.
 [[nodiscard]] EffectError cancelledBeforeStart();
 
-/// \brief How an awaited task ended: its value, or what it threw.
-template <class T>
-struct Caught {
-    std::exception_ptr error;
-    std::conditional_t<std::is_void_v<T>, bool, std::optional<T>> value{};
-};
-
-/// \brief Awaits `task` and catches whatever it throws.
-template <class T>
-Task<Caught<T>> caught(Task<T> task) {
-    Caught<T> outcome;
-    try {
-        if constexpr (std::is_void_v<T>) {
-            co_await std::move(task);
-        } else {
-            outcome.value.emplace(co_await std::move(task));
-        }
-    } catch (...) {
-        outcome.error = std::current_exception();
-    }
-    co_return outcome;
-}
-
 }  // namespace detail
 
 /// \brief Runs `task` on the calling coroutine and delivers how it ended as a value.
@@ -73,18 +50,29 @@ template <class T>
     if (!throwing) {
         co_await asio::this_coro::throw_if_cancelled(true);
     }
-    auto outcome = co_await detail::caught(std::move(task));
+    // Awaited in this frame (not through a helper coroutine): settle sits on every hot path.
+    std::exception_ptr error;
+    std::conditional_t<std::is_void_v<T>, bool, std::optional<T>> value{};
+    try {
+        if constexpr (std::is_void_v<T>) {
+            co_await std::move(task);
+        } else {
+            value.emplace(co_await std::move(task));
+        }
+    } catch (...) {
+        error = std::current_exception();
+    }
     if (!throwing) {
         co_await asio::this_coro::throw_if_cancelled(false);
     }
-    if (outcome.error) {
+    if (error) {
         const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
-        co_return fail(detail::settledError(outcome.error, cancelled));
+        co_return fail(detail::settledError(error, cancelled));
     }
     if constexpr (std::is_void_v<T>) {
         co_return expected<void, EffectError>{};
     } else {
-        co_return std::move(*outcome.value);
+        co_return std::move(*value);
     }
 }
 
@@ -115,13 +103,23 @@ template <class T>
     namespace asio = boost::asio;
     const bool throwing = co_await asio::this_coro::throw_if_cancelled();
     co_await asio::this_coro::throw_if_cancelled(false);
-    auto outcome = co_await detail::caught(std::move(body));
+    std::exception_ptr error;
+    std::conditional_t<std::is_void_v<T>, bool, std::optional<T>> value{};
+    try {
+        if constexpr (std::is_void_v<T>) {
+            co_await std::move(body);
+        } else {
+            value.emplace(co_await std::move(body));
+        }
+    } catch (...) {
+        error = std::current_exception();
+    }
     co_await asio::this_coro::throw_if_cancelled(throwing);
-    if (outcome.error) {
-        std::rethrow_exception(outcome.error);
+    if (error) {
+        std::rethrow_exception(error);
     }
     if constexpr (!std::is_void_v<T>) {
-        co_return std::move(*outcome.value);
+        co_return std::move(*value);
     }
 }
 

@@ -68,8 +68,6 @@ class ToolExecutor {
     // An `init` in progress, so that concurrent first calls of a tool wait for one run of it.
     struct InitGate;
 
-    // The body of `executeOne`, run with checked cancellation.
-    [[nodiscard]] Task<ToolCallRecord> runCall(ToolCallRequest call, int tripIndex);
     [[nodiscard]] Task<expected<void, ToolError>> ensureInitialised(
         std::shared_ptr<const RegisteredTool> tool);
     [[nodiscard]] bool runsAlone(const ToolCallRequest& call) const;
