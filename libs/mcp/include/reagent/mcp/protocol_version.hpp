@@ -1,0 +1,27 @@
+#pragma once
+/// \file
+/// \brief The MCP protocol versions reagent speaks, and the client's side of version negotiation.
+
+#include <array>
+#include <string_view>
+
+#include "reagent/core/expected.hpp"
+#include "reagent/mcp/mcp_error.hpp"
+
+namespace reagent::mcp {
+
+/// \brief The version a client offers in `initialize`: the newest.
+inline constexpr std::string_view kLatestProtocolVersion = "2025-11-25";
+
+/// \brief Every version reagent speaks, newest first.
+inline constexpr std::array<std::string_view, 3> kSupportedProtocolVersions{"2025-11-25", "2025-06-18",
+                                                                            "2025-03-26"};
+
+/// \brief The server's answer to the offered version: accepted when reagent speaks it.
+///
+/// \par Errors
+/// `unsupported_version`, naming the server's choice and the versions reagent speaks (the client must
+/// then disconnect, as the specification says).
+[[nodiscard]] expected<std::string_view, McpError> acceptServerVersion(std::string_view chosen);
+
+}  // namespace reagent::mcp

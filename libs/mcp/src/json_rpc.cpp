@@ -1,0 +1,165 @@
+#include "reagent/mcp/json_rpc.hpp"
+
+#include <utility>
+
+namespace reagent::mcp {
+
+namespace {
+
+using nlohmann::json;
+
+McpError malformed(std::string rule) {
+    return McpError{McpErrc::malformed_message, "not a JSON-RPC 2.0 message: " + std::move(rule)};
+}
+
+expected<RequestId, McpError> readId(const json& id) {
+    if (id.is_string()) {
+        return RequestId(id.get<std::string>());
+    }
+    if (id.is_number_integer()) {
+        return RequestId(id.get<std::int64_t>());
+    }
+    return fail(malformed("the id must be a string or an integer, not " + id.dump()));
+}
+
+json writeId(const RequestId& id) {
+    return std::visit([](const auto& value) { return json(value); }, id);
+}
+
+expected<RpcError, McpError> readError(const json& error) {
+    if (!error.is_object()) {
+        return fail(malformed("the error member must be an object"));
+    }
+    const auto code = error.find("code");
+    const auto message = error.find("message");
+    if (code == error.end() || !code->is_number_integer()) {
+        return fail(malformed("the error object has no integer code"));
+    }
+    if (message == error.end() || !message->is_string()) {
+        return fail(malformed("the error object has no message string"));
+    }
+    RpcError out{code->get<int>(), message->get<std::string>(), nullptr};
+    if (const auto data = error.find("data"); data != error.end()) {
+        out.data = *data;
+    }
+    return out;
+}
+
+expected<Message, McpError> readMessage(const json& object) {
+    if (!object.is_object()) {
+        return fail(malformed("a message must be a JSON object"));
+    }
+    const auto version = object.find("jsonrpc");
+    if (version == object.end() || *version != "2.0") {
+        return fail(malformed("\"jsonrpc\" must be \"2.0\""));
+    }
+    const auto method = object.find("method");
+    const auto id = object.find("id");
+    const auto params = object.find("params");
+    if (method != object.end()) {
+        if (!method->is_string()) {
+            return fail(malformed("the method must be a string"));
+        }
+        json paramsValue = nullptr;
+        if (params != object.end()) {
+            if (!params->is_object() && !params->is_array()) {
+                return fail(malformed("params must be an object or an array"));
+            }
+            paramsValue = *params;
+        }
+        if (id == object.end()) {
+            return Message(Notification{method->get<std::string>(), std::move(paramsValue)});
+        }
+        auto requestId = readId(*id);
+        if (!requestId) {
+            return fail(std::move(requestId.error()));
+        }
+        return Message(Request{std::move(*requestId), method->get<std::string>(), std::move(paramsValue)});
+    }
+    if (id == object.end()) {
+        return fail(malformed("a message needs a method (request, notification) or an id (response)"));
+    }
+    auto responseId = readId(*id);
+    if (!responseId) {
+        return fail(std::move(responseId.error()));
+    }
+    const auto result = object.find("result");
+    const auto error = object.find("error");
+    if ((result == object.end()) == (error == object.end())) {
+        return fail(malformed("a response has exactly one of result and error"));
+    }
+    if (result != object.end()) {
+        return Message(Response{std::move(*responseId), *result});
+    }
+    auto rpcError = readError(*error);
+    if (!rpcError) {
+        return fail(std::move(rpcError.error()));
+    }
+    return Message(Response{std::move(*responseId), fail(std::move(*rpcError))});
+}
+
+}  // namespace
+
+std::string toString(const RequestId& id) {
+    return writeId(id).dump();
+}
+
+expected<std::vector<Message>, McpError> parseFrame(std::string_view frame) {
+    const json parsed = json::parse(frame, nullptr, false);
+    if (parsed.is_discarded()) {
+        return fail(McpError{McpErrc::malformed_message, "not JSON (or not valid UTF-8)"});
+    }
+    std::vector<Message> messages;
+    if (!parsed.is_array()) {
+        auto one = readMessage(parsed);
+        if (!one) {
+            return fail(std::move(one.error()));
+        }
+        messages.push_back(std::move(*one));
+        return messages;
+    }
+    if (parsed.empty()) {
+        return fail(malformed("an empty batch"));
+    }
+    messages.reserve(parsed.size());
+    for (const json& member : parsed) {
+        auto one = readMessage(member);
+        if (!one) {
+            return fail(std::move(one.error()));
+        }
+        messages.push_back(std::move(*one));
+    }
+    return messages;
+}
+
+std::string encode(const Message& message) {
+    json out = {{"jsonrpc", "2.0"}};
+    if (const auto* request = std::get_if<Request>(&message)) {
+        out["id"] = writeId(request->id);
+        out["method"] = request->method;
+        if (!request->params.is_null()) {
+            out["params"] = request->params;
+        }
+    } else if (const auto* notification = std::get_if<Notification>(&message)) {
+        out["method"] = notification->method;
+        if (!notification->params.is_null()) {
+            out["params"] = notification->params;
+        }
+    } else {
+        const auto& response = std::get<Response>(message);
+        out["id"] = writeId(response.id);
+        if (response.outcome) {
+            out["result"] = *response.outcome;
+        } else {
+            json error = {{"code", response.outcome.error().code},
+                          {"message", response.outcome.error().message}};
+            if (!response.outcome.error().data.is_null()) {
+                error["data"] = response.outcome.error().data;
+            }
+            out["error"] = std::move(error);
+        }
+    }
+    return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace reagent::mcp

@@ -1,0 +1,21 @@
+#include "reagent/mcp/protocol_version.hpp"
+
+#include <string>
+
+namespace reagent::mcp {
+
+expected<std::string_view, McpError> acceptServerVersion(std::string_view chosen) {
+    std::string known;
+    for (const std::string_view version : kSupportedProtocolVersions) {
+        if (version == chosen) {
+            return version;
+        }
+        known += known.empty() ? "" : ", ";
+        known += version;
+    }
+    return fail(
+        McpError{McpErrc::unsupported_version,
+                 "the server chose protocol version '" + std::string(chosen) + "'; reagent speaks " + known});
+}
+
+}  // namespace reagent::mcp
