@@ -330,45 +330,16 @@ TEST_CASE("invalid UTF-8 and lone surrogates become U+FFFD, streamed or not",
 TEST_CASE(
     "a tool call with arguments cut by the token limit is answered with a tool error the model can act on",
     "[integration][providers][agent]") {
-    const json cut = {
-        {"id", "chatcmpl-1"},
-        {"object", "chat.completion"},
-        {"model", "gpt-4.1"},
-        {"choices",
-         {{{"index", 0},
-           {"message",
-            {{"role", "assistant"},
-             {"content", nullptr},
-             {"tool_calls",
-              {{{"id", "call_1"},
-                {"type", "function"},
-                {"function", {{"name", "get_weather"}, {"arguments", "{\"location\": \"Par"}}}}}}}},
-           {"finish_reason", "length"}}}},
-        {"usage", {{"prompt_tokens", 10}, {"completion_tokens", 5}, {"total_tokens", 15}}}};
+    // The arguments as the model wrote them when the token limit cut it off.
+    json call = openAiToolCall("get_weather", "{\"location\": \"Par");
     const bool streamed = GENERATE(false, true);
     CAPTURE(streamed);
-    json first = bodyResponse(cut.dump());
+    json first = bodyResponse(openAiReplyBody(
+        json{{"role", "assistant"}, {"content", nullptr}, {"tool_calls", json::array({call})}}, "length"));
     if (streamed) {
-        const json start = {
-            {"id", "c1"},
-            {"object", "chat.completion.chunk"},
-            {"model", "gpt-4.1"},
-            {"choices",
-             {{{"index", 0},
-               {"delta",
-                {{"role", "assistant"},
-                 {"tool_calls",
-                  {{{"index", 0},
-                    {"id", "call_1"},
-                    {"type", "function"},
-                    {"function", {{"name", "get_weather"}, {"arguments", "{\"location\": \"Par"}}}}}}}},
-               {"finish_reason", nullptr}}}}};
-        const json stop = {
-            {"id", "c1"},
-            {"object", "chat.completion.chunk"},
-            {"model", "gpt-4.1"},
-            {"choices", {{{"index", 0}, {"delta", json::object()}, {"finish_reason", "length"}}}}};
-        first = streamResponse("data: " + start.dump() + "\n\ndata: " + stop.dump() + "\n\ndata: [DONE]\n\n");
+        call["index"] = 0;
+        first = streamResponse(openAiChunk(json{{"role", "assistant"}, {"tool_calls", json::array({call})}}) +
+                               openAiChunk(json::object(), "length") + "data: [DONE]\n\n");
     }
     ProviderPeer peer(json{{"responses",
                             {first, streamed ? streamResponse(fixture("openai/text.sse"))
@@ -409,37 +380,17 @@ TEST_CASE("large replies stay within the default bounds", "[integration][provide
         const std::string location =
             i == 0 ? std::string(5 * 1000 * 1000, 'p') : "Paris " + std::to_string(i);
         calls.push_back(
-            {{"id", "call_" + std::to_string(i)},
-             {"type", "function"},
-             {"function", {{"name", "get_weather"}, {"arguments", json{{"location", location}}.dump()}}}});
+            openAiToolCall("get_weather", json{{"location", location}}.dump(), "call_" + std::to_string(i)));
     }
-    const json body = {
-        {"id", "chatcmpl-1"},
-        {"object", "chat.completion"},
-        {"model", "gpt-4.1"},
-        {"choices",
-         {{{"index", 0},
-           {"message",
-            {{"role", "assistant"}, {"content", std::string(45 * 1000 * 1000, 't')}, {"tool_calls", calls}}},
-           {"finish_reason", "tool_calls"}}}}};
-    const json streamedCall = {
-        {"id", "c1"},
-        {"object", "chat.completion.chunk"},
-        {"model", "gpt-4.1"},
-        {"choices",
-         {{{"index", 0},
-           {"delta",
-            {{"role", "assistant"},
-             {"tool_calls",
-              {{{"index", 0},
-                {"id", "call_0"},
-                {"type", "function"},
-                {"function",
-                 {{"name", "get_weather"}, {"arguments", calls[0]["function"]["arguments"]}}}}}}}},
-           {"finish_reason", "tool_calls"}}}}};
-    ProviderPeer peer(json{{"responses",
-                            {bodyResponse(body.dump()),
-                             streamResponse("data: " + streamedCall.dump() + "\n\ndata: [DONE]\n\n")}}});
+    const std::string body = openAiReplyBody(
+        json{{"role", "assistant"}, {"content", std::string(45 * 1000 * 1000, 't')}, {"tool_calls", calls}},
+        "tool_calls");
+    json streamedCall = calls[0];
+    streamedCall["index"] = 0;
+    const std::string streamedBody =
+        openAiChunk(json{{"role", "assistant"}, {"tool_calls", json::array({streamedCall})}}, "tool_calls") +
+        "data: [DONE]\n\n";
+    ProviderPeer peer(json{{"responses", {bodyResponse(body), streamResponse(streamedBody)}}});
     const auto whole = complete(peerConfig(ProviderKind::openai, peer), question());
     REQUIRE(whole);
     CHECK(whole->text.size() == 45u * 1000 * 1000);

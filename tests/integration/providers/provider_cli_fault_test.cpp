@@ -21,18 +21,6 @@ namespace {
 
 constexpr const char* kKey = "sk-test-SECRET-0123456789abcdef";
 
-// One OpenAI chat.completion.chunk event carrying `delta` (and `finish`, when given).
-std::string chunk(const json& delta, const char* finish = nullptr) {
-    const json event{
-        {"id", "chatcmpl-1"},
-        {"object", "chat.completion.chunk"},
-        {"created", 1741569952},
-        {"model", "gpt-test"},
-        {"choices",
-         {{{"index", 0}, {"delta", delta}, {"finish_reason", finish ? json(finish) : json(nullptr)}}}}};
-    return "data: " + event.dump() + "\n\n";
-}
-
 // The model's text as a JSON string literal, written raw (it may hold escapes or bytes that are not UTF-8).
 // The CLI streams when it prints a trace and asks for a whole reply with --json or -q: the peer answers
 // each the way the real API does.
@@ -43,7 +31,7 @@ json textReply(const std::string& rawJsonString) {
     const json streamed{
         {"status", 200},
         {"headers", {{"content-type", "text/event-stream"}}},
-        {"chunks", {{{"b64", base64(event)}}, chunk(json::object(), "stop"), "data: [DONE]\n\n"}}};
+        {"chunks", {{{"b64", base64(event)}}, openAiChunk(json::object(), "stop"), "data: [DONE]\n\n"}}};
     const std::string body =
         R"({"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-test",)"
         R"("choices":[{"index":0,"message":{"role":"assistant","content":)" +
@@ -59,35 +47,14 @@ json textReply(const std::string& rawJsonString) {
 
 // A whole reply calling `name` with `arguments` as the model wrote them (not necessarily JSON).
 json toolCallBody(const std::string& name, const std::string& arguments, const char* finish) {
-    const json body{{"id", "chatcmpl-1"},
-                    {"object", "chat.completion"},
-                    {"created", 1},
-                    {"model", "gpt-test"},
-                    {"choices",
-                     {{{"index", 0},
-                       {"message",
-                        {{"role", "assistant"},
-                         {"content", nullptr},
-                         {"tool_calls",
-                          {{{"id", "call_1"},
-                            {"type", "function"},
-                            {"function", {{"name", name}, {"arguments", arguments}}}}}}}},
-                       {"finish_reason", finish}}}},
-                    {"usage", {{"prompt_tokens", 5}, {"completion_tokens", 3}, {"total_tokens", 8}}}};
-    return bodyResponse(body.dump());
+    const json message{{"role", "assistant"},
+                       {"content", nullptr},
+                       {"tool_calls", json::array({openAiToolCall(name, arguments)})}};
+    return bodyResponse(openAiReplyBody(message, finish));
 }
 
 json textBody(const std::string& text) {
-    const json body{{"id", "chatcmpl-2"},
-                    {"object", "chat.completion"},
-                    {"created", 1},
-                    {"model", "gpt-test"},
-                    {"choices",
-                     {{{"index", 0},
-                       {"message", {{"role", "assistant"}, {"content", text}}},
-                       {"finish_reason", "stop"}}}},
-                    {"usage", {{"prompt_tokens", 5}, {"completion_tokens", 3}, {"total_tokens", 8}}}};
-    return bodyResponse(body.dump());
+    return bodyResponse(openAiReplyBody(json{{"role", "assistant"}, {"content", text}}, "stop"));
 }
 
 CliOutcome runAgainst(const ProviderPeer& peer, std::vector<std::string> extra, const std::string& prompt,

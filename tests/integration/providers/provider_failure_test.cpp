@@ -37,14 +37,6 @@ json rawPieces(const std::string& body, const std::vector<std::size_t>& cuts) {
     return out;
 }
 
-std::string openAiChunk(const json& delta, const json& finish = nullptr) {
-    const json chunk = {{"id", "c1"},
-                        {"object", "chat.completion.chunk"},
-                        {"model", "gpt-4.1"},
-                        {"choices", {{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}}}};
-    return "data: " + chunk.dump(-1, ' ', false) + "\n\n";
-}
-
 }  // namespace
 
 TEST_CASE("streamed tool calls split inside a JSON string and inside a UTF-8 character",

@@ -84,6 +84,33 @@ inline json streamResponse(const std::string& body, const std::string& contentTy
     return json{{"status", 200}, {"headers", {{"content-type", contentType}}}, {"chunks", pieces(body)}};
 }
 
+/// OpenAI Chat Completions messages as the API writes them, for tests that build replies of their own.
+/// One tool call of a reply, with `arguments` as the model wrote them (not necessarily JSON).
+inline json openAiToolCall(const std::string& name, const json& arguments, const std::string& id = "call_1") {
+    return json{{"id", id}, {"type", "function"}, {"function", {{"name", name}, {"arguments", arguments}}}};
+}
+
+/// A whole `chat.completion` body with one choice: `message` and its `finish_reason`.
+inline std::string openAiReplyBody(const json& message, const std::string& finish) {
+    const json body{{"id", "chatcmpl-1"},
+                    {"object", "chat.completion"},
+                    {"created", 1},
+                    {"model", "gpt-test"},
+                    {"choices", {{{"index", 0}, {"message", message}, {"finish_reason", finish}}}},
+                    {"usage", {{"prompt_tokens", 5}, {"completion_tokens", 3}, {"total_tokens", 8}}}};
+    return body.dump();
+}
+
+/// One `chat.completion.chunk` SSE event carrying `delta` (and `finish`, when not null).
+inline std::string openAiChunk(const json& delta, const json& finish = nullptr) {
+    const json chunk{{"id", "chatcmpl-1"},
+                     {"object", "chat.completion.chunk"},
+                     {"created", 1},
+                     {"model", "gpt-test"},
+                     {"choices", {{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}}}};
+    return "data: " + chunk.dump() + "\n\n";
+}
+
 /// The provider peer running `script`, written to a temporary file that lives as long as the peer.
 class ProviderPeer {
   public:
