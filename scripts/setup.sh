@@ -63,4 +63,13 @@ if [ "$for_tests" = 1 ] \
     (cd "$sdk_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     cp "$sdk_dir/package-lock.json" "$sdk_dir/node_modules/.reagent-package-lock.json"
 fi
+# The real MCP peers (reference servers, the official SDK and conformance suite, Node 22 for the suite),
+# pinned by tests/peers/mcp/package-lock.json, installed the same way.
+mcp_dir="$root/tests/peers/mcp"
+if [ "$for_tests" = 1 ] \
+        && ! cmp -s "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.reagent-package-lock.json"; then
+    echo "setup: installing the MCP test peers (npm ci in tests/peers/mcp)"
+    (cd "$mcp_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    cp "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.reagent-package-lock.json"
+fi
 echo "setup: dependencies ready"

@@ -12,6 +12,20 @@ std::string_view toString(McpErrc code) noexcept {
             return "remote_error";
         case McpErrc::unsupported_version:
             return "unsupported_version";
+        case McpErrc::invalid_config:
+            return "invalid_config";
+        case McpErrc::connect_failed:
+            return "connect_failed";
+        case McpErrc::connection_closed:
+            return "connection_closed";
+        case McpErrc::protocol_error:
+            return "protocol_error";
+        case McpErrc::session_expired:
+            return "session_expired";
+        case McpErrc::timeout:
+            return "timeout";
+        case McpErrc::cancelled:
+            return "cancelled";
     }
     return "unknown";
 }

@@ -20,6 +20,25 @@ enum class McpErrc {
     remote_error,
     /// The server chose a protocol version this client does not speak.
     unsupported_version,
+    /// A server's configuration is incomplete or contradictory (no command, a bad URL, an unknown
+    /// transport); the message names the field.
+    invalid_config,
+    /// The transport could not be opened: the command could not be started, the URL could not be
+    /// reached, the handshake (HTTP status, WebSocket upgrade, `initialize`) was refused.
+    connect_failed,
+    /// The transport ended: the server exited, closed its output or the connection, or the client was
+    /// closed. Requests in flight fail with this code.
+    connection_closed,
+    /// The server sent something the transport cannot carry (a line or event over the size bound, an
+    /// HTTP status or content type the protocol does not allow); the message says what.
+    protocol_error,
+    /// An HTTP session the server no longer knows (404 on a request that carried `Mcp-Session-Id`); the
+    /// client initialises a new one.
+    session_expired,
+    /// A request got no response within its time limit; the server was sent `notifications/cancelled`.
+    timeout,
+    /// The caller cancelled the request; the server was sent `notifications/cancelled`.
+    cancelled,
 };
 
 /// \brief The code's name as shown in logs (`"malformed_message"`, ...).
