@@ -7,7 +7,9 @@ std::unique_ptr<Transport> makeTransport(const ServerConfig& config) {
         case TransportKind::stdio:
             return nullptr;  // TEMPORARY: stdio_transport.cpp lands next
         case TransportKind::streamable_http:
+            return makeStreamableHttpTransport(config);
         case TransportKind::sse:
+            return makeSseTransport(config);
         case TransportKind::websocket:
             return nullptr;  // TEMPORARY: each transport's own source adds its case
     }

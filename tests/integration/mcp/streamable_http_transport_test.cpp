@@ -1,0 +1,320 @@
+// The streamable-http transport against real servers: server-everything (event-stream replies, an event
+// store, a standalone stream carrying roots/list) and the SDK peer of ref_server.mjs (JSON replies,
+// 404 for a forgotten session).
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "mcp_session.hpp"
+#include "node_peer.hpp"
+#include "peer_process.hpp"
+#include "reagent/mcp/transport.hpp"
+#include "run_coro.hpp"
+
+using namespace reagent;
+using namespace reagent::test;
+using mcp::TransportKind;
+using nlohmann::json;
+
+namespace {
+
+std::unique_ptr<mcp::Transport> streamable(const std::string& url, std::size_t maxMessageBytes = 0) {
+    auto config = httpConfig(TransportKind::streamable_http, url);
+    if (maxMessageBytes > 0) {
+        config.limits.maxMessageBytes = maxMessageBytes;
+    }
+    return mcp::makeTransport(config);
+}
+
+json rootsCapability() {
+    return {{"roots", {{"listChanged", true}}}};
+}
+
+}  // namespace
+
+TEST_CASE("streamable-http: a whole session with server-everything", "[mcp][streamable-http]") {
+    auto peer = startEverything("streamableHttp");
+    runCoro([&]() -> Task<void> {
+        RawSession session(streamable(peer.url("/mcp")));
+        REQUIRE(co_await session.transport().open());
+
+        auto init = co_await session.initialize(rootsCapability());
+        REQUIRE(init);
+        CHECK((*init)["protocolVersion"] == "2025-11-25");
+        CHECK((*init)["serverInfo"]["name"] == "mcp-servers/everything");
+
+        // The server asks for the roots on the standalone GET stream, 350 ms after `initialized`.
+        auto roots = co_await session.serverRequest("roots/list");
+        REQUIRE(roots);
+
+        auto tools = co_await session.call("tools/list");
+        REQUIRE(tools);
+        bool hasEcho = false;
+        for (const auto& tool : (*tools)["result"]["tools"]) {
+            hasEcho = hasEcho || tool["name"] == "echo";
+        }
+        CHECK(hasEcho);
+
+        auto echo = co_await session.callTool("echo", {{"message", "hi"}});
+        REQUIRE(echo);
+        CHECK(*echo == "Echo: hi");
+
+        auto ping = co_await session.call("ping");
+        REQUIRE(ping);
+        CHECK((*ping)["result"] == json::object());
+
+        // Progress notifications travel on the call's own stream, before its result.
+        json params = {{"name", "trigger-long-running-operation"},
+                       {"arguments", {{"duration", 0.3}, {"steps", 3}}},
+                       {"_meta", {{"progressToken", "p1"}}}};
+        auto longCall = co_await session.call("tools/call", std::move(params));
+        REQUIRE(longCall);
+        int progress = 0;
+        for (const auto& note : session.notifications) {
+            progress += note["method"] == "notifications/progress" ? 1 : 0;
+        }
+        CHECK(progress == 3);
+
+        const auto start = std::chrono::steady_clock::now();
+        co_await session.transport().close();
+        CHECK(elapsedMs(start) < 2500);
+        co_await session.transport().close();  // idempotent
+
+        auto after = co_await session.transport().receive();
+        REQUIRE_FALSE(after);
+        CHECK(after.error().code == McpErrc::connection_closed);
+        auto sendAfter = co_await session.transport().send(R"({"jsonrpc":"2.0","method":"x"})");
+        REQUIRE_FALSE(sendAfter);
+        CHECK(sendAfter.error().code == McpErrc::connection_closed);
+    }());
+}
+
+TEST_CASE("streamable-http: JSON replies, the standalone stream and DELETE with the SDK peer",
+          "[mcp][streamable-http]") {
+    auto peer = startSdkPeer(true);
+    runCoro([&]() -> Task<void> {
+        RawSession session(streamable(peer.url("/mcp")));
+        REQUIRE(co_await session.transport().open());
+        auto init = co_await session.initialize(rootsCapability());
+        REQUIRE(init);
+        CHECK((*init)["serverInfo"]["name"] == "reagent-ref-peer");
+
+        auto tools = co_await session.call("tools/list");
+        REQUIRE(tools);
+        CHECK((*tools)["result"]["tools"].size() >= 5);
+
+        json add = {{"name", "add"}, {"arguments", {{"a", 2}, {"b", 3}}}};
+        auto sum = co_await session.call("tools/call", std::move(add));
+        REQUIRE(sum);
+        CHECK((*sum)["result"]["structuredContent"]["sum"] == 5);
+
+        // The tool's roots/list request is tied to no POST: it comes on the standalone GET stream.
+        auto roots = co_await session.callTool("roots", json::object());
+        REQUIRE(roots);
+        CHECK(*roots == "file:///tmp");
+        REQUIRE(session.serverRequests.size() == 1);
+        CHECK(session.serverRequests[0]["method"] == "roots/list");
+
+        // A second session sees both; after the first one's close (DELETE) only itself.
+        RawSession other(streamable(peer.url("/mcp")));
+        REQUIRE(co_await other.transport().open());
+        REQUIRE(co_await other.initialize());
+        auto before = co_await other.callTool("sessions", json::object());
+        REQUIRE(before);
+        CHECK(*before == "2");
+        co_await session.transport().close();
+        auto afterClose = co_await other.callTool("sessions", json::object());
+        REQUIRE(afterClose);
+        CHECK(*afterClose == "1");
+        co_await other.transport().close();
+    }());
+}
+
+TEST_CASE("streamable-http: concurrent calls complete independently", "[mcp][streamable-http]") {
+    auto peer = startSdkPeer(false);
+    runCoro([&]() -> Task<void> {
+        RawSession session(streamable(peer.url("/mcp")));
+        REQUIRE(co_await session.transport().open());
+        REQUIRE(co_await session.initialize());
+        // A slow call does not hold back a quick one sent after it.
+        json slow = {{"jsonrpc", "2.0"},
+                     {"id", 100},
+                     {"method", "tools/call"},
+                     {"params", {{"name", "sleep"}, {"arguments", {{"ms", 400}}}}}};
+        REQUIRE(co_await session.sendRaw(std::move(slow)));
+        auto echo = co_await session.callTool("echo", {{"message", "quick"}});
+        REQUIRE(echo);
+        CHECK(*echo == "Echo: quick");
+        auto late = co_await session.responseTo(100);
+        REQUIRE(late);
+        CHECK((*late)["result"]["content"][0]["text"] == "slept 400");
+        co_await session.transport().close();
+    }());
+}
+
+TEST_CASE("streamable-http: an unreachable server is connect_failed", "[mcp][streamable-http]") {
+    const auto port = unusedPort();
+    runCoro([&]() -> Task<void> {
+        RawSession session(streamable("http://127.0.0.1:" + std::to_string(port) + "/mcp"));
+        REQUIRE(co_await session.transport().open());
+        auto init = co_await session.initialize();
+        REQUIRE_FALSE(init);
+        CHECK(init.error().code == McpErrc::connect_failed);
+        CHECK(init.error().message.find("127.0.0.1:" + std::to_string(port)) != std::string::npos);
+        co_await session.transport().close();
+    }());
+}
+
+TEST_CASE("streamable-http: a server killed during a call ends receive with an error",
+          "[mcp][streamable-http]") {
+    auto peer = startEverything("streamableHttp");
+    runCoro([&]() -> Task<void> {
+        RawSession session(streamable(peer.url("/mcp")));
+        REQUIRE(co_await session.transport().open());
+        REQUIRE(co_await session.initialize());
+        json call = {{"jsonrpc", "2.0"},
+                     {"id", 50},
+                     {"method", "tools/call"},
+                     {"params",
+                      {{"name", "trigger-long-running-operation"},
+                       {"arguments", {{"duration", 10}, {"steps", 10}}},
+                       {"_meta", {{"progressToken", 7}}}}}};
+        REQUIRE(co_await session.sendRaw(std::move(call)));
+        // Wait for the first progress notification: the call is under way.
+        for (;;) {
+            auto message = co_await session.next();
+            REQUIRE(message);
+            if (message->value("method", "") == "notifications/progress") {
+                break;
+            }
+        }
+        peer.kill();
+        const auto start = std::chrono::steady_clock::now();
+        std::optional<McpError> end;
+        while (!end) {
+            auto message = co_await session.next(std::chrono::seconds(8));
+            if (!message) {
+                end = message.error();
+            }
+        }
+        CHECK(end->code == McpErrc::connection_closed);
+        CHECK(elapsedMs(start) < 5000);
+        INFO(end->describe());
+        const auto closing = std::chrono::steady_clock::now();
+        co_await session.transport().close();
+        CHECK(elapsedMs(closing) < 2500);
+    }());
+}
+
+TEST_CASE("streamable-http: a forgotten session is session_expired", "[mcp][streamable-http]") {
+    for (const bool json : {false, true}) {
+        DYNAMIC_SECTION((json ? "JSON replies" : "event-stream replies")) {
+            auto peer = startSdkPeer(json);
+            runCoro([&]() -> Task<void> {
+                RawSession session(streamable(peer.url("/mcp")));
+                REQUIRE(co_await session.transport().open());
+                REQUIRE(co_await session.initialize());
+                auto expire = co_await session.callTool("expire_session", nlohmann::json::object());
+                REQUIRE(expire);
+                auto ping = co_await session.call("ping");
+                REQUIRE_FALSE(ping);
+                CHECK(ping.error().code == McpErrc::session_expired);
+                CHECK(ping.error().message.find("404") != std::string::npos);
+                auto received = co_await session.transport().receive();
+                REQUIRE_FALSE(received);
+                CHECK(received.error().code == McpErrc::session_expired);
+                co_await session.transport().close();
+            }());
+        }
+    }
+}
+
+TEST_CASE("streamable-http: a message over the bound is protocol_error", "[mcp][streamable-http]") {
+    SECTION("an event of server-everything") {
+        auto peer = startEverything("streamableHttp");
+        runCoro([&]() -> Task<void> {
+            RawSession session(streamable(peer.url("/mcp"), 4096));
+            REQUIRE(co_await session.transport().open());
+            REQUIRE(co_await session.initialize());
+            auto echo = co_await session.callTool("echo", {{"message", std::string(10000, 'a')}});
+            REQUIRE_FALSE(echo);
+            CHECK(echo.error().code == McpErrc::protocol_error);
+            CHECK(echo.error().message.find("4096") != std::string::npos);
+            co_await session.transport().close();
+        }());
+    }
+    SECTION("a JSON reply of the SDK peer") {
+        auto peer = startSdkPeer(true);
+        runCoro([&]() -> Task<void> {
+            RawSession session(streamable(peer.url("/mcp"), 4096));
+            REQUIRE(co_await session.transport().open());
+            REQUIRE(co_await session.initialize());
+            auto big = co_await session.callTool("big", {{"n", 10000}});
+            REQUIRE_FALSE(big);
+            CHECK(big.error().code == McpErrc::protocol_error);
+            co_await session.transport().close();
+        }());
+    }
+}
+
+TEST_CASE("streamable-http: cancelling a pending receive", "[mcp][streamable-http]") {
+    auto peer = startEverything("streamableHttp");
+    runCoro([&]() -> Task<void> {
+        RawSession session(streamable(peer.url("/mcp")));
+        auto& transport = session.transport();
+        REQUIRE(co_await transport.open());
+        REQUIRE(co_await session.initialize());
+        co_await session.drain();
+
+        auto executor = co_await boost::asio::this_coro::executor;
+        boost::asio::cancellation_signal signal;
+        std::optional<expected<std::string, McpError>> received;
+        boost::asio::co_spawn(executor, transport.receive(),
+                              boost::asio::bind_cancellation_slot(
+                                  signal.slot(), [&](std::exception_ptr, expected<std::string, McpError> r) {
+                                      received = std::move(r);
+                                  }));
+        co_await sleepFor(std::chrono::milliseconds(50));
+        CHECK_FALSE(received);
+        const auto start = std::chrono::steady_clock::now();
+        signal.emit(boost::asio::cancellation_type::terminal);
+        while (!received && elapsedMs(start) < 2000) {
+            co_await sleepFor(std::chrono::milliseconds(5));
+        }
+        REQUIRE(received);
+        REQUIRE_FALSE(*received);
+        CHECK(received->error().code == McpErrc::cancelled);
+
+        // The transport still works.
+        auto ping = co_await session.call("ping");
+        REQUIRE(ping);
+        co_await transport.close();
+    }());
+}
+
+TEST_CASE("streamable-http: close ends a pending receive", "[mcp][streamable-http]") {
+    auto peer = startEverything("streamableHttp");
+    runCoro([&]() -> Task<void> {
+        RawSession session(streamable(peer.url("/mcp")));
+        auto& transport = session.transport();
+        REQUIRE(co_await transport.open());
+        REQUIRE(co_await session.initialize());
+        co_await session.drain();
+        auto executor = co_await boost::asio::this_coro::executor;
+        std::optional<expected<std::string, McpError>> received;
+        boost::asio::co_spawn(
+            executor, transport.receive(),
+            [&](std::exception_ptr, expected<std::string, McpError> r) { received = std::move(r); });
+        co_await sleepFor(std::chrono::milliseconds(20));
+        co_await transport.close();
+        co_await sleepFor(std::chrono::milliseconds(5));
+        REQUIRE(received);
+        REQUIRE_FALSE(*received);
+        CHECK(received->error().code == McpErrc::connection_closed);
+    }());
+}
