@@ -157,7 +157,7 @@ TEST_CASE("stdio client: progress and roots and logging and sampling and elicita
     }());
 }
 
-TEST_CASE("stdio client: a call that outlives its timeout or is cancelled ends at once; the session goes on",
+TEST_CASE("stdio client: a call that outlives its timeout or is cancelled ends at once - the session goes on",
           "[mcp][stdio]") {
     runCoro([]() -> Task<void> {
         auto client = co_await mcp::Client::connect(reagent::test::faultServer());
@@ -311,7 +311,7 @@ TEST_CASE("stdio client reports servers that cannot start and naming them and wi
     }());
 }
 
-TEST_CASE("stdio client: a server that ignores stdin's close and SIGTERM is killed; no zombie and no orphan",
+TEST_CASE("stdio client: a server that ignores stdin's close and SIGTERM is killed - no zombie and no orphan",
           "[mcp][stdio][faults]") {
     runCoro([]() -> Task<void> {
         auto client = co_await mcp::Client::connect(reagent::test::faultServer({"--ignore-stdin-close"}));
