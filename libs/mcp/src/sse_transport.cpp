@@ -268,6 +268,17 @@ Task<void> closeStream(StatePtr s) {
     s->stream.reset();
 }
 
+// Holds the state while it waits, so that a transport destroyed meanwhile leaves nothing dangling.
+Task<expected<std::string, McpError>> receiveFrame(StatePtr s, std::string where) {
+    if (!s) {
+        co_return fail(notOpenedError(where));
+    }
+    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+        co_return fail(McpError{McpErrc::cancelled, where + ": receive cancelled"});
+    }
+    co_return co_await s->queue.pop();
+}
+
 class SseTransport final : public Transport {
   public:
     explicit SseTransport(ServerConfig config) : config_(std::move(config)) {}
@@ -297,15 +308,7 @@ class SseTransport final : public Transport {
         return withCheckedCancellation(postFrame(state_, label_, std::move(frame)));
     }
 
-    Task<expected<std::string, McpError>> receive() override {
-        if (!state_) {
-            co_return fail(notOpenedError(label_));
-        }
-        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-            co_return fail(McpError{McpErrc::cancelled, label_ + ": receive cancelled"});
-        }
-        co_return co_await state_->queue.pop();
-    }
+    Task<expected<std::string, McpError>> receive() override { return receiveFrame(state_, label_); }
 
     Task<void> close() override { return withCheckedCancellation(closeStream(state_)); }
 

@@ -497,6 +497,17 @@ Task<void> closeSession(StatePtr s) {
     (void)co_await s->readers.join();
 }
 
+// Holds the state while it waits, so that a transport destroyed meanwhile leaves nothing dangling.
+Task<expected<std::string, McpError>> receiveFrame(StatePtr s, std::string where) {
+    if (!s) {
+        co_return fail(notOpenedError(where));
+    }
+    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+        co_return fail(McpError{McpErrc::cancelled, where + ": receive cancelled"});
+    }
+    co_return co_await s->queue.pop();
+}
+
 class StreamableHttpTransport final : public Transport {
   public:
     explicit StreamableHttpTransport(ServerConfig config) : config_(std::move(config)) {}
@@ -527,15 +538,7 @@ class StreamableHttpTransport final : public Transport {
         return withCheckedCancellation(sendFrame(state_, label_, std::move(frame)));
     }
 
-    Task<expected<std::string, McpError>> receive() override {
-        if (!state_) {
-            co_return fail(notOpened());
-        }
-        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-            co_return fail(McpError{McpErrc::cancelled, state_->where + ": receive cancelled"});
-        }
-        co_return co_await state_->queue.pop();
-    }
+    Task<expected<std::string, McpError>> receive() override { return receiveFrame(state_, label_); }
 
     void setProtocolVersion(std::string version) override {
         if (state_) {

@@ -2,6 +2,9 @@
 /// \file
 /// \brief `RawSession`: drives a `Transport` with hand-written JSON-RPC frames, for the transport tests.
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -15,7 +18,6 @@
 
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
-#include "reagent/core/timeout.hpp"
 #include "reagent/mcp/transport.hpp"
 
 namespace reagent::test {
@@ -37,17 +39,55 @@ class RawSession {
     std::vector<nlohmann::json> serverRequests;
 
     /// \brief The next frame, parsed; `timeout` when none came within `limit`.
+    ///
+    /// A receive that outlives its wait stays under way and its frame goes to the next call: a timeout
+    /// loses nothing (racing receive against a timer would drop a frame that arrives with the timer).
     Task<expected<nlohmann::json, McpError>> next(
         std::chrono::milliseconds limit = std::chrono::seconds(10)) {
-        auto frame = co_await withTimeout(transport_->receive(), limit);
-        if (!frame) {
+        if (!inbox_) {
+            inbox_ = std::make_shared<Inbox>(co_await boost::asio::this_coro::executor);
+        }
+        auto inbox = inbox_;
+        if (!inbox->result && !inbox->outstanding) {
+            inbox->outstanding = true;
+            boost::asio::co_spawn(
+                inbox->wake.get_executor(), transport_->receive(),
+                boost::asio::bind_cancellation_slot(
+                    inbox->signal.slot(), [inbox](std::exception_ptr, expected<std::string, McpError> frame) {
+                        inbox->result = std::move(frame);
+                        inbox->outstanding = false;
+                        inbox->wake.cancel();
+                    }));
+        }
+        if (!inbox->result) {
+            inbox->wake.expires_after(limit);
+            co_await inbox->wake.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+        }
+        if (!inbox->result) {
             co_return fail(
                 McpError{McpErrc::timeout, "no frame within " + std::to_string(limit.count()) + " ms"});
         }
-        if (!*frame) {
-            co_return fail(std::move(frame->error()));
+        auto frame = std::move(*inbox->result);
+        inbox->result.reset();
+        if (!frame) {
+            co_return fail(std::move(frame.error()));
         }
-        co_return nlohmann::json::parse(**frame);
+        co_return nlohmann::json::parse(*frame);
+    }
+
+    /// \brief Ends the receive `next` left under way (its frame, if one came, stays for `next`), so that
+    /// the test can call `receive` itself.
+    Task<void> quiesce() {
+        if (!inbox_ || !inbox_->outstanding) {
+            co_return;
+        }
+        inbox_->signal.emit(boost::asio::cancellation_type::terminal);
+        while (inbox_->outstanding) {
+            co_await pause(std::chrono::milliseconds(1));
+        }
+        if (!*inbox_->result && inbox_->result->error().code == McpErrc::cancelled) {
+            inbox_->result.reset();
+        }
     }
 
     /// \brief Reads (and keeps or answers) whatever the server sends until it is silent for `quiet`.
@@ -204,7 +244,16 @@ class RawSession {
         (void)co_await transport_->send(reply.dump());
     }
 
+    struct Inbox {
+        explicit Inbox(const Executor& executor) : wake(executor) {}
+        boost::asio::steady_timer wake;
+        boost::asio::cancellation_signal signal;
+        std::optional<expected<std::string, McpError>> result;
+        bool outstanding = false;
+    };
+
     std::unique_ptr<mcp::Transport> transport_;
+    std::shared_ptr<Inbox> inbox_;
     int lastId_ = 0;
 };
 

@@ -78,7 +78,7 @@ TEST_CASE("streamable-http: a whole session with server-everything", "[mcp][stre
         for (const auto& note : session.notifications) {
             progress += note["method"] == "notifications/progress" ? 1 : 0;
         }
-        CHECK(progress == 3);
+        CHECK(progress == 3);  // every one, in order, before the result
 
         const auto start = std::chrono::steady_clock::now();
         co_await session.transport().close();
@@ -270,6 +270,7 @@ TEST_CASE("streamable-http: cancelling a pending receive", "[mcp][streamable-htt
         REQUIRE(co_await transport.open());
         REQUIRE(co_await session.initialize());
         co_await session.drain();
+        co_await session.quiesce();
 
         auto executor = co_await boost::asio::this_coro::executor;
         boost::asio::cancellation_signal signal;
@@ -305,6 +306,7 @@ TEST_CASE("streamable-http: close ends a pending receive", "[mcp][streamable-htt
         REQUIRE(co_await transport.open());
         REQUIRE(co_await session.initialize());
         co_await session.drain();
+        co_await session.quiesce();
         auto executor = co_await boost::asio::this_coro::executor;
         std::optional<expected<std::string, McpError>> received;
         boost::asio::co_spawn(
