@@ -51,14 +51,12 @@ using PendingIds = std::vector<std::string>;
 struct State {
     State(const ServerConfig& cfg, Executor ex)
         : config(cfg),
-          executor(ex),
           http(detail::httpClientConfig(cfg)),
           queue(ex),
           readers(ex),
           where(detail::serverLabel(cfg)) {}
 
     ServerConfig config;
-    Executor executor;
     http::HttpClient http;
     FrameQueue queue;
     TaskGroup readers;
@@ -92,6 +90,9 @@ using StatePtr = std::shared_ptr<State>;
 
 [[nodiscard]] PendingIds requestIds(std::string_view frame) {
     PendingIds ids;
+    if (frame.find("\"method\"") == std::string_view::npos) {
+        return ids;  // a response: no need to parse it
+    }
     const auto json = nlohmann::json::parse(frame, nullptr, false);
     const auto collect = [&ids](const nlohmann::json& message) {
         if (message.is_object() && message.contains("method")) {
@@ -440,9 +441,7 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
     if (!opened) {
         co_return fail(detail::fromHttpError(opened.error(), s->where));
     }
-    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-        co_return fail(McpError{McpErrc::cancelled, s->where + ": send cancelled"});
-    }
+    // Once the reply's head is in, the frame was delivered: a cancellation arriving now changes nothing.
     if (s->closed) {
         co_return fail(s->lost("the transport was closed"));
     }
