@@ -5,6 +5,7 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <optional>
@@ -29,6 +30,12 @@ std::unique_ptr<mcp::Transport> streamable(const std::string& url, std::size_t m
         config.limits.maxMessageBytes = maxMessageBytes;
     }
     return mcp::makeTransport(config);
+}
+
+// A server that crashes `delay` from now (a coroutine of its own: a lambda's captures would not outlive it).
+Task<void> killAfter(NodePeer* peer, std::chrono::milliseconds delay) {
+    co_await sleepFor(delay);
+    peer->kill();
 }
 
 json rootsCapability() {
@@ -208,6 +215,30 @@ TEST_CASE("streamable-http: a server killed during a call ends receive with an e
         const auto closing = std::chrono::steady_clock::now();
         co_await session.transport().close();
         CHECK(elapsedMs(closing) < 2500);
+    }());
+}
+
+TEST_CASE("streamable-http: a JSON-reply server killed during a call", "[mcp][streamable-http]") {
+    auto peer = startSdkPeer(true);
+    runCoro([&]() -> Task<void> {
+        RawSession session(streamable(peer.url("/mcp")));
+        REQUIRE(co_await session.transport().open());
+        REQUIRE(co_await session.initialize());
+        auto executor = co_await boost::asio::this_coro::executor;
+        boost::asio::co_spawn(executor, killAfter(&peer, std::chrono::milliseconds(300)),
+                              boost::asio::detached);
+        // The POST waits for its reply's head, which comes with the result: the call fails at once...
+        const auto start = std::chrono::steady_clock::now();
+        auto slow = co_await session.callTool("sleep", {{"ms", 5000}});
+        REQUIRE_FALSE(slow);
+        CHECK(slow.error().code == McpErrc::connection_closed);
+        CHECK(elapsedMs(start) < 2000);
+        // ...and the standalone stream, cut too, finds the server gone.
+        auto received = co_await session.next(std::chrono::seconds(5));
+        REQUIRE_FALSE(received);
+        CHECK(received.error().code == McpErrc::connection_closed);
+        CHECK(elapsedMs(start) < 4000);
+        co_await session.transport().close();
     }());
 }
 
