@@ -40,12 +40,12 @@ TEST_CASE("an agent calls tools of two MCP servers end to end and dispose stops 
     provider->then(llm::ScriptedTurn::text("done"));
     std::vector<agent::AgentEvent> events;
     runCoro([&]() -> Task<void> {
-        auto built = co_await agent::Agent::create()
-                         .withProvider(provider)
-                         .withMCP(std::vector<mcp::ServerConfig>{reagent::test::everythingStdio(),
-                                                                 reagent::test::faultServer()})
-                         .withEventHandler([&](const agent::AgentEvent& e) { events.push_back(e); })
-                         .buildAsync();
+        auto builder = agent::Agent::create()
+                           .withProvider(provider)
+                           .withMCP(std::vector<mcp::ServerConfig>{reagent::test::everythingStdio(),
+                                                                   reagent::test::faultServer()})
+                           .withEventHandler([&](const agent::AgentEvent& e) { events.push_back(e); });
+        auto built = co_await builder.buildAsync();
         REQUIRE(built);
         agent::Agent& a = *built;
         const auto definitions = a.toolDefinitions();
@@ -82,11 +82,11 @@ TEST_CASE(
     provider->then(llm::ScriptedTurn::toolCall("fault/unknown_tool_of_server", json::object()));
     provider->then(llm::ScriptedTurn::text("gave up"));
     runCoro([&]() -> Task<void> {
-        auto built = co_await agent::Agent::create()
-                         .withProvider(provider)
-                         .withMCP(reagent::test::everythingStdio())
-                         .withMCP(reagent::test::faultServer())
-                         .buildAsync();
+        auto builtBuilder = agent::Agent::create()
+                                .withProvider(provider)
+                                .withMCP(reagent::test::everythingStdio())
+                                .withMCP(reagent::test::faultServer());
+        auto built = co_await builtBuilder.buildAsync();
         REQUIRE(built);
         auto result = co_await built->run("try");
         REQUIRE(result.toolCalls.size() == 2);
@@ -102,11 +102,11 @@ TEST_CASE("buildAsync names the MCP server that failed to start and stops the ot
     auto provider = std::make_shared<llm::ScriptedProvider>();
     runCoro([&]() -> Task<void> {
         const auto broken = reagent::test::faultServer({"--fail-start"}, "broken");
-        auto built = co_await agent::Agent::create()
-                         .withProvider(provider)
-                         .withMCP(reagent::test::everythingStdio())
-                         .withMCP(broken)
-                         .buildAsync();
+        auto builtBuilder = agent::Agent::create()
+                                .withProvider(provider)
+                                .withMCP(reagent::test::everythingStdio())
+                                .withMCP(broken);
+        auto built = co_await builtBuilder.buildAsync();
         REQUIRE_FALSE(built);
         CHECK(built.error().code == agent::AgentErrc::invalid_config);
         CHECK(built.error().message.find("'broken'") != std::string::npos);
@@ -119,11 +119,11 @@ TEST_CASE("buildAsync names the MCP server that failed to start and stops the ot
         REQUIRE_FALSE(syncBuilt);
         CHECK(syncBuilt.error().message.find("buildAsync") != std::string::npos);
 
-        auto duplicate = co_await agent::Agent::create()
-                             .withProvider(provider)
-                             .withMCP(reagent::test::faultServer())
-                             .withMCP(reagent::test::faultServer())
-                             .buildAsync();
+        auto duplicateBuilder = agent::Agent::create()
+                                    .withProvider(provider)
+                                    .withMCP(reagent::test::faultServer())
+                                    .withMCP(reagent::test::faultServer());
+        auto duplicate = co_await duplicateBuilder.buildAsync();
         REQUIRE_FALSE(duplicate);
         CHECK(duplicate.error().message.find("two MCP servers are named 'fault'") != std::string::npos);
     }());
@@ -137,18 +137,18 @@ TEST_CASE("runOnce builds runs and disposes and progress and logs become agent e
     std::vector<tools::ToolProgressed> progress;
     std::vector<agent::ServerLogged> logs;
     runCoro([&]() -> Task<void> {
-        auto result = co_await agent::Agent::create()
-                          .withProvider(provider)
-                          .withMCP(reagent::test::everythingStdio())
-                          .withMCPRoots({mcp::Root{"file:///tmp", "tmp"}})
-                          .withEventHandler([&](const agent::AgentEvent& e) {
-                              if (auto* p = std::get_if<tools::ToolProgressed>(&e)) {
-                                  progress.push_back(*p);
-                              } else if (auto* l = std::get_if<agent::ServerLogged>(&e)) {
-                                  logs.push_back(*l);
-                              }
-                          })
-                          .runOnce("run the long operation");
+        auto builder = agent::Agent::create()
+                           .withProvider(provider)
+                           .withMCP(reagent::test::everythingStdio())
+                           .withMCPRoots({mcp::Root{"file:///tmp", "tmp"}})
+                           .withEventHandler([&](const agent::AgentEvent& e) {
+                               if (auto* p = std::get_if<tools::ToolProgressed>(&e)) {
+                                   progress.push_back(*p);
+                               } else if (auto* l = std::get_if<agent::ServerLogged>(&e)) {
+                                   logs.push_back(*l);
+                               }
+                           });
+        auto result = co_await builder.runOnce("run the long operation");
         REQUIRE(result);
         CHECK(result->success());
         CHECK(result->output == "finished");
@@ -171,14 +171,14 @@ TEST_CASE("a server's sampling request goes through the agent's provider only wh
         provider->then(llm::ScriptedTurn::text("done"));
         std::vector<std::string> asked;
         runCoro([&]() -> Task<void> {
-            auto built = co_await agent::Agent::create()
-                             .withProvider(provider)
-                             .withMCP(reagent::test::everythingStdio())
-                             .withMCPSampling([&](const std::string& server, const json&) {
-                                 asked.push_back(server);
-                                 return allow;
-                             })
-                             .buildAsync();
+            auto builder = agent::Agent::create()
+                               .withProvider(provider)
+                               .withMCP(reagent::test::everythingStdio())
+                               .withMCPSampling([&](const std::string& server, const json&) {
+                                   asked.push_back(server);
+                                   return allow;
+                               });
+            auto built = co_await builder.buildAsync();
             REQUIRE(built);
             auto result = co_await built->run("sample");
             const auto* call = findCall(result, "everything/trigger-sampling-request");
