@@ -60,12 +60,13 @@ TEST_CASE("stdio client talks to server-everything: handshake and tools and call
         CHECK(echo.annotations.readOnlyHint == true);
         CHECK(echo.inputSchema["properties"]["message"]["type"] == "string");
 
-        auto echoed = co_await c.callTool("echo", json{{"message", "hello"}});
+        auto echoed = co_await c.callTool("echo", json::parse(R"({"message":"hello"})"));
         REQUIRE(echoed);
         CHECK(echoed->text == "Echo: hello");
         CHECK_FALSE(echoed->isError);
 
-        auto structured = co_await c.callTool("get-structured-content", json{{"location", "New York"}});
+        auto structured =
+            co_await c.callTool("get-structured-content", json::parse(R"({"location":"New York"})"));
         REQUIRE(structured);
         CHECK(structured->structuredContent.contains("temperature"));
 
@@ -127,14 +128,14 @@ TEST_CASE("stdio client: progress and roots and logging and sampling and elicita
         mcp::CallOptions call;
         call.onProgress = [&](const mcp::Progress& p) { progress.push_back(p); };
         auto longRun = co_await c.callTool("trigger-long-running-operation",
-                                           json{{"duration", 0.3}, {"steps", 3}}, call);
+                                           json::parse(R"({"duration":0.3,"steps":3})"), call);
         REQUIRE(longRun);
         REQUIRE(progress.size() == 3);
         CHECK(progress.back().progress == 3);
         CHECK(progress.back().total == 3);
 
-        auto sampling =
-            co_await c.callTool("trigger-sampling-request", json{{"prompt", "say hi"}, {"maxTokens", 20}});
+        auto sampling = co_await c.callTool("trigger-sampling-request",
+                                            json::parse(R"({"prompt":"say hi","maxTokens":20})"));
         REQUIRE(sampling);
         CHECK(sampling->text.find("sampled-reply") != std::string::npos);
         CHECK(sampled["maxTokens"] == 20);
@@ -183,7 +184,7 @@ TEST_CASE("stdio client: a call that outlives its timeout or is cancelled ends a
         REQUIRE_FALSE(cancelled);
         CHECK(cancelled.error().code == mcp::McpErrc::cancelled);
         CHECK(reagent::test::elapsedMs(cancelStart) < 1000);
-        auto echoed = co_await c.callTool("echo", json{{"text", "still here"}});
+        auto echoed = co_await c.callTool("echo", json::parse(R"({"text":"still here"})"));
         REQUIRE(echoed);
         CHECK(echoed->text == "still here");
         co_await c.close();
@@ -217,7 +218,7 @@ TEST_CASE(
         REQUIRE_FALSE(unsafe);
         CHECK(unsafe.error().code == mcp::McpErrc::connection_closed);
         CHECK(unsafe.error().message.find("exited with status 7") != std::string::npos);
-        auto after = co_await c.callTool("echo", json{{"text", "back"}});
+        auto after = co_await c.callTool("echo", json::parse(R"({"text":"back"})"));
         REQUIRE(after);
         CHECK(after->text == "back");
         CHECK(countLines(starts) == 3);
@@ -241,7 +242,7 @@ TEST_CASE("stdio client gives up after maxReconnects restarts in a row and says 
         auto first = co_await c.callTool("crash", json::object());  // idempotent: resent once, crashes again
         REQUIRE_FALSE(first);
         CHECK(first.error().code == mcp::McpErrc::connection_closed);
-        auto given = co_await c.callTool("echo", json{{"text", "x"}});
+        auto given = co_await c.callTool("echo", json::parse(R"({"text":"x"})"));
         REQUIRE_FALSE(given);
         CHECK(given.error().message.find("gave up after 1 reconnection") != std::string::npos);
         CHECK_FALSE(c.connected());
@@ -268,17 +269,17 @@ TEST_CASE("stdio client: malformed and oversized frames and stderr flood", "[mcp
         REQUIRE(problems.size() >= 2);
         CHECK(problems.front().find("malformed_message") != std::string::npos);
 
-        auto flood = co_await c.callTool("flood", json{{"bytes", 1'000'000}});
+        auto flood = co_await c.callTool("flood", json::parse(R"({"bytes":1000000})"));
         REQUIRE(flood);
         CHECK(c.diagnostics().size() <= 4096);
         CHECK(c.diagnostics().find("flood end") != std::string::npos);
 
-        auto huge = co_await c.callTool("huge", json{{"bytes", 100'000}});
+        auto huge = co_await c.callTool("huge", json::parse(R"({"bytes":100000})"));
         REQUIRE_FALSE(huge);
         CHECK(huge.error().code == mcp::McpErrc::connection_closed);
         CHECK(huge.error().message.find("longer than 65536 bytes") != std::string::npos);
         // The server was restarted.
-        auto echoed = co_await c.callTool("echo", json{{"text", "ok"}});
+        auto echoed = co_await c.callTool("echo", json::parse(R"({"text":"ok"})"));
         REQUIRE(echoed);
         co_await c.close();
     }());
@@ -296,7 +297,8 @@ TEST_CASE("stdio client reports servers that cannot start and naming them and wi
         CHECK(notFound.error().message.find("'nowhere'") != std::string::npos);
         CHECK(notFound.error().message.find("not found on PATH") != std::string::npos);
 
-        auto refusing = co_await mcp::Client::connect(reagent::test::faultServer({"--fail-start"}));
+        const auto refusingConfig = reagent::test::faultServer({"--fail-start"});
+        auto refusing = co_await mcp::Client::connect(refusingConfig);
         REQUIRE_FALSE(refusing);
         CHECK(refusing.error().code == mcp::McpErrc::connect_failed);
         CHECK(refusing.error().message.find("exited with status 3") != std::string::npos);
@@ -314,7 +316,8 @@ TEST_CASE("stdio client reports servers that cannot start and naming them and wi
 TEST_CASE("stdio client: a server that ignores stdin's close and SIGTERM is killed - no zombie and no orphan",
           "[mcp][stdio][faults]") {
     runCoro([]() -> Task<void> {
-        auto client = co_await mcp::Client::connect(reagent::test::faultServer({"--ignore-stdin-close"}));
+        const auto stubborn = reagent::test::faultServer({"--ignore-stdin-close"});
+        auto client = co_await mcp::Client::connect(stubborn);
         REQUIRE(client);
         auto pid = co_await (*client)->callTool("pid", json::object());
         REQUIRE(pid);
