@@ -77,7 +77,8 @@ Task<int> run(std::string url, std::string scenario) {
                 if (!scenarioTool(tool.name)) {
                     continue;
                 }
-                auto result = co_await client->callTool(tool.name, argumentsFor(tool.name));
+                const mcp::CallOptions callOptions;
+                auto result = co_await client->callTool(tool.name, argumentsFor(tool.name), callOptions);
                 if (!result) {
                     std::cerr << tool.name << ": " << result.error().describe() << "\n";
                     status = 1;

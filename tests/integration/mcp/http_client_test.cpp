@@ -15,14 +15,22 @@ using namespace reagent::test;
 using mcp::TransportKind;
 using nlohmann::json;
 
+namespace {
+
+// Default arguments of aggregate type are temporaries inside the co_await expression (g++ 12): pass a named
+// one.
+const mcp::CallOptions noOptions;
+
+}  // namespace
+
 TEST_CASE("Client over streamable-http: tools and roots with server-everything",
           "[mcp][client][streamable-http]") {
     auto peer = startEverything("streamableHttp");
     runCoro([&]() -> Task<void> {
         mcp::ClientOptions options;
         options.roots = std::vector<mcp::Root>{{"file:///tmp/reagent-roots", "roots"}};
-        auto connected = co_await mcp::Client::connect(
-            httpConfig(TransportKind::streamable_http, peer.url("/mcp")), options);
+        const auto config = httpConfig(TransportKind::streamable_http, peer.url("/mcp"));
+        auto connected = co_await mcp::Client::connect(config, options);
         REQUIRE(connected);
         auto client = *connected;
         CHECK(client->server().protocolVersion == "2025-11-25");
@@ -35,7 +43,8 @@ TEST_CASE("Client over streamable-http: tools and roots with server-everything",
         }
         CHECK(hasRootsTool);
 
-        auto echo = co_await client->callTool("echo", {{"message", "through the client"}});
+        json message = {{"message", "through the client"}};
+        auto echo = co_await client->callTool("echo", std::move(message), noOptions);
         REQUIRE(echo);
         CHECK(echo->text == "Echo: through the client");
 
@@ -43,7 +52,7 @@ TEST_CASE("Client over streamable-http: tools and roots with server-everything",
         std::string roots;
         for (int attempt = 0; attempt < 20 && roots.find("reagent-roots") == std::string::npos; ++attempt) {
             co_await sleepFor(std::chrono::milliseconds(100));
-            auto listed = co_await client->callTool("get-roots-list", json::object());
+            auto listed = co_await client->callTool("get-roots-list", json::object(), noOptions);
             REQUIRE(listed);
             roots = listed->text;
         }
@@ -55,10 +64,13 @@ TEST_CASE("Client over streamable-http: tools and roots with server-everything",
 TEST_CASE("Client over sse: a call with server-everything", "[mcp][client][sse]") {
     auto peer = startEverything("sse");
     runCoro([&]() -> Task<void> {
-        auto connected = co_await mcp::Client::connect(httpConfig(TransportKind::sse, peer.url("/sse")));
+        const auto config = httpConfig(TransportKind::sse, peer.url("/sse"));
+        const mcp::ClientOptions options;
+        auto connected = co_await mcp::Client::connect(config, options);
         REQUIRE(connected);
         auto client = *connected;
-        auto echo = co_await client->callTool("echo", {{"message", "legacy"}});
+        json message = {{"message", "legacy"}};
+        auto echo = co_await client->callTool("echo", std::move(message), noOptions);
         REQUIRE(echo);
         CHECK(echo->text == "Echo: legacy");
         co_await client->close();
@@ -71,10 +83,11 @@ TEST_CASE("Client over streamable-http: a forgotten session is initialised again
     runCoro([&]() -> Task<void> {
         auto config = httpConfig(TransportKind::streamable_http, peer.url("/mcp"));
         config.reconnectDelay = std::chrono::milliseconds(20);
-        auto connected = co_await mcp::Client::connect(config);
+        const mcp::ClientOptions options;
+        auto connected = co_await mcp::Client::connect(config, options);
         REQUIRE(connected);
         auto client = *connected;
-        auto expired = co_await client->callTool("expire_session", json::object());
+        auto expired = co_await client->callTool("expire_session", json::object(), noOptions);
         REQUIRE(expired);
 
         // The next request meets 404: it fails, and the client initialises a new session.
@@ -84,7 +97,8 @@ TEST_CASE("Client over streamable-http: a forgotten session is initialised again
         std::optional<mcp::CallResult> sum;
         for (int attempt = 0; attempt < 50 && !sum; ++attempt) {
             co_await sleepFor(std::chrono::milliseconds(50));
-            auto call = co_await client->callTool("add", {{"a", 1}, {"b", 2}});
+            json operands = {{"a", 1}, {"b", 2}};
+            auto call = co_await client->callTool("add", std::move(operands), noOptions);
             if (call) {
                 sum = std::move(*call);
             }

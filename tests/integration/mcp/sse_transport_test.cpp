@@ -36,7 +36,8 @@ TEST_CASE("sse: a whole session with server-everything", "[mcp][sse]") {
         REQUIRE(init);
         CHECK((*init)["serverInfo"]["name"] == "mcp-servers/everything");
 
-        auto echo = co_await session.callTool("echo", {{"message", "over sse"}});
+        json message = {{"message", "over sse"}};
+        auto echo = co_await session.callTool("echo", std::move(message));
         REQUIRE(echo);
         CHECK(*echo == "Echo: over sse");
         auto ping = co_await session.call("ping");

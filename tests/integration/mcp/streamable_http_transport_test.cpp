@@ -67,7 +67,8 @@ TEST_CASE("streamable-http: a whole session with server-everything", "[mcp][stre
         }
         CHECK(hasEcho);
 
-        auto echo = co_await session.callTool("echo", {{"message", "hi"}});
+        json hi = {{"message", "hi"}};
+        auto echo = co_await session.callTool("echo", std::move(hi));
         REQUIRE(echo);
         CHECK(*echo == "Echo: hi");
 
@@ -154,7 +155,8 @@ TEST_CASE("streamable-http: concurrent calls complete independently", "[mcp][str
                      {"method", "tools/call"},
                      {"params", {{"name", "sleep"}, {"arguments", {{"ms", 400}}}}}};
         REQUIRE(co_await session.sendRaw(std::move(slow)));
-        auto echo = co_await session.callTool("echo", {{"message", "quick"}});
+        json quick = {{"message", "quick"}};
+        auto echo = co_await session.callTool("echo", std::move(quick));
         REQUIRE(echo);
         CHECK(*echo == "Echo: quick");
         auto late = co_await session.responseTo(100);
@@ -229,7 +231,8 @@ TEST_CASE("streamable-http: a JSON-reply server killed during a call", "[mcp][st
                               boost::asio::detached);
         // The POST waits for its reply's head, which comes with the result: the call fails at once...
         const auto start = std::chrono::steady_clock::now();
-        auto slow = co_await session.callTool("sleep", {{"ms", 5000}});
+        json longSleep = {{"ms", 5000}};
+        auto slow = co_await session.callTool("sleep", std::move(longSleep));
         REQUIRE_FALSE(slow);
         CHECK(slow.error().code == McpErrc::connection_closed);
         CHECK(elapsedMs(start) < 2000);
@@ -272,7 +275,8 @@ TEST_CASE("streamable-http: a message over the bound is protocol_error", "[mcp][
             RawSession session(streamable(peer.url("/mcp"), 4096));
             REQUIRE(co_await session.transport().open());
             REQUIRE(co_await session.initialize());
-            auto echo = co_await session.callTool("echo", {{"message", std::string(10000, 'a')}});
+            json large = {{"message", std::string(10000, 'a')}};
+            auto echo = co_await session.callTool("echo", std::move(large));
             REQUIRE_FALSE(echo);
             CHECK(echo.error().code == McpErrc::protocol_error);
             CHECK(echo.error().message.find("4096") != std::string::npos);
@@ -285,7 +289,8 @@ TEST_CASE("streamable-http: a message over the bound is protocol_error", "[mcp][
             RawSession session(streamable(peer.url("/mcp"), 4096));
             REQUIRE(co_await session.transport().open());
             REQUIRE(co_await session.initialize());
-            auto big = co_await session.callTool("big", {{"n", 10000}});
+            json size = {{"n", 10000}};
+            auto big = co_await session.callTool("big", std::move(size));
             REQUIRE_FALSE(big);
             CHECK(big.error().code == McpErrc::protocol_error);
             co_await session.transport().close();
