@@ -136,9 +136,23 @@ inline void addUserHeaders(http::HttpHeaders& headers, const ServerConfig& confi
     co_return excerpt ? std::move(*excerpt) : std::string();
 }
 
-/// `HTTP 503 (Service Unavailable): <excerpt>`, what a refusal says.
+/// `text` with the value of every user header (4 bytes or more) replaced by `***`: a server may quote
+/// the credentials it refused.
+[[nodiscard]] inline std::string redactHeaderValues(std::string text, const ServerConfig& config) {
+    for (const auto& [name, value] : config.headers) {
+        if (value.size() < 4) {
+            continue;
+        }
+        for (auto at = text.find(value); at != std::string::npos; at = text.find(value, at + 3)) {
+            text.replace(at, value.size(), "***");
+        }
+    }
+    return text;
+}
+
+/// `HTTP 503 (Service Unavailable): <excerpt>`, what a refusal says (header values masked).
 [[nodiscard]] inline std::string describeStatus(const http::HttpResponseHead& head,
-                                                const std::string& excerpt) {
+                                                const std::string& excerpt, const ServerConfig& config) {
     std::string text = "HTTP " + std::to_string(head.status);
     if (!head.reason.empty()) {
         text += " (" + head.reason + ")";
@@ -146,7 +160,7 @@ inline void addUserHeaders(http::HttpHeaders& headers, const ServerConfig& confi
     if (!isBlank(excerpt)) {
         text += ": " + excerpt;
     }
-    return text;
+    return redactHeaderValues(std::move(text), config);
 }
 
 /// Feeds `chunk` of an event stream to `parser` and hands each complete event to `onEvent`. An event,

@@ -142,8 +142,9 @@ Task<expected<void, McpError>> connectStream(StatePtr s) {
     const http::HttpResponseHead head = opened->head();
     if (!head.ok()) {
         const std::string excerpt = co_await detail::bodyExcerpt(std::move(*opened));
-        co_return fail(McpError{McpErrc::connect_failed, s->where + " refused the event stream: " +
-                                                             detail::describeStatus(head, excerpt)});
+        co_return fail(McpError{
+            McpErrc::connect_failed,
+            s->where + " refused the event stream: " + detail::describeStatus(head, excerpt, s->config)});
     }
     if (!detail::hasContentType(head, detail::kEventStream)) {
         const auto type = head.headers.find("Content-Type");
@@ -246,7 +247,7 @@ Task<expected<void, McpError>> postFrame(StatePtr s, std::string where, std::str
     if (head.ok()) {
         co_return expected<void, McpError>{};
     }
-    const std::string status = detail::describeStatus(head, excerpt);
+    const std::string status = detail::describeStatus(head, excerpt, s->config);
     if (head.status == 404) {
         // The endpoint (it names the session) is gone: the server forgot the session.
         auto error = McpError{McpErrc::session_expired,

@@ -173,7 +173,7 @@ void markAnswered(std::string_view frame, PendingIds& pending) {
                                      std::string what) {
     const http::HttpResponseHead head = reply.head();
     const std::string excerpt = co_await detail::bodyExcerpt(std::move(reply));
-    const std::string status = detail::describeStatus(head, excerpt);
+    const std::string status = detail::describeStatus(head, excerpt, s->config);
     if (sessionGone(head.status, carriedSession, excerpt)) {
         auto error = sessionExpired(*s, status);
         s->finish(error);
@@ -325,7 +325,7 @@ Task<Opened> openStream(StatePtr s, EventStreamPtr stream, std::chrono::millisec
     if (!head.ok()) {
         const std::string excerpt = co_await detail::bodyExcerpt(std::move(*opened));
         if (sessionGone(head.status, carriedSession, excerpt)) {
-            s->finish(sessionExpired(*s, detail::describeStatus(head, excerpt)));
+            s->finish(sessionExpired(*s, detail::describeStatus(head, excerpt, s->config)));
             co_return Opened::stop;
         }
         co_return head.status >= 500 || head.status == 409 || head.status == 429 ? Opened::failed

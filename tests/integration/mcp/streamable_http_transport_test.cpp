@@ -179,6 +179,25 @@ TEST_CASE("streamable-http: an unreachable server is connect_failed", "[mcp][str
     }());
 }
 
+TEST_CASE("streamable-http: a refusal says the status, never a header value", "[mcp][streamable-http]") {
+    NodePeer peer({"refuse"});
+    runCoro([&]() -> Task<void> {
+        auto config = httpConfig(TransportKind::streamable_http, peer.url("/mcp"));
+        config.headers["Authorization"] = "Bearer very-secret-token";
+        RawSession session(mcp::makeTransport(config));
+        REQUIRE(co_await session.transport().open());
+        auto init = co_await session.initialize();
+        REQUIRE_FALSE(init);
+        CHECK(init.error().code == McpErrc::connect_failed);
+        INFO(init.error().message);
+        CHECK(init.error().message.find("HTTP 401") != std::string::npos);
+        // The server received the header and quoted it back; the message masks it.
+        CHECK(init.error().message.find("invalid credentials: ***") != std::string::npos);
+        CHECK(init.error().message.find("very-secret-token") == std::string::npos);
+        co_await session.transport().close();
+    }());
+}
+
 TEST_CASE("streamable-http: a server killed during a call ends receive with an error",
           "[mcp][streamable-http]") {
     auto peer = startEverything("streamableHttp");

@@ -6,6 +6,7 @@
 //   node ref_server.mjs everything <mode>    server-everything (`streamableHttp` or `sse`), pinned to
 //                                            127.0.0.1 instead of every interface
 //   node ref_server.mjs bad-endpoint         a legacy SSE server announcing an endpoint on another origin
+//   node ref_server.mjs refuse               refuses everything with 401, quoting the Authorization header
 import net from 'node:net';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -39,6 +40,11 @@ if (mode === 'everything') {
     } else {
       res.writeHead(404).end();
     }
+  }).listen(0);
+} else if (mode === 'refuse') {
+  http.createServer((req, res) => {
+    res.writeHead(401, { 'Content-Type': 'text/plain' });
+    res.end(`invalid credentials: ${req.headers.authorization ?? 'none'}`);
   }).listen(0);
 } else {
   await startSdkPeer(option === 'json');
