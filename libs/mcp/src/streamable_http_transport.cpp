@@ -88,17 +88,28 @@ struct State {
 
 using StatePtr = std::shared_ptr<State>;
 
-[[nodiscard]] PendingIds requestIds(std::string_view frame) {
+/// What an outgoing frame is: the ids of its requests, and a name for messages.
+struct Outgoing {
     PendingIds ids;
+    /// The first message's method (`initialize`, `tools/call`), or "a response".
+    std::string what = "a response";
+};
+
+[[nodiscard]] Outgoing readOutgoing(std::string_view frame) {
+    Outgoing outgoing;
     if (frame.find("\"method\"") == std::string_view::npos) {
-        return ids;  // a response: no need to parse it
+        return outgoing;  // a response: no need to parse it
     }
     const auto json = nlohmann::json::parse(frame, nullptr, false);
-    const auto collect = [&ids](const nlohmann::json& message) {
-        if (message.is_object() && message.contains("method")) {
-            if (const auto id = message.find("id"); id != message.end() && !id->is_null()) {
-                ids.push_back(id->dump());
-            }
+    const auto collect = [&outgoing](const nlohmann::json& message) {
+        if (!message.is_object() || !message.contains("method")) {
+            return;
+        }
+        if (outgoing.ids.empty() && message["method"].is_string()) {
+            outgoing.what = message["method"].get<std::string>();
+        }
+        if (const auto id = message.find("id"); id != message.end() && !id->is_null()) {
+            outgoing.ids.push_back(id->dump());
         }
     };
     if (json.is_array()) {
@@ -108,7 +119,7 @@ using StatePtr = std::shared_ptr<State>;
     } else {
         collect(json);
     }
-    return ids;
+    return outgoing;
 }
 
 // Crosses off the requests that `frame` answers.
@@ -432,7 +443,8 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
     if (isCancelled(co_await asio::this_coro::cancellation_state)) {
         co_return fail(McpError{McpErrc::cancelled, s->where + ": send cancelled"});
     }
-    PendingIds pending = requestIds(frame);
+    Outgoing outgoing = readOutgoing(frame);
+    PendingIds pending = std::move(outgoing.ids);
     const bool carriedSession = !s->sessionId.empty();
     auto request = makeRequest(*s, "POST", kAcceptBoth);
     request.headers.set("Content-Type", std::string(detail::kJson));
@@ -447,7 +459,7 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
     }
     const http::HttpResponseHead& head = opened->head();
     if (!head.ok()) {
-        auto error = co_await refusal(s, std::move(*opened), carriedSession, "a message");
+        auto error = co_await refusal(s, std::move(*opened), carriedSession, std::move(outgoing.what));
         co_return fail(std::move(error));
     }
     if (s->sessionId.empty()) {
