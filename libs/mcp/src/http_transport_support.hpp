@@ -189,7 +189,8 @@ template <class OnEvent>
 
 /// Waits `delay`, or less when the caller is cancelled (no throw: the caller checks `isCancelled`).
 [[nodiscard]] inline Task<void> pause(std::chrono::milliseconds delay) {
-    boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, delay);
+    const Executor executor = co_await boost::asio::this_coro::executor;
+    boost::asio::steady_timer timer(executor, delay);
     co_await timer.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
 }
 

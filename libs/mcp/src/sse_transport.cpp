@@ -301,7 +301,8 @@ class SseTransport final : public Transport {
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
             co_return fail(McpError{McpErrc::cancelled, label_ + ": open cancelled"});
         }
-        state_ = std::make_shared<State>(config_, co_await asio::this_coro::executor);
+        const Executor executor = co_await asio::this_coro::executor;
+        state_ = std::make_shared<State>(config_, executor);
         co_return co_await withCheckedCancellation(openSession(state_));
     }
 

@@ -538,7 +538,8 @@ class StreamableHttpTransport final : public Transport {
     Task<expected<void, McpError>> open() override {
         // Nothing to connect yet: the first POST (`initialize`) opens the session.
         if (!state_) {
-            state_ = std::make_shared<State>(config_, co_await asio::this_coro::executor);
+            const Executor executor = co_await asio::this_coro::executor;
+            state_ = std::make_shared<State>(config_, executor);
         }
         co_return expected<void, McpError>{};
     }

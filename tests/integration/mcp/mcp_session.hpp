@@ -45,19 +45,19 @@ class RawSession {
     Task<expected<nlohmann::json, McpError>> next(
         std::chrono::milliseconds limit = std::chrono::seconds(10)) {
         if (!inbox_) {
-            inbox_ = std::make_shared<Inbox>(co_await boost::asio::this_coro::executor);
+            const Executor executor = co_await boost::asio::this_coro::executor;
+            inbox_ = std::make_shared<Inbox>(executor);
         }
         auto inbox = inbox_;
         if (!inbox->result && !inbox->outstanding) {
             inbox->outstanding = true;
-            boost::asio::co_spawn(
-                inbox->wake.get_executor(), transport_->receive(),
-                boost::asio::bind_cancellation_slot(
-                    inbox->signal.slot(), [inbox](std::exception_ptr, expected<std::string, McpError> frame) {
-                        inbox->result = std::move(frame);
-                        inbox->outstanding = false;
-                        inbox->wake.cancel();
-                    }));
+            const auto onFrame = [inbox](std::exception_ptr, expected<std::string, McpError> frame) {
+                inbox->result = std::move(frame);
+                inbox->outstanding = false;
+                inbox->wake.cancel();
+            };
+            boost::asio::co_spawn(inbox->wake.get_executor(), transport_->receive(),
+                                  boost::asio::bind_cancellation_slot(inbox->signal.slot(), onFrame));
         }
         if (!inbox->result) {
             inbox->wake.expires_after(limit);
@@ -118,9 +118,12 @@ class RawSession {
             request["params"] = std::move(params);
         }
         auto sent = std::make_shared<std::optional<expected<void, McpError>>>();
-        boost::asio::co_spawn(
-            co_await boost::asio::this_coro::executor, transport_->send(request.dump()),
-            [sent](std::exception_ptr, expected<void, McpError> outcome) { *sent = std::move(outcome); });
+        // Bound to locals: g++ 12 mishandles a lambda temporary in a statement that awaits.
+        const Executor executor = co_await boost::asio::this_coro::executor;
+        const auto onSent = [sent](std::exception_ptr, expected<void, McpError> outcome) {
+            *sent = std::move(outcome);
+        };
+        boost::asio::co_spawn(executor, transport_->send(request.dump()), onSent);
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
         for (;;) {
             if (*sent && !**sent) {
@@ -225,7 +228,8 @@ class RawSession {
 
   private:
     static Task<void> pause(std::chrono::milliseconds delay) {
-        boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor, delay);
+        const Executor executor = co_await boost::asio::this_coro::executor;
+        boost::asio::steady_timer timer(executor, delay);
         co_await timer.async_wait(boost::asio::use_awaitable);
     }
 
