@@ -175,7 +175,8 @@ Task<expected<void, McpError>> connectStream(StatePtr s) {
 Task<void> readStream(StatePtr s) {
     for (;;) {
         auto chunk = co_await s->stream->next();
-        if (s->closed || isCancelled(co_await asio::this_coro::cancellation_state)) {
+        const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+        if (s->closed || cancelled) {
             co_return;
         }
         if (!chunk) {
@@ -274,7 +275,8 @@ Task<expected<std::string, McpError>> receiveFrame(StatePtr s, std::string where
     if (!s) {
         co_return fail(notOpenedError(where));
     }
-    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+    const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+    if (cancelled) {
         co_return fail(McpError{McpErrc::cancelled, where + ": receive cancelled"});
     }
     co_return co_await s->queue.pop();
@@ -298,7 +300,8 @@ class SseTransport final : public Transport {
         if (state_) {
             co_return expected<void, McpError>{};
         }
-        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+        const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+        if (cancelled) {
             co_return fail(McpError{McpErrc::cancelled, label_ + ": open cancelled"});
         }
         const Executor executor = co_await asio::this_coro::executor;

@@ -201,7 +201,8 @@ Task<void> readJsonReply(StatePtr s, http::HttpResponseStream reply) {
     std::string body;
     for (;;) {
         auto chunk = co_await reply.next();
-        if (s->closed || isCancelled(co_await asio::this_coro::cancellation_state)) {
+        const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+        if (s->closed || cancelled) {
             co_return;
         }
         if (!chunk) {
@@ -229,7 +230,8 @@ Task<void> discardReply(StatePtr s, http::HttpResponseStream reply) {
     std::size_t size = 0;
     while (!reply.done() && size <= s->config.limits.maxMessageBytes) {
         auto chunk = co_await reply.next();
-        if (!chunk || !*chunk || isCancelled(co_await asio::this_coro::cancellation_state)) {
+        const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+        if (!chunk || !*chunk || cancelled) {
             co_return;
         }
         size += (*chunk)->size();
@@ -272,7 +274,8 @@ Task<StreamEnd> pump(StatePtr s, EventStreamPtr stream) {
     };
     for (;;) {
         auto chunk = co_await stream->body->next();
-        if (s->closed || isCancelled(co_await asio::this_coro::cancellation_state)) {
+        const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+        if (s->closed || cancelled) {
             co_return StreamEnd::stop;
         }
         if (!chunk || !*chunk) {
@@ -310,7 +313,8 @@ Task<Opened> openStream(StatePtr s, EventStreamPtr stream, std::chrono::millisec
     if (delay.count() > 0) {
         co_await detail::pause(delay);
     }
-    if (s->closed || isCancelled(co_await asio::this_coro::cancellation_state)) {
+    const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+    if (s->closed || cancelled) {
         co_return Opened::stop;
     }
     stream->body.reset();
@@ -320,7 +324,8 @@ Task<Opened> openStream(StatePtr s, EventStreamPtr stream, std::chrono::millisec
     }
     const bool carriedSession = !s->sessionId.empty();
     auto opened = co_await s->http.stream(std::move(request));
-    if (s->closed || isCancelled(co_await asio::this_coro::cancellation_state)) {
+    const bool cancelledAfter = isCancelled(co_await asio::this_coro::cancellation_state);
+    if (s->closed || cancelledAfter) {
         co_return Opened::stop;
     }
     if (!opened) {
@@ -440,7 +445,8 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
     if (s->ended) {
         co_return fail(*s->ended);
     }
-    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+    const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+    if (cancelled) {
         co_return fail(McpError{McpErrc::cancelled, s->where + ": send cancelled"});
     }
     Outgoing outgoing = readOutgoing(frame);
@@ -513,7 +519,8 @@ Task<expected<std::string, McpError>> receiveFrame(StatePtr s, std::string where
     if (!s) {
         co_return fail(notOpenedError(where));
     }
-    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+    const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+    if (cancelled) {
         co_return fail(McpError{McpErrc::cancelled, where + ": receive cancelled"});
     }
     co_return co_await s->queue.pop();

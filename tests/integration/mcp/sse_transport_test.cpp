@@ -80,8 +80,10 @@ TEST_CASE("sse: a killed server ends receive with connection_closed", "[mcp][sse
     auto peer = startEverything("sse");
     runCoro([&]() -> Task<void> {
         RawSession session(legacy(peer.url("/sse")));
-        REQUIRE(co_await session.transport().open());
-        REQUIRE(co_await session.initialize(json::object(), "2024-11-05"));
+        auto step25 = co_await session.transport().open();
+        REQUIRE(step25);
+        auto step26 = co_await session.initialize(json::object(), "2024-11-05");
+        REQUIRE(step26);
         co_await session.drain();
         peer.kill();
         const auto start = std::chrono::steady_clock::now();

@@ -48,7 +48,8 @@ TEST_CASE("streamable-http: a whole session with server-everything", "[mcp][stre
     auto peer = startEverything("streamableHttp");
     runCoro([&]() -> Task<void> {
         RawSession session(streamable(peer.url("/mcp")));
-        REQUIRE(co_await session.transport().open());
+        auto step1 = co_await session.transport().open();
+        REQUIRE(step1);
 
         auto init = co_await session.initialize(rootsCapability());
         REQUIRE(init);
@@ -107,7 +108,8 @@ TEST_CASE("streamable-http: JSON replies, the standalone stream and DELETE with 
     auto peer = startSdkPeer(true);
     runCoro([&]() -> Task<void> {
         RawSession session(streamable(peer.url("/mcp")));
-        REQUIRE(co_await session.transport().open());
+        auto step2 = co_await session.transport().open();
+        REQUIRE(step2);
         auto init = co_await session.initialize(rootsCapability());
         REQUIRE(init);
         CHECK((*init)["serverInfo"]["name"] == "reagent-ref-peer");
@@ -130,8 +132,10 @@ TEST_CASE("streamable-http: JSON replies, the standalone stream and DELETE with 
 
         // A second session sees both; after the first one's close (DELETE) only itself.
         RawSession other(streamable(peer.url("/mcp")));
-        REQUIRE(co_await other.transport().open());
-        REQUIRE(co_await other.initialize());
+        auto step3 = co_await other.transport().open();
+        REQUIRE(step3);
+        auto step4 = co_await other.initialize();
+        REQUIRE(step4);
         auto before = co_await other.callTool("sessions", json::object());
         REQUIRE(before);
         CHECK(*before == "2");
@@ -147,14 +151,17 @@ TEST_CASE("streamable-http: concurrent calls complete independently", "[mcp][str
     auto peer = startSdkPeer(false);
     runCoro([&]() -> Task<void> {
         RawSession session(streamable(peer.url("/mcp")));
-        REQUIRE(co_await session.transport().open());
-        REQUIRE(co_await session.initialize());
+        auto step5 = co_await session.transport().open();
+        REQUIRE(step5);
+        auto step6 = co_await session.initialize();
+        REQUIRE(step6);
         // A slow call does not hold back a quick one sent after it.
         json slow = {{"jsonrpc", "2.0"},
                      {"id", 100},
                      {"method", "tools/call"},
                      {"params", {{"name", "sleep"}, {"arguments", {{"ms", 400}}}}}};
-        REQUIRE(co_await session.sendRaw(std::move(slow)));
+        auto step7 = co_await session.sendRaw(std::move(slow));
+        REQUIRE(step7);
         json quick = {{"message", "quick"}};
         auto echo = co_await session.callTool("echo", std::move(quick));
         REQUIRE(echo);
@@ -170,7 +177,8 @@ TEST_CASE("streamable-http: an unreachable server is connect_failed", "[mcp][str
     const auto port = unusedPort();
     runCoro([&]() -> Task<void> {
         RawSession session(streamable("http://127.0.0.1:" + std::to_string(port) + "/mcp"));
-        REQUIRE(co_await session.transport().open());
+        auto step8 = co_await session.transport().open();
+        REQUIRE(step8);
         auto init = co_await session.initialize();
         REQUIRE_FALSE(init);
         CHECK(init.error().code == McpErrc::connect_failed);
@@ -185,7 +193,8 @@ TEST_CASE("streamable-http: a refusal says the status, never a header value", "[
         auto config = httpConfig(TransportKind::streamable_http, peer.url("/mcp"));
         config.headers["Authorization"] = "Bearer very-secret-token";
         RawSession session(mcp::makeTransport(config));
-        REQUIRE(co_await session.transport().open());
+        auto step9 = co_await session.transport().open();
+        REQUIRE(step9);
         auto init = co_await session.initialize();
         REQUIRE_FALSE(init);
         CHECK(init.error().code == McpErrc::connect_failed);
@@ -203,8 +212,10 @@ TEST_CASE("streamable-http: a server killed during a call ends receive with an e
     auto peer = startEverything("streamableHttp");
     runCoro([&]() -> Task<void> {
         RawSession session(streamable(peer.url("/mcp")));
-        REQUIRE(co_await session.transport().open());
-        REQUIRE(co_await session.initialize());
+        auto step10 = co_await session.transport().open();
+        REQUIRE(step10);
+        auto step11 = co_await session.initialize();
+        REQUIRE(step11);
         json call = {{"jsonrpc", "2.0"},
                      {"id", 50},
                      {"method", "tools/call"},
@@ -212,7 +223,8 @@ TEST_CASE("streamable-http: a server killed during a call ends receive with an e
                       {{"name", "trigger-long-running-operation"},
                        {"arguments", {{"duration", 10}, {"steps", 10}}},
                        {"_meta", {{"progressToken", 7}}}}}};
-        REQUIRE(co_await session.sendRaw(std::move(call)));
+        auto step12 = co_await session.sendRaw(std::move(call));
+        REQUIRE(step12);
         // Wait for the first progress notification: the call is under way.
         for (;;) {
             auto message = co_await session.next();
@@ -243,8 +255,10 @@ TEST_CASE("streamable-http: a JSON-reply server killed during a call", "[mcp][st
     auto peer = startSdkPeer(true);
     runCoro([&]() -> Task<void> {
         RawSession session(streamable(peer.url("/mcp")));
-        REQUIRE(co_await session.transport().open());
-        REQUIRE(co_await session.initialize());
+        auto step13 = co_await session.transport().open();
+        REQUIRE(step13);
+        auto step14 = co_await session.initialize();
+        REQUIRE(step14);
         auto executor = co_await boost::asio::this_coro::executor;
         boost::asio::co_spawn(executor, killAfter(&peer, std::chrono::milliseconds(300)),
                               boost::asio::detached);
@@ -270,8 +284,10 @@ TEST_CASE("streamable-http: a forgotten session is session_expired", "[mcp][stre
             auto peer = startSdkPeer(json);
             runCoro([&]() -> Task<void> {
                 RawSession session(streamable(peer.url("/mcp")));
-                REQUIRE(co_await session.transport().open());
-                REQUIRE(co_await session.initialize());
+                auto step15 = co_await session.transport().open();
+                REQUIRE(step15);
+                auto step16 = co_await session.initialize();
+                REQUIRE(step16);
                 auto expire = co_await session.callTool("expire_session", nlohmann::json::object());
                 REQUIRE(expire);
                 auto ping = co_await session.call("ping");
@@ -292,8 +308,10 @@ TEST_CASE("streamable-http: a message over the bound is protocol_error", "[mcp][
         auto peer = startEverything("streamableHttp");
         runCoro([&]() -> Task<void> {
             RawSession session(streamable(peer.url("/mcp"), 4096));
-            REQUIRE(co_await session.transport().open());
-            REQUIRE(co_await session.initialize());
+            auto step17 = co_await session.transport().open();
+            REQUIRE(step17);
+            auto step18 = co_await session.initialize();
+            REQUIRE(step18);
             json large = {{"message", std::string(10000, 'a')}};
             auto echo = co_await session.callTool("echo", std::move(large));
             REQUIRE_FALSE(echo);
@@ -306,8 +324,10 @@ TEST_CASE("streamable-http: a message over the bound is protocol_error", "[mcp][
         auto peer = startSdkPeer(true);
         runCoro([&]() -> Task<void> {
             RawSession session(streamable(peer.url("/mcp"), 4096));
-            REQUIRE(co_await session.transport().open());
-            REQUIRE(co_await session.initialize());
+            auto step19 = co_await session.transport().open();
+            REQUIRE(step19);
+            auto step20 = co_await session.initialize();
+            REQUIRE(step20);
             json size = {{"n", 10000}};
             auto big = co_await session.callTool("big", std::move(size));
             REQUIRE_FALSE(big);
@@ -322,8 +342,10 @@ TEST_CASE("streamable-http: cancelling a pending receive", "[mcp][streamable-htt
     runCoro([&]() -> Task<void> {
         RawSession session(streamable(peer.url("/mcp")));
         auto& transport = session.transport();
-        REQUIRE(co_await transport.open());
-        REQUIRE(co_await session.initialize());
+        auto step21 = co_await transport.open();
+        REQUIRE(step21);
+        auto step22 = co_await session.initialize();
+        REQUIRE(step22);
         co_await session.drain();
         co_await session.quiesce();
 
@@ -358,8 +380,10 @@ TEST_CASE("streamable-http: close ends a pending receive", "[mcp][streamable-htt
     runCoro([&]() -> Task<void> {
         RawSession session(streamable(peer.url("/mcp")));
         auto& transport = session.transport();
-        REQUIRE(co_await transport.open());
-        REQUIRE(co_await session.initialize());
+        auto step23 = co_await transport.open();
+        REQUIRE(step23);
+        auto step24 = co_await session.initialize();
+        REQUIRE(step24);
         co_await session.drain();
         co_await session.quiesce();
         auto executor = co_await boost::asio::this_coro::executor;
