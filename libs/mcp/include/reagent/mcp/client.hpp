@@ -179,7 +179,9 @@ class Client : public std::enable_shared_from_this<Client> {
     /// so; an error here means the call itself failed (`remote_error` for a JSON-RPC error,
     /// `timeout`, `cancelled`, `connection_closed`, ...).
     [[nodiscard]] Task<expected<CallResult, McpError>> callTool(std::string name, nlohmann::json arguments,
-                                                                CallOptions options = {});
+                                                                CallOptions options);
+    /// \brief With default options (an overload for the reason given at `connect`).
+    [[nodiscard]] Task<expected<CallResult, McpError>> callTool(std::string name, nlohmann::json arguments);
 
     /// \brief `ping`.
     [[nodiscard]] Task<expected<void, McpError>> ping();
