@@ -158,8 +158,11 @@ class Client : public std::enable_shared_from_this<Client> {
     /// \par Errors
     /// `invalid_config`, `connect_failed` (naming the server and, for stdio, the tail of its stderr),
     /// `unsupported_version`, `timeout` (`connectTimeout`), `cancelled`.
-    [[nodiscard]] static Task<expected<std::shared_ptr<Client>, McpError>> connect(
-        ServerConfig config, ClientOptions options = {});
+    [[nodiscard]] static Task<expected<std::shared_ptr<Client>, McpError>> connect(ServerConfig config,
+                                                                                   ClientOptions options);
+    /// \brief With default options. (An overload, not a default argument: g++ 12 destroys a defaulted
+    /// aggregate argument of a coroutine twice.)
+    [[nodiscard]] static Task<expected<std::shared_ptr<Client>, McpError>> connect(ServerConfig config);
     /// \brief As above, with transports made by `factory` (a custom transport, or tests).
     [[nodiscard]] static Task<expected<std::shared_ptr<Client>, McpError>> connect(ServerConfig config,
                                                                                    ClientOptions options,
