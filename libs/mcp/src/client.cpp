@@ -616,17 +616,25 @@ Client::~Client() {
     }
 }
 
+Task<expected<std::shared_ptr<Client>, McpError>> Client::connect(ServerConfig config) {
+    ClientOptions options;
+    auto connecting = connect(std::move(config), std::move(options));
+    co_return co_await std::move(connecting);
+}
+
 Task<expected<std::shared_ptr<Client>, McpError>> Client::connect(ServerConfig config,
                                                                   ClientOptions options) {
     ServerConfig copy = config;
     TransportFactory factory = [copy = std::move(copy)] { return makeTransport(copy); };
-    co_return co_await connect(std::move(config), std::move(options), std::move(factory));
+    auto connecting = connect(std::move(config), std::move(options), std::move(factory));
+    co_return co_await std::move(connecting);
 }
 
 Task<expected<std::shared_ptr<Client>, McpError>> Client::connect(ServerConfig config, ClientOptions options,
                                                                   TransportFactory factory) {
-    auto state =
-        co_await withCheckedCancellation(open(std::move(config), std::move(options), std::move(factory)));
+    // The call is made before the co_await: g++ 12 mishandles aggregate arguments built inside one.
+    auto opening = open(std::move(config), std::move(options), std::move(factory));
+    auto state = co_await withCheckedCancellation(std::move(opening));
     if (!state) {
         co_return unexpected(state.error());
     }
@@ -714,7 +722,8 @@ Task<expected<std::vector<ToolInfo>, McpError>> Client::listTools() {
 
 Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arguments) {
     CallOptions options;
-    co_return co_await callTool(std::move(name), std::move(arguments), std::move(options));
+    auto calling = callTool(std::move(name), std::move(arguments), std::move(options));
+    co_return co_await std::move(calling);
 }
 
 Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arguments, CallOptions options) {
