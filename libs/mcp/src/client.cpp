@@ -293,7 +293,9 @@ Task<expected<void, McpError>> establish(StatePtr state) {
     if (!transport) {
         co_return unexpected(McpError{
             McpErrc::invalid_config,
-            state->label() + ": no transport for '" + std::string(toString(state->config.transport)) + "'"});
+            state->label() + ": no transport for '" + std::string(toString(state->config.transport)) +
+                "': the remote transports live in reagent::mcp_remote; link it and call "
+                "mcp::enableRemoteTransports() (<reagent/reagent.hpp> does both)"});
     }
     const auto deadline = Clock::now() + state->config.connectTimeout;
     auto opened = co_await transport->open();

@@ -45,9 +45,20 @@ class Transport {
     [[nodiscard]] virtual Task<void> close() = 0;
 };
 
-/// \brief The transport `config.transport` names, not yet opened. The configuration is assumed valid
-/// (`validate`).
+/// \brief The transport `config.transport` names, not yet opened; null for a remote transport (streamable
+/// HTTP, SSE, WebSocket) when `reagent::mcp_remote` has not been enabled. The configuration is assumed
+/// valid (`validate`).
+///
+/// The remote transports live in `reagent::mcp_remote`, so that a program whose servers are all stdio
+/// links neither HTTP nor TLS. `mcp::enableRemoteTransports()` (`<reagent/mcp/remote_transports.hpp>`)
+/// plugs them in; `<reagent/reagent.hpp>` does so for every program that includes it.
 [[nodiscard]] std::unique_ptr<Transport> makeTransport(const ServerConfig& config);
+
+/// \brief Makes a remote transport for `makeTransport`.
+using TransportMaker = std::unique_ptr<Transport> (*)(const ServerConfig& config);
+
+/// \brief Installs the maker of remote transports (what `enableRemoteTransports` calls).
+void setRemoteTransportMaker(TransportMaker maker) noexcept;
 
 /// \brief A subprocess in its own process group, newline-delimited JSON on its stdin and stdout, its
 /// stderr kept in a bounded log.
