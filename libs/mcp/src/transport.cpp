@@ -6,9 +6,10 @@ std::unique_ptr<Transport> makeTransport(const ServerConfig& config) {
     switch (config.transport) {
         case TransportKind::stdio:
             return nullptr;  // TEMPORARY: stdio_transport.cpp lands next
+        case TransportKind::websocket:
+            return makeWebSocketTransport(config);
         case TransportKind::streamable_http:
         case TransportKind::sse:
-        case TransportKind::websocket:
             return nullptr;  // TEMPORARY: each transport's own source adds its case
     }
     return nullptr;

@@ -1,0 +1,519 @@
+// The WebSocket transport: each JSON-RPC frame is one text message, subprotocol `mcp`. The only source that
+// instantiates Beast's WebSocket templates; everything else sees the `Transport` interface.
+//
+// Shape: `open` connects and runs the upgrade under a watchdog (the connect timeout closes the socket);
+// then two background coroutines run: the reader pushes every message into the `FrameQueue` that
+// `receive` pops, the writer takes the frames `send` queued, one at a time, in call order. Neither is
+// bound to a cancellation slot: closing the socket ends the reader, `finish` ends the writer. `close` fails
+// what is queued, sends a normal close frame under a short watchdog, closes the socket and waits for both.
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/websocket/stream.hpp>
+#include <boost/url/parse.hpp>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "frame_queue.hpp"
+#include "reagent/core/cancellation.hpp"
+#include "reagent/core/settle.hpp"
+#include "reagent/http/redacted_url.hpp"
+#include "reagent/mcp/transport.hpp"
+
+namespace reagent::mcp {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using boost::system::error_code;
+using tcp = asio::ip::tcp;
+using WsStream = websocket::stream<beast::tcp_stream>;
+
+constexpr auto kAwait = asio::as_tuple(asio::use_awaitable);
+/// How long `close` waits for the server to answer the close frame before it drops the connection.
+constexpr std::chrono::milliseconds kCloseTimeout{1000};
+constexpr const char* kSubprotocol = "mcp";
+constexpr std::string_view kBadNameChars{":\r\n\0 \t", 6};
+constexpr std::string_view kBadValueChars{"\r\n\0", 3};
+
+// Clean-up steps (the close handshake) that the caller's cancellation must not cut short.
+auto unslotted() {
+    return asio::bind_cancellation_slot(asio::cancellation_slot(), kAwait);
+}
+
+McpError error(McpErrc code, std::string message) {
+    return McpError{code, std::move(message)};
+}
+
+std::string millis(std::chrono::milliseconds limit) {
+    return std::to_string(limit.count()) + " ms";
+}
+
+// Where to connect and what to ask for, from a `ws://` URL.
+struct Endpoint {
+    std::string host;
+    std::string port;
+    std::string hostHeader;
+    std::string target;
+};
+
+expected<Endpoint, McpError> parseEndpoint(const ServerConfig& config) {
+    const auto shown = http::redactedUrl(config.url);
+    auto url = boost::urls::parse_absolute_uri(config.url);
+    if (!url) {
+        return fail(error(McpErrc::invalid_config,
+                          "server '" + config.name + "': url " + shown + " is not an absolute URL"));
+    }
+    if (url->scheme_id() == boost::urls::scheme::wss) {
+        return fail(
+            error(McpErrc::invalid_config, "server '" + config.name +
+                                               "': wss:// (WebSocket over TLS) is not supported yet; use "
+                                               "ws:// or the streamable-http transport over https://"));
+    }
+    if (url->scheme_id() != boost::urls::scheme::ws) {
+        return fail(error(McpErrc::invalid_config,
+                          "server '" + config.name + "': url " + shown + " is not a ws:// URL"));
+    }
+    if (url->host_address().empty()) {
+        return fail(
+            error(McpErrc::invalid_config, "server '" + config.name + "': url " + shown + " has no host"));
+    }
+    Endpoint endpoint;
+    endpoint.host = url->host_address();
+    endpoint.port = url->has_port() ? std::string(url->port()) : std::string("80");
+    endpoint.hostHeader = url->encoded_host_and_port();
+    endpoint.target = url->encoded_path().empty() ? std::string("/") : std::string(url->encoded_path());
+    if (url->has_query()) {
+        endpoint.target += "?" + std::string(url->encoded_query());
+    }
+    return endpoint;
+}
+
+// Header names and values go out verbatim on the upgrade request; a line break would split it.
+expected<void, McpError> checkHeaders(const ServerConfig& config) {
+    for (const auto& [name, value] : config.headers) {
+        const bool badName = name.empty() || name.find_first_of(kBadNameChars) != std::string::npos;
+        const bool badValue = value.find_first_of(kBadValueChars) != std::string::npos;
+        if (badName || badValue) {
+            // The value may be a secret: name the header only.
+            return fail(error(McpErrc::invalid_config, "server '" + config.name + "': header '" + name +
+                                                           "' has a name or value that cannot be sent"));
+        }
+    }
+    return {};
+}
+
+// A frame `send` queued, and where the writer reports how its write ended.
+struct SendSlot {
+    explicit SendSlot(const Executor& executor) : wake(executor) {
+        wake.expires_at(asio::steady_timer::time_point::max());
+    }
+    void settleWith(expected<void, McpError> outcome) {
+        result = std::move(outcome);
+        wake.cancel();
+    }
+    asio::steady_timer wake;
+    std::optional<expected<void, McpError>> result;
+};
+
+struct Outgoing {
+    std::string frame;
+    std::shared_ptr<SendSlot> slot;
+};
+
+// Shared by the transport and its background coroutines: it lives until the last of them ends.
+struct State {
+    explicit State(ServerConfig serverConfig)
+        : config(std::move(serverConfig)), shownUrl(http::redactedUrl(config.url)) {}
+
+    ServerConfig config;
+    std::string shownUrl;
+    std::optional<tcp::resolver> resolver;
+    std::optional<WsStream> ws;
+    std::optional<detail::FrameQueue> frames;
+    std::optional<asio::steady_timer> writerWake;
+    // Background coroutines still running, and the timer their ends cancel.
+    int running = 0;
+    std::optional<asio::steady_timer> stoppedWake;
+    std::deque<Outgoing> outbox;
+    // Once set, `send` fails with it: the connection ended or the client closed it.
+    std::optional<McpError> ended;
+    bool opening = false;
+    bool opened = false;
+    bool closed = false;
+
+    void closeSocket() noexcept {
+        error_code ignored;
+        if (resolver) {
+            resolver->cancel();
+        }
+        if (ws) {
+            beast::get_lowest_layer(*ws).socket().close(ignored);
+        }
+    }
+
+    // The transport is finished: `receive` returns `why` once the frames already read are taken, and every
+    // `send`, queued or to come, fails with it. The first call wins.
+    void finish(const McpError& why) {
+        if (!ended) {
+            ended = why;
+        }
+        if (frames) {
+            frames->finish(why);
+        }
+        while (!outbox.empty()) {
+            outbox.front().slot->settleWith(unexpected(*ended));
+            outbox.pop_front();
+        }
+        if (writerWake) {
+            writerWake->cancel();
+        }
+    }
+};
+
+// Closes the socket if `limit` passes before it is dismissed, so that the operation in progress ends.
+class Watchdog {
+  public:
+    Watchdog(const Executor& executor, const std::shared_ptr<State>& state, std::chrono::milliseconds limit)
+        : timer_(executor, limit), fired_(std::make_shared<bool>(false)) {
+        timer_.async_wait([state, fired = fired_](error_code ec) {
+            if (!ec) {
+                *fired = true;
+                state->closeSocket();
+            }
+        });
+    }
+    Watchdog(const Watchdog&) = delete;
+    Watchdog& operator=(const Watchdog&) = delete;
+    ~Watchdog() { timer_.cancel(); }
+
+    [[nodiscard]] bool fired() const noexcept { return *fired_; }
+
+  private:
+    asio::steady_timer timer_;
+    std::shared_ptr<bool> fired_;
+};
+
+// The message of a connection the server ended, with the close code and reason it gave.
+McpError connectionLost(const State& state, const error_code& ec) {
+    if (ec == websocket::error::closed) {
+        const auto& reason = state.ws->reason();
+        std::string message =
+            "the server closed the WebSocket connection (code " + std::to_string(reason.code);
+        if (!reason.reason.empty()) {
+            // Untrusted text from the server, shown as data.
+            message += ": " + std::string(reason.reason.c_str());
+        }
+        return error(McpErrc::connection_closed, message + ")");
+    }
+    return error(McpErrc::connection_closed,
+                 "the WebSocket connection to " + state.shownUrl + " was lost: " + ec.message());
+}
+
+// Counts a background coroutine as running for as long as its frame lives.
+class Running {
+  public:
+    explicit Running(std::shared_ptr<State> state) : state_(std::move(state)) { ++state_->running; }
+    Running(const Running&) = delete;
+    Running& operator=(const Running&) = delete;
+    ~Running() {
+        --state_->running;
+        state_->stoppedWake->cancel();
+    }
+
+  private:
+    std::shared_ptr<State> state_;
+};
+
+// Reads messages until the connection ends; each text message is one frame.
+Task<void> readLoop(std::shared_ptr<State> state) {
+    const Running running(state);
+    for (;;) {
+        beast::flat_buffer buffer;
+        auto [ec, size] = co_await state->ws->async_read(buffer, kAwait);
+        if (state->closed) {
+            co_return;  // `close` already reported the end
+        }
+        if (ec == websocket::error::message_too_big) {
+            state->finish(error(McpErrc::protocol_error,
+                                "a message from the server exceeds the limit of " +
+                                    std::to_string(state->config.limits.maxMessageBytes) + " bytes"));
+            co_return;
+        }
+        if (ec) {
+            state->finish(connectionLost(*state, ec));
+            co_return;
+        }
+        if (!state->ws->got_text()) {
+            state->finish(error(McpErrc::protocol_error, "the server sent a binary WebSocket message (" +
+                                                             std::to_string(size) +
+                                                             " bytes); MCP frames are text messages"));
+            co_return;
+        }
+        state->frames->push(beast::buffers_to_string(buffer.data()));
+    }
+}
+
+// Writes the queued frames one at a time, in the order `send` queued them.
+Task<void> writeLoop(std::shared_ptr<State> state) {
+    const Running running(state);
+    for (;;) {
+        if (state->outbox.empty()) {
+            if (state->ended) {
+                co_return;
+            }
+            state->writerWake->expires_at(asio::steady_timer::time_point::max());
+            co_await state->writerWake->async_wait(kAwait);
+            continue;
+        }
+        Outgoing item = std::move(state->outbox.front());
+        state->outbox.pop_front();
+        auto [ec, written] = co_await state->ws->async_write(asio::buffer(item.frame), kAwait);
+        if (ec) {
+            auto why = state->ended ? *state->ended : connectionLost(*state, ec);
+            item.slot->settleWith(unexpected(why));
+            state->finish(why);
+            co_return;
+        }
+        item.slot->settleWith({});
+    }
+}
+
+McpError openFailed(State& state, const std::string& step, const error_code& ec, const Watchdog& watchdog,
+                    bool cancelled) {
+    state.closeSocket();
+    state.closed = true;
+    if (cancelled) {
+        return error(McpErrc::cancelled, "opening the WebSocket to " + state.shownUrl + " was cancelled");
+    }
+    if (watchdog.fired()) {
+        return error(McpErrc::connect_failed, "the WebSocket to " + state.shownUrl + " did not open within " +
+                                                  millis(state.config.connectTimeout) + " (" + step + ")");
+    }
+    return error(McpErrc::connect_failed,
+                 "could not " + step + " for the WebSocket to " + state.shownUrl + ": " + ec.message());
+}
+
+void configureStream(State& state) {
+    auto& ws = *state.ws;
+    // The watchdogs bound opening and closing; an established connection may stay quiet indefinitely.
+    websocket::stream_base::timeout timeouts{};
+    timeouts.handshake_timeout = state.config.connectTimeout;
+    timeouts.idle_timeout = websocket::stream_base::none();
+    timeouts.keep_alive_pings = false;
+    ws.set_option(timeouts);
+    ws.read_message_max(state.config.limits.maxMessageBytes);
+    ws.text(true);
+    auto headers = state.config.headers;
+    ws.set_option(websocket::stream_base::decorator([headers](websocket::request_type& request) {
+        for (const auto& [name, value] : headers) {
+            request.set(name, value);
+        }
+        request.set(beast::http::field::sec_websocket_protocol, kSubprotocol);
+    }));
+}
+
+Task<expected<void, McpError>> openWebSocket(std::shared_ptr<State> state) {
+    if (state->opening || state->closed) {
+        co_return fail(error(McpErrc::connect_failed, "the WebSocket transport to " + state->shownUrl +
+                                                          " was already opened or closed"));
+    }
+    state->opening = true;
+    auto endpoint = parseEndpoint(state->config);
+    if (!endpoint) {
+        state->closed = true;
+        co_return fail(endpoint.error());
+    }
+    if (auto headers = checkHeaders(state->config); !headers) {
+        state->closed = true;
+        co_return fail(headers.error());
+    }
+    const Executor executor = co_await asio::this_coro::executor;
+    state->resolver.emplace(executor);
+    state->ws.emplace(executor);
+    state->frames.emplace(executor);
+    configureStream(*state);
+    const Watchdog watchdog(executor, state, state->config.connectTimeout);
+
+    auto [resolveError, addresses] =
+        co_await state->resolver->async_resolve(endpoint->host, endpoint->port, kAwait);
+    if (resolveError) {
+        const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+        co_return fail(openFailed(*state, "resolve " + endpoint->host, resolveError, watchdog, cancelled));
+    }
+    auto [connectError, address] =
+        co_await beast::get_lowest_layer(*state->ws).async_connect(addresses, kAwait);
+    if (connectError) {
+        const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+        co_return fail(openFailed(*state, "connect", connectError, watchdog, cancelled));
+    }
+    websocket::response_type response;
+    auto [handshakeError] =
+        co_await state->ws->async_handshake(response, endpoint->hostHeader, endpoint->target, kAwait);
+    if (handshakeError == websocket::error::upgrade_declined) {
+        state->closeSocket();
+        state->closed = true;
+        co_return fail(error(McpErrc::connect_failed, "the server at " + state->shownUrl +
+                                                          " refused the WebSocket upgrade with HTTP " +
+                                                          std::to_string(response.result_int()) + " " +
+                                                          std::string(response.reason().substr(0, 80))));
+    }
+    if (handshakeError) {
+        const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+        co_return fail(
+            openFailed(*state, "complete the WebSocket handshake", handshakeError, watchdog, cancelled));
+    }
+    const auto selected = response[beast::http::field::sec_websocket_protocol];
+    if (selected != kSubprotocol) {
+        state->closeSocket();
+        state->closed = true;
+        const std::string chose =
+            selected.empty() ? std::string("none") : "'" + std::string(selected.substr(0, 80)) + "'";
+        co_return fail(
+            error(McpErrc::connect_failed, "the server at " + state->shownUrl +
+                                               " did not accept the WebSocket subprotocol 'mcp' (it "
+                                               "selected " +
+                                               chose + ")"));
+    }
+    state->opened = true;
+    state->writerWake.emplace(executor);
+    state->stoppedWake.emplace(executor);
+    asio::co_spawn(executor, readLoop(state), asio::detached);
+    asio::co_spawn(executor, writeLoop(state), asio::detached);
+    co_return expected<void, McpError>{};
+}
+
+Task<expected<void, McpError>> sendFrame(std::shared_ptr<State> state, std::string frame) {
+    if (!state->opened) {
+        co_return fail(error(McpErrc::connection_closed, "the WebSocket transport is not open"));
+    }
+    if (state->ended) {
+        co_return fail(*state->ended);
+    }
+    auto slot = std::make_shared<SendSlot>(co_await asio::this_coro::executor);
+    state->outbox.push_back(Outgoing{std::move(frame), slot});
+    state->writerWake->cancel();
+    for (;;) {
+        if (slot->result) {
+            co_return std::move(*slot->result);
+        }
+        co_await slot->wake.async_wait(kAwait);
+        if (!slot->result && isCancelled(co_await asio::this_coro::cancellation_state)) {
+            // A frame not yet started is withdrawn; one being written goes out whole all the same.
+            for (auto it = state->outbox.begin(); it != state->outbox.end(); ++it) {
+                if (it->slot == slot) {
+                    state->outbox.erase(it);
+                    break;
+                }
+            }
+            co_return fail(error(McpErrc::cancelled, "send cancelled"));
+        }
+    }
+}
+
+Task<expected<std::string, McpError>> receiveFrame(std::shared_ptr<State> state) {
+    if (!state->frames) {
+        co_return fail(error(McpErrc::connection_closed, "the WebSocket transport is not open"));
+    }
+    co_return co_await state->frames->pop();
+}
+
+// Runs with checked cancellation: every step happens even when the caller was cancelled.
+Task<void> closeWebSocket(std::shared_ptr<State> state) {
+    if (state->closed) {
+        co_return;
+    }
+    state->closed = true;
+    const McpError closedByClient = error(McpErrc::connection_closed, "the WebSocket transport was closed");
+    state->finish(closedByClient);
+    if (!state->opened) {
+        state->closeSocket();
+        co_return;
+    }
+    if (state->ws->is_open()) {
+        const Executor executor = co_await asio::this_coro::executor;
+        websocket::stream_base::timeout timeouts{};
+        timeouts.handshake_timeout = kCloseTimeout;
+        timeouts.idle_timeout = websocket::stream_base::none();
+        timeouts.keep_alive_pings = false;
+        state->ws->set_option(timeouts);
+        const Watchdog watchdog(executor, state, kCloseTimeout);
+        const websocket::close_reason normal(websocket::close_code::normal);
+        // How the close handshake ends changes nothing: the socket is closed next either way.
+        auto closing = co_await state->ws->async_close(normal, unslotted());
+        (void)closing;
+    }
+    state->closeSocket();
+    // The reader ends on the closed socket, the writer on `finish`.
+    while (state->running > 0) {
+        state->stoppedWake->expires_at(asio::steady_timer::time_point::max());
+        auto stopped = co_await state->stoppedWake->async_wait(unslotted());
+        (void)stopped;
+    }
+}
+
+class WebSocketTransport final : public Transport {
+  public:
+    explicit WebSocketTransport(ServerConfig config) : state_(std::make_shared<State>(std::move(config))) {}
+    WebSocketTransport(const WebSocketTransport&) = delete;
+    WebSocketTransport& operator=(const WebSocketTransport&) = delete;
+
+    // Without `close`, the connection is dropped (no close frame) and the background coroutines end.
+    ~WebSocketTransport() override {
+        if (!state_->closed) {
+            state_->closed = true;
+            state_->finish(error(McpErrc::connection_closed, "the WebSocket transport was destroyed"));
+        }
+        state_->closeSocket();
+    }
+
+    Task<expected<void, McpError>> open() override {
+        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+            co_return fail(error(McpErrc::cancelled, "opening the WebSocket was cancelled"));
+        }
+        co_return co_await openWebSocket(state_);
+    }
+
+    Task<expected<void, McpError>> send(std::string frame) override {
+        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+            co_return fail(error(McpErrc::cancelled, "send cancelled"));
+        }
+        co_return co_await sendFrame(state_, std::move(frame));
+    }
+
+    Task<expected<std::string, McpError>> receive() override {
+        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+            co_return fail(error(McpErrc::cancelled, "receive cancelled"));
+        }
+        co_return co_await receiveFrame(state_);
+    }
+
+    Task<void> close() override { co_await withCheckedCancellation(closeWebSocket(state_)); }
+
+  private:
+    std::shared_ptr<State> state_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> makeWebSocketTransport(const ServerConfig& config) {
+    return std::make_unique<WebSocketTransport>(config);
+}
+
+}  // namespace reagent::mcp
