@@ -214,8 +214,9 @@ class Watchdog {
 McpError connectionLost(const State& state, const error_code& ec) {
     if (ec == websocket::error::closed) {
         const auto& reason = state.ws->reason();
-        std::string message =
-            "the server closed the WebSocket connection (code " + std::to_string(reason.code);
+        std::string message = "the server closed the WebSocket connection (";
+        message += reason.code == websocket::close_code::none ? std::string("no close code")
+                                                              : "code " + std::to_string(reason.code);
         if (!reason.reason.empty()) {
             // Untrusted text from the server, shown as data.
             message += ": " + std::string(reason.reason.c_str());
@@ -330,6 +331,9 @@ void configureStream(State& state) {
 }
 
 Task<expected<void, McpError>> openWebSocket(std::shared_ptr<State> state) {
+    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+        co_return fail(error(McpErrc::cancelled, "opening the WebSocket was cancelled"));
+    }
     if (state->opening || state->closed) {
         co_return fail(error(McpErrc::connect_failed, "the WebSocket transport to " + state->shownUrl +
                                                           " was already opened or closed"));
@@ -391,6 +395,11 @@ Task<expected<void, McpError>> openWebSocket(std::shared_ptr<State> state) {
                                                "selected " +
                                                chose + ")"));
     }
+    if (state->closed) {
+        // `close` ran while the upgrade was in progress.
+        state->closeSocket();
+        co_return fail(error(McpErrc::connection_closed, "the WebSocket transport was closed while opening"));
+    }
     state->opened = true;
     state->writerWake.emplace(executor);
     state->stoppedWake.emplace(executor);
@@ -400,6 +409,9 @@ Task<expected<void, McpError>> openWebSocket(std::shared_ptr<State> state) {
 }
 
 Task<expected<void, McpError>> sendFrame(std::shared_ptr<State> state, std::string frame) {
+    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+        co_return fail(error(McpErrc::cancelled, "send cancelled"));
+    }
     if (!state->opened) {
         co_return fail(error(McpErrc::connection_closed, "the WebSocket transport is not open"));
     }
@@ -428,7 +440,10 @@ Task<expected<void, McpError>> sendFrame(std::shared_ptr<State> state, std::stri
 }
 
 Task<expected<std::string, McpError>> receiveFrame(std::shared_ptr<State> state) {
-    if (!state->frames) {
+    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+        co_return fail(error(McpErrc::cancelled, "receive cancelled"));
+    }
+    if (!state->opened) {
         co_return fail(error(McpErrc::connection_closed, "the WebSocket transport is not open"));
     }
     co_return co_await state->frames->pop();
@@ -483,28 +498,13 @@ class WebSocketTransport final : public Transport {
         state_->closeSocket();
     }
 
-    Task<expected<void, McpError>> open() override {
-        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-            co_return fail(error(McpErrc::cancelled, "opening the WebSocket was cancelled"));
-        }
-        co_return co_await openWebSocket(state_);
-    }
-
+    // Not coroutines themselves: each hands the shared state to the coroutine that does the work.
+    Task<expected<void, McpError>> open() override { return openWebSocket(state_); }
     Task<expected<void, McpError>> send(std::string frame) override {
-        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-            co_return fail(error(McpErrc::cancelled, "send cancelled"));
-        }
-        co_return co_await sendFrame(state_, std::move(frame));
+        return sendFrame(state_, std::move(frame));
     }
-
-    Task<expected<std::string, McpError>> receive() override {
-        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-            co_return fail(error(McpErrc::cancelled, "receive cancelled"));
-        }
-        co_return co_await receiveFrame(state_);
-    }
-
-    Task<void> close() override { co_await withCheckedCancellation(closeWebSocket(state_)); }
+    Task<expected<std::string, McpError>> receive() override { return receiveFrame(state_); }
+    Task<void> close() override { return withCheckedCancellation(closeWebSocket(state_)); }
 
   private:
     std::shared_ptr<State> state_;

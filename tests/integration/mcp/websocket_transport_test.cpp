@@ -258,8 +258,8 @@ TEST_CASE("WebSocket: initialize, tools/list, tools/call echo and ping with the 
         CHECK((*result)["protocolVersion"] == "2025-11-25");
         CHECK((*result)["serverInfo"]["name"] == "mcp-servers/everything");
 
-        auto step1 = co_await t->send(request(2, "tools/list"));
-        REQUIRE(step1);
+        auto listSent = co_await t->send(request(2, "tools/list"));
+        REQUIRE(listSent);
         auto tools = co_await responseTo(t, 2);
         REQUIRE(tools);
         bool hasEcho = false;
@@ -268,8 +268,8 @@ TEST_CASE("WebSocket: initialize, tools/list, tools/call echo and ping with the 
         }
         CHECK(hasEcho);
 
-        auto step2 = co_await t->send(echoRequest(3, "héllo over WebSocket"));
-        REQUIRE(step2);
+        auto echoSent = co_await t->send(echoRequest(3, "héllo over WebSocket"));
+        REQUIRE(echoSent);
         auto echoed = co_await responseTo(t, 3);
         REQUIRE(echoed);
         CHECK((*echoed)["result"]["content"][0]["text"] == "Echo: héllo over WebSocket");
@@ -364,10 +364,10 @@ TEST_CASE("WebSocket: the server closing mid-call ends receive with connection_c
     Loop loop;
     auto transport = makeWebSocketTransport(wsConfig(bridge.url()));
     auto scenario = [](Transport* t) -> Task<void> {
-        auto step3 = co_await openAndInitialize(t);
-        REQUIRE(step3);
-        auto step4 = co_await t->send(echoRequest(2, "never answered"));
-        REQUIRE(step4);
+        auto initialized = co_await openAndInitialize(t);
+        REQUIRE(initialized);
+        auto callSent = co_await t->send(echoRequest(2, "never answered"));
+        REQUIRE(callSent);
         auto reply = co_await responseTo(t, 2);
         REQUIRE_FALSE(reply);
         CHECK(reply.error().code == McpErrc::connection_closed);
@@ -392,10 +392,10 @@ TEST_CASE("WebSocket: a message over maxMessageBytes or a binary message is a pr
         Loop loop;
         auto transport = makeWebSocketTransport(config);
         auto scenario = [](Transport* t) -> Task<void> {
-            auto step5 = co_await openAndInitialize(t);
-            REQUIRE(step5);
-            auto step6 = co_await t->send(echoRequest(2, std::string(100'000, 'x')));
-            REQUIRE(step6);
+            auto initialized = co_await openAndInitialize(t);
+            REQUIRE(initialized);
+            auto echoSent = co_await t->send(echoRequest(2, std::string(100'000, 'x')));
+            REQUIRE(echoSent);
             auto reply = co_await responseTo(t, 2);
             REQUIRE_FALSE(reply);
             CHECK(reply.error().code == McpErrc::protocol_error);
@@ -409,10 +409,10 @@ TEST_CASE("WebSocket: a message over maxMessageBytes or a binary message is a pr
         Loop loop;
         auto transport = makeWebSocketTransport(wsConfig(bridge.url()));
         auto scenario = [](Transport* t) -> Task<void> {
-            auto step7 = co_await openAndInitialize(t);
-            REQUIRE(step7);
-            auto step8 = co_await t->send(request(2, "ping"));
-            REQUIRE(step8);
+            auto initialized = co_await openAndInitialize(t);
+            REQUIRE(initialized);
+            auto pingSent = co_await t->send(request(2, "ping"));
+            REQUIRE(pingSent);
             auto reply = co_await responseTo(t, 2);
             REQUIRE_FALSE(reply);
             CHECK(reply.error().code == McpErrc::protocol_error);
@@ -429,8 +429,8 @@ TEST_CASE("WebSocket: a cancelled receive returns cancelled and the transport st
     Loop loop;
     auto transport = makeWebSocketTransport(wsConfig(bridge.url()));
     auto scenario = [](Transport* t) -> Task<void> {
-        auto step9 = co_await openAndInitialize(t);
-        REQUIRE(step9);
+        auto initialized = co_await openAndInitialize(t);
+        REQUIRE(initialized);
         auto quiet = co_await quiesce(t);
         REQUIRE(quiet);
         const Executor executor = co_await asio::this_coro::executor;
@@ -445,10 +445,10 @@ TEST_CASE("WebSocket: a cancelled receive returns cancelled and the transport st
         REQUIRE_FALSE(*pending);
         CHECK(pending->error().code == McpErrc::cancelled);
 
-        auto step10 = co_await t->send(request(2, "ping"));
-        REQUIRE(step10);
-        auto step11 = co_await responseTo(t, 2);
-        CHECK(step11);
+        auto pingSent = co_await t->send(request(2, "ping"));
+        REQUIRE(pingSent);
+        auto pong = co_await responseTo(t, 2);
+        CHECK(pong);
         co_await t->close();
     };
     loop.run(scenario(transport.get()));
@@ -459,8 +459,8 @@ TEST_CASE("WebSocket: close ends a pending receive with connection_closed, promp
     Loop loop;
     auto transport = makeWebSocketTransport(wsConfig(bridge.url()));
     auto scenario = [](Transport* t) -> Task<void> {
-        auto step12 = co_await openAndInitialize(t);
-        REQUIRE(step12);
+        auto initialized = co_await openAndInitialize(t);
+        REQUIRE(initialized);
         auto quiet = co_await quiesce(t);
         REQUIRE(quiet);
         const Executor executor = co_await asio::this_coro::executor;
