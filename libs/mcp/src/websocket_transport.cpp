@@ -1,7 +1,9 @@
-// The WebSocket transport: each JSON-RPC frame is one text message, subprotocol `mcp`. The only source that
-// instantiates Beast's WebSocket templates; everything else sees the `Transport` interface.
+// The WebSocket transport, ws:// and wss://: each JSON-RPC frame is one text message, subprotocol `mcp`.
+// The only source that instantiates Beast's WebSocket templates (and, for wss://, the TLS stream): keep it
+// lean, it is among the slowest sources to compile; everything else sees the `Transport` interface.
 //
-// Shape: `open` connects and runs the upgrade under a watchdog (the connect timeout closes the socket);
+// Shape: `open` connects, runs the TLS handshake for wss:// and then the upgrade under a watchdog (the
+// connect timeout closes the socket);
 // then two background coroutines run: the reader pushes every message into the `FrameQueue` that
 // `receive` pops, the writer takes the frames `send` queued, one at a time, in call order. Neither is
 // bound to a cancellation slot: closing the socket ends the reader, `finish` ends the writer. `close` fails
@@ -12,12 +14,16 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 #include <boost/beast/websocket/stream.hpp>
 #include <boost/url/parse.hpp>
 #include <chrono>
@@ -43,7 +49,66 @@ namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 using boost::system::error_code;
 using tcp = asio::ip::tcp;
-using WsStream = websocket::stream<beast::tcp_stream>;
+
+// The next layer of the WebSocket stream for both schemes: TCP, with TLS on top for `wss://`. One type, so
+// that Beast's WebSocket templates are instantiated once; each operation picks its layer at run time.
+class MaybeTlsStream {
+  public:
+    using executor_type = beast::tcp_stream::executor_type;
+    using TlsLayer = beast::ssl_stream<beast::tcp_stream>;
+
+    MaybeTlsStream(const Executor& executor, asio::ssl::context& context) : tls_(executor, context) {}
+
+    executor_type get_executor() noexcept { return tls_.get_executor(); }
+    // What `beast::get_lowest_layer` walks down to the TCP stream.
+    TlsLayer& next_layer() noexcept { return tls_; }
+    TlsLayer& tls() noexcept { return tls_; }
+    [[nodiscard]] bool encrypted() const noexcept { return encrypted_; }
+    void setEncrypted(bool encrypted) noexcept { encrypted_ = encrypted; }
+
+    template <class Buffers, class Token>
+    auto async_read_some(const Buffers& buffers, Token&& token) {  // NOLINT(readability-identifier-naming)
+        return asio::async_initiate<Token, void(error_code, std::size_t)>(
+            [this](auto handler, const Buffers& data) {
+                if (encrypted_) {
+                    tls_.async_read_some(data, std::move(handler));
+                } else {
+                    tls_.next_layer().async_read_some(data, std::move(handler));
+                }
+            },
+            token, buffers);
+    }
+
+    template <class Buffers, class Token>
+    auto async_write_some(const Buffers& buffers, Token&& token) {  // NOLINT(readability-identifier-naming)
+        return asio::async_initiate<Token, void(error_code, std::size_t)>(
+            [this](auto handler, const Buffers& data) {
+                if (encrypted_) {
+                    tls_.async_write_some(data, std::move(handler));
+                } else {
+                    tls_.next_layer().async_write_some(data, std::move(handler));
+                }
+            },
+            token, buffers);
+    }
+
+  private:
+    TlsLayer tls_;
+    bool encrypted_ = false;
+};
+
+// How Beast's WebSocket stream shuts the layer below down after the close handshake (found by ADL).
+template <class Handler>
+void async_teardown(beast::role_type role, MaybeTlsStream& stream, Handler&& handler) {
+    using websocket::async_teardown;
+    if (stream.encrypted()) {
+        async_teardown(role, stream.tls(), std::forward<Handler>(handler));
+    } else {
+        async_teardown(role, stream.tls().next_layer(), std::forward<Handler>(handler));
+    }
+}
+
+using WsStream = websocket::stream<MaybeTlsStream>;
 
 constexpr auto kAwait = asio::as_tuple(asio::use_awaitable);
 /// How long `close` waits for the server to answer the close frame before it drops the connection.
@@ -65,8 +130,9 @@ std::string millis(std::chrono::milliseconds limit) {
     return std::to_string(limit.count()) + " ms";
 }
 
-// Where to connect and what to ask for, from a `ws://` URL.
+// Where to connect and what to ask for, from a `ws://` or `wss://` URL.
 struct Endpoint {
+    bool tls = false;
     std::string host;
     std::string port;
     std::string hostHeader;
@@ -80,23 +146,19 @@ expected<Endpoint, McpError> parseEndpoint(const ServerConfig& config) {
         return fail(error(McpErrc::invalid_config,
                           "server '" + config.name + "': url " + shown + " is not an absolute URL"));
     }
-    if (url->scheme_id() == boost::urls::scheme::wss) {
-        return fail(
-            error(McpErrc::invalid_config, "server '" + config.name +
-                                               "': wss:// (WebSocket over TLS) is not supported yet; use "
-                                               "ws:// or the streamable-http transport over https://"));
-    }
-    if (url->scheme_id() != boost::urls::scheme::ws) {
+    const bool tls = url->scheme_id() == boost::urls::scheme::wss;
+    if (!tls && url->scheme_id() != boost::urls::scheme::ws) {
         return fail(error(McpErrc::invalid_config,
-                          "server '" + config.name + "': url " + shown + " is not a ws:// URL"));
+                          "server '" + config.name + "': url " + shown + " is not a ws:// or wss:// URL"));
     }
     if (url->host_address().empty()) {
         return fail(
             error(McpErrc::invalid_config, "server '" + config.name + "': url " + shown + " has no host"));
     }
     Endpoint endpoint;
+    endpoint.tls = tls;
     endpoint.host = url->host_address();
-    endpoint.port = url->has_port() ? std::string(url->port()) : std::string("80");
+    endpoint.port = url->has_port() ? std::string(url->port()) : std::string(tls ? "443" : "80");
     endpoint.hostHeader = url->encoded_host_and_port();
     endpoint.target = url->encoded_path().empty() ? std::string("/") : std::string(url->encoded_path());
     if (url->has_query()) {
@@ -145,6 +207,8 @@ struct State {
     ServerConfig config;
     std::string shownUrl;
     std::optional<tcp::resolver> resolver;
+    // Before `ws`, which refers to it.
+    std::optional<asio::ssl::context> tlsContext;
     std::optional<WsStream> ws;
     std::optional<detail::FrameQueue> frames;
     std::optional<asio::steady_timer> writerWake;
@@ -311,6 +375,42 @@ McpError openFailed(State& state, const std::string& step, const error_code& ec,
                  "could not " + step + " for the WebSocket to " + state.shownUrl + ": " + ec.message());
 }
 
+// Makes the stream; for `wss://` with the system's trusted certificates, SNI, and a check that the
+// certificate names the host.
+expected<void, McpError> prepareStream(State& state, const Endpoint& endpoint, const Executor& executor) {
+    state.tlsContext.emplace(asio::ssl::context::tls_client);
+    error_code ec;
+    if (endpoint.tls) {
+        state.tlsContext->set_default_verify_paths(ec);
+        if (!ec) {
+            state.tlsContext->set_verify_mode(asio::ssl::verify_peer, ec);
+        }
+        if (ec) {
+            return fail(error(McpErrc::connect_failed, "could not load the trusted certificates for " +
+                                                           state.shownUrl + ": " + ec.message()));
+        }
+    }
+    state.ws.emplace(executor, *state.tlsContext);
+    auto& layer = state.ws->next_layer();
+    layer.setEncrypted(endpoint.tls);
+    if (!endpoint.tls) {
+        return {};
+    }
+    error_code notAnAddress;
+    (void)asio::ip::make_address(endpoint.host, notAnAddress);
+    // SNI takes host names only, not IP addresses.
+    if (notAnAddress && SSL_set_tlsext_host_name(layer.tls().native_handle(), endpoint.host.c_str()) != 1) {
+        return fail(
+            error(McpErrc::connect_failed, "could not set the TLS server name for " + state.shownUrl));
+    }
+    layer.tls().set_verify_callback(asio::ssl::host_name_verification(endpoint.host), ec);
+    if (ec) {
+        return fail(error(McpErrc::connect_failed,
+                          "could not set up certificate checks for " + state.shownUrl + ": " + ec.message()));
+    }
+    return {};
+}
+
 void configureStream(State& state) {
     auto& ws = *state.ws;
     // The watchdogs bound opening and closing; an established connection may stay quiet indefinitely.
@@ -350,7 +450,10 @@ Task<expected<void, McpError>> openWebSocket(std::shared_ptr<State> state) {
     }
     const Executor executor = co_await asio::this_coro::executor;
     state->resolver.emplace(executor);
-    state->ws.emplace(executor);
+    if (auto prepared = prepareStream(*state, *endpoint, executor); !prepared) {
+        state->closed = true;
+        co_return fail(prepared.error());
+    }
     state->frames.emplace(executor);
     configureStream(*state);
     const Watchdog watchdog(executor, state, state->config.connectTimeout);
@@ -366,6 +469,15 @@ Task<expected<void, McpError>> openWebSocket(std::shared_ptr<State> state) {
     if (connectError) {
         const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
         co_return fail(openFailed(*state, "connect", connectError, watchdog, cancelled));
+    }
+    if (endpoint->tls) {
+        auto [tlsError] =
+            co_await state->ws->next_layer().tls().async_handshake(asio::ssl::stream_base::client, kAwait);
+        if (tlsError) {
+            const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+            co_return fail(openFailed(*state, "complete the TLS handshake with " + endpoint->host, tlsError,
+                                      watchdog, cancelled));
+        }
     }
     websocket::response_type response;
     auto [handshakeError] =
@@ -446,7 +558,9 @@ Task<expected<std::string, McpError>> receiveFrame(std::shared_ptr<State> state)
     if (!state->opened) {
         co_return fail(error(McpErrc::connection_closed, "the WebSocket transport is not open"));
     }
-    co_return co_await state->frames->pop();
+    // Bound to a local first: g++ 12 with UBSan traps on `co_return co_await` here.
+    auto frame = co_await state->frames->pop();
+    co_return frame;
 }
 
 // Runs with checked cancellation: every step happens even when the caller was cancelled.

@@ -18,6 +18,7 @@
 #include <boost/process/v2/stdio.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -55,6 +56,31 @@ struct NewProcessGroup {
     }
 };
 
+// Sets (or, with no value, removes) an environment variable for the life of the object.
+class ScopedEnv {
+  public:
+    ScopedEnv(std::string name, const std::optional<std::string>& value) : name_(std::move(name)) {
+        if (const char* old = std::getenv(name_.c_str())) {
+            old_ = old;
+        }
+        set(value);
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+    ~ScopedEnv() { set(old_); }
+
+  private:
+    void set(const std::optional<std::string>& value) {
+        if (value) {
+            ::setenv(name_.c_str(), value->c_str(), 1);
+        } else {
+            ::unsetenv(name_.c_str());
+        }
+    }
+    std::string name_;
+    std::optional<std::string> old_;
+};
+
 // tests/peers/mcp/ws_bridge.mjs run with the pinned Node; the destructor kills it and its servers.
 class WsBridge {
   public:
@@ -87,7 +113,10 @@ class WsBridge {
         }
     }
 
-    [[nodiscard]] std::string url() const { return "ws://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
+    [[nodiscard]] std::string url(const std::string& scheme = "ws",
+                                  const std::string& host = "127.0.0.1") const {
+        return scheme + "://" + host + ":" + std::to_string(port_) + "/mcp";
+    }
 
   private:
     asio::io_context io_;
@@ -517,11 +546,44 @@ TEST_CASE("WebSocket: a server that never answers the upgrade: connectTimeout, a
     }
 }
 
-TEST_CASE("WebSocket: wss:// and other schemes are invalid_config; close before open is harmless",
+TEST_CASE("WebSocket over TLS: wss:// checks the certificate against the trusted ones and the host name",
+          "[mcp][websocket][tls]") {
+    const reagent::test::SelfSignedCert cert;
+    WsBridge bridge({"--tls-cert", cert.certFile(), "--tls-key", cert.keyFile()});
+    auto exchange = [](Transport* t) -> Task<std::string> {
+        auto initialized = co_await openAndInitialize(t);
+        if (!initialized) {
+            co_return initialized.error().describe();
+        }
+        auto sent = co_await t->send(echoRequest(2, "over TLS"));
+        REQUIRE(sent);
+        auto echoed = co_await responseTo(t, 2);
+        REQUIRE(echoed);
+        co_await t->close();
+        co_return (*echoed)["result"]["content"][0]["text"].get<std::string>();
+    };
+    SECTION("trusted (OpenSSL's SSL_CERT_FILE names the test certificate), by host name and by address") {
+        const ScopedEnv trust("SSL_CERT_FILE", cert.certFile());
+        for (const std::string host : {"localhost", "127.0.0.1"}) {
+            Loop loop;
+            auto transport = makeWebSocketTransport(wsConfig(bridge.url("wss", host)));
+            CHECK(loop.run(exchange(transport.get())) == "Echo: over TLS");
+        }
+    }
+    SECTION("untrusted") {
+        const ScopedEnv trust("SSL_CERT_FILE", std::nullopt);
+        auto error = openError(wsConfig(bridge.url("wss", "localhost")));
+        CHECK(error.code == McpErrc::connect_failed);
+        CHECK_THAT(error.message, Catch::Contains("TLS handshake") && Catch::Contains("certificate"));
+    }
+    SECTION("plain WebSocket to a TLS port") {
+        auto error = openError(wsConfig(bridge.url("ws", "127.0.0.1")));
+        CHECK(error.code == McpErrc::connect_failed);
+    }
+}
+
+TEST_CASE("WebSocket: URLs that are not ws:// or wss:// are invalid_config; close before open is harmless",
           "[mcp][websocket]") {
-    auto wss = openError(wsConfig("wss://example.invalid/mcp?token=abc"));
-    CHECK(wss.code == McpErrc::invalid_config);
-    CHECK_THAT(wss.message, Catch::Contains("not supported yet"));
     auto http = openError(wsConfig("http://127.0.0.1:1/mcp?token=abc"));
     CHECK(http.code == McpErrc::invalid_config);
     CHECK_THAT(http.message, !Catch::Contains("abc"));

@@ -9,9 +9,12 @@
 //   --close-on METHOD         close with code 1011 when a message with this method arrives (not relayed)
 //   --binary-on METHOD        answer a message with this method by a binary message (not relayed)
 //   --max-payload BYTES       largest message accepted from the client (ws closes with 1009 beyond)
+//   --tls-cert FILE --tls-key FILE   serve wss:// with this certificate and key (PEM)
 // The bridge exits when its stdin ends; the child server is killed when its socket closes.
 
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:https";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -22,7 +25,8 @@ const everything = path.join(here, "node_modules/@modelcontextprotocol/server-ev
 
 function parseArgs(argv) {
     const options = { port: Number(argv[0] ?? 0), subprotocol: null, requireHeader: null, rejectStatus: 0,
-                      closeOn: null, binaryOn: null, maxPayload: 100 * 1024 * 1024 };
+                      closeOn: null, binaryOn: null, maxPayload: 100 * 1024 * 1024,
+                      tlsCert: null, tlsKey: null };
     for (let i = 1; i < argv.length; i += 2) {
         const value = argv[i + 1];
         if (value === undefined) throw new Error(`${argv[i]} needs a value`);
@@ -37,6 +41,8 @@ function parseArgs(argv) {
             case "--close-on": options.closeOn = value; break;
             case "--binary-on": options.binaryOn = value; break;
             case "--max-payload": options.maxPayload = Number(value); break;
+            case "--tls-cert": options.tlsCert = value; break;
+            case "--tls-key": options.tlsKey = value; break;
             default: throw new Error(`unknown option ${argv[i]}`);
         }
     }
@@ -102,14 +108,24 @@ function relay(socket) {
     socket.on("error", () => child.kill("SIGKILL"));
 }
 
-const server = new WebSocketServer({ host: "127.0.0.1", port: options.port, maxPayload: options.maxPayload,
-                                     verifyClient, handleProtocols });
-server.on("connection", relay);
-server.on("listening", () => process.stdout.write(`listening ${server.address().port}\n`));
-server.on("error", (error) => {
+function failed(error) {
     process.stderr.write(`ws_bridge: ${error.message}\n`);
     process.exit(1);
-});
+}
+
+const common = { maxPayload: options.maxPayload, verifyClient, handleProtocols };
+if (options.tlsCert) {
+    const https = createServer({ cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) });
+    const server = new WebSocketServer({ server: https, ...common });
+    server.on("connection", relay);
+    https.on("error", failed);
+    https.listen(options.port, "127.0.0.1", () => process.stdout.write(`listening ${https.address().port}\n`));
+} else {
+    const server = new WebSocketServer({ host: "127.0.0.1", port: options.port, ...common });
+    server.on("connection", relay);
+    server.on("listening", () => process.stdout.write(`listening ${server.address().port}\n`));
+    server.on("error", failed);
+}
 process.stdin.on("end", () => {
     for (const child of children) child.kill("SIGKILL");
     process.exit(0);

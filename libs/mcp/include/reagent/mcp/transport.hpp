@@ -53,14 +53,15 @@ class Transport {
 /// stderr kept in a bounded log.
 [[nodiscard]] std::unique_ptr<Transport> makeStdioTransport(const ServerConfig& config);
 
-/// \brief JSON-RPC frames as WebSocket text messages on `config.url` (`ws://`), subprotocol `mcp`;
-/// `config.headers` go on the upgrade request, `limits.maxMessageBytes` bounds each message.
+/// \brief JSON-RPC frames as WebSocket text messages on `config.url` (`ws://`, or `wss://`: TLS with the
+/// system's trusted certificates, SNI and host name verification), subprotocol `mcp`; `config.headers` go
+/// on the upgrade request, `limits.maxMessageBytes` bounds each message.
 ///
 /// \par Errors
-/// `open`: `invalid_config` (not a `ws://` URL; `wss://` is not supported yet; a header that cannot be
-/// sent), `connect_failed` (resolve, connect, the upgrade refused with its HTTP status, a server that does
-/// not select `mcp`, `connectTimeout` passed). `receive`: `connection_closed` with the server's close code
-/// and reason, `protocol_error` for a binary message or one over the size bound.
+/// `open`: `invalid_config` (not a `ws://` or `wss://` URL, a header that cannot be sent),
+/// `connect_failed` (resolve, connect, the TLS handshake, the upgrade refused with its HTTP status, a server
+/// that does not select `mcp`, `connectTimeout` passed). `receive`: `connection_closed` with the server's
+/// close code and reason, `protocol_error` for a binary message or one over the size bound.
 [[nodiscard]] std::unique_ptr<Transport> makeWebSocketTransport(const ServerConfig& config);
 
 }  // namespace reagent::mcp
