@@ -570,6 +570,27 @@ TEST_CASE("WebSocket over TLS: wss:// checks the certificate against the trusted
             CHECK(loop.run(exchange(transport.get())) == "Echo: over TLS");
         }
     }
+    SECTION("trusted, but issued for another name") {
+        // The machine's own name, when it resolves to 127.0.0.1 (the certificate names localhost only).
+        char name[256] = {};
+        asio::io_context io;
+        asio::ip::tcp::resolver resolver(io);
+        boost::system::error_code ec;
+        const bool named = ::gethostname(name, sizeof name - 1) == 0 && std::string(name) != "localhost";
+        const auto addresses = named ? resolver.resolve(name, "0", ec) : decltype(resolver.resolve("", "")){};
+        bool loopback = false;
+        for (const auto& entry : addresses) {
+            loopback = loopback || entry.endpoint().address() == asio::ip::make_address("127.0.0.1");
+        }
+        if (!named || ec || !loopback) {
+            WARN("skipped: the host name does not resolve to 127.0.0.1");
+            return;
+        }
+        const ScopedEnv trust("SSL_CERT_FILE", cert.certFile());
+        auto error = openError(wsConfig(bridge.url("wss", name)));
+        CHECK(error.code == McpErrc::connect_failed);
+        CHECK_THAT(error.message, Catch::Contains("TLS handshake") && Catch::Contains("certificate"));
+    }
     SECTION("untrusted") {
         const ScopedEnv trust("SSL_CERT_FILE", std::nullopt);
         auto error = openError(wsConfig(bridge.url("wss", "localhost")));
