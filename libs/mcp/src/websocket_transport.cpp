@@ -430,39 +430,16 @@ void configureStream(State& state) {
     }));
 }
 
-Task<expected<void, McpError>> openWebSocket(std::shared_ptr<State> state) {
-    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-        co_return fail(error(McpErrc::cancelled, "opening the WebSocket was cancelled"));
-    }
-    if (state->opening || state->closed) {
-        co_return fail(error(McpErrc::connect_failed, "the WebSocket transport to " + state->shownUrl +
-                                                          " was already opened or closed"));
-    }
-    state->opening = true;
-    auto endpoint = parseEndpoint(state->config);
-    if (!endpoint) {
-        state->closed = true;
-        co_return fail(endpoint.error());
-    }
-    if (auto headers = checkHeaders(state->config); !headers) {
-        state->closed = true;
-        co_return fail(headers.error());
-    }
+// Resolves, connects, runs the TLS handshake for wss:// and the upgrade, all before `connectTimeout`;
+// the server's answer to the upgrade.
+Task<expected<websocket::response_type, McpError>> upgrade(std::shared_ptr<State> state, Endpoint endpoint) {
     const Executor executor = co_await asio::this_coro::executor;
-    state->resolver.emplace(executor);
-    if (auto prepared = prepareStream(*state, *endpoint, executor); !prepared) {
-        state->closed = true;
-        co_return fail(prepared.error());
-    }
-    state->frames.emplace(executor);
-    configureStream(*state);
     const Watchdog watchdog(executor, state, state->config.connectTimeout);
-
     auto [resolveError, addresses] =
-        co_await state->resolver->async_resolve(endpoint->host, endpoint->port, kAwait);
+        co_await state->resolver->async_resolve(endpoint.host, endpoint.port, kAwait);
     if (resolveError) {
         const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
-        co_return fail(openFailed(*state, "resolve " + endpoint->host, resolveError, watchdog, cancelled));
+        co_return fail(openFailed(*state, "resolve " + endpoint.host, resolveError, watchdog, cancelled));
     }
     auto [connectError, address] =
         co_await beast::get_lowest_layer(*state->ws).async_connect(addresses, kAwait);
@@ -470,18 +447,18 @@ Task<expected<void, McpError>> openWebSocket(std::shared_ptr<State> state) {
         const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
         co_return fail(openFailed(*state, "connect", connectError, watchdog, cancelled));
     }
-    if (endpoint->tls) {
+    if (endpoint.tls) {
         auto [tlsError] =
             co_await state->ws->next_layer().tls().async_handshake(asio::ssl::stream_base::client, kAwait);
         if (tlsError) {
             const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
-            co_return fail(openFailed(*state, "complete the TLS handshake with " + endpoint->host, tlsError,
+            co_return fail(openFailed(*state, "complete the TLS handshake with " + endpoint.host, tlsError,
                                       watchdog, cancelled));
         }
     }
     websocket::response_type response;
     auto [handshakeError] =
-        co_await state->ws->async_handshake(response, endpoint->hostHeader, endpoint->target, kAwait);
+        co_await state->ws->async_handshake(response, endpoint.hostHeader, endpoint.target, kAwait);
     if (handshakeError == websocket::error::upgrade_declined) {
         state->closeSocket();
         state->closed = true;
@@ -495,17 +472,46 @@ Task<expected<void, McpError>> openWebSocket(std::shared_ptr<State> state) {
         co_return fail(
             openFailed(*state, "complete the WebSocket handshake", handshakeError, watchdog, cancelled));
     }
-    const auto selected = response[beast::http::field::sec_websocket_protocol];
+    co_return response;
+}
+
+Task<expected<void, McpError>> openWebSocket(std::shared_ptr<State> state) {
+    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+        co_return fail(error(McpErrc::cancelled, "opening the WebSocket was cancelled"));
+    }
+    if (state->opening || state->closed) {
+        co_return fail(error(McpErrc::connect_failed, "the WebSocket transport to " + state->shownUrl +
+                                                          " was already opened or closed"));
+    }
+    state->opening = true;
+    auto endpoint = parseEndpoint(state->config);
+    auto headers = checkHeaders(state->config);
+    const Executor executor = co_await asio::this_coro::executor;
+    auto prepared =
+        endpoint && headers ? prepareStream(*state, *endpoint, executor) : expected<void, McpError>{};
+    if (!endpoint || !headers || !prepared) {
+        state->closed = true;
+        co_return fail(!endpoint ? endpoint.error() : !headers ? headers.error() : prepared.error());
+    }
+    state->resolver.emplace(executor);
+    state->frames.emplace(executor);
+    configureStream(*state);
+
+    auto upgrading = upgrade(state, std::move(*endpoint));
+    auto response = co_await std::move(upgrading);
+    if (!response) {
+        co_return fail(response.error());
+    }
+    const auto selected = (*response)[beast::http::field::sec_websocket_protocol];
     if (selected != kSubprotocol) {
         state->closeSocket();
         state->closed = true;
         const std::string chose =
             selected.empty() ? std::string("none") : "'" + std::string(selected.substr(0, 80)) + "'";
-        co_return fail(
-            error(McpErrc::connect_failed, "the server at " + state->shownUrl +
-                                               " did not accept the WebSocket subprotocol 'mcp' (it "
-                                               "selected " +
-                                               chose + ")"));
+        co_return fail(error(McpErrc::connect_failed,
+                             "the server at " + state->shownUrl +
+                                 " did not accept the WebSocket subprotocol 'mcp' (it selected " + chose +
+                                 ")"));
     }
     if (state->closed) {
         // `close` ran while the upgrade was in progress.

@@ -452,6 +452,25 @@ TEST_CASE("WebSocket: a message over maxMessageBytes or a binary message is a pr
     }
 }
 
+TEST_CASE("WebSocket: a frame over the server's own limit: it closes with 1009, receive says so",
+          "[mcp][websocket]") {
+    WsBridge bridge({"--max-payload", "4096"});
+    Loop loop;
+    auto transport = makeWebSocketTransport(wsConfig(bridge.url()));
+    auto scenario = [](Transport* t) -> Task<void> {
+        auto initialized = co_await openAndInitialize(t);
+        REQUIRE(initialized);
+        auto sent = co_await t->send(echoRequest(2, std::string(10'000, 'y')));
+        CHECK(sent);  // handed over; the server refuses it after reading it
+        auto reply = co_await responseTo(t, 2);
+        REQUIRE_FALSE(reply);
+        CHECK(reply.error().code == McpErrc::connection_closed);
+        CHECK_THAT(reply.error().message, Catch::Contains("code 1009"));
+        co_await t->close();
+    };
+    loop.run(scenario(transport.get()));
+}
+
 TEST_CASE("WebSocket: a cancelled receive returns cancelled and the transport stays usable",
           "[mcp][websocket]") {
     WsBridge bridge;
@@ -603,8 +622,9 @@ TEST_CASE("WebSocket over TLS: wss:// checks the certificate against the trusted
     }
 }
 
-TEST_CASE("WebSocket: URLs that are not ws:// or wss:// are invalid_config; close before open is harmless",
-          "[mcp][websocket]") {
+TEST_CASE(
+    "WebSocket: URLs that are not ws:// or wss:// are invalid_config, and close before open is harmless",
+    "[mcp][websocket]") {
     auto http = openError(wsConfig("http://127.0.0.1:1/mcp?token=abc"));
     CHECK(http.code == McpErrc::invalid_config);
     CHECK_THAT(http.message, !Catch::Contains("abc"));
