@@ -45,6 +45,8 @@ struct EventName {
     std::string operator()(const agent::ToolResultCompressed&) const { return "tool result compressed"; }
     std::string operator()(const agent::MemoryWarning&) const { return "memory warning"; }
     std::string operator()(const agent::ModelRetrying&) const { return "model retrying"; }
+    std::string operator()(const tools::ToolProgressed&) const { return "tool progressed"; }
+    std::string operator()(const agent::ServerLogged&) const { return "server logged"; }
 };
 
 int main() {

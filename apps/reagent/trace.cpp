@@ -127,4 +127,21 @@ void TracePrinter::print(const agent::RunFinished&) {
     // The caller prints the summary, with the wall time it measured.
 }
 
+void TracePrinter::print(const tools::ToolProgressed& event) {
+    *out_ << "  progress " << oneLine(event.tool) << ": " << event.progress.progress;
+    if (event.progress.total) {
+        *out_ << "/" << *event.progress.total;
+    }
+    if (!event.progress.message.empty()) {
+        *out_ << " " << oneLine(event.progress.message);
+    }
+    *out_ << "\n";
+}
+
+void TracePrinter::print(const agent::ServerLogged& event) {
+    const std::string data = event.data.is_string() ? event.data.get<std::string>() : event.data.dump();
+    *out_ << "  mcp " << oneLine(event.server) << " [" << oneLine(event.level) << "]: " << oneLine(data)
+          << "\n";
+}
+
 }  // namespace reagent::cli

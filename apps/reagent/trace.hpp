@@ -34,6 +34,8 @@ class TracePrinter {
     void print(const agent::ToolResultCompressed& event);
     void print(const agent::MemoryWarning& event);
     void print(const agent::ModelRetrying& event);
+    void print(const tools::ToolProgressed& event);
+    void print(const agent::ServerLogged& event);
 
     std::ostream* out_;
     int turns_ = 0;

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "agent_state.hpp"
+#include "mcp_tools.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
 #include "recall_tool.hpp"
@@ -132,6 +133,9 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt
 // Settled: a caller already cancelled skips the hooks, as disposeAll does once cancelled.
 Task<void> disposeTools(std::shared_ptr<Agent::State> state) {
     (void)co_await settle(state->executor.disposeAll());
+    if (state->mcp) {
+        co_await withCheckedCancellation(state->mcp->closeAll());
+    }
 }
 
 // Tool events come from the executor; subscribers see them as agent events.

@@ -1,6 +1,8 @@
+#include <boost/asio/this_coro.hpp>
 #include <utility>
 
 #include "agent_state.hpp"
+#include "mcp_tools.hpp"
 #include "recall_tool.hpp"
 
 namespace reagent::agent {
@@ -147,7 +149,71 @@ AgentBuilder& AgentBuilder::withMaxTokens(int tokens) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withMCP(mcp::ServerConfig server) {
+    config_.mcp.servers.push_back(std::move(server));
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withMCP(std::vector<mcp::ServerConfig> servers) {
+    for (mcp::ServerConfig& server : servers) {
+        config_.mcp.servers.push_back(std::move(server));
+    }
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withMCPRoots(std::vector<mcp::Root> roots) {
+    config_.mcp.roots = std::move(roots);
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withMCPSampling(
+    std::function<bool(const std::string& server, const nlohmann::json& params)> allow) {
+    config_.mcp.allowSampling = std::move(allow);
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withMCPElicitation(mcp::RequestHandler handler) {
+    config_.mcp.elicitation = std::move(handler);
+    return *this;
+}
+
 expected<Agent, AgentError> AgentBuilder::build() const {
+    if (!config_.mcp.servers.empty()) {
+        return fail(AgentError{AgentErrc::invalid_config,
+                               "MCP servers connect asynchronously: build the agent with co_await "
+                               "builder.buildAsync() (or runOnce)"});
+    }
+    return assemble();
+}
+
+Task<expected<Agent, AgentError>> AgentBuilder::buildAsync() const {
+    auto agent = assemble();
+    if (!agent || config_.mcp.servers.empty()) {
+        co_return agent;
+    }
+    auto executor = co_await boost::asio::this_coro::executor;
+    auto state = agent->state_;
+    state->mcp = std::make_shared<McpTools>(*state, executor);
+    auto connected = co_await state->mcp->connectAll();
+    if (!connected) {
+        co_await state->mcp->closeAll();
+        co_return fail(AgentError{AgentErrc::invalid_config,
+                                  "the agent's MCP servers did not all start: " + connected.error()});
+    }
+    co_return agent;
+}
+
+Task<expected<RunResult, AgentError>> AgentBuilder::runOnce(std::string prompt) const {
+    auto agent = co_await buildAsync();
+    if (!agent) {
+        co_return fail(std::move(agent.error()));
+    }
+    RunResult result = co_await agent->run(std::move(prompt));
+    co_await agent->dispose();
+    co_return result;
+}
+
+expected<Agent, AgentError> AgentBuilder::assemble() const {
     std::vector<std::string> problems = problems_;
     AgentConfig config = config_;
     std::optional<llm::ProviderError> providerError = providerError_;
@@ -193,6 +259,17 @@ expected<Agent, AgentError> AgentBuilder::build() const {
     }
     if (settings.transformStageTimeout.count() <= 0) {
         problems.push_back("transformStageTimeout must be positive");
+    }
+    for (std::size_t i = 0; i < config_.mcp.servers.size(); ++i) {
+        const mcp::ServerConfig& server = config_.mcp.servers[i];
+        if (auto valid = mcp::validate(server); !valid) {
+            problems.push_back(valid.error().message);
+        }
+        for (std::size_t j = 0; j < i; ++j) {
+            if (config_.mcp.servers[j].name == server.name) {
+                problems.push_back("two MCP servers are named '" + server.name + "'; names must be unique");
+            }
+        }
     }
     std::shared_ptr<memory::EpisodicStore> episodic;
     if (config_.memory) {

@@ -15,6 +15,8 @@
 
 namespace reagent::agent {
 
+class McpTools;
+
 /// The shared state of an agent. The executor refers to the registry, so a State never moves.
 struct Agent::State {
     explicit State(AgentConfig agentConfig);
@@ -31,6 +33,8 @@ struct Agent::State {
     tools::ToolRegistry registry;
     tools::ToolExecutor executor;
     std::map<SubscriptionId, EventHandler> subscribers;
+    /// The MCP sessions, when `buildAsync` connected servers.
+    std::shared_ptr<McpTools> mcp;
     SubscriptionId nextSubscription = 1;
 
     /// Gives the executor an event sink exactly when someone subscribes (events cost copies).

@@ -56,7 +56,8 @@ class FrameQueue {
             }
             wakeup_.expires_at(boost::asio::steady_timer::time_point::max());
             co_await wakeup_.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
-            if (frames_.empty() && !end_ && isCancelled(co_await boost::asio::this_coro::cancellation_state)) {
+            if (frames_.empty() && !end_ &&
+                isCancelled(co_await boost::asio::this_coro::cancellation_state)) {
                 co_return unexpected(McpError{McpErrc::cancelled, "receive cancelled"});
             }
         }

@@ -5,7 +5,7 @@ namespace reagent::mcp {
 std::unique_ptr<Transport> makeTransport(const ServerConfig& config) {
     switch (config.transport) {
         case TransportKind::stdio:
-            return nullptr;  // TEMPORARY: stdio_transport.cpp lands next
+            return makeStdioTransport(config);
         case TransportKind::websocket:
             return makeWebSocketTransport(config);
         case TransportKind::streamable_http:

@@ -325,6 +325,13 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
 
     Executor executor = co_await asio::this_coro::executor;
     auto context = ToolContext{call.id, definition.name, tripIndex, std::move(executor), &record.artifacts};
+    if (sink_) {
+        // The executor outlives every call it runs, so `this` stays valid while the handler may report.
+        context.progress = [this, id = call.id, name = definition.name,
+                            tripIndex](const ToolProgress& value) {
+            emit(ToolProgressed{id, name, tripIndex, value});
+        };
+    }
     auto handler = runHandler(tool, record.input, std::move(context));
     auto outcome = co_await withTimeout(std::move(handler), definition.timeout);
     if (!outcome) {

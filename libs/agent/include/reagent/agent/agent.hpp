@@ -80,7 +80,9 @@ class Agent {
     /// \brief The episodic store set up by `withMemory(...)`, or null.
     [[nodiscard]] std::shared_ptr<memory::EpisodicStore> episodicMemory() const noexcept;
 
-    /// \brief Runs the `dispose` hooks of tools that were initialised. Never throws.
+    /// \brief Runs the `dispose` hooks of tools that were initialised and closes every MCP session
+    /// (a stdio server is stopped and reaped, an HTTP session ended with `DELETE`). Never throws. An agent
+    /// whose last handle goes away without it closes its MCP sessions abruptly (servers killed).
     [[nodiscard]] Task<void> dispose() const;
 
     struct State;
@@ -135,15 +137,38 @@ class AgentBuilder {
     AgentBuilder& withEventHandler(EventHandler handler);
     AgentBuilder& withTemperature(double temperature);
     AgentBuilder& withMaxTokens(int tokens);
+    /// \brief Uses an MCP server's tools, registered as `<server name>/<tool>`; connected by
+    /// `buildAsync()`. Servers' names must be unique.
+    AgentBuilder& withMCP(mcp::ServerConfig server);
+    AgentBuilder& withMCP(std::vector<mcp::ServerConfig> servers);
+    /// \brief Roots offered to every MCP server (`roots/list`).
+    AgentBuilder& withMCPRoots(std::vector<mcp::Root> roots);
+    /// \brief Lets MCP servers ask the agent's provider for completions (`sampling/createMessage`), each
+    /// request only when `allow(server, params)` returns true.
+    AgentBuilder& withMCPSampling(
+        std::function<bool(const std::string& server, const nlohmann::json& params)> allow);
+    /// \brief Answers MCP servers' questions to the user (`elicitation/create`).
+    AgentBuilder& withMCPElicitation(mcp::RequestHandler handler);
 
     /// \brief The agent, or `AgentErrc::invalid_config` listing every problem (no provider, a tool that
     /// failed to build, duplicate tool names, a non-positive iteration limit, ...).
     [[nodiscard]] expected<Agent, AgentError> build() const;
 
+    /// \brief As `build()`, then connects every MCP server (all at once) on the awaiting coroutine's
+    /// executor and registers their tools. A server that fails to start or to initialise is reported
+    /// as `invalid_config`, naming it (with its stderr's last lines for stdio); the servers that did
+    /// connect are closed again. Needed when `withMCP` was called; otherwise the same as `build()`.
+    [[nodiscard]] Task<expected<Agent, AgentError>> buildAsync() const;
+
+    /// \brief Builds (`buildAsync`), runs `prompt`, disposes the agent: for one-shot use.
+    [[nodiscard]] Task<expected<RunResult, AgentError>> runOnce(std::string prompt) const;
+
   private:
     using ProviderFactory = std::function<expected<std::shared_ptr<llm::Provider>, llm::ProviderError>()>;
     /// Makes the provider with `factory` when `build()` runs.
     AgentBuilder& deferProvider(ProviderFactory factory);
+    /// The agent without its MCP sessions: build() and buildAsync() share it.
+    [[nodiscard]] expected<Agent, AgentError> assemble() const;
 
     AgentConfig config_;
     /// A provider to make at build() (withProvider(kind) reads the environment then).

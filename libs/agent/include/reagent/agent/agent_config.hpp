@@ -3,13 +3,16 @@
 /// \brief Configuration structs assembled by `AgentBuilder`.
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "reagent/agent/loop_options.hpp"
 #include "reagent/llm/provider.hpp"
+#include "reagent/mcp/client.hpp"
 #include "reagent/memory/episodic_store.hpp"
 #include "reagent/memory/result_compressor.hpp"
 #include "reagent/memory/working_memory.hpp"
@@ -57,6 +60,21 @@ struct MemoryConfig {
     bool logToolResults = true;
 };
 
+/// \brief The MCP servers whose tools the agent uses, and how it answers their requests.
+struct McpSettings {
+    /// Connected by `AgentBuilder::buildAsync()`; each server's tools are registered as `server/tool`.
+    std::vector<mcp::ServerConfig> servers;
+    /// Offered to every server (`roots/list`); unset: the `roots` capability is not declared.
+    std::optional<std::vector<mcp::Root>> roots;
+    /// Decides whether a server may have the agent's own provider complete a prompt
+    /// (`sampling/createMessage`); unset: sampling is not offered. Called with the server's name and the
+    /// request's params; true lets the request through.
+    std::function<bool(const std::string& server, const nlohmann::json& params)> allowSampling;
+    /// Answers `elicitation/create` (questions a server asks the user); unset: elicitation is not
+    /// offered. An accepted answer is completed with the schema's defaults.
+    mcp::RequestHandler elicitation;
+};
+
 /// \brief Everything an agent is made of; the builder fills it in.
 struct AgentConfig {
     /// Shown in logs and the CLI. Default "agent".
@@ -76,6 +94,7 @@ struct AgentConfig {
     /// Set by `withMemory(...)`: episodic memory is enabled.
     std::optional<MemoryConfig> memory;
     tools::ApprovalHandler approval;
+    McpSettings mcp;
 };
 
 }  // namespace reagent::agent

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
 
@@ -80,6 +81,17 @@ struct ModelRetrying {
     llm::RetryNotice notice;
 };
 
+/// \brief A log line from an MCP server (`notifications/message`), or the client's own note about that
+/// server (a malformed frame, a reconnection, a tool that could not be registered: logger `reagent`).
+/// Server text: untrusted.
+struct ServerLogged {
+    std::string server;
+    /// `debug`, `info`, `notice`, `warning`, `error`, `critical`, `alert` or `emergency`.
+    std::string level;
+    std::string logger;
+    nlohmann::json data;
+};
+
 /// \brief A run ended.
 struct RunFinished {
     TerminatedBy terminatedBy = TerminatedBy::end_turn;
@@ -93,7 +105,8 @@ struct RunFinished {
 /// from providers that stream (`ModelRequest::onDelta`), and only when someone subscribed.
 using AgentEvent =
     std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled, tools::ToolFailed,
-                 RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed, MemoryWarning, ModelRetrying>;
+                 RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed, MemoryWarning, ModelRetrying,
+                 tools::ToolProgressed, ServerLogged>;
 
 /// \brief Receives events on the run's executor. Exceptions it throws are swallowed.
 using EventHandler = std::function<void(const AgentEvent&)>;

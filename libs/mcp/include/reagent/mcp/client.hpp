@@ -158,8 +158,8 @@ class Client : public std::enable_shared_from_this<Client> {
     /// \par Errors
     /// `invalid_config`, `connect_failed` (naming the server and, for stdio, the tail of its stderr),
     /// `unsupported_version`, `timeout` (`connectTimeout`), `cancelled`.
-    [[nodiscard]] static Task<expected<std::shared_ptr<Client>, McpError>> connect(ServerConfig config,
-                                                                                   ClientOptions options = {});
+    [[nodiscard]] static Task<expected<std::shared_ptr<Client>, McpError>> connect(
+        ServerConfig config, ClientOptions options = {});
     /// \brief As above, with transports made by `factory` (a custom transport, or tests).
     [[nodiscard]] static Task<expected<std::shared_ptr<Client>, McpError>> connect(ServerConfig config,
                                                                                    ClientOptions options,

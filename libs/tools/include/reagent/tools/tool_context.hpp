@@ -2,12 +2,21 @@
 /// \file
 /// \brief `ToolContext`: what a handler knows about the call it serves.
 
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "reagent/core/task.hpp"
 
 namespace reagent::tools {
+
+/// \brief How far a running call has got: `progress` of `total` (when known), with an optional message.
+struct ToolProgress {
+    double progress = 0;
+    std::optional<double> total;
+    std::string message;
+};
 
 /// \brief Per-call context handed to a tool handler.
 ///
@@ -24,6 +33,16 @@ struct ToolContext {
     Executor executor;
     /// System-only data (citations, files, telemetry) that the model never sees; recorded with the call.
     nlohmann::json* artifacts = nullptr;
+    /// Reports progress while the call runs (each report becomes a `ToolProgressed` event); empty when
+    /// nobody listens, so check before calling, or use `reportProgress`.
+    std::function<void(const ToolProgress&)> progress{};
+
+    /// \brief Reports progress if anyone listens.
+    void reportProgress(const ToolProgress& value) const {
+        if (progress) {
+            progress(value);
+        }
+    }
 };
 
 }  // namespace reagent::tools

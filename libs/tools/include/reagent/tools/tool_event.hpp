@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "reagent/tools/tool_call.hpp"
+#include "reagent/tools/tool_context.hpp"
 #include "reagent/tools/tool_error.hpp"
 
 namespace reagent::tools {
@@ -39,7 +40,16 @@ struct ToolFailed {
     std::chrono::microseconds duration{0};
 };
 
-using ToolEvent = std::variant<ToolCalling, ToolCalled, ToolFailed>;
+/// \brief A running call reported progress (`ToolContext::reportProgress`, or an MCP server's
+/// `notifications/progress`).
+struct ToolProgressed {
+    std::string callId;
+    std::string tool;
+    int tripIndex = 0;
+    ToolProgress progress;
+};
+
+using ToolEvent = std::variant<ToolCalling, ToolCalled, ToolFailed, ToolProgressed>;
 
 /// \brief Receives tool events on the run's executor. Must not throw (exceptions are swallowed).
 using ToolEventSink = std::function<void(const ToolEvent&)>;

@@ -1,0 +1,68 @@
+// A server's sampling/createMessage answered by the agent's own provider.
+
+#include "mcp_tools.hpp"
+#include "reagent/llm/model_request.hpp"
+
+namespace reagent::agent {
+namespace {
+
+using nlohmann::json;
+
+// The text of one sampling message's content: a block or (2025-11-25) an array of blocks.
+std::string contentText(const json& content) {
+    if (content.is_array()) {
+        std::string text;
+        for (const json& block : content) {
+            const std::string piece = contentText(block);
+            if (!piece.empty()) {
+                text += (text.empty() ? "" : "\n") + piece;
+            }
+        }
+        return text;
+    }
+    if (content.is_object() && content.value("type", "") == "text" && content.contains("text") &&
+        content.at("text").is_string()) {
+        return content.at("text").get<std::string>();
+    }
+    return mcp::contentToText(json::array({content}));
+}
+
+}  // namespace
+
+Task<expected<json, mcp::RpcError>> sampleWithProvider(std::shared_ptr<llm::Provider> provider, json params) {
+    if (!provider) {
+        co_return unexpected(mcp::RpcError{mcp::kInternalError, "the agent has no provider"});
+    }
+    if (!params.is_object() || !params.contains("messages") || !params.at("messages").is_array()) {
+        co_return unexpected(
+            mcp::RpcError{mcp::kInvalidParams, "sampling/createMessage needs a messages array"});
+    }
+    llm::ModelRequest request;
+    if (params.contains("systemPrompt") && params.at("systemPrompt").is_string()) {
+        request.messages.push_back(llm::Message::system(params.at("systemPrompt").get<std::string>()));
+    }
+    for (const json& message : params.at("messages")) {
+        const std::string role = message.is_object() ? message.value("role", "user") : "user";
+        std::string text = contentText(message.is_object() ? message.value("content", json()) : json());
+        request.messages.push_back(role == "assistant" ? llm::Message::assistant(std::move(text))
+                                                       : llm::Message::user(std::move(text)));
+    }
+    if (params.contains("maxTokens") && params.at("maxTokens").is_number_integer()) {
+        request.maxTokens = params.at("maxTokens").get<int>();
+    }
+    if (params.contains("temperature") && params.at("temperature").is_number()) {
+        request.temperature = params.at("temperature").get<double>();
+    }
+    auto reply = co_await provider->complete(std::move(request));
+    if (!reply) {
+        co_return unexpected(
+            mcp::RpcError{mcp::kInternalError, "the model call failed: " + reply.error().message});
+    }
+    const std::string stop = reply->stopReason == llm::StopReason::max_tokens ? "maxTokens" : "endTurn";
+    co_return json{{"role", "assistant"},
+                   {"content", {{"type", "text"}, {"text", reply->text}}},
+                   {"model", reply->model.empty() ? std::string(provider->name()) : reply->model},
+                   {"stopReason", stop}};
+}
+
+}  // namespace reagent::agent

@@ -1,0 +1,114 @@
+#pragma once
+/// \file
+/// \brief `Subprocess`: a child process in its own process group, with pipes, a cancellable wait and a
+/// reap that never leaves a zombie.
+
+#include <sys/types.h>
+
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/readable_pipe.hpp>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reagent/core/error.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/core/task.hpp"
+
+namespace reagent {
+
+enum class SpawnErrc {
+    /// The program is not on `PATH` (or the path given does not exist or is not executable).
+    not_found,
+    /// `posix_spawn`, a pipe or the process descriptor failed; the message says which and why.
+    spawn_failed,
+};
+
+[[nodiscard]] std::string_view toString(SpawnErrc code) noexcept;
+
+using SpawnError = Error<SpawnErrc>;
+
+/// \brief What to start.
+struct SubprocessOptions {
+    /// A path, or a name looked up on the `PATH` of the child's environment.
+    std::string program;
+    std::vector<std::string> args;
+    /// The child's whole environment as `NAME=value`; empty optional: this process's environment.
+    std::optional<std::vector<std::string>> environment;
+    /// The child's working directory; empty: this process's.
+    std::string workingDirectory;
+};
+
+/// \brief This process's environment with `overrides` (`NAME=value`) merged over it.
+[[nodiscard]] std::vector<std::string> mergedEnvironment(const std::vector<std::string>& overrides);
+
+/// \brief A started child: its own process group (so a kill reaches everything it started), default
+/// signal dispositions, stdin a socket (writing after it exited fails with EPIPE instead of raising
+/// SIGPIPE), stdout and stderr pipes, no other descriptor inherited.
+///
+/// \par Reaping
+/// `wait` watches a pidfd (Linux >= 5.3) without reaping, so the group can still be killed safely;
+/// `reap` collects the exit status. The destructor of a child not yet reaped kills its group and reaps
+/// it (a short blocking wait after SIGKILL), so no zombie and no orphan outlive the object.
+///
+/// \par Thread safety
+/// Use from one strand.
+class Subprocess {
+  public:
+    /// \brief Starts `options.program` with its descriptors bound to `executor`.
+    ///
+    /// \par Errors
+    /// `not_found` naming the program and the `PATH` searched, `spawn_failed` with the system's reason.
+    [[nodiscard]] static expected<Subprocess, SpawnError> spawn(const Executor& executor,
+                                                                const SubprocessOptions& options);
+
+    Subprocess(Subprocess&& other) noexcept;
+    Subprocess& operator=(Subprocess&&) = delete;
+    Subprocess(const Subprocess&) = delete;
+    Subprocess& operator=(const Subprocess&) = delete;
+    ~Subprocess();
+
+    [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+    [[nodiscard]] boost::asio::local::stream_protocol::socket& input() noexcept { return input_; }
+    [[nodiscard]] boost::asio::readable_pipe& output() noexcept { return output_; }
+    [[nodiscard]] boost::asio::readable_pipe& errors() noexcept { return errors_; }
+
+    /// \brief Sends `signal` to the whole process group (nothing once reaped).
+    void signalGroup(int signal) const noexcept;
+
+    /// \brief Waits until the child has exited (it is not reaped: `reap` collects it). Returns false
+    /// when the wait was cancelled or failed.
+    [[nodiscard]] Task<bool> waitExit();
+
+    /// \brief Kills what is left of the group and collects the exit status (a wait status as `waitpid`
+    /// gives). Not cancellable: after SIGKILL it is short, and a zombie must not be left behind.
+    [[nodiscard]] Task<int> reap();
+
+    /// \brief The wait status once reaped.
+    [[nodiscard]] std::optional<int> status() const noexcept { return status_; }
+
+    /// \brief Closes stdin, waits up to `grace` for the child to exit, then sends SIGTERM and waits up
+    /// to `grace` again, then SIGKILL; always reaps. Cancelling the caller skips to SIGKILL. Returns the
+    /// wait status.
+    [[nodiscard]] Task<int> stop(std::chrono::milliseconds grace);
+
+  private:
+    Subprocess(const Executor& executor, pid_t pid, int pidfd);
+    void reapNow() noexcept;
+    [[nodiscard]] Task<int> stopSteps(std::chrono::milliseconds grace);
+
+    pid_t pid_ = -1;
+    boost::asio::posix::stream_descriptor pidfd_;
+    boost::asio::local::stream_protocol::socket input_;
+    boost::asio::readable_pipe output_;
+    boost::asio::readable_pipe errors_;
+    std::optional<int> status_;
+};
+
+/// \brief `"exited with status 3"`, `"was killed by signal 9 (Killed)"`: a wait status for people.
+[[nodiscard]] std::string describeWaitStatus(int status);
+
+}  // namespace reagent

@@ -1,0 +1,370 @@
+#include "reagent/core/subprocess.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "reagent/core/cancellation.hpp"
+#include "reagent/core/settle.hpp"
+
+extern char** environ;  // NOLINT: POSIX
+
+namespace reagent {
+namespace {
+
+namespace asio = boost::asio;
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+
+class UniqueFd {
+  public:
+    UniqueFd() = default;
+    explicit UniqueFd(int fd) : fd_(fd) {}
+    UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+    UniqueFd& operator=(UniqueFd&&) = delete;
+    UniqueFd(const UniqueFd&) = delete;
+    UniqueFd& operator=(const UniqueFd&) = delete;
+    ~UniqueFd() {
+        if (fd_ >= 0) {
+            ::close(fd_);
+        }
+    }
+    [[nodiscard]] int get() const { return fd_; }
+    [[nodiscard]] int release() { return std::exchange(fd_, -1); }
+
+  private:
+    int fd_ = -1;
+};
+
+struct SpawnActions {
+    posix_spawn_file_actions_t value;
+    SpawnActions() { ::posix_spawn_file_actions_init(&value); }
+    ~SpawnActions() { ::posix_spawn_file_actions_destroy(&value); }
+    SpawnActions(const SpawnActions&) = delete;
+    SpawnActions& operator=(const SpawnActions&) = delete;
+};
+
+struct SpawnAttributes {
+    posix_spawnattr_t value;
+    SpawnAttributes() { ::posix_spawnattr_init(&value); }
+    ~SpawnAttributes() { ::posix_spawnattr_destroy(&value); }
+    SpawnAttributes(const SpawnAttributes&) = delete;
+    SpawnAttributes& operator=(const SpawnAttributes&) = delete;
+};
+
+SpawnError systemError(std::string what, int error) {
+    return {SpawnErrc::spawn_failed, std::move(what) + ": " + std::strerror(error)};
+}
+
+bool executable(const std::string& path) {
+    struct stat info {};
+    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::string variable(const std::vector<std::string>& environment, std::string_view name) {
+    for (const std::string& entry : environment) {
+        if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
+            entry[name.size()] == '=') {
+            return entry.substr(name.size() + 1);
+        }
+    }
+    return {};
+}
+
+// posix_spawnp would search this process's PATH; the child's own PATH is the one that counts.
+expected<std::string, SpawnError> resolveProgram(const std::string& program,
+                                                 const std::vector<std::string>& environment) {
+    if (program.empty()) {
+        return unexpected(SpawnError{SpawnErrc::not_found, "no program given"});
+    }
+    if (program.find('/') != std::string::npos) {
+        if (!executable(program)) {
+            return unexpected(
+                SpawnError{SpawnErrc::not_found, "'" + program + "' is not an executable file"});
+        }
+        return program;
+    }
+    std::string path = variable(environment, "PATH");
+    if (path.empty()) {
+        path = "/usr/local/bin:/usr/bin:/bin";
+    }
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        std::size_t end = path.find(':', start);
+        if (end == std::string::npos) {
+            end = path.size();
+        }
+        std::string directory = path.substr(start, end - start);
+        std::string candidate = (directory.empty() ? std::string(".") : directory) + "/" + program;
+        if (executable(candidate)) {
+            return candidate;
+        }
+        start = end + 1;
+    }
+    return unexpected(
+        SpawnError{SpawnErrc::not_found, "'" + program + "' was not found on PATH (" + path + ")"});
+}
+
+std::vector<std::string> currentEnvironment() {
+    std::vector<std::string> out;
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        out.emplace_back(*entry);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string_view toString(SpawnErrc code) noexcept {
+    switch (code) {
+        case SpawnErrc::not_found:
+            return "not_found";
+        case SpawnErrc::spawn_failed:
+            return "spawn_failed";
+    }
+    return "unknown";
+}
+
+std::vector<std::string> mergedEnvironment(const std::vector<std::string>& overrides) {
+    std::vector<std::string> environment = currentEnvironment();
+    for (const std::string& entry : overrides) {
+        const std::size_t equals = entry.find('=');
+        const std::string_view name = std::string_view(entry).substr(0, equals);
+        bool replaced = false;
+        for (std::string& existing : environment) {
+            if (existing.size() > name.size() && existing.compare(0, name.size(), name) == 0 &&
+                existing[name.size()] == '=') {
+                existing = entry;
+                replaced = true;
+                break;
+            }
+        }
+        if (!replaced) {
+            environment.push_back(entry);
+        }
+    }
+    return environment;
+}
+
+Subprocess::Subprocess(const Executor& executor, pid_t pid, int pidfd)
+    : pid_(pid), pidfd_(executor, pidfd), input_(executor), output_(executor), errors_(executor) {}
+
+Subprocess::Subprocess(Subprocess&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)),
+      pidfd_(std::move(other.pidfd_)),
+      input_(std::move(other.input_)),
+      output_(std::move(other.output_)),
+      errors_(std::move(other.errors_)),
+      status_(other.status_) {}
+
+Subprocess::~Subprocess() {
+    if (pid_ > 0 && !status_) {
+        signalGroup(SIGKILL);
+        reapNow();
+    }
+}
+
+expected<Subprocess, SpawnError> Subprocess::spawn(const Executor& executor,
+                                                   const SubprocessOptions& options) {
+    std::vector<std::string> environment = options.environment ? *options.environment : currentEnvironment();
+    auto program = resolveProgram(options.program, environment);
+    if (!program) {
+        return unexpected(program.error());
+    }
+    int in[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0) {
+        return unexpected(systemError("could not create the input socket", errno));
+    }
+    UniqueFd inParent(in[0]);
+    UniqueFd inChild(in[1]);
+    int out[2];
+    if (::pipe2(out, O_CLOEXEC) != 0) {
+        return unexpected(systemError("could not create the output pipe", errno));
+    }
+    UniqueFd outParent(out[0]);
+    UniqueFd outChild(out[1]);
+    int err[2];
+    if (::pipe2(err, O_CLOEXEC) != 0) {
+        return unexpected(systemError("could not create the error pipe", errno));
+    }
+    UniqueFd errParent(err[0]);
+    UniqueFd errChild(err[1]);
+
+    SpawnActions actions;
+    ::posix_spawn_file_actions_adddup2(&actions.value, inChild.get(), STDIN_FILENO);
+    ::posix_spawn_file_actions_adddup2(&actions.value, outChild.get(), STDOUT_FILENO);
+    ::posix_spawn_file_actions_adddup2(&actions.value, errChild.get(), STDERR_FILENO);
+    ::posix_spawn_file_actions_addclosefrom_np(&actions.value, STDERR_FILENO + 1);
+    if (!options.workingDirectory.empty()) {
+        ::posix_spawn_file_actions_addchdir_np(&actions.value, options.workingDirectory.c_str());
+    }
+
+    // posix_spawn rather than fork: glibc runs only async-signal-safe steps between clone(CLONE_VFORK)
+    // and exec, safe in a multi-threaded parent, and reports exec failures synchronously.
+    SpawnAttributes attributes;
+    ::posix_spawnattr_setflags(&attributes.value,
+                               POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    ::posix_spawnattr_setpgroup(&attributes.value, 0);
+    sigset_t signals;
+    sigemptyset(&signals);
+    ::posix_spawnattr_setsigmask(&attributes.value, &signals);
+    sigfillset(&signals);
+    sigdelset(&signals, SIGKILL);
+    sigdelset(&signals, SIGSTOP);
+    ::posix_spawnattr_setsigdefault(&attributes.value, &signals);
+
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(options.program.c_str()));
+    for (const std::string& argument : options.args) {
+        argv.push_back(const_cast<char*>(argument.c_str()));
+    }
+    argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (std::string& entry : environment) {
+        envp.push_back(entry.data());
+    }
+    envp.push_back(nullptr);
+
+    pid_t pid = -1;
+    const int error =
+        ::posix_spawn(&pid, program->c_str(), &actions.value, &attributes.value, argv.data(), envp.data());
+    if (error != 0) {
+        std::string what = "could not start '" + *program + "'";
+        if (!options.workingDirectory.empty()) {
+            what += " in '" + options.workingDirectory + "'";
+        }
+        return unexpected(systemError(std::move(what), error));
+    }
+    // glibc 2.36 declares pidfd_open without C linkage for C++; the system call is the same.
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    if (pidfd < 0) {
+        const int openError = errno;
+        ::kill(-pid, SIGKILL);
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        return unexpected(systemError("could not watch the started process (pidfd_open)", openError));
+    }
+    Subprocess child(executor, pid, pidfd);
+    boost::system::error_code ec;
+    child.input_.assign(asio::local::stream_protocol(), inParent.get(), ec);
+    if (!ec) {
+        (void)inParent.release();
+        child.output_.assign(outParent.get(), ec);
+    }
+    if (!ec) {
+        (void)outParent.release();
+        child.errors_.assign(errParent.get(), ec);
+    }
+    if (!ec) {
+        (void)errParent.release();
+    }
+    if (ec) {
+        return unexpected(
+            SpawnError{SpawnErrc::spawn_failed, "could not watch the started process: " + ec.message()});
+    }
+    return child;
+}
+
+void Subprocess::signalGroup(int signal) const noexcept {
+    // Only before the reap: until then the zombie keeps the group id from being reused.
+    if (pid_ > 0 && !status_) {
+        ::kill(-pid_, signal);
+    }
+}
+
+Task<bool> Subprocess::waitExit() {
+    if (status_) {
+        co_return true;
+    }
+    // A pidfd becomes readable when the process exits; the zombie stays until reap.
+    auto [ec] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, kTuple);
+    co_return !ec;
+}
+
+void Subprocess::reapNow() noexcept {
+    if (status_) {
+        return;
+    }
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0) {
+        if (errno != EINTR) {
+            status = 0;
+            break;
+        }
+    }
+    status_ = status;
+    boost::system::error_code ignored;
+    pidfd_.close(ignored);
+}
+
+Task<int> Subprocess::reap() {
+    if (!status_) {
+        signalGroup(SIGKILL);
+        auto token = asio::bind_cancellation_slot(asio::cancellation_slot(), kTuple);
+        auto [ec] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, token);
+        (void)ec;  // on failure the blocking wait below still ends: the process was killed
+        reapNow();
+    }
+    co_return *status_;
+}
+
+Task<int> Subprocess::stop(std::chrono::milliseconds grace) {
+    // Checked: a cancelled caller ends the waits early, and the reap still runs to the end.
+    co_return co_await withCheckedCancellation(stopSteps(grace));
+}
+
+Task<int> Subprocess::stopSteps(std::chrono::milliseconds grace) {
+    if (status_) {
+        co_return *status_;
+    }
+    boost::system::error_code ignored;
+    input_.shutdown(asio::socket_base::shutdown_send, ignored);
+    input_.close(ignored);
+    auto executor = co_await asio::this_coro::executor;
+    for (int signal : {0, SIGTERM}) {
+        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+            break;
+        }
+        if (signal != 0) {
+            signalGroup(signal);
+        }
+        asio::steady_timer deadline(executor, grace);
+        using namespace asio::experimental::awaitable_operators;
+        auto exited = co_await (waitExit() || deadline.async_wait(kTuple));
+        if (exited.index() == 0 && std::get<0>(exited)) {
+            break;
+        }
+    }
+    co_return co_await reap();
+}
+
+std::string describeWaitStatus(int status) {
+    if (WIFSIGNALED(status)) {
+        const int signal = WTERMSIG(status);
+        const char* name = ::strsignal(signal);
+        return "was killed by signal " + std::to_string(signal) +
+               (name != nullptr ? std::string(" (") + name + ")" : "");
+    }
+    if (WIFEXITED(status)) {
+        return "exited with status " + std::to_string(WEXITSTATUS(status));
+    }
+    return "ended (wait status " + std::to_string(status) + ")";
+}
+
+}  // namespace reagent

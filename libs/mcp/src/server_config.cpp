@@ -1,0 +1,264 @@
+#include "reagent/mcp/server_config.hpp"
+
+#include <string>
+#include <utility>
+
+namespace reagent::mcp {
+namespace {
+
+using nlohmann::json;
+
+McpError invalid(std::string_view server, std::string what) {
+    std::string message = "MCP server '";
+    message += server;
+    message += "': ";
+    message += what;
+    return {McpErrc::invalid_config, std::move(message)};
+}
+
+bool validNameCharacter(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
+}
+
+bool startsWith(std::string_view text, std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
+}
+
+expected<std::string, McpError> stringMember(const json& entry, std::string_view server, const char* key) {
+    const json& value = entry.at(key);
+    if (!value.is_string()) {
+        return unexpected(invalid(server, std::string("`") + key + "` must be a string"));
+    }
+    return value.get<std::string>();
+}
+
+expected<std::map<std::string, std::string>, McpError> stringMap(const json& entry, std::string_view server,
+                                                                 const char* key) {
+    const json& value = entry.at(key);
+    if (!value.is_object()) {
+        return unexpected(invalid(server, std::string("`") + key + "` must be an object of strings"));
+    }
+    std::map<std::string, std::string> out;
+    for (const auto& [name, item] : value.items()) {
+        if (!item.is_string()) {
+            return unexpected(invalid(server, std::string("`") + key + "." + name + "` must be a string"));
+        }
+        out.emplace(name, item.get<std::string>());
+    }
+    return out;
+}
+
+expected<std::chrono::milliseconds, McpError> milliseconds(const json& entry, std::string_view server,
+                                                           const char* key) {
+    const json& value = entry.at(key);
+    if (!value.is_number_integer() || value.get<long long>() <= 0) {
+        return unexpected(
+            invalid(server, std::string("`") + key + "` must be a positive integer (milliseconds)"));
+    }
+    return std::chrono::milliseconds(value.get<long long>());
+}
+
+expected<TransportKind, McpError> kindNamed(std::string_view server, std::string_view name) {
+    if (name == "stdio") {
+        return TransportKind::stdio;
+    }
+    if (name == "streamable-http" || name == "http" || name == "streamableHttp" ||
+        name == "streamable_http") {
+        return TransportKind::streamable_http;
+    }
+    if (name == "sse") {
+        return TransportKind::sse;
+    }
+    if (name == "websocket" || name == "ws") {
+        return TransportKind::websocket;
+    }
+    return unexpected(invalid(server, "unknown transport type '" + std::string(name) +
+                                          "' (expected stdio, streamable-http, http, sse or websocket)"));
+}
+
+expected<ServerConfig, McpError> parseEntry(const std::string& name, const json& entry) {
+    if (!entry.is_object()) {
+        return unexpected(invalid(name, "the entry must be an object"));
+    }
+    ServerConfig config;
+    config.name = name;
+    const bool hasCommand = entry.contains("command");
+    const bool hasUrl = entry.contains("url") || entry.contains("endpoint");
+    if (hasCommand == hasUrl) {
+        return unexpected(invalid(name, hasCommand
+                                            ? "has both `command` (stdio) and `url`; keep one"
+                                            : "needs `command` (stdio) or `url` (HTTP, SSE, WebSocket)"));
+    }
+    if (hasCommand) {
+        auto command = stringMember(entry, name, "command");
+        if (!command) {
+            return unexpected(command.error());
+        }
+        config.command = std::move(*command);
+        if (entry.contains("args")) {
+            const json& args = entry.at("args");
+            if (!args.is_array()) {
+                return unexpected(invalid(name, "`args` must be an array of strings"));
+            }
+            for (const json& arg : args) {
+                if (!arg.is_string()) {
+                    return unexpected(invalid(name, "`args` must be an array of strings"));
+                }
+                config.args.push_back(arg.get<std::string>());
+            }
+        }
+        if (entry.contains("env")) {
+            auto env = stringMap(entry, name, "env");
+            if (!env) {
+                return unexpected(env.error());
+            }
+            config.env = std::move(*env);
+        }
+        if (entry.contains("cwd")) {
+            auto cwd = stringMember(entry, name, "cwd");
+            if (!cwd) {
+                return unexpected(cwd.error());
+            }
+            config.cwd = std::move(*cwd);
+        }
+    } else {
+        auto url = stringMember(entry, name, entry.contains("url") ? "url" : "endpoint");
+        if (!url) {
+            return unexpected(url.error());
+        }
+        config.url = std::move(*url);
+        config.transport = startsWith(config.url, "ws://") || startsWith(config.url, "wss://")
+                               ? TransportKind::websocket
+                               : TransportKind::streamable_http;
+        if (entry.contains("headers")) {
+            auto headers = stringMap(entry, name, "headers");
+            if (!headers) {
+                return unexpected(headers.error());
+            }
+            config.headers = std::move(*headers);
+        }
+    }
+    for (const char* key : {"type", "transport"}) {
+        if (entry.contains(key)) {
+            auto type = stringMember(entry, name, key);
+            if (!type) {
+                return unexpected(type.error());
+            }
+            auto kind = kindNamed(name, *type);
+            if (!kind) {
+                return unexpected(kind.error());
+            }
+            config.transport = *kind;
+        }
+    }
+    if (entry.contains("timeoutMs")) {
+        auto limit = milliseconds(entry, name, "timeoutMs");
+        if (!limit) {
+            return unexpected(limit.error());
+        }
+        config.requestTimeout = *limit;
+    }
+    if (entry.contains("connectTimeoutMs")) {
+        auto limit = milliseconds(entry, name, "connectTimeoutMs");
+        if (!limit) {
+            return unexpected(limit.error());
+        }
+        config.connectTimeout = *limit;
+    }
+    if (entry.contains("maxReconnects")) {
+        const json& value = entry.at("maxReconnects");
+        if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 1000) {
+            return unexpected(invalid(name, "`maxReconnects` must be an integer from 0 to 1000"));
+        }
+        config.maxReconnects = value.get<int>();
+    }
+    if (auto valid = validate(config); !valid) {
+        return unexpected(valid.error());
+    }
+    return config;
+}
+
+}  // namespace
+
+std::string_view toString(TransportKind kind) noexcept {
+    switch (kind) {
+        case TransportKind::stdio:
+            return "stdio";
+        case TransportKind::streamable_http:
+            return "streamable-http";
+        case TransportKind::sse:
+            return "sse";
+        case TransportKind::websocket:
+            return "websocket";
+    }
+    return "unknown";
+}
+
+expected<void, McpError> validate(const ServerConfig& config) {
+    if (config.name.empty()) {
+        return unexpected(
+            McpError{McpErrc::invalid_config, "an MCP server needs a name (the prefix of its tools)"});
+    }
+    for (char c : config.name) {
+        if (!validNameCharacter(c)) {
+            return unexpected(
+                invalid(config.name, "the name may only hold letters, digits, '_', '-' and '.'"));
+        }
+    }
+    if (config.name.size() > 64) {
+        return unexpected(invalid(config.name, "the name is longer than 64 characters"));
+    }
+    if (config.transport == TransportKind::stdio) {
+        if (config.command.empty()) {
+            return unexpected(invalid(config.name, "a stdio server needs a `command`"));
+        }
+    } else {
+        const bool web = startsWith(config.url, "http://") || startsWith(config.url, "https://");
+        const bool socket = startsWith(config.url, "ws://") || startsWith(config.url, "wss://");
+        if (config.url.empty()) {
+            return unexpected(invalid(
+                config.name, "a " + std::string(toString(config.transport)) + " server needs a `url`"));
+        }
+        if (config.transport == TransportKind::websocket ? !socket : !web) {
+            return unexpected(invalid(
+                config.name, "the `url` of a " + std::string(toString(config.transport)) +
+                                 " server must start with " +
+                                 (config.transport == TransportKind::websocket ? "ws:// or wss://"
+                                                                               : "http:// or https://")));
+        }
+    }
+    if (config.requestTimeout.count() <= 0 || config.connectTimeout.count() <= 0) {
+        return unexpected(invalid(config.name, "the time limits must be positive"));
+    }
+    if (config.maxReconnects < 0 || config.reconnectDelay.count() < 0) {
+        return unexpected(invalid(config.name, "`maxReconnects` and `reconnectDelay` must not be negative"));
+    }
+    if (config.limits.maxMessageBytes == 0) {
+        return unexpected(invalid(config.name, "`limits.maxMessageBytes` must be positive"));
+    }
+    return {};
+}
+
+expected<std::vector<ServerConfig>, McpError> parseServers(const nlohmann::json& document) {
+    const json* servers = &document;
+    if (document.is_object() && document.contains("mcpServers")) {
+        servers = &document.at("mcpServers");
+    }
+    if (!servers->is_object()) {
+        return unexpected(
+            McpError{McpErrc::invalid_config,
+                     "the MCP configuration must be an object: {\"mcpServers\": {\"name\": {...}}}"});
+    }
+    std::vector<ServerConfig> configs;
+    for (const auto& [name, entry] : servers->items()) {
+        auto config = parseEntry(name, entry);
+        if (!config) {
+            return unexpected(config.error());
+        }
+        configs.push_back(std::move(*config));
+    }
+    return configs;
+}
+
+}  // namespace reagent::mcp

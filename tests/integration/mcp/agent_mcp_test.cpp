@@ -1,0 +1,199 @@
+// Agents that use MCP servers' tools: withMCP, buildAsync, runOnce, dispose, events, sampling through the
+// agent's provider, list_changed, several servers at once.
+
+#include <catch2/catch.hpp>
+#include <memory>
+
+#include "mcp_peers.hpp"
+#include "reagent/agent/agent.hpp"
+#include "reagent/llm/scripted_provider.hpp"
+#include "run_coro.hpp"
+
+namespace agent = reagent::agent;
+namespace llm = reagent::llm;
+namespace mcp = reagent::mcp;
+namespace tools = reagent::tools;
+using nlohmann::json;
+using reagent::Task;
+using reagent::test::childProcesses;
+using reagent::test::runCoro;
+
+namespace {
+
+const tools::ToolCallRecord* findCall(const agent::RunResult& result, const std::string& name) {
+    for (const auto& record : result.toolCalls) {
+        if (record.name == name) {
+            return &record;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("an agent calls tools of two MCP servers end to end and dispose stops them", "[mcp][agent]") {
+    auto provider = std::make_shared<llm::ScriptedProvider>();
+    const auto echoArgs = json::parse(R"({"message":"from the model"})");
+    const auto faultArgs = json::parse(R"({"text":"fault says hi"})");
+    provider->then(llm::ScriptedTurn::toolCalls(
+        {llm::ToolCall{"c1", "everything/echo", echoArgs}, llm::ToolCall{"c2", "fault/echo", faultArgs}}));
+    provider->then(llm::ScriptedTurn::text("done"));
+    std::vector<agent::AgentEvent> events;
+    runCoro([&]() -> Task<void> {
+        auto builder = agent::Agent::create()
+                           .withProvider(provider)
+                           .withMCP(std::vector<mcp::ServerConfig>{reagent::test::everythingStdio(),
+                                                                   reagent::test::faultServer()})
+                           .withEventHandler([&](const agent::AgentEvent& e) { events.push_back(e); });
+        auto built = co_await builder.buildAsync();
+        REQUIRE(built);
+        agent::Agent& a = *built;
+        const auto definitions = a.toolDefinitions();
+        const bool hasEcho = std::any_of(definitions.begin(), definitions.end(), [](const auto& d) {
+            return d.name == "everything/echo" && d.inputSchema["required"][0] == "message" &&
+                   d.category == "mcp";
+        });
+        CHECK(hasEcho);
+        auto result = co_await a.run("use both servers");
+        CHECK(result.success());
+        const auto* echo = findCall(result, "everything/echo");
+        REQUIRE(echo);
+        REQUIRE(echo->succeeded());
+        CHECK(*echo->outcome == "Echo: from the model");
+        const auto* fault = findCall(result, "fault/echo");
+        REQUIRE(fault);
+        REQUIRE(fault->succeeded());
+        CHECK(*fault->outcome == "fault says hi");
+        // The model saw the results under the names it used.
+        const auto& lastRequest = provider->requests().back();
+        CHECK(lastRequest.messages.back().text.find("fault says hi") != std::string::npos);
+        co_await a.dispose();
+        CHECK(childProcesses().empty());
+    }());
+}
+
+TEST_CASE(
+    "MCP tool errors and bad arguments reach the model as tool errors and the schema is checked before the "
+    "call",
+    "[mcp][agent]") {
+    auto provider = std::make_shared<llm::ScriptedProvider>();
+    const auto wrongType = json::parse(R"({"message":42})");
+    provider->then(llm::ScriptedTurn::toolCall("everything/echo", wrongType));
+    provider->then(llm::ScriptedTurn::toolCall("fault/unknown_tool_of_server", json::object()));
+    provider->then(llm::ScriptedTurn::text("gave up"));
+    runCoro([&]() -> Task<void> {
+        auto builtBuilder = agent::Agent::create()
+                                .withProvider(provider)
+                                .withMCP(reagent::test::everythingStdio())
+                                .withMCP(reagent::test::faultServer());
+        auto built = co_await builtBuilder.buildAsync();
+        REQUIRE(built);
+        auto result = co_await built->run("try");
+        REQUIRE(result.toolCalls.size() == 2);
+        REQUIRE_FALSE(result.toolCalls[0].succeeded());
+        CHECK(result.toolCalls[0].outcome.error().code == tools::ToolErrc::invalid_arguments);
+        REQUIRE_FALSE(result.toolCalls[1].succeeded());
+        CHECK(result.toolCalls[1].outcome.error().code == tools::ToolErrc::unknown_tool);
+        co_await built->dispose();
+    }());
+}
+
+TEST_CASE("buildAsync names the MCP server that failed to start and stops the others", "[mcp][agent]") {
+    auto provider = std::make_shared<llm::ScriptedProvider>();
+    runCoro([&]() -> Task<void> {
+        const auto broken = reagent::test::faultServer({"--fail-start"}, "broken");
+        auto builtBuilder = agent::Agent::create()
+                                .withProvider(provider)
+                                .withMCP(reagent::test::everythingStdio())
+                                .withMCP(broken);
+        auto built = co_await builtBuilder.buildAsync();
+        REQUIRE_FALSE(built);
+        CHECK(built.error().code == agent::AgentErrc::invalid_config);
+        CHECK(built.error().message.find("'broken'") != std::string::npos);
+        CHECK(built.error().message.find("refusing to start") != std::string::npos);
+        CHECK(built.error().message.find("'everything'") == std::string::npos);
+        CHECK(childProcesses().empty());
+
+        auto syncBuilt =
+            agent::Agent::create().withProvider(provider).withMCP(reagent::test::faultServer()).build();
+        REQUIRE_FALSE(syncBuilt);
+        CHECK(syncBuilt.error().message.find("buildAsync") != std::string::npos);
+
+        auto duplicateBuilder = agent::Agent::create()
+                                    .withProvider(provider)
+                                    .withMCP(reagent::test::faultServer())
+                                    .withMCP(reagent::test::faultServer());
+        auto duplicate = co_await duplicateBuilder.buildAsync();
+        REQUIRE_FALSE(duplicate);
+        CHECK(duplicate.error().message.find("two MCP servers are named 'fault'") != std::string::npos);
+    }());
+}
+
+TEST_CASE("runOnce builds runs and disposes and progress and logs become agent events", "[mcp][agent]") {
+    auto provider = std::make_shared<llm::ScriptedProvider>();
+    const auto args = json::parse(R"({"duration":0.2,"steps":2})");
+    provider->then(llm::ScriptedTurn::toolCall("everything/trigger-long-running-operation", args));
+    provider->then(llm::ScriptedTurn::text("finished"));
+    std::vector<tools::ToolProgressed> progress;
+    std::vector<agent::ServerLogged> logs;
+    runCoro([&]() -> Task<void> {
+        auto builder = agent::Agent::create()
+                           .withProvider(provider)
+                           .withMCP(reagent::test::everythingStdio())
+                           .withMCPRoots({mcp::Root{"file:///tmp", "tmp"}})
+                           .withEventHandler([&](const agent::AgentEvent& e) {
+                               if (auto* p = std::get_if<tools::ToolProgressed>(&e)) {
+                                   progress.push_back(*p);
+                               } else if (auto* l = std::get_if<agent::ServerLogged>(&e)) {
+                                   logs.push_back(*l);
+                               }
+                           });
+        auto result = co_await builder.runOnce("run the long operation");
+        REQUIRE(result);
+        CHECK(result->success());
+        CHECK(result->output == "finished");
+    }());
+    REQUIRE(progress.size() == 2);
+    CHECK(progress[0].tool == "everything/trigger-long-running-operation");
+    CHECK(progress[1].progress.progress == 2);
+    CHECK(progress[1].progress.total == 2);
+    CHECK(childProcesses().empty());
+}
+
+TEST_CASE("a server's sampling request goes through the agent's provider only when allowed", "[mcp][agent]") {
+    for (const bool allow : {true, false}) {
+        auto provider = std::make_shared<llm::ScriptedProvider>();
+        const auto args = json::parse(R"({"prompt":"say hi","maxTokens":20})");
+        provider->then(llm::ScriptedTurn::toolCall("everything/trigger-sampling-request", args));
+        if (allow) {
+            provider->then(llm::ScriptedTurn::text("sampled by the agent's model"));
+        }
+        provider->then(llm::ScriptedTurn::text("done"));
+        std::vector<std::string> asked;
+        runCoro([&]() -> Task<void> {
+            auto builder = agent::Agent::create()
+                               .withProvider(provider)
+                               .withMCP(reagent::test::everythingStdio())
+                               .withMCPSampling([&](const std::string& server, const json&) {
+                                   asked.push_back(server);
+                                   return allow;
+                               });
+            auto built = co_await builder.buildAsync();
+            REQUIRE(built);
+            auto result = co_await built->run("sample");
+            const auto* call = findCall(result, "everything/trigger-sampling-request");
+            REQUIRE(call);
+            if (allow) {
+                REQUIRE(call->succeeded());
+                CHECK(call->outcome->find("sampled by the agent's model") != std::string::npos);
+                // The server's prompt reached the provider.
+                CHECK(provider->requests()[1].messages.back().text.find("say hi") != std::string::npos);
+            } else {
+                const std::string text = call->succeeded() ? *call->outcome : call->outcome.error().message;
+                CHECK(text.find("declined") != std::string::npos);
+            }
+            co_await built->dispose();
+        }());
+        CHECK(asked == std::vector<std::string>{"everything"});
+    }
+}

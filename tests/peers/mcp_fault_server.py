@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""A stdio MCP server that misbehaves on request, for the client's fault tests.
+
+Usage: mcp_fault_server.py [--state FILE] [--fail-start] [--garbage-first] [--ignore-stdin-close]
+
+Tools: `echo {text}` (readOnlyHint), `crash` (exits mid-call; idempotentHint), `crash_once` (exits
+the first time it is called in a --state file's life; readOnlyHint), `hang` (never answers), `garbage`
+(writes a non-JSON line, then answers), `huge {bytes}` (answers with a line that long), `flood {bytes}`
+(writes that much to stderr, then answers), `unsafe_crash` (exits mid-call; no hints), `pid` (its
+process id). Each start is counted in --state FILE (one line per start).
+"""
+import json
+import os
+import signal
+import sys
+
+args = sys.argv[1:]
+state = args[args.index('--state') + 1] if '--state' in args else None
+if state:
+    with open(state, 'a') as f:
+        f.write('start\n')
+starts = sum(1 for _ in open(state)) if state else 1
+
+if '--fail-start' in args:
+    sys.stderr.write('fault server: refusing to start (--fail-start)\n')
+    sys.stderr.flush()
+    sys.exit(3)
+if '--ignore-stdin-close' in args:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+out = sys.stdout
+
+
+def send(obj):
+    out.write(json.dumps(obj) + '\n')
+    out.flush()
+
+
+def text(t, error=False):
+    result = {'content': [{'type': 'text', 'text': t}]}
+    if error:
+        result['isError'] = True
+    return result
+
+
+TOOLS = [
+    {'name': 'echo', 'description': 'Echoes text', 'annotations': {'readOnlyHint': True},
+     'inputSchema': {'type': 'object', 'properties': {'text': {'type': 'string'}}, 'required': ['text']}},
+    {'name': 'crash', 'description': 'Exits mid-call', 'annotations': {'idempotentHint': True},
+     'inputSchema': {'type': 'object'}},
+    {'name': 'crash_once', 'description': 'Exits on the first start only', 'annotations': {'readOnlyHint': True},
+     'inputSchema': {'type': 'object'}},
+    {'name': 'unsafe_crash', 'description': 'Exits mid-call, no hints', 'inputSchema': {'type': 'object'}},
+    {'name': 'hang', 'description': 'Never answers', 'inputSchema': {'type': 'object'}},
+    {'name': 'garbage', 'description': 'Writes a non-JSON line first', 'inputSchema': {'type': 'object'}},
+    {'name': 'huge', 'description': 'Answers with a huge line',
+     'inputSchema': {'type': 'object', 'properties': {'bytes': {'type': 'integer'}}}},
+    {'name': 'flood', 'description': 'Floods stderr',
+     'inputSchema': {'type': 'object', 'properties': {'bytes': {'type': 'integer'}}}},
+    {'name': 'pid', 'description': 'Its process id', 'inputSchema': {'type': 'object'}},
+]
+
+if '--garbage-first' in args:
+    out.write('this is not JSON\n')
+    out.flush()
+
+for line in sys.stdin:
+    line = line.strip()
+    if not line:
+        continue
+    msg = json.loads(line)
+    method = msg.get('method')
+    mid = msg.get('id')
+    if mid is None:
+        continue  # notifications
+    if method == 'initialize':
+        send({'jsonrpc': '2.0', 'id': mid, 'result': {
+            'protocolVersion': msg['params']['protocolVersion'],
+            'capabilities': {'tools': {'listChanged': True}},
+            'serverInfo': {'name': 'fault-server', 'version': str(starts)}}})
+    elif method == 'ping':
+        send({'jsonrpc': '2.0', 'id': mid, 'result': {}})
+    elif method == 'tools/list':
+        send({'jsonrpc': '2.0', 'id': mid, 'result': {'tools': TOOLS}})
+    elif method == 'tools/call':
+        name = msg['params']['name']
+        a = msg['params'].get('arguments') or {}
+        if name == 'echo':
+            send({'jsonrpc': '2.0', 'id': mid, 'result': text(a.get('text', ''))})
+        elif name in ('crash', 'unsafe_crash') or (name == 'crash_once' and starts == 1):
+            os._exit(7)
+        elif name == 'crash_once':
+            send({'jsonrpc': '2.0', 'id': mid, 'result': text('survived on start %d' % starts)})
+        elif name == 'hang':
+            pass
+        elif name == 'garbage':
+            out.write('{not json\n')
+            out.flush()
+            send({'jsonrpc': '2.0', 'id': mid, 'result': text('after garbage')})
+        elif name == 'huge':
+            send({'jsonrpc': '2.0', 'id': mid, 'result': text('x' * int(a.get('bytes', 1000)))})
+        elif name == 'flood':
+            sys.stderr.write('e' * int(a.get('bytes', 1000)) + '\nflood end\n')
+            sys.stderr.flush()
+            send({'jsonrpc': '2.0', 'id': mid, 'result': text('flooded')})
+        elif name == 'pid':
+            send({'jsonrpc': '2.0', 'id': mid, 'result': text(str(os.getpid()))})
+        else:
+            send({'jsonrpc': '2.0', 'id': mid, 'result': text('unknown tool ' + name, True)})
+    else:
+        send({'jsonrpc': '2.0', 'id': mid, 'error': {'code': -32601, 'message': 'Method not found'}})
+
+if '--ignore-stdin-close' in args:
+    import time
+    while True:
+        time.sleep(1)
