@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "peer_process.hpp"
+#include "reagent/mcp/client.hpp"
 #include "reagent/mcp/transport.hpp"
 #include "run_coro.hpp"  // sleepFor, elapsedMs
 
@@ -328,6 +329,28 @@ TEST_CASE("WebSocket: initialize, tools/list, tools/call echo and ping with the 
     const auto start = std::chrono::steady_clock::now();
     loop.run(scenario(t));
     CHECK(elapsedMs(start) < 20'000);
+}
+
+TEST_CASE("WebSocket: the MCP client over the WebSocket transport", "[mcp][websocket][client]") {
+    WsBridge bridge;
+    Loop loop;
+    auto scenario = [](ServerConfig config) -> Task<void> {
+        auto client = co_await Client::connect(std::move(config));
+        REQUIRE(client);
+        auto& c = **client;
+        CHECK(c.server().implementation.name == "mcp-servers/everything");
+        auto tools = co_await c.listTools();
+        REQUIRE(tools);
+        CHECK_FALSE(tools->empty());
+        const json arguments{{"message", "through the client"}};
+        auto echoed = co_await c.callTool("echo", arguments);
+        REQUIRE(echoed);
+        CHECK(echoed->text == "Echo: through the client");
+        auto pinged = co_await c.ping();
+        CHECK(pinged);
+        co_await c.close();
+    };
+    loop.run(scenario(wsConfig(bridge.url())));
 }
 
 TEST_CASE("WebSocket: nothing listening is connect_failed at once", "[mcp][websocket]") {
