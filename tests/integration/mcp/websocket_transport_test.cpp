@@ -335,7 +335,10 @@ TEST_CASE("WebSocket: the MCP client over the WebSocket transport", "[mcp][webso
     WsBridge bridge;
     Loop loop;
     auto scenario = [](ServerConfig config) -> Task<void> {
-        auto client = co_await Client::connect(std::move(config));
+        // The options bound to a local: g++ 12 mishandles a default argument's temporary inside co_await.
+        const ClientOptions options;
+        auto connecting = Client::connect(std::move(config), options);
+        auto client = co_await std::move(connecting);
         REQUIRE(client);
         auto& c = **client;
         CHECK(c.server().implementation.name == "mcp-servers/everything");
@@ -343,7 +346,9 @@ TEST_CASE("WebSocket: the MCP client over the WebSocket transport", "[mcp][webso
         REQUIRE(tools);
         CHECK_FALSE(tools->empty());
         const json arguments{{"message", "through the client"}};
-        auto echoed = co_await c.callTool("echo", arguments);
+        const CallOptions callOptions;
+        auto calling = c.callTool("echo", arguments, callOptions);
+        auto echoed = co_await std::move(calling);
         REQUIRE(echoed);
         CHECK(echoed->text == "Echo: through the client");
         auto pinged = co_await c.ping();
