@@ -274,7 +274,7 @@ Task<void> waitFor(const std::optional<T>* result) {
 
 }  // namespace
 
-TEST_CASE("WebSocket: initialize, tools/list, tools/call echo and ping with the everything server",
+TEST_CASE("WebSocket: initialize and tools/list and tools/call echo and ping with the everything server",
           "[mcp][websocket]") {
     WsBridge bridge;
     Loop loop;
@@ -382,8 +382,9 @@ TEST_CASE("WebSocket: a server that does not select the mcp subprotocol is refus
     }
 }
 
-TEST_CASE("WebSocket: handshake headers are sent; a refused upgrade names its status, not the header values",
-          "[mcp][websocket]") {
+TEST_CASE(
+    "WebSocket: handshake headers are sent and a refused upgrade names its status but not the header values",
+    "[mcp][websocket]") {
     WsBridge bridge({"--require-header", "authorization=Bearer right-token-1234"});
     SECTION("wrong token") {
         auto config = wsConfig(bridge.url());
@@ -479,8 +480,9 @@ TEST_CASE("WebSocket: a message over maxMessageBytes or a binary message is a pr
     }
 }
 
-TEST_CASE("WebSocket: a frame over the server's own limit: it closes with 1009, receive says so",
-          "[mcp][websocket]") {
+TEST_CASE(
+    "WebSocket: a frame over the server's own limit closes the connection with 1009 and receive says so",
+    "[mcp][websocket]") {
     WsBridge bridge({"--max-payload", "4096"});
     Loop loop;
     auto transport = makeWebSocketTransport(wsConfig(bridge.url()));
@@ -529,7 +531,7 @@ TEST_CASE("WebSocket: a cancelled receive returns cancelled and the transport st
     loop.run(scenario(transport.get()));
 }
 
-TEST_CASE("WebSocket: close ends a pending receive with connection_closed, promptly", "[mcp][websocket]") {
+TEST_CASE("WebSocket: close ends a pending receive with connection_closed promptly", "[mcp][websocket]") {
     WsBridge bridge;
     Loop loop;
     auto transport = makeWebSocketTransport(wsConfig(bridge.url()));
@@ -555,8 +557,10 @@ TEST_CASE("WebSocket: close ends a pending receive with connection_closed, promp
     loop.run(scenario(transport.get()));
 }
 
-TEST_CASE("WebSocket: a server that never answers the upgrade: connectTimeout, and cancelling open",
-          "[mcp][websocket]") {
+TEST_CASE(
+    "WebSocket: a server that never answers the upgrade bounds open by connectTimeout and open can be "
+    "cancelled",
+    "[mcp][websocket]") {
     // Listening but never accepting: the TCP connection completes, the upgrade is never answered.
     asio::io_context io;
     asio::ip::tcp::acceptor silent(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
@@ -649,9 +653,8 @@ TEST_CASE("WebSocket over TLS: wss:// checks the certificate against the trusted
     }
 }
 
-TEST_CASE(
-    "WebSocket: URLs that are not ws:// or wss:// are invalid_config, and close before open is harmless",
-    "[mcp][websocket]") {
+TEST_CASE("WebSocket: URLs that are not ws:// or wss:// are invalid_config and close before open is harmless",
+          "[mcp][websocket]") {
     auto http = openError(wsConfig("http://127.0.0.1:1/mcp?token=abc"));
     CHECK(http.code == McpErrc::invalid_config);
     CHECK_THAT(http.message, !Catch::Contains("abc"));
