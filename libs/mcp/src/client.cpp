@@ -712,6 +712,11 @@ Task<expected<std::vector<ToolInfo>, McpError>> Client::listTools() {
         McpError{McpErrc::protocol_error, state->label() + ": tools/list did not end after 1000 pages"});
 }
 
+Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arguments) {
+    CallOptions options;
+    co_return co_await callTool(std::move(name), std::move(arguments), std::move(options));
+}
+
 Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arguments, CallOptions options) {
     auto state = state_;
     json params{{"name", name}, {"arguments", arguments.is_null() ? json::object() : std::move(arguments)}};

@@ -335,7 +335,7 @@ TEST_CASE("WebSocket: the MCP client over the WebSocket transport", "[mcp][webso
     WsBridge bridge;
     Loop loop;
     auto scenario = [](ServerConfig config) -> Task<void> {
-        // The options bound to a local: g++ 12 mishandles a default argument's temporary inside co_await.
+        // Arguments as named locals and the task made before co_await (g++ 12, see TOOLCHAIN.md).
         const ClientOptions options;
         auto connecting = Client::connect(std::move(config), options);
         auto client = co_await std::move(connecting);
