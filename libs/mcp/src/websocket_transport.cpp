@@ -2,12 +2,12 @@
 // The only source that instantiates Beast's WebSocket templates (and, for wss://, the TLS stream): keep it
 // lean, it is among the slowest sources to compile; everything else sees the `Transport` interface.
 //
-// Shape: `open` connects, runs the TLS handshake for wss:// and then the upgrade under a watchdog (the
-// connect timeout closes the socket);
-// then two background coroutines run: the reader pushes every message into the `FrameQueue` that
-// `receive` pops, the writer takes the frames `send` queued, one at a time, in call order. Neither is
-// bound to a cancellation slot: closing the socket ends the reader, `finish` ends the writer. `close` fails
-// what is queued, sends a normal close frame under a short watchdog, closes the socket and waits for both.
+// Shape: `open` connects, runs the TLS handshake (wss://) and the upgrade under a watchdog that closes the
+// socket when `connectTimeout` passes; the caller's cancellation reaches each of those operations. Then two
+// background coroutines run: the reader pushes every message into the `FrameQueue` that `receive` pops, the
+// writer takes the frames `send` queued, one at a time, in call order. Neither is bound to a cancellation
+// slot: closing the socket ends the reader, `finish` ends the writer. `close` fails what is queued, sends
+// a normal close frame under a short watchdog, closes the socket and waits for both.
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
