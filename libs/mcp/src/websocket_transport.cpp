@@ -9,8 +9,10 @@
 // slot: closing the socket ends the reader, `finish` ends the writer. `close` fails what is queued, sends
 // a normal close frame under a short watchdog, closes the socket and waits for both.
 
+#include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -33,6 +35,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "frame_queue.hpp"
 #include "reagent/core/cancellation.hpp"
@@ -51,11 +54,15 @@ using boost::system::error_code;
 using tcp = asio::ip::tcp;
 
 // The next layer of the WebSocket stream for both schemes: TCP, with TLS on top for `wss://`. One type, so
-// that Beast's WebSocket templates are instantiated once; each operation picks its layer at run time.
+// that Beast's WebSocket templates are instantiated once; each operation picks its layer at run time. The
+// handlers and buffers Beast passes are erased to one type each (`any_completion_handler`, a vector of
+// buffers), so the TCP and TLS operations are instantiated once too: this keeps the source's compile time
+// and memory near those of a plain WebSocket.
 class MaybeTlsStream {
   public:
     using executor_type = beast::tcp_stream::executor_type;
     using TlsLayer = beast::ssl_stream<beast::tcp_stream>;
+    using IoHandler = asio::any_completion_handler<void(error_code, std::size_t)>;
 
     MaybeTlsStream(const Executor& executor, asio::ssl::context& context) : tls_(executor, context) {}
 
@@ -69,12 +76,10 @@ class MaybeTlsStream {
     template <class Buffers, class Token>
     auto async_read_some(const Buffers& buffers, Token&& token) {  // NOLINT(readability-identifier-naming)
         return asio::async_initiate<Token, void(error_code, std::size_t)>(
-            [this](auto handler, const Buffers& data) {
-                if (encrypted_) {
-                    tls_.async_read_some(data, std::move(handler));
-                } else {
-                    tls_.next_layer().async_read_some(data, std::move(handler));
-                }
+            [this](IoHandler handler, const Buffers& data) {
+                readSome(std::vector<asio::mutable_buffer>(asio::buffer_sequence_begin(data),
+                                                           asio::buffer_sequence_end(data)),
+                         std::move(handler));
             },
             token, buffers);
     }
@@ -82,17 +87,35 @@ class MaybeTlsStream {
     template <class Buffers, class Token>
     auto async_write_some(const Buffers& buffers, Token&& token) {  // NOLINT(readability-identifier-naming)
         return asio::async_initiate<Token, void(error_code, std::size_t)>(
-            [this](auto handler, const Buffers& data) {
-                if (encrypted_) {
-                    tls_.async_write_some(data, std::move(handler));
-                } else {
-                    tls_.next_layer().async_write_some(data, std::move(handler));
-                }
+            [this](IoHandler handler, const Buffers& data) {
+                writeSome(std::vector<asio::const_buffer>(asio::buffer_sequence_begin(data),
+                                                          asio::buffer_sequence_end(data)),
+                          std::move(handler));
             },
             token, buffers);
     }
 
   private:
+    // The erased handler runs on the stream's executor (the transport's one strand): Asio 1.26 cannot
+    // post through the executor type that `any_completion_handler` reports. Its cancellation slot stays.
+    void readSome(std::vector<asio::mutable_buffer> buffers, IoHandler handler) {
+        auto bound = asio::bind_executor(tls_.get_executor(), std::move(handler));
+        if (encrypted_) {
+            tls_.async_read_some(std::move(buffers), std::move(bound));
+        } else {
+            tls_.next_layer().async_read_some(std::move(buffers), std::move(bound));
+        }
+    }
+
+    void writeSome(std::vector<asio::const_buffer> buffers, IoHandler handler) {
+        auto bound = asio::bind_executor(tls_.get_executor(), std::move(handler));
+        if (encrypted_) {
+            tls_.async_write_some(std::move(buffers), std::move(bound));
+        } else {
+            tls_.next_layer().async_write_some(std::move(buffers), std::move(bound));
+        }
+    }
+
     TlsLayer tls_;
     bool encrypted_ = false;
 };
