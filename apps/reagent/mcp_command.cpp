@@ -85,7 +85,8 @@ Task<int> listTools(std::vector<mcp::ServerConfig> servers, McpOptions options) 
             continue;
         }
         const std::string name = server.name;
-        auto client = co_await mcp::Client::connect(server, quietOptions(name));
+        auto connecting = mcp::Client::connect(server, quietOptions(name));
+        auto client = co_await std::move(connecting);
         if (!client) {
             std::cerr << "reagent: " << oneLine(client.error().message, 2000) << "\n";
             ++failures;
@@ -144,7 +145,8 @@ Task<int> callTool(std::vector<mcp::ServerConfig> servers, McpOptions options) {
                   << " (servers: " << names << ")\n";
         co_return kExitUsage;
     }
-    auto client = co_await mcp::Client::connect(*server, quietOptions(serverName));
+    auto connecting = mcp::Client::connect(*server, quietOptions(serverName));
+    auto client = co_await std::move(connecting);
     if (!client) {
         std::cerr << "reagent: " << oneLine(client.error().message, 2000) << "\n";
         co_return kExitRunFailed;
@@ -160,7 +162,8 @@ Task<int> callTool(std::vector<mcp::ServerConfig> servers, McpOptions options) {
         }
         std::cerr << "\n";
     };
-    auto result = co_await (*client)->callTool(toolName, std::move(arguments), std::move(call));
+    auto calling = (*client)->callTool(toolName, std::move(arguments), std::move(call));
+    auto result = co_await std::move(calling);
     co_await (*client)->close();
     if (!result) {
         std::cerr << "reagent: " << oneLine(result.error().describe(), 2000) << "\n";
@@ -190,9 +193,11 @@ Task<int> runMcp(McpOptions options) {
         co_return kExitUsage;
     }
     if (options.action == "tools") {
-        co_return co_await listTools(std::move(*servers), std::move(options));
+        auto listing = listTools(std::move(*servers), std::move(options));
+        co_return co_await std::move(listing);
     }
-    co_return co_await callTool(std::move(*servers), std::move(options));
+    auto calling = callTool(std::move(*servers), std::move(options));
+    co_return co_await std::move(calling);
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ TEST_CASE("reagent mcp tools lists every server's tools as SERVER/TOOL", "[mcp][
     REQUIRE(tools.is_array());
     CHECK(tools[0]["name"] == "fault/echo");
     CHECK(tools[0]["annotations"]["readOnlyHint"] == true);
-    CHECK(tools.size() == 9);
+    CHECK(tools.size() == 10);
 }
 
 TEST_CASE("reagent mcp call calls one tool and reports errors with the right status", "[mcp][cli]") {

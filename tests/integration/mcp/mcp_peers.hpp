@@ -26,6 +26,15 @@ inline mcp::ServerConfig everythingStdio(std::string name = "everything") {
     return config;
 }
 
+/// server-filesystem over stdio, allowed `directory`.
+inline mcp::ServerConfig filesystemStdio(const std::string& directory, std::string name = "fs") {
+    mcp::ServerConfig config;
+    config.name = std::move(name);
+    config.command = REAGENT_NODE;
+    config.args = {mcpModule("@modelcontextprotocol/server-filesystem/dist/index.js"), directory};
+    return config;
+}
+
 /// tests/peers/mcp_fault_server.py with `args`.
 inline mcp::ServerConfig faultServer(std::vector<std::string> args = {}, std::string name = "fault") {
     mcp::ServerConfig config;
