@@ -23,6 +23,7 @@
 #include "commands.hpp"
 #include "mcp_command.hpp"
 #include "reagent/core/expected.hpp"
+#include "reagent/mcp/remote_transports.hpp"
 
 namespace {
 
@@ -116,6 +117,8 @@ reagent::expected<std::string, std::string> readPrompt(const std::vector<std::st
 
 int main(int argc, char** argv) {
     using namespace reagent::cli;
+    // MCP servers may be reached over HTTP, SSE or WebSocket, not only stdio.
+    reagent::mcp::enableRemoteTransports();
 
     CLI::App app{"reagent: run LLM agents (a ReAct loop with tools) from the command line.", "reagent"};
     app.set_version_flag("--version", std::string("reagent ") + REAGENT_VERSION,
