@@ -661,7 +661,7 @@ TEST_CASE("WebSocket: URLs that are not ws:// or wss:// are invalid_config and c
     CHECK_THAT(http.message, !Catch::Contains("abc"));
 
     Loop loop;
-    auto transport = makeTransport(wsConfig("ws://127.0.0.1:1/mcp"));
+    auto transport = makeWebSocketTransport(wsConfig("ws://127.0.0.1:1/mcp"));
     REQUIRE(transport);
     loop.run(transport->close());
     loop.run(transport->close());
