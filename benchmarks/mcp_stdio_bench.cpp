@@ -14,14 +14,16 @@
 // tool: the difference is what an MCP call costs inside an agent.
 //
 //   mcp_stdio_bench [--runs N=5] [--warmup N=200] [--calls N=1000] [--agent-runs N=1000]
-//                   [--only reagent|bare|sdk|agent] [--smoke]
+//                   [--only reagent|bare|sdk|agent] [--bare-stdin pipe|socket] [--smoke]
 //
 // --smoke: one short run of everything (checks that the benchmark works, in seconds). --only: one client
-// alone (for profiling, e.g. under callgrind).
+// alone (for profiling, e.g. under callgrind). --bare-stdin socket: the bare client gives the server a
+// socket as stdin, as reagent's Subprocess does (a pipe by default), to tell the two apart.
 
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,7 +66,8 @@ struct Settings {
     int warmup = 200;
     int calls = 1000;
     int agentRuns = 1000;
-    std::string only;  // empty: every client
+    std::string only;              // empty: every client
+    bool bareSocketInput = false;  // the bare client gives the server a socket as stdin, not a pipe
 };
 
 // The server every client talks to: node server-everything over stdio.
@@ -175,12 +178,15 @@ Task<Figures> reagentClient(Settings settings) {
 // ------------------------------------------------------------------------------------
 
 // A child process with its stdin and stdout on pipes (stderr to /dev/null), read and written blocking.
+// With `socketInput`, stdin is one end of a socketpair, as reagent's Subprocess makes it.
 class BareChild {
   public:
-    explicit BareChild(const std::vector<std::string>& argv) {
+    BareChild(const std::vector<std::string>& argv, bool socketInput) {
         int in[2];
         int out[2];
-        if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
+        const int inputMade =
+            socketInput ? ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) : ::pipe2(in, O_CLOEXEC);
+        if (inputMade != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
             throw std::runtime_error("pipe2 failed");
         }
         posix_spawn_file_actions_t actions;
@@ -270,7 +276,7 @@ class BareChild {
 };
 
 Figures bareClient(const Settings& settings) {
-    BareChild server(serverArgv());
+    BareChild server(serverArgv(), settings.bareSocketInput);
     server.write(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
                  R"("capabilities":{},"clientInfo":{"name":"bare","version":"1.0.0"}}})"
                  "\n");
@@ -462,7 +468,7 @@ struct Series {
 void usage() {
     std::fprintf(stderr,
                  "usage: mcp_stdio_bench [--runs N] [--warmup N] [--calls N] [--agent-runs N] "
-                 "[--only reagent|bare|sdk|agent] [--smoke]\n");
+                 "[--only reagent|bare|sdk|agent] [--bare-stdin pipe|socket] [--smoke]\n");
     std::exit(2);
 }
 
@@ -490,8 +496,14 @@ Settings parse(int argc, char** argv) {
             settings.agentRuns = number();
         } else if (arg == "--only" && i + 1 < argc) {
             settings.only = argv[++i];
+        } else if (arg == "--bare-stdin" && i + 1 < argc &&
+                   (argv[i + 1] == std::string_view("pipe") || argv[i + 1] == std::string_view("socket"))) {
+            settings.bareSocketInput = argv[++i] == std::string_view("socket");
         } else if (arg == "--smoke") {
-            settings = Settings{1, 10, 50, 50, settings.only};
+            settings.runs = 1;
+            settings.warmup = 10;
+            settings.calls = 50;
+            settings.agentRuns = 50;
         } else {
             usage();
         }
