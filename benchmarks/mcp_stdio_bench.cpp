@@ -14,11 +14,12 @@
 // tool: the difference is what an MCP call costs inside an agent.
 //
 //   mcp_stdio_bench [--runs N=5] [--warmup N=200] [--calls N=1000] [--agent-runs N=1000]
-//                   [--only reagent|bare|sdk|agent] [--bare-stdin pipe|socket] [--smoke]
+//                   [--only reagent|bare|sdk|agent] [--bare-socket] [--smoke]
 //
 // --smoke: one short run of everything (checks that the benchmark works, in seconds). --only: one client
-// alone (for profiling, e.g. under callgrind). --bare-stdin socket: the bare client gives the server a
-// socket as stdin, as reagent's Subprocess does (a pipe by default), to tell the two apart.
+// alone (for profiling, e.g. under callgrind). --bare-socket: one more bare client per run, whose server's
+// stdin is a socketpair as reagent's Subprocess makes it (the bare client's is a pipe), to tell apart what
+// the socket costs the server from what the client costs.
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -66,8 +67,8 @@ struct Settings {
     int warmup = 200;
     int calls = 1000;
     int agentRuns = 1000;
-    std::string only;              // empty: every client
-    bool bareSocketInput = false;  // the bare client gives the server a socket as stdin, not a pipe
+    std::string only;         // empty: every client
+    bool bareSocket = false;  // also run the bare client with the server's stdin on a socketpair
 };
 
 // The server every client talks to: node server-everything over stdio.
@@ -275,8 +276,8 @@ class BareChild {
     std::size_t end_ = 0;
 };
 
-Figures bareClient(const Settings& settings) {
-    BareChild server(serverArgv(), settings.bareSocketInput);
+Figures bareClient(const Settings& settings, bool socketInput) {
+    BareChild server(serverArgv(), socketInput);
     server.write(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
                  R"("capabilities":{},"clientInfo":{"name":"bare","version":"1.0.0"}}})"
                  "\n");
@@ -468,7 +469,7 @@ struct Series {
 void usage() {
     std::fprintf(stderr,
                  "usage: mcp_stdio_bench [--runs N] [--warmup N] [--calls N] [--agent-runs N] "
-                 "[--only reagent|bare|sdk|agent] [--bare-stdin pipe|socket] [--smoke]\n");
+                 "[--only reagent|bare|sdk|agent] [--bare-socket] [--smoke]\n");
     std::exit(2);
 }
 
@@ -496,9 +497,8 @@ Settings parse(int argc, char** argv) {
             settings.agentRuns = number();
         } else if (arg == "--only" && i + 1 < argc) {
             settings.only = argv[++i];
-        } else if (arg == "--bare-stdin" && i + 1 < argc &&
-                   (argv[i + 1] == std::string_view("pipe") || argv[i + 1] == std::string_view("socket"))) {
-            settings.bareSocketInput = argv[++i] == std::string_view("socket");
+        } else if (arg == "--bare-socket") {
+            settings.bareSocket = true;
         } else if (arg == "--smoke") {
             settings.runs = 1;
             settings.warmup = 10;
@@ -537,6 +537,7 @@ int main(int argc, char** argv) {
             settings.warmup, settings.calls, settings.runs);
         Series reagentSeries;
         Series bareSeries;
+        Series bareSocketSeries;
         Series sdkSeries;
         Series mcpAgentSeries;
         Series localAgentSeries;
@@ -547,8 +548,12 @@ int main(int argc, char** argv) {
                 printFigures("reagent mcp::Client", reagentSeries.runs.back(), "call");
             }
             if (wanted("bare")) {
-                bareSeries.runs.push_back(bareClient(settings));
+                bareSeries.runs.push_back(bareClient(settings, false));
                 printFigures("bare client", bareSeries.runs.back(), "call");
+                if (settings.bareSocket) {
+                    bareSocketSeries.runs.push_back(bareClient(settings, true));
+                    printFigures("bare, stdin a socket", bareSocketSeries.runs.back(), "call");
+                }
             }
             if (wanted("sdk")) {
                 sdkSeries.runs.push_back(sdkClient(settings));
@@ -563,6 +568,10 @@ int main(int argc, char** argv) {
             if (!reagentSeries.empty() && !bareSeries.empty()) {
                 std::printf("  reagent/bare %.2fx",
                             reagentSeries.runs.back().median / bareSeries.runs.back().median);
+                if (!bareSocketSeries.empty()) {
+                    std::printf("  reagent/bare-socket %.2fx",
+                                reagentSeries.runs.back().median / bareSocketSeries.runs.back().median);
+                }
                 if (!sdkSeries.empty()) {
                     std::printf("  SDK/reagent %.2fx",
                                 sdkSeries.runs.back().median / reagentSeries.runs.back().median);
@@ -586,19 +595,28 @@ int main(int argc, char** argv) {
         };
         summary("reagent mcp::Client", reagentSeries, "call");
         summary("bare client", bareSeries, "call");
+        summary("bare, stdin a socket", bareSocketSeries, "call");
         summary("TypeScript SDK client", sdkSeries, "call");
-        if (!reagentSeries.empty() && !bareSeries.empty()) {
+        // The ratio of the medians of runs, and the range of the runs' own ratios.
+        const auto ratio = [&](const char* name, const Series& over, const char* target) {
+            if (reagentSeries.empty() || over.empty()) {
+                return;
+            }
             std::vector<double> ratios;
             for (std::size_t i = 0; i < reagentSeries.runs.size(); ++i) {
-                ratios.push_back(reagentSeries.runs[i].median / bareSeries.runs[i].median);
+                ratios.push_back(reagentSeries.runs[i].median / over.runs[i].median);
             }
             const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
-            const double ratio = reagentSeries.medianOfMedians() / bareSeries.medianOfMedians();
-            std::printf("  reagent/bare  %.2fx (runs %.2f-%.2fx; target <= 1.10x: %s)\n", ratio, *low, *high,
-                        ratio <= 1.10 ? "met" : "NOT met");
-        }
+            const double value = reagentSeries.medianOfMedians() / over.medianOfMedians();
+            std::printf("  %-20s %.2fx (runs %.2f-%.2fx)%s\n", name, value, *low, *high,
+                        target == nullptr ? ""
+                        : value <= 1.10   ? target
+                                          : "; target <= 1.10x: NOT met");
+        };
+        ratio("reagent/bare", bareSeries, "; target <= 1.10x: met");
+        ratio("reagent/bare-socket", bareSocketSeries, nullptr);
         if (!reagentSeries.empty() && !sdkSeries.empty()) {
-            std::printf("  SDK/reagent   %.2fx\n",
+            std::printf("  %-20s %.2fx\n", "SDK/reagent",
                         sdkSeries.medianOfMedians() / reagentSeries.medianOfMedians());
         }
         summary("agent, MCP echo", mcpAgentSeries, "run");
