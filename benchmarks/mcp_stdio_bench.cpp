@@ -14,12 +14,12 @@
 // tool: the difference is what an MCP call costs inside an agent.
 //
 //   mcp_stdio_bench [--runs N=5] [--warmup N=200] [--calls N=1000] [--agent-runs N=1000]
-//                   [--only reagent|bare|sdk|agent] [--bare-socket] [--smoke]
+//                   [--only reagent,bare,sdk,agent] [--bare-socket] [--smoke]
 //
-// --smoke: one short run of everything (checks that the benchmark works, in seconds). --only: one client
-// alone (for profiling, e.g. under callgrind). --bare-socket: one more bare client per run, whose server's
-// stdin is a socketpair as reagent's Subprocess makes it (the bare client's is a pipe), to tell apart what
-// the socket costs the server from what the client costs.
+// --smoke: one short run of everything (checks that the benchmark works, in seconds). --only: the clients
+// named, e.g. one alone for profiling under callgrind. --bare-socket: one more bare client per run, whose
+// server's stdin is a socketpair as reagent's Subprocess makes it (the bare client's is a pipe), to tell
+// apart what the socket costs the server from what the client costs.
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -67,7 +67,7 @@ struct Settings {
     int warmup = 200;
     int calls = 1000;
     int agentRuns = 1000;
-    std::string only;         // empty: every client
+    std::string only;         // comma-separated clients to run; empty: every client
     bool bareSocket = false;  // also run the bare client with the server's stdin on a socketpair
 };
 
@@ -88,11 +88,18 @@ double microseconds(Clock::duration d) {
     return std::chrono::duration<double, std::micro>(d).count();
 }
 
-double cpuSeconds() {
+// This process's CPU time so far (the servers and the SDK client are other processes), s.
+struct CpuTime {
+    double total = 0;
+    double kernel = 0;
+    CpuTime operator-(const CpuTime& start) const { return {total - start.total, kernel - start.kernel}; }
+};
+
+CpuTime cpuSeconds() {
     rusage usage{};
     ::getrusage(RUSAGE_SELF, &usage);
     const auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-    return s(usage.ru_utime) + s(usage.ru_stime);
+    return {s(usage.ru_utime) + s(usage.ru_stime), s(usage.ru_stime)};
 }
 
 // The figures of one client in one run. Quantiles as the SDK's anchor script takes them: the sorted
@@ -100,11 +107,12 @@ double cpuSeconds() {
 struct Figures {
     double median = 0;
     double p99 = 0;
-    double cpu = 0;   // this process's CPU per call or run, us; 0 when not measured (the sdk)
-    double rate = 0;  // calls or runs per second over the timed span
+    double cpu = 0;     // this process's CPU per call or run, us; 0 when not measured (the sdk)
+    double kernel = 0;  // the kernel's part of `cpu`, us (the kernel splits by sampled ticks: approximate)
+    double rate = 0;    // calls or runs per second over the timed span
 };
 
-Figures summarize(std::vector<double> us, double cpuTotal, double wallSeconds) {
+Figures summarize(std::vector<double> us, CpuTime cpu, double wallSeconds) {
     if (us.empty()) {
         throw std::runtime_error("no samples");
     }
@@ -113,7 +121,8 @@ Figures summarize(std::vector<double> us, double cpuTotal, double wallSeconds) {
         return us[std::min(us.size() - 1, static_cast<std::size_t>(p * static_cast<double>(us.size())))];
     };
     const auto n = static_cast<double>(us.size());
-    return Figures{at(0.5), at(0.99), cpuTotal / n * 1e6, wallSeconds > 0 ? n / wallSeconds : 0};
+    return Figures{at(0.5), at(0.99), cpu.total / n * 1e6, cpu.kernel / n * 1e6,
+                   wallSeconds > 0 ? n / wallSeconds : 0};
 }
 
 // Runs `task` on a fresh io_context to its end; rethrows what it threw.
@@ -149,7 +158,7 @@ Task<Figures> reagentClient(Settings settings) {
     const json arguments = {{"message", "ping"}};
     std::vector<double> latencies;
     latencies.reserve(static_cast<std::size_t>(settings.calls));
-    double cpuStart = 0;
+    CpuTime cpuStart;
     Clock::time_point wallStart;
     for (int i = 0; i < settings.warmup + settings.calls; ++i) {
         if (i == settings.warmup) {
@@ -169,7 +178,7 @@ Task<Figures> reagentClient(Settings settings) {
             latencies.push_back(microseconds(end - start));
         }
     }
-    const double cpu = cpuSeconds() - cpuStart;
+    const CpuTime cpu = cpuSeconds() - cpuStart;
     const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
     co_await client->close();
     co_return summarize(std::move(latencies), cpu, wall);
@@ -286,7 +295,7 @@ Figures bareClient(const Settings& settings, bool socketInput) {
                  "\n");
     std::vector<double> latencies;
     latencies.reserve(static_cast<std::size_t>(settings.calls));
-    double cpuStart = 0;
+    CpuTime cpuStart;
     Clock::time_point wallStart;
     for (int i = 0; i < settings.warmup + settings.calls; ++i) {
         if (i == settings.warmup) {
@@ -311,7 +320,7 @@ Figures bareClient(const Settings& settings, bool socketInput) {
             latencies.push_back(microseconds(end - start));
         }
     }
-    const double cpu = cpuSeconds() - cpuStart;
+    const CpuTime cpu = cpuSeconds() - cpuStart;
     const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
     return summarize(std::move(latencies), cpu, wall);
 }
@@ -376,9 +385,7 @@ Figures sdkClient(const Settings& settings) {
     for (const double t : latencies) {
         total += t;
     }
-    Figures figures = summarize(std::move(latencies), 0, total / 1e6);
-    figures.cpu = 0;
-    return figures;
+    return summarize(std::move(latencies), CpuTime{}, total / 1e6);
 }
 
 // ---- 4. an agent run whose tool is an MCP tool, and the same with an in-process tool --------------------
@@ -411,7 +418,7 @@ Task<Figures> agentRuns(bool viaMcp, Settings settings) {
     const agent::Agent& runner = *built;
     std::vector<double> latencies;
     latencies.reserve(static_cast<std::size_t>(settings.agentRuns));
-    double cpuStart = 0;
+    CpuTime cpuStart;
     Clock::time_point wallStart;
     const int warmup = std::min(settings.warmup, settings.agentRuns);
     for (int i = 0; i < warmup + settings.agentRuns; ++i) {
@@ -433,7 +440,7 @@ Task<Figures> agentRuns(bool viaMcp, Settings settings) {
             latencies.push_back(microseconds(end - start));
         }
     }
-    const double cpu = cpuSeconds() - cpuStart;
+    const CpuTime cpu = cpuSeconds() - cpuStart;
     const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
     co_await runner.dispose();
     co_return summarize(std::move(latencies), cpu, wall);
@@ -469,7 +476,7 @@ struct Series {
 void usage() {
     std::fprintf(stderr,
                  "usage: mcp_stdio_bench [--runs N] [--warmup N] [--calls N] [--agent-runs N] "
-                 "[--only reagent|bare|sdk|agent] [--bare-socket] [--smoke]\n");
+                 "[--only reagent,bare,sdk,agent] [--bare-socket] [--smoke]\n");
     std::exit(2);
 }
 
@@ -517,7 +524,7 @@ Settings parse(int argc, char** argv) {
 void printFigures(const char* name, const Figures& f, const char* unit) {
     std::printf("  %-24s median %8.1f us  p99 %8.1f us  %9.0f %s/s", name, f.median, f.p99, f.rate, unit);
     if (f.cpu > 0) {
-        std::printf("  CPU here %6.1f us/%s", f.cpu, unit);
+        std::printf("  CPU here %6.1f us/%s (kernel %5.1f)", f.cpu, unit, f.kernel);
     }
     std::printf("\n");
 }
@@ -527,7 +534,9 @@ void printFigures(const char* name, const Figures& f, const char* unit) {
 int main(int argc, char** argv) {
     const Settings settings = parse(argc, argv);
     const auto wanted = [&](std::string_view client) {
-        return settings.only.empty() || settings.only == client;
+        // A comma-separated list of clients.
+        const std::string list = "," + settings.only + ",";
+        return settings.only.empty() || list.find("," + std::string(client) + ",") != std::string::npos;
     };
     try {
         std::printf(
@@ -591,6 +600,7 @@ int main(int argc, char** argv) {
             f.p99 = series.medianOfP99();
             f.rate = series.median([](const Figures& x) { return x.rate; });
             f.cpu = series.median([](const Figures& x) { return x.cpu; });
+            f.kernel = series.median([](const Figures& x) { return x.kernel; });
             printFigures(name, f, unit);
         };
         summary("reagent mcp::Client", reagentSeries, "call");
