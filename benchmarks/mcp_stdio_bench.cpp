@@ -88,18 +88,13 @@ double microseconds(Clock::duration d) {
     return std::chrono::duration<double, std::micro>(d).count();
 }
 
-// This process's CPU time so far (the servers and the SDK client are other processes), s.
-struct CpuTime {
-    double total = 0;
-    double kernel = 0;
-    CpuTime operator-(const CpuTime& start) const { return {total - start.total, kernel - start.kernel}; }
-};
-
-CpuTime cpuSeconds() {
+// This process's CPU time so far, user plus kernel (the servers and the SDK client are other processes), s.
+// The kernel's split between the two is sampled by ticks, too coarse per call: only the sum is reported.
+double cpuSeconds() {
     rusage usage{};
     ::getrusage(RUSAGE_SELF, &usage);
     const auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-    return {s(usage.ru_utime) + s(usage.ru_stime), s(usage.ru_stime)};
+    return s(usage.ru_utime) + s(usage.ru_stime);
 }
 
 // The figures of one client in one run. Quantiles as the SDK's anchor script takes them: the sorted
@@ -107,12 +102,11 @@ CpuTime cpuSeconds() {
 struct Figures {
     double median = 0;
     double p99 = 0;
-    double cpu = 0;     // this process's CPU per call or run, us; 0 when not measured (the sdk)
-    double kernel = 0;  // the kernel's part of `cpu`, us (the kernel splits by sampled ticks: approximate)
-    double rate = 0;    // calls or runs per second over the timed span
+    double cpu = 0;   // this process's CPU per call or run, us; 0 when not measured (the sdk)
+    double rate = 0;  // calls or runs per second over the timed span
 };
 
-Figures summarize(std::vector<double> us, CpuTime cpu, double wallSeconds) {
+Figures summarize(std::vector<double> us, double cpu, double wallSeconds) {
     if (us.empty()) {
         throw std::runtime_error("no samples");
     }
@@ -121,8 +115,7 @@ Figures summarize(std::vector<double> us, CpuTime cpu, double wallSeconds) {
         return us[std::min(us.size() - 1, static_cast<std::size_t>(p * static_cast<double>(us.size())))];
     };
     const auto n = static_cast<double>(us.size());
-    return Figures{at(0.5), at(0.99), cpu.total / n * 1e6, cpu.kernel / n * 1e6,
-                   wallSeconds > 0 ? n / wallSeconds : 0};
+    return Figures{at(0.5), at(0.99), cpu / n * 1e6, wallSeconds > 0 ? n / wallSeconds : 0};
 }
 
 // Runs `task` on a fresh io_context to its end; rethrows what it threw.
@@ -158,7 +151,7 @@ Task<Figures> reagentClient(Settings settings) {
     const json arguments = {{"message", "ping"}};
     std::vector<double> latencies;
     latencies.reserve(static_cast<std::size_t>(settings.calls));
-    CpuTime cpuStart;
+    double cpuStart = 0;
     Clock::time_point wallStart;
     for (int i = 0; i < settings.warmup + settings.calls; ++i) {
         if (i == settings.warmup) {
@@ -178,7 +171,7 @@ Task<Figures> reagentClient(Settings settings) {
             latencies.push_back(microseconds(end - start));
         }
     }
-    const CpuTime cpu = cpuSeconds() - cpuStart;
+    const double cpu = cpuSeconds() - cpuStart;
     const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
     co_await client->close();
     co_return summarize(std::move(latencies), cpu, wall);
@@ -295,7 +288,7 @@ Figures bareClient(const Settings& settings, bool socketInput) {
                  "\n");
     std::vector<double> latencies;
     latencies.reserve(static_cast<std::size_t>(settings.calls));
-    CpuTime cpuStart;
+    double cpuStart = 0;
     Clock::time_point wallStart;
     for (int i = 0; i < settings.warmup + settings.calls; ++i) {
         if (i == settings.warmup) {
@@ -320,7 +313,7 @@ Figures bareClient(const Settings& settings, bool socketInput) {
             latencies.push_back(microseconds(end - start));
         }
     }
-    const CpuTime cpu = cpuSeconds() - cpuStart;
+    const double cpu = cpuSeconds() - cpuStart;
     const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
     return summarize(std::move(latencies), cpu, wall);
 }
@@ -385,7 +378,7 @@ Figures sdkClient(const Settings& settings) {
     for (const double t : latencies) {
         total += t;
     }
-    return summarize(std::move(latencies), CpuTime{}, total / 1e6);
+    return summarize(std::move(latencies), 0, total / 1e6);
 }
 
 // ---- 4. an agent run whose tool is an MCP tool, and the same with an in-process tool --------------------
@@ -418,7 +411,7 @@ Task<Figures> agentRuns(bool viaMcp, Settings settings) {
     const agent::Agent& runner = *built;
     std::vector<double> latencies;
     latencies.reserve(static_cast<std::size_t>(settings.agentRuns));
-    CpuTime cpuStart;
+    double cpuStart = 0;
     Clock::time_point wallStart;
     const int warmup = std::min(settings.warmup, settings.agentRuns);
     for (int i = 0; i < warmup + settings.agentRuns; ++i) {
@@ -440,7 +433,7 @@ Task<Figures> agentRuns(bool viaMcp, Settings settings) {
             latencies.push_back(microseconds(end - start));
         }
     }
-    const CpuTime cpu = cpuSeconds() - cpuStart;
+    const double cpu = cpuSeconds() - cpuStart;
     const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
     co_await runner.dispose();
     co_return summarize(std::move(latencies), cpu, wall);
@@ -524,7 +517,7 @@ Settings parse(int argc, char** argv) {
 void printFigures(const char* name, const Figures& f, const char* unit) {
     std::printf("  %-24s median %8.1f us  p99 %8.1f us  %9.0f %s/s", name, f.median, f.p99, f.rate, unit);
     if (f.cpu > 0) {
-        std::printf("  CPU here %6.1f us/%s (kernel %5.1f)", f.cpu, unit, f.kernel);
+        std::printf("  CPU here %6.1f us/%s", f.cpu, unit);
     }
     std::printf("\n");
 }
@@ -600,7 +593,6 @@ int main(int argc, char** argv) {
             f.p99 = series.medianOfP99();
             f.rate = series.median([](const Figures& x) { return x.rate; });
             f.cpu = series.median([](const Figures& x) { return x.cpu; });
-            f.kernel = series.median([](const Figures& x) { return x.kernel; });
             printFigures(name, f, unit);
         };
         summary("reagent mcp::Client", reagentSeries, "call");
