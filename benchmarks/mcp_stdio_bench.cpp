@@ -138,7 +138,6 @@ T runTask(Task<T> task) {
 }
 
 // ---- 1. reagent's mcp::Client
-// ------------------------------------------------------------------------------
 
 Task<Figures> reagentClient(Settings settings) {
     mcp::ServerConfig config = everything();
@@ -178,7 +177,6 @@ Task<Figures> reagentClient(Settings settings) {
 }
 
 // ---- 2. the bare client
-// ------------------------------------------------------------------------------------
 
 // A child process with its stdin and stdout on pipes (stderr to /dev/null), read and written blocking.
 // With `socketInput`, stdin is one end of a socketpair, as reagent's Subprocess makes it.
@@ -319,7 +317,6 @@ Figures bareClient(const Settings& settings, bool socketInput) {
 }
 
 // ---- 3. the official TypeScript SDK client
-// -----------------------------------------------------------------
 
 Figures sdkClient(const Settings& settings) {
     std::vector<std::string> argv = {
@@ -381,7 +378,7 @@ Figures sdkClient(const Settings& settings) {
     return summarize(std::move(latencies), 0, total / 1e6);
 }
 
-// ---- 4. an agent run whose tool is an MCP tool, and the same with an in-process tool --------------------
+// ---- 4. an agent run whose tool is an MCP tool, and the same with an in-process tool
 
 Task<tools::ToolResult> localEcho(json args, tools::ToolContext) {
     co_return "Echo: " + args.value("message", std::string{});
@@ -440,7 +437,6 @@ Task<Figures> agentRuns(bool viaMcp, Settings settings) {
 }
 
 // ---- main
-// ----------------------------------------------------------------------------------------------------
 
 double medianOf(std::vector<double> values) {
     std::sort(values.begin(), values.end());
