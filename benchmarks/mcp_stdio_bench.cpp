@@ -364,12 +364,18 @@ Figures sdkClient(const Settings& settings) {
     std::string tag;
     std::size_t count = 0;
     in >> tag >> count;
+    const auto unexpectedOutput = [&] {
+        return std::runtime_error("sdk: unexpected output: " + output.substr(0, 200));
+    };
+    if (tag != "latencies_us" || count != static_cast<std::size_t>(settings.calls)) {
+        throw unexpectedOutput();
+    }
     std::vector<double> latencies(count);
     for (double& t : latencies) {
         in >> t;
     }
-    if (tag != "latencies_us" || count != static_cast<std::size_t>(settings.calls) || !in) {
-        throw std::runtime_error("sdk: unexpected output: " + output.substr(0, 200));
+    if (!in) {
+        throw unexpectedOutput();
     }
     double total = 0;
     for (const double t : latencies) {
