@@ -774,26 +774,35 @@ Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arg
 
 Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arguments, CallOptions options) {
     auto state = state_;
-    json params{{"name", name}, {"arguments", arguments.is_null() ? json::object() : std::move(arguments)}};
     auto annotation = state->annotations.find(name);
     const bool retryable = annotation != state->annotations.end() && annotation->second.safeToRetry();
+    // Built member by member and moved along (an initializer list copies every value; this is per call).
+    json params = json::object();
+    params["name"] = std::move(name);
+    params["arguments"] = arguments.is_null() ? json::object() : std::move(arguments);
+    // Only a call that may be sent again after a reconnection keeps a copy of its parameters.
+    std::optional<json> resend;
+    if (retryable) {
+        resend = params;
+    }
     const std::function<void(const Progress&)>* onProgress =
         options.onProgress ? &options.onProgress : nullptr;
-    auto result = co_await call(state, "tools/call", params, options.timeout, onProgress);
+    auto result = co_await call(state, "tools/call", std::move(params), options.timeout, onProgress);
     if (!result && result.error().code == McpErrc::connection_closed && retryable &&
         state->phase != Phase::closed && state->phase != Phase::failed) {
         // The transport dropped under the call; the tool says sending it again is harmless.
-        result = co_await call(state, "tools/call", std::move(params), options.timeout, onProgress);
+        result = co_await call(state, "tools/call", std::move(*resend), options.timeout, onProgress);
     }
     if (!result) {
         co_return unexpected(result.error());
     }
+    // The result is ours: its members are moved out, not copied.
     CallResult out;
-    if (result->contains("content") && result->at("content").is_array()) {
-        out.content = result->at("content");
+    if (auto content = result->find("content"); content != result->end() && content->is_array()) {
+        out.content = std::move(*content);
     }
-    if (result->contains("structuredContent")) {
-        out.structuredContent = result->at("structuredContent");
+    if (auto structured = result->find("structuredContent"); structured != result->end()) {
+        out.structuredContent = std::move(*structured);
     }
     out.isError = boolField(*result, "isError").value_or(false);
     out.text = contentToText(out.content);
