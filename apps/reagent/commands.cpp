@@ -16,8 +16,10 @@
 
 #include "demo_provider.hpp"
 #include "demo_tools.hpp"
+#include "mcp_command.hpp"
 #include "output.hpp"
 #include "reagent/agent/agent.hpp"
+#include "reagent/core/settle.hpp"
 #include "reagent/providers/http_provider.hpp"
 #include "terminal_text.hpp"
 #include "trace.hpp"
@@ -31,8 +33,8 @@ namespace {
 // The process exits this way when a second signal arrives while the first cancellation is under way.
 constexpr int kExitForced = 130;
 
-expected<agent::Agent, std::string> buildAgent(const RunOptions& options,
-                                               std::shared_ptr<llm::Provider> provider) {
+expected<agent::AgentBuilder, std::string> agentBuilder(const RunOptions& options,
+                                                        std::shared_ptr<llm::Provider> provider) {
     auto tools = demoTools();
     if (!tools) {
         return fail("a demo tool is malformed: " + tools.error().describe());
@@ -51,14 +53,33 @@ expected<agent::Agent, std::string> buildAgent(const RunOptions& options,
         memoryConfig.path = options.memoryPath;
         builder.withMemory(std::move(memoryConfig));
     }
-    auto built = builder.build();
-    if (!built) {
-        return fail(built.error().describe());
+    if (!options.mcpConfigPath.empty()) {
+        auto servers = readMcpConfig(options.mcpConfigPath);
+        if (!servers) {
+            return fail(servers.error());
+        }
+        builder.withMCP(std::move(*servers));
     }
-    return std::move(*built);
+    return builder;
 }
 
-// --provider, else the environment, else the offline demo (said plainly on stderr, keeping stdout clean).
+// Builds the agent (connecting its MCP servers), runs the prompt, disposes the agent.
+Task<expected<agent::RunResult, std::string>> buildRunDispose(agent::AgentBuilder builder,
+                                                              std::string prompt) {
+    auto agent = co_await builder.buildAsync();
+    if (!agent) {
+        co_return fail("cannot build the agent: " + agent.error().describe());
+    }
+    agent::RunResult result = co_await agent->run(std::move(prompt));
+    co_await agent->dispose();
+    co_return result;
+}
+
+// Checked: a cancelled run still reports its result, and the MCP servers are stopped after it.
+Task<expected<agent::RunResult, std::string>> buildAndRun(agent::AgentBuilder builder, std::string prompt) {
+    co_return co_await withCheckedCancellation(buildRunDispose(std::move(builder), std::move(prompt)));
+}
+
 expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOptions& options) {
     std::optional<providers::ProviderConfig> config;
     if (options.provider.empty()) {
@@ -139,14 +160,14 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
         std::cerr << "reagent: " << provider.error() << "\n";
         return kExitUsage;
     }
-    auto agent = buildAgent(options, std::move(*provider));
-    if (!agent) {
-        std::cerr << "reagent: cannot build the agent: " << agent.error() << "\n";
-        return kExitRunFailed;
+    auto builder = agentBuilder(options, std::move(*provider));
+    if (!builder) {
+        std::cerr << "reagent: " << builder.error() << "\n";
+        return kExitUsage;
     }
     if (!options.json && !options.quiet) {
         auto printer = std::make_shared<TracePrinter>(std::cerr);
-        agent->subscribe([printer](const agent::AgentEvent& event) { (*printer)(event); });
+        builder->withEventHandler([printer](const agent::AgentEvent& event) { (*printer)(event); });
     }
 
     asio::cancellation_signal cancel;
@@ -184,22 +205,30 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
     }
 
     std::optional<agent::RunResult> result;
+    std::optional<std::string> buildError;
     std::exception_ptr crash;
     const auto start = std::chrono::steady_clock::now();
     asio::co_spawn(
-        io, agent->run(options.prompt),
-        asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr error, agent::RunResult value) {
-            crash = error;
-            if (!error) {
-                result = std::move(value);
-            }
-            signals.cancel();
-            deadline.cancel();
-        }));
+        io, buildAndRun(std::move(*builder), options.prompt),
+        asio::bind_cancellation_slot(
+            cancel.slot(), [&](std::exception_ptr error, expected<agent::RunResult, std::string> value) {
+                crash = error;
+                if (!error && value) {
+                    result = std::move(*value);
+                } else if (!error) {
+                    buildError = std::move(value.error());
+                }
+                signals.cancel();
+                deadline.cancel();
+            }));
     io.run();
     const auto wallTime =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
 
+    if (buildError) {
+        std::cerr << "reagent: " << *buildError << "\n";
+        return kExitRunFailed;
+    }
     if (!result) {
         // Agent::run promises not to throw; reaching this is a library bug worth reporting as such.
         std::string what = "the run ended without a result";
@@ -224,9 +253,14 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
 int toolsCommand(bool json) {
     RunOptions options;
     options.maxIterations = 1;
-    auto agent = buildAgent(options, makeDemoProvider(std::chrono::milliseconds(0)));
+    auto builder = agentBuilder(options, makeDemoProvider(std::chrono::milliseconds(0)));
+    if (!builder) {
+        std::cerr << "reagent: " << builder.error() << "\n";
+        return kExitRunFailed;
+    }
+    auto agent = builder->build();
     if (!agent) {
-        std::cerr << "reagent: cannot build the agent: " << agent.error() << "\n";
+        std::cerr << "reagent: cannot build the agent: " << agent.error().describe() << "\n";
         return kExitRunFailed;
     }
     const auto specs = agent->toolSpecs();

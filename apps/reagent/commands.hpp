@@ -43,6 +43,8 @@ struct RunOptions {
     std::chrono::milliseconds timeout{0};
     /// `--budget`: characters of a tool result shown unchanged; longer ones are compressed. Default 800.
     std::size_t compressionBudget = 800;
+    /// `--mcp-config`: a JSON file in the `mcpServers` format; its servers' tools join the agent's.
+    std::string mcpConfigPath;
 };
 
 /// \brief What `reagent memory` was asked to do.

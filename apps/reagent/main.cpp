@@ -4,6 +4,9 @@
 //   reagent run --json "..."       the whole run result as JSON
 //   reagent tools                  the tools the agent offers to the model
 //   reagent memory search WORD --memory FILE   what earlier runs did (episodic memory)
+//   reagent run --mcp-config mcp.json "..."     the agent also uses the MCP servers' tools
+//   reagent mcp tools --mcp-config mcp.json     the tools of MCP servers
+//   reagent mcp call SERVER/TOOL '{...}' --mcp-config mcp.json   one MCP tool call
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
@@ -18,7 +21,9 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "mcp_command.hpp"
 #include "reagent/core/expected.hpp"
+#include "reagent/mcp/remote_transports.hpp"
 
 namespace {
 
@@ -112,6 +117,8 @@ reagent::expected<std::string, std::string> readPrompt(const std::vector<std::st
 
 int main(int argc, char** argv) {
     using namespace reagent::cli;
+    // MCP servers may be reached over HTTP, SSE or WebSocket, not only stdio.
+    reagent::mcp::enableRemoteTransports();
 
     CLI::App app{"reagent: run LLM agents (a ReAct loop with tools) from the command line.", "reagent"};
     app.set_version_flag("--version", std::string("reagent ") + REAGENT_VERSION,
@@ -175,6 +182,13 @@ int main(int argc, char** argv) {
                      "compressed to a preview and stored in working memory")
         ->check(wholeNumber(1'000'000'000))
         ->capture_default_str();
+    runCmd
+        ->add_option("--mcp-config", run.mcpConfigPath,
+                     "A JSON file of MCP servers in the mcpServers format MCP hosts use ({\"mcpServers\": "
+                     "{\"fs\": {\"command\": ..., \"args\": [...]}, \"api\": {\"url\": ...}}}); their tools "
+                     "join the agent's as SERVER/TOOL. A server that fails to start fails the run before it "
+                     "starts, naming it")
+        ->check(nonEmpty("a file path"));
     runCmd->footer(
         "Providers read ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL), GEMINI_API_KEY or "
         "OLLAMA_HOST. "
@@ -225,6 +239,28 @@ int main(int argc, char** argv) {
         ->required();
     addMemoryOptions(showCmd);
 
+    McpOptions mcpOptions;
+    CLI::App* mcpCmd = app.add_subcommand(
+        "mcp", "Use MCP servers directly: list their tools, call one (servers from --mcp-config FILE)");
+    mcpCmd->require_subcommand(1);
+    const auto addMcpOptions = [&mcpOptions](CLI::App* command) {
+        command->add_option("--mcp-config", mcpOptions.configPath, "The mcpServers JSON file")
+            ->required()
+            ->check(nonEmpty("a file path"));
+        command->add_flag("--json", mcpOptions.json, "Print JSON on stdout");
+    };
+    CLI::App* mcpToolsCmd =
+        mcpCmd->add_subcommand("tools", "Connect to each server and list its tools as SERVER/TOOL");
+    mcpToolsCmd->add_option("--server", mcpOptions.server, "Only this server");
+    addMcpOptions(mcpToolsCmd);
+    CLI::App* mcpCallCmd = mcpCmd->add_subcommand(
+        "call",
+        "Call one tool: its text on stdout, progress and server logs on stderr; exit 1 when the tool "
+        "reports an error");
+    mcpCallCmd->add_option("tool", mcpOptions.tool, "SERVER/TOOL")->required();
+    mcpCallCmd->add_option("arguments", mcpOptions.arguments, "The arguments as a JSON object (default {})");
+    addMcpOptions(mcpCallCmd);
+
     // Set last: subcommands copy the footer of their parent when they are created.
     app.footer("Run `reagent <command> --help` for the options of a command.");
 
@@ -235,7 +271,7 @@ int main(int argc, char** argv) {
         const auto extra = app.remaining();
         if (app.get_subcommands().empty() && !extra.empty() && extra.front().rfind('-', 0) != 0) {
             std::cerr << "reagent: unknown command '" << extra.front()
-                      << "' (commands: run, tools, memory)\nRun with --help for more information.\n";
+                      << "' (commands: run, tools, memory, mcp)\nRun with --help for more information.\n";
             return kExitUsage;
         }
         // --help and --version arrive here too, with a zero status; every real parse error is a usage error.
@@ -258,6 +294,10 @@ int main(int argc, char** argv) {
         }
         run.demoLatency = std::chrono::milliseconds(latencyMs);
         return runCommand(io, run);
+    }
+    if (*mcpCmd) {
+        mcpOptions.action = *mcpToolsCmd ? "tools" : "call";
+        return mcpCommand(io, mcpOptions);
     }
     if (*memoryCmd) {
         memoryOptions.action = *searchCmd ? "search" : *recentCmd ? "recent" : "show";

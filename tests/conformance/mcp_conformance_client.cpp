@@ -14,6 +14,7 @@
 
 #include "reagent/core/task.hpp"
 #include "reagent/mcp/client.hpp"
+#include "reagent/mcp/remote_transports.hpp"
 
 namespace {
 
@@ -99,6 +100,7 @@ int main(int argc, char** argv) {
         std::cerr << "usage: MCP_CONFORMANCE_SCENARIO=<scenario> mcp_conformance_client <server url>\n";
         return 2;
     }
+    mcp::enableRemoteTransports();
     const char* scenario = std::getenv("MCP_CONFORMANCE_SCENARIO");
     boost::asio::io_context io;
     int status = 1;

@@ -58,6 +58,7 @@ TOOLS = [
     {'name': 'flood', 'description': 'Floods stderr',
      'inputSchema': {'type': 'object', 'properties': {'bytes': {'type': 'integer'}}}},
     {'name': 'pid', 'description': 'Its process id', 'inputSchema': {'type': 'object'}},
+    {'name': 'grow', 'description': 'Adds the tool `grown` and says the list changed', 'inputSchema': {'type': 'object'}},
 ]
 
 if '--garbage-first' in args:
@@ -103,6 +104,13 @@ for line in sys.stdin:
             sys.stderr.write('e' * int(a.get('bytes', 1000)) + '\nflood end\n')
             sys.stderr.flush()
             send({'jsonrpc': '2.0', 'id': mid, 'result': text('flooded')})
+        elif name == 'grow':
+            TOOLS.append({'name': 'grown', 'description': 'Added by grow', 'inputSchema': {
+                'type': 'object', 'properties': {'n': {'type': 'integer'}}, 'required': ['n']}})
+            send({'jsonrpc': '2.0', 'method': 'notifications/tools/list_changed'})
+            send({'jsonrpc': '2.0', 'id': mid, 'result': text('grown')})
+        elif name == 'grown':
+            send({'jsonrpc': '2.0', 'id': mid, 'result': text('grown called with %d' % a.get('n', -1))})
         elif name == 'pid':
             send({'jsonrpc': '2.0', 'id': mid, 'result': text(str(os.getpid()))})
         else:

@@ -3,6 +3,7 @@
 
 #include "agent_state.hpp"
 #include "mcp_tools.hpp"
+#include "reagent/core/settle.hpp"
 #include "recall_tool.hpp"
 
 namespace reagent::agent {
@@ -203,14 +204,24 @@ Task<expected<Agent, AgentError>> AgentBuilder::buildAsync() const {
     co_return agent;
 }
 
-Task<expected<RunResult, AgentError>> AgentBuilder::runOnce(std::string prompt) const {
-    auto agent = co_await buildAsync();
+namespace {
+
+// Checked: a cancelled run still ends with its result, and the agent is disposed after it.
+Task<expected<RunResult, AgentError>> buildRunDispose(Task<expected<Agent, AgentError>> build,
+                                                      std::string prompt) {
+    auto agent = co_await std::move(build);
     if (!agent) {
         co_return fail(std::move(agent.error()));
     }
     RunResult result = co_await agent->run(std::move(prompt));
     co_await agent->dispose();
     co_return result;
+}
+
+}  // namespace
+
+Task<expected<RunResult, AgentError>> AgentBuilder::runOnce(std::string prompt) const {
+    co_return co_await withCheckedCancellation(buildRunDispose(buildAsync(), std::move(prompt)));
 }
 
 expected<Agent, AgentError> AgentBuilder::assemble() const {

@@ -21,7 +21,8 @@ Task<tools::ToolResult> callRemote(std::shared_ptr<mcp::Client> client, std::str
             report(tools::ToolProgress{p.progress, p.total, p.message});
         };
     }
-    auto result = co_await client->callTool(std::move(remoteName), std::move(args), std::move(options));
+    auto calling = client->callTool(std::move(remoteName), std::move(args), std::move(options));
+    auto result = co_await std::move(calling);
     if (!result) {
         const mcp::McpError& error = result.error();
         const auto code = error.code == mcp::McpErrc::timeout     ? tools::ToolErrc::timeout
@@ -142,7 +143,8 @@ mcp::ClientOptions McpTools::clientOptions(std::size_t index) {
 Task<expected<void, std::string>> McpTools::connect(std::size_t index) {
     auto self = shared_from_this();
     Server& server = servers_[index];
-    auto client = co_await mcp::Client::connect(server.config, clientOptions(index));
+    auto connecting = mcp::Client::connect(server.config, clientOptions(index));
+    auto client = co_await std::move(connecting);
     if (!client) {
         co_return unexpected(client.error().describe());
     }

@@ -14,15 +14,15 @@ namespace asio = boost::asio;
 
 TaskGroup::State::State(Executor ex) : executor(ex), wakeup(ex) {}
 
-void TaskGroup::State::finished(std::list<asio::cancellation_signal>::iterator signal,
-                                std::exception_ptr error) {
+void TaskGroup::State::finished(std::list<Child>::iterator child, std::exception_ptr error) {
     if (error) {
         errors.push_back(detail::settledError(error, false));
     }
     --live;
+    child->done = true;  // never emitted again: cancel() right after join() must not reach it
     wakeup.cancel();
     // The child's spawn machinery may still refer to its slot while this handler runs: erase it later.
-    asio::post(executor, [self = shared_from_this(), signal] { self->signals.erase(signal); });
+    asio::post(executor, [self = shared_from_this(), child] { self->children.erase(child); });
 }
 
 TaskGroup::TaskGroup(Executor executor) : state_(std::make_shared<State>(executor)) {}
@@ -32,8 +32,10 @@ TaskGroup::~TaskGroup() {
 }
 
 void TaskGroup::State::cancelAll() {
-    for (auto& signal : signals) {
-        signal.emit(asio::cancellation_type::terminal);
+    for (Child& child : children) {
+        if (!child.done) {
+            child.signal.emit(asio::cancellation_type::terminal);
+        }
     }
 }
 

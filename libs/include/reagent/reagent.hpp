@@ -23,6 +23,9 @@
 #include "reagent/llm/provider_error.hpp"
 #include "reagent/llm/scripted_provider.hpp"
 #include "reagent/llm/stream_delta.hpp"
+#include "reagent/mcp/client.hpp"
+#include "reagent/mcp/remote_transports.hpp"
+#include "reagent/mcp/server_config.hpp"
 #include "reagent/provider_by_kind.hpp"
 #include "reagent/providers/from_environment.hpp"
 #include "reagent/providers/http_provider.hpp"
@@ -48,3 +51,11 @@
 
 // transform
 #include "reagent/transform/jq_transform.hpp"
+
+namespace reagent::detail {
+
+/// Programs that include the umbrella header reach MCP servers over every transport: the remote ones
+/// (streamable HTTP, SSE, WebSocket) are plugged into `mcp::makeTransport` before `main` runs.
+inline const bool kMcpRemoteTransportsEnabled = mcp::enableRemoteTransports();
+
+}  // namespace reagent::detail

@@ -44,6 +44,22 @@ struct Waiter {
     const std::function<void(const Progress&)>* onProgress = nullptr;
 };
 
+// Registers a waiter under its request id (and progress token) for as long as it lives.
+class WaiterRegistration {
+  public:
+    WaiterRegistration(Client::State* state, Waiter* waiter, std::int64_t id, std::string token);
+    WaiterRegistration(const WaiterRegistration&) = delete;
+    WaiterRegistration& operator=(const WaiterRegistration&) = delete;
+    ~WaiterRegistration() { release(); }
+    void release() noexcept;
+
+  private:
+    Client::State* state_;
+    Waiter* waiter_;
+    std::int64_t id_;
+    std::string token_;
+};
+
 std::int64_t idNumber(const RequestId& id) {
     return std::holds_alternative<std::int64_t>(id) ? std::get<std::int64_t>(id) : -1;
 }
@@ -150,6 +166,31 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
 
 namespace {
 
+WaiterRegistration::WaiterRegistration(Client::State* state, Waiter* waiter, std::int64_t id,
+                                       std::string token)
+    : state_(state), waiter_(waiter), id_(id), token_(std::move(token)) {
+    state_->waiters[id_] = waiter_;
+    if (!token_.empty()) {
+        state_->progressTokens[token_] = waiter_;
+    }
+}
+
+void WaiterRegistration::release() noexcept {
+    if (state_ == nullptr) {
+        return;
+    }
+    if (auto it = state_->waiters.find(id_); it != state_->waiters.end() && it->second == waiter_) {
+        state_->waiters.erase(it);
+    }
+    if (!token_.empty()) {
+        if (auto it = state_->progressTokens.find(token_);
+            it != state_->progressTokens.end() && it->second == waiter_) {
+            state_->progressTokens.erase(it);
+        }
+    }
+    state_ = nullptr;
+}
+
 using StatePtr = std::shared_ptr<Client::State>;
 
 Task<void> readLoop(StatePtr state, std::shared_ptr<Transport> transport, std::uint64_t generation);
@@ -198,15 +239,10 @@ Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transpor
     }
     RpcSession::Outgoing outgoing = state->session.request(method, std::move(params));
     const std::int64_t id = idNumber(outgoing.id);
-    state->waiters.emplace(id, &waiter);
-    if (!token.empty()) {
-        state->progressTokens.emplace(token, &waiter);
-    }
+    // Whatever way this frame ends (a value, an exception, destruction), the waiter leaves the maps.
+    WaiterRegistration registration(state.get(), &waiter, id, token);
     auto forget = [&] {
-        state->waiters.erase(id);
-        if (!token.empty()) {
-            state->progressTokens.erase(token);
-        }
+        registration.release();
         state->session.forget(outgoing.id);
     };
 
@@ -241,9 +277,7 @@ Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transpor
                 McpError{McpErrc::timeout, method + " to " + state->label() + " got no response in time"});
         }
     }
-    if (!token.empty()) {
-        state->progressTokens.erase(token);
-    }
+    registration.release();
     if (waiter.failure) {
         co_return unexpected(std::move(*waiter.failure));
     }
@@ -259,7 +293,9 @@ Task<expected<void, McpError>> establish(StatePtr state) {
     if (!transport) {
         co_return unexpected(McpError{
             McpErrc::invalid_config,
-            state->label() + ": no transport for '" + std::string(toString(state->config.transport)) + "'"});
+            state->label() + ": no transport for '" + std::string(toString(state->config.transport)) +
+                "': the remote transports live in reagent::mcp_remote; link it and call "
+                "mcp::enableRemoteTransports() (<reagent/reagent.hpp> does both)"});
     }
     const auto deadline = Clock::now() + state->config.connectTimeout;
     auto opened = co_await transport->open();
@@ -455,9 +491,19 @@ Task<void> serveRequest(StatePtr state, std::shared_ptr<Transport> transport, Re
     asio::steady_timer cancelled(state->executor);
     cancelled.expires_at(asio::steady_timer::time_point::max());
     state->inbound[key] = &cancelled;
+    // Leaves the map however this frame ends.
+    struct Unregister {
+        Client::State* state;
+        const std::string& key;
+        asio::steady_timer* timer;
+        ~Unregister() {
+            if (auto it = state->inbound.find(key); it != state->inbound.end() && it->second == timer) {
+                state->inbound.erase(it);
+            }
+        }
+    } unregister{state.get(), key, &cancelled};
     using namespace asio::experimental::awaitable_operators;
     auto outcome = co_await (answer(state, request) || cancelled.async_wait(kTuple));
-    state->inbound.erase(key);
     if (outcome.index() != 0) {
         co_return;  // cancelled by the server, or the client is closing: no response
     }
@@ -616,17 +662,25 @@ Client::~Client() {
     }
 }
 
+Task<expected<std::shared_ptr<Client>, McpError>> Client::connect(ServerConfig config) {
+    ClientOptions options;
+    auto connecting = connect(std::move(config), std::move(options));
+    co_return co_await std::move(connecting);
+}
+
 Task<expected<std::shared_ptr<Client>, McpError>> Client::connect(ServerConfig config,
                                                                   ClientOptions options) {
     ServerConfig copy = config;
     TransportFactory factory = [copy = std::move(copy)] { return makeTransport(copy); };
-    co_return co_await connect(std::move(config), std::move(options), std::move(factory));
+    auto connecting = connect(std::move(config), std::move(options), std::move(factory));
+    co_return co_await std::move(connecting);
 }
 
 Task<expected<std::shared_ptr<Client>, McpError>> Client::connect(ServerConfig config, ClientOptions options,
                                                                   TransportFactory factory) {
-    auto state =
-        co_await withCheckedCancellation(open(std::move(config), std::move(options), std::move(factory)));
+    // The call is made before the co_await: g++ 12 mishandles aggregate arguments built inside one.
+    auto opening = open(std::move(config), std::move(options), std::move(factory));
+    auto state = co_await withCheckedCancellation(std::move(opening));
     if (!state) {
         co_return unexpected(state.error());
     }
@@ -712,28 +766,43 @@ Task<expected<std::vector<ToolInfo>, McpError>> Client::listTools() {
         McpError{McpErrc::protocol_error, state->label() + ": tools/list did not end after 1000 pages"});
 }
 
+Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arguments) {
+    CallOptions options;
+    auto calling = callTool(std::move(name), std::move(arguments), std::move(options));
+    co_return co_await std::move(calling);
+}
+
 Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arguments, CallOptions options) {
     auto state = state_;
-    json params{{"name", name}, {"arguments", arguments.is_null() ? json::object() : std::move(arguments)}};
     auto annotation = state->annotations.find(name);
     const bool retryable = annotation != state->annotations.end() && annotation->second.safeToRetry();
+    // Built member by member and moved along (an initializer list copies every value; this is per call).
+    json params = json::object();
+    params["name"] = std::move(name);
+    params["arguments"] = arguments.is_null() ? json::object() : std::move(arguments);
+    // Only a call that may be sent again after a reconnection keeps a copy of its parameters.
+    std::optional<json> resend;
+    if (retryable) {
+        resend = params;
+    }
     const std::function<void(const Progress&)>* onProgress =
         options.onProgress ? &options.onProgress : nullptr;
-    auto result = co_await call(state, "tools/call", params, options.timeout, onProgress);
+    auto result = co_await call(state, "tools/call", std::move(params), options.timeout, onProgress);
     if (!result && result.error().code == McpErrc::connection_closed && retryable &&
         state->phase != Phase::closed && state->phase != Phase::failed) {
         // The transport dropped under the call; the tool says sending it again is harmless.
-        result = co_await call(state, "tools/call", std::move(params), options.timeout, onProgress);
+        result = co_await call(state, "tools/call", std::move(*resend), options.timeout, onProgress);
     }
     if (!result) {
         co_return unexpected(result.error());
     }
+    // The result is ours: its members are moved out, not copied.
     CallResult out;
-    if (result->contains("content") && result->at("content").is_array()) {
-        out.content = result->at("content");
+    if (auto content = result->find("content"); content != result->end() && content->is_array()) {
+        out.content = std::move(*content);
     }
-    if (result->contains("structuredContent")) {
-        out.structuredContent = result->at("structuredContent");
+    if (auto structured = result->find("structuredContent"); structured != result->end()) {
+        out.structuredContent = std::move(*structured);
     }
     out.isError = boolField(*result, "isError").value_or(false);
     out.text = contentToText(out.content);

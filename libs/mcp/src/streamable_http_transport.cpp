@@ -27,6 +27,7 @@
 #include "reagent/core/task_group.hpp"
 #include "reagent/http/http_client.hpp"
 #include "reagent/http/http_request.hpp"
+#include "reagent/mcp/remote_transports.hpp"
 #include "reagent/mcp/transport.hpp"
 
 namespace reagent::mcp {

@@ -1,19 +1,26 @@
 #include "reagent/mcp/transport.hpp"
 
+#include <atomic>
+
 namespace reagent::mcp {
 
+namespace {
+
+// Set by enableRemoteTransports() (reagent::mcp_remote); read when a client connects.
+std::atomic<TransportMaker> remoteMaker{nullptr};
+
+}  // namespace
+
+void setRemoteTransportMaker(TransportMaker maker) noexcept {
+    remoteMaker.store(maker);
+}
+
 std::unique_ptr<Transport> makeTransport(const ServerConfig& config) {
-    switch (config.transport) {
-        case TransportKind::stdio:
-            return makeStdioTransport(config);
-        case TransportKind::streamable_http:
-            return makeStreamableHttpTransport(config);
-        case TransportKind::sse:
-            return makeSseTransport(config);
-        case TransportKind::websocket:
-            return nullptr;  // TEMPORARY: each transport's own source adds its case
+    if (config.transport == TransportKind::stdio) {
+        return makeStdioTransport(config);
     }
-    return nullptr;
+    const TransportMaker maker = remoteMaker.load();
+    return maker != nullptr ? maker(config) : nullptr;
 }
 
 }  // namespace reagent::mcp

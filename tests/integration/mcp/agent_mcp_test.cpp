@@ -1,6 +1,11 @@
 // Agents that use MCP servers' tools: withMCP, buildAsync, runOnce, dispose, events, sampling through the
 // agent's provider, list_changed, several servers at once.
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <catch2/catch.hpp>
 #include <memory>
 
@@ -196,4 +201,63 @@ TEST_CASE("a server's sampling request goes through the agent's provider only wh
         }());
         CHECK(asked == std::vector<std::string>{"everything"});
     }
+}
+
+TEST_CASE("tools/list_changed refreshes the agent's tools for later runs", "[mcp][agent]") {
+    auto provider = std::make_shared<llm::ScriptedProvider>();
+    provider->then(llm::ScriptedTurn::toolCall("fault/grow", json::object()));
+    provider->then(llm::ScriptedTurn::text("grew"));
+    const auto args = json::parse(R"({"n":7})");
+    provider->then(llm::ScriptedTurn::toolCall("fault/grown", args));
+    provider->then(llm::ScriptedTurn::text("used it"));
+    runCoro([&]() -> Task<void> {
+        auto builder = agent::Agent::create().withProvider(provider).withMCP(reagent::test::faultServer());
+        auto built = co_await builder.buildAsync();
+        REQUIRE(built);
+        const auto has = [&](const std::string& name) {
+            const auto definitions = built->toolDefinitions();
+            return std::any_of(definitions.begin(), definitions.end(),
+                               [&](const auto& d) { return d.name == name; });
+        };
+        CHECK_FALSE(has("fault/grown"));
+        auto first = co_await built->run("grow");
+        CHECK(first.success());
+        // The refresh runs beside the run; give it a moment to land.
+        for (int i = 0; i < 100 && !has("fault/grown"); ++i) {
+            co_await reagent::test::sleepFor(std::chrono::milliseconds(10));
+        }
+        REQUIRE(has("fault/grown"));
+        auto second = co_await built->run("use the new tool");
+        const auto* call = findCall(second, "fault/grown");
+        REQUIRE(call);
+        REQUIRE(call->succeeded());
+        CHECK(*call->outcome == "grown called with 7");
+        co_await built->dispose();
+    }());
+}
+
+TEST_CASE("cancelling a run cancels its MCP call and the server is told", "[mcp][agent]") {
+    auto provider = std::make_shared<llm::ScriptedProvider>();
+    provider->then(llm::ScriptedTurn::toolCall("fault/hang", json::object()));
+    runCoro([&]() -> Task<void> {
+        auto builder = agent::Agent::create().withProvider(provider).withMCP(reagent::test::faultServer());
+        auto built = co_await builder.buildAsync();
+        REQUIRE(built);
+        auto executor = co_await boost::asio::this_coro::executor;
+        boost::asio::cancellation_signal signal;
+        boost::asio::steady_timer trigger(executor, std::chrono::milliseconds(200));
+        trigger.async_wait(
+            [&](boost::system::error_code) { signal.emit(boost::asio::cancellation_type::terminal); });
+        const auto start = std::chrono::steady_clock::now();
+        auto run = built->run("hang");
+        auto result = co_await boost::asio::co_spawn(
+            executor, std::move(run),
+            boost::asio::bind_cancellation_slot(signal.slot(), boost::asio::use_awaitable));
+        CHECK(result.terminatedBy == agent::TerminatedBy::cancelled);
+        CHECK(reagent::test::elapsedMs(start) < 2000);
+        REQUIRE(result.toolCalls.size() == 1);
+        CHECK(result.toolCalls[0].outcome.error().code == tools::ToolErrc::cancelled);
+        co_await built->dispose();
+        CHECK(childProcesses().empty());
+    }());
 }

@@ -18,6 +18,7 @@
 
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
+#include "reagent/mcp/remote_transports.hpp"
 #include "reagent/mcp/transport.hpp"
 
 namespace reagent::test {
@@ -261,8 +262,9 @@ class RawSession {
     int lastId_ = 0;
 };
 
-/// \brief A configuration of `kind` for `url`.
+/// \brief A configuration of `kind` for `url` (and the remote transports plugged into `makeTransport`).
 inline mcp::ServerConfig httpConfig(mcp::TransportKind kind, std::string url) {
+    mcp::enableRemoteTransports();
     mcp::ServerConfig config;
     config.name = "peer";
     config.transport = kind;

@@ -357,3 +357,34 @@ TEST_CASE("stdio client: env is merged over the parent's environment and cwd is 
         co_await (*client)->close();
     }());
 }
+
+TEST_CASE("stdio client with server-filesystem: structured results and the server's own access errors",
+          "[mcp][stdio]") {
+    reagent::test::TempDir dir;
+    const std::string root = std::filesystem::canonical(dir.path).string();
+    std::ofstream(root + "/notes.txt") << "line one\nline two\n";
+    runCoro([&]() -> Task<void> {
+        auto client = co_await mcp::Client::connect(reagent::test::filesystemStdio(root));
+        REQUIRE(client);
+        auto& c = **client;
+        CHECK(c.server().implementation.name == "secure-filesystem-server");
+        auto tools = co_await c.listTools();
+        REQUIRE(tools);
+        CHECK(hasTool(*tools, "read_text_file"));
+        const auto readArgs = json{{"path", root + "/notes.txt"}};
+        auto read = co_await c.callTool("read_text_file", readArgs);
+        REQUIRE(read);
+        CHECK(read->text == "line one\nline two\n");
+        CHECK(read->structuredContent["content"] == "line one\nline two\n");
+        const auto listArgs = json{{"path", root}};
+        auto listed = co_await c.callTool("list_directory", listArgs);
+        REQUIRE(listed);
+        CHECK(listed->text.find("[FILE] notes.txt") != std::string::npos);
+        const auto outsideArgs = json{{"path", "/etc/passwd"}};
+        auto outside = co_await c.callTool("read_text_file", outsideArgs);
+        REQUIRE(outside);
+        CHECK(outside->isError);
+        CHECK(outside->text.find("Access denied") != std::string::npos);
+        co_await c.close();
+    }());
+}

@@ -102,3 +102,19 @@ TEST_CASE("cancelling the joiner cancels the children and still waits for them",
     CHECK(done == 0);
     CHECK(errors.size() == 2);
 }
+
+TEST_CASE("cancel and destruction right after join returns reach no finished child", "[core][task_group]") {
+    reagent::test::runCoro([]() -> reagent::Task<void> {
+        for (int round = 0; round < 20; ++round) {
+            auto executor = co_await boost::asio::this_coro::executor;
+            auto group = std::make_unique<reagent::TaskGroup>(executor);
+            group->spawn(reagent::test::sleepFor(1ms));
+            group->spawn(reagent::test::sleepFor(2ms));
+            auto errors = co_await group->join();
+            CHECK(errors.empty());
+            // The children's cleanup is still queued: neither call may touch their finished signals.
+            group->cancel();
+            group.reset();
+        }
+    }());
+}

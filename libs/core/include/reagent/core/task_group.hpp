@@ -38,10 +38,10 @@ class TaskGroup {
     template <class T>
     void spawn(Task<T> task) {
         auto state = state_;
-        auto signal = state->signals.emplace(state->signals.end());
+        auto child = state->children.emplace(state->children.end());
         ++state->live;
         boost::asio::co_spawn(state->executor, std::move(task),
-                              boost::asio::bind_cancellation_slot(signal->slot(), Completion{state, signal}));
+                              boost::asio::bind_cancellation_slot(child->signal.slot(), Completion{state, child}));
     }
 
     /// \brief Emits a terminal cancellation to every child still running.
@@ -56,23 +56,30 @@ class TaskGroup {
     [[nodiscard]] Task<std::vector<EffectError>> join();
 
   private:
+    /// A child's cancellation signal; `done` once it finished (its slot may then refer to freed
+    /// memory until the entry is erased, so it must not be emitted).
+    struct Child {
+        boost::asio::cancellation_signal signal;
+        bool done = false;
+    };
+
     struct State : std::enable_shared_from_this<State> {
         explicit State(Executor ex);
         Executor executor;
-        std::list<boost::asio::cancellation_signal> signals;
+        std::list<Child> children;
         std::size_t live = 0;
         boost::asio::steady_timer wakeup;
         std::vector<EffectError> errors;
-        void finished(std::list<boost::asio::cancellation_signal>::iterator signal, std::exception_ptr error);
+        void finished(std::list<Child>::iterator child, std::exception_ptr error);
         void cancelAll();
     };
 
     struct Completion {
         std::shared_ptr<State> state;
-        std::list<boost::asio::cancellation_signal>::iterator signal;
+        std::list<Child>::iterator child;
         template <class... Values>
         void operator()(std::exception_ptr error, Values&&...) {
-            state->finished(signal, error);
+            state->finished(child, error);
         }
     };
 

@@ -158,8 +158,11 @@ class Client : public std::enable_shared_from_this<Client> {
     /// \par Errors
     /// `invalid_config`, `connect_failed` (naming the server and, for stdio, the tail of its stderr),
     /// `unsupported_version`, `timeout` (`connectTimeout`), `cancelled`.
-    [[nodiscard]] static Task<expected<std::shared_ptr<Client>, McpError>> connect(
-        ServerConfig config, ClientOptions options = {});
+    [[nodiscard]] static Task<expected<std::shared_ptr<Client>, McpError>> connect(ServerConfig config,
+                                                                                   ClientOptions options);
+    /// \brief With default options. (An overload, not a default argument: g++ 12 destroys a defaulted
+    /// aggregate argument of a coroutine twice.)
+    [[nodiscard]] static Task<expected<std::shared_ptr<Client>, McpError>> connect(ServerConfig config);
     /// \brief As above, with transports made by `factory` (a custom transport, or tests).
     [[nodiscard]] static Task<expected<std::shared_ptr<Client>, McpError>> connect(ServerConfig config,
                                                                                    ClientOptions options,
@@ -179,7 +182,9 @@ class Client : public std::enable_shared_from_this<Client> {
     /// so; an error here means the call itself failed (`remote_error` for a JSON-RPC error,
     /// `timeout`, `cancelled`, `connection_closed`, ...).
     [[nodiscard]] Task<expected<CallResult, McpError>> callTool(std::string name, nlohmann::json arguments,
-                                                                CallOptions options = {});
+                                                                CallOptions options);
+    /// \brief With default options (an overload for the reason given at `connect`).
+    [[nodiscard]] Task<expected<CallResult, McpError>> callTool(std::string name, nlohmann::json arguments);
 
     /// \brief `ping`.
     [[nodiscard]] Task<expected<void, McpError>> ping();

@@ -1,0 +1,127 @@
+// `reagent run --mcp-config`, `reagent mcp tools` and `reagent mcp call`: the real binary, real MCP servers,
+// the model played by the loopback provider peer.
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+
+#include "cli_process.hpp"
+#include "mcp_peers.hpp"
+#include "provider_test_support.hpp"
+#include "temp_dir.hpp"
+
+using nlohmann::json;
+using reagent::test::runCli;
+
+namespace {
+
+// An mcpServers file with server-everything and the fault server.
+std::string writeConfig(const reagent::test::TempDir& dir, const json& extra = json::object()) {
+    json servers{
+        {"everything",
+         {{"command", REAGENT_NODE},
+          {"args",
+           {reagent::test::mcpModule("@modelcontextprotocol/server-everything/dist/index.js"), "stdio"}}}},
+        {"fault",
+         {{"command", REAGENT_PYTHON3},
+          {"args", {std::string(REAGENT_PEERS_DIR) + "/mcp_fault_server.py"}}}}};
+    for (const auto& [name, entry] : extra.items()) {
+        servers[name] = entry;
+    }
+    const std::string path = (dir.path / "mcp.json").string();
+    std::ofstream(path) << json{{"mcpServers", servers}}.dump(2);
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("reagent mcp tools lists every server's tools as SERVER/TOOL", "[mcp][cli]") {
+    reagent::test::TempDir dir;
+    const std::string config = writeConfig(dir);
+    auto listed = runCli({"mcp", "tools", "--mcp-config", config});
+    CHECK(listed.status == 0);
+    CHECK(listed.out.find("everything/echo") != std::string::npos);
+    CHECK(listed.out.find("fault/crash_once") != std::string::npos);
+    auto json = runCli({"mcp", "tools", "--mcp-config", config, "--server", "fault", "--json"});
+    REQUIRE(json.status == 0);
+    const auto tools = nlohmann::json::parse(json.out);
+    REQUIRE(tools.is_array());
+    CHECK(tools[0]["name"] == "fault/echo");
+    CHECK(tools[0]["annotations"]["readOnlyHint"] == true);
+    CHECK(tools.size() == 10);
+}
+
+TEST_CASE("reagent mcp call calls one tool and reports errors with the right status", "[mcp][cli]") {
+    reagent::test::TempDir dir;
+    const std::string config = writeConfig(dir);
+    auto echoed =
+        runCli({"mcp", "call", "everything/echo", R"({"message":"from the cli"})", "--mcp-config", config});
+    CHECK(echoed.status == 0);
+    CHECK(echoed.out == "Echo: from the cli\n");
+
+    auto progress = runCli({"mcp", "call", "everything/trigger-long-running-operation",
+                            R"({"duration":0.2,"steps":2})", "--mcp-config", config});
+    CHECK(progress.status == 0);
+    CHECK(progress.err.find("progress 2/2") != std::string::npos);
+
+    auto toolError = runCli({"mcp", "call", "everything/echo", "{}", "--mcp-config", config});
+    CHECK(toolError.status == 1);
+    CHECK(toolError.out.find("Invalid arguments") != std::string::npos);
+
+    auto badJson = runCli({"mcp", "call", "everything/echo", "{not json", "--mcp-config", config});
+    CHECK(badJson.status == 2);
+    auto noServer = runCli({"mcp", "call", "nowhere/echo", "{}", "--mcp-config", config});
+    CHECK(noServer.status == 2);
+    CHECK(noServer.err.find("no MCP server named 'nowhere'") != std::string::npos);
+    auto noSlash = runCli({"mcp", "call", "echo", "{}", "--mcp-config", config});
+    CHECK(noSlash.status == 2);
+    auto missingFile = runCli({"mcp", "tools", "--mcp-config", (dir.path / "absent.json").string()});
+    CHECK(missingFile.status == 2);
+    CHECK(missingFile.err.find("cannot read the MCP configuration") != std::string::npos);
+    const std::string badType = writeConfig(
+        dir,
+        nlohmann::json::parse(R"({"odd": {"url": "http://127.0.0.1:1/mcp", "type": "carrier-pigeon"}})"));
+    auto unknownType = runCli({"mcp", "tools", "--mcp-config", badType});
+    CHECK(unknownType.status == 2);
+    CHECK(unknownType.err.find("MCP server 'odd': unknown transport type 'carrier-pigeon'") !=
+          std::string::npos);
+}
+
+TEST_CASE("reagent run --mcp-config lets the model call an MCP tool end to end", "[mcp][cli]") {
+    using namespace reagent::test;
+    const json call = openAiToolCall("everything_echo", R"({"message":"relayed by the agent"})");
+    const json first{{"role", "assistant"}, {"content", nullptr}, {"tool_calls", json::array({call})}};
+    const json second{{"role", "assistant"}, {"content", "The server echoed it."}};
+    const json script{
+        {"responses",
+         {{{"body", openAiReplyBody(first, "tool_calls")}}, {{"body", openAiReplyBody(second, "stop")}}}}};
+    ProviderPeer peer(script);
+    TempDir dir;
+    const std::string config = writeConfig(dir);
+    ::setenv("OPENAI_API_KEY", "test-key", 1);
+    auto run = runCli({"run", "--provider", "openai", "--base-url", peer.url("/v1"), "--mcp-config", config,
+                       "--json", "echo something through MCP"});
+    INFO(run.err);
+    REQUIRE(run.status == 0);
+    const auto result = json::parse(run.out);
+    CHECK(result["output"] == "The server echoed it.");
+    REQUIRE(result["toolCalls"].size() == 1);
+    CHECK(result["toolCalls"][0]["name"] == "everything/echo");
+    CHECK(result["toolCalls"][0]["output"] == "Echo: relayed by the agent");
+    // The model was offered the server's tools under provider-safe names, schema whole.
+    const auto requests = peer.requests();
+    const auto body = json::parse(requests[0]["body"].get<std::string>());
+    bool offered = false;
+    for (const auto& tool : body["tools"]) {
+        if (tool["function"]["name"] == "everything_echo") {
+            offered = tool["function"]["parameters"]["required"][0] == "message";
+        }
+    }
+    CHECK(offered);
+
+    const std::string broken =
+        writeConfig(dir, json::parse(R"({"broken": {"command": "reagent-no-such-server"}})"));
+    auto failed = runCli({"run", "--mcp-config", broken, "hello"});
+    CHECK(failed.status == 1);
+    CHECK(failed.err.find("MCP server 'broken'") != std::string::npos);
+}
