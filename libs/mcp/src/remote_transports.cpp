@@ -9,7 +9,9 @@ std::unique_ptr<Transport> makeRemoteTransport(const ServerConfig& config) {
         case TransportKind::websocket:
             return makeWebSocketTransport(config);
         case TransportKind::streamable_http:
+            return makeStreamableHttpTransport(config);
         case TransportKind::sse:
+            return makeSseTransport(config);
         case TransportKind::stdio:
             return nullptr;
     }

@@ -27,4 +27,28 @@ bool enableRemoteTransports() noexcept;
 /// close code and reason, `protocol_error` for a binary message or one over the size bound.
 [[nodiscard]] std::unique_ptr<Transport> makeWebSocketTransport(const ServerConfig& config);
 
+/// \brief Streamable HTTP (MCP 2025-03-26 and later): each frame is POSTed to `config.url`, replies come as
+/// JSON or event streams, the server's own messages on a standalone GET stream; the session id and the
+/// protocol version go on every request, streams cut short are resumed with `Last-Event-ID`, and `close`
+/// sends DELETE.
+///
+/// \par Errors
+/// `send`: `connect_failed` (server unreachable, or a refusal before the session exists, with the status
+/// and the start of the body), `protocol_error` (a later refusal, an unexpected content type),
+/// `session_expired` (404 on a request that carried the session id), `cancelled`. `receive` finishes with
+/// `session_expired`, `protocol_error` (a message over `limits.maxMessageBytes`) or `connection_closed`
+/// (the server went away, a reply that can no longer arrive, `close`). Header values never appear in
+/// messages.
+[[nodiscard]] std::unique_ptr<Transport> makeStreamableHttpTransport(const ServerConfig& config);
+
+/// \brief The legacy HTTP+SSE transport (MCP 2024-11-05): `open` GETs `config.url` as an event stream
+/// and waits (up to `connectTimeout`) for its `endpoint` event, a URL of the same origin; each frame is
+/// POSTed there and the server's messages arrive as `message` events on the stream. `close` ends it.
+///
+/// \par Errors
+/// `open`: `connect_failed` (unreachable, refused, no endpoint in time), `protocol_error` (an endpoint
+/// of another origin). `send`: `protocol_error` or `session_expired` (404) with the status. `receive`
+/// finishes with `connection_closed` when the stream ends, `protocol_error` for an oversized event.
+[[nodiscard]] std::unique_ptr<Transport> makeSseTransport(const ServerConfig& config);
+
 }  // namespace reagent::mcp

@@ -1,0 +1,585 @@
+// The Streamable HTTP transport (MCP 2025-03-26 and later): every client frame is a POST to one URL,
+// whose reply is a JSON body or an event stream; the server's own messages arrive on a standalone GET
+// stream; streams cut short are resumed with `Last-Event-ID`; DELETE ends the session.
+//
+// Shape: the transport's state is shared by `send` and the background readers (one per reply stream,
+// and the standalone stream), which run in a TaskGroup and push frames into a FrameQueue that `receive`
+// pops. Readers run with checked cancellation: `close` (or the transport's destruction) cancels them
+// and every one ends at its next step. A reader that finds the transport unusable (the session expired,
+// the server unreachable, an oversized message) finishes the queue with that error: `receive` returns
+// it once the frames already read are delivered.
+
+#include <algorithm>
+#include <boost/asio/this_coro.hpp>
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "frame_queue.hpp"
+#include "http_transport_support.hpp"
+#include "reagent/core/cancellation.hpp"
+#include "reagent/core/settle.hpp"
+#include "reagent/core/task_group.hpp"
+#include "reagent/http/http_client.hpp"
+#include "reagent/http/http_request.hpp"
+#include "reagent/mcp/remote_transports.hpp"
+#include "reagent/mcp/transport.hpp"
+
+namespace reagent::mcp {
+
+namespace {
+
+namespace asio = boost::asio;
+using detail::FrameQueue;
+
+/// Wait before resuming a stream when the server set no `retry:` (what the SDKs use).
+constexpr std::chrono::milliseconds kDefaultRetry{1000};
+/// Reconnections in a row that brought no event before a stream is given up.
+constexpr int kMaxReconnects = 3;
+/// Bound of the DELETE that `close` sends.
+constexpr std::chrono::milliseconds kDeleteTimeout{2000};
+
+constexpr std::string_view kAcceptBoth = "application/json, text/event-stream";
+
+/// Ids (as compact JSON) of the requests in an outgoing frame: the responses its reply must carry.
+using PendingIds = std::vector<std::string>;
+
+struct State {
+    State(const ServerConfig& cfg, Executor ex)
+        : config(cfg),
+          http(detail::httpClientConfig(cfg)),
+          queue(ex),
+          readers(ex),
+          where(detail::serverLabel(cfg)) {}
+
+    ServerConfig config;
+    http::HttpClient http;
+    FrameQueue queue;
+    TaskGroup readers;
+    /// `MCP server 'name' at <url>`, for messages.
+    std::string where;
+
+    /// `Mcp-Session-Id` the server gave in its reply to `initialize`; empty for a stateless server.
+    std::string sessionId;
+    /// Sent as `MCP-Protocol-Version` once `setProtocolVersion` told it.
+    std::string protocolVersion;
+    bool standaloneStarted = false;
+    bool closed = false;
+    /// Why the transport is finished (what `send` returns from then on).
+    std::optional<McpError> ended;
+    /// The last `retry:` any stream of the server set.
+    std::optional<std::chrono::milliseconds> retry;
+
+    void finish(McpError error) {
+        if (!ended) {
+            ended = error;
+        }
+        queue.finish(std::move(error));
+    }
+
+    [[nodiscard]] McpError lost(std::string why) const {
+        return McpError{McpErrc::connection_closed, where + ": " + std::move(why)};
+    }
+};
+
+using StatePtr = std::shared_ptr<State>;
+
+/// What an outgoing frame is: the ids of its requests, and a name for messages.
+struct Outgoing {
+    PendingIds ids;
+    /// The first message's method (`initialize`, `tools/call`), or "a response".
+    std::string what = "a response";
+};
+
+[[nodiscard]] Outgoing readOutgoing(std::string_view frame) {
+    Outgoing outgoing;
+    if (frame.find("\"method\"") == std::string_view::npos) {
+        return outgoing;  // a response: no need to parse it
+    }
+    const auto json = nlohmann::json::parse(frame, nullptr, false);
+    const auto collect = [&outgoing](const nlohmann::json& message) {
+        if (!message.is_object() || !message.contains("method")) {
+            return;
+        }
+        if (outgoing.ids.empty() && message["method"].is_string()) {
+            outgoing.what = message["method"].get<std::string>();
+        }
+        if (const auto id = message.find("id"); id != message.end() && !id->is_null()) {
+            outgoing.ids.push_back(id->dump());
+        }
+    };
+    if (json.is_array()) {
+        for (const auto& message : json) {
+            collect(message);
+        }
+    } else {
+        collect(json);
+    }
+    return outgoing;
+}
+
+// Crosses off the requests that `frame` answers.
+void markAnswered(std::string_view frame, PendingIds& pending) {
+    if (pending.empty()) {
+        return;
+    }
+    const auto json = nlohmann::json::parse(frame, nullptr, false);
+    const auto answer = [&pending](const nlohmann::json& message) {
+        if (!message.is_object() || message.contains("method")) {
+            return;
+        }
+        if (const auto id = message.find("id"); id != message.end()) {
+            std::erase(pending, id->dump());
+        }
+    };
+    if (json.is_array()) {
+        for (const auto& message : json) {
+            answer(message);
+        }
+    } else {
+        answer(json);
+    }
+}
+
+[[nodiscard]] http::HttpRequest makeRequest(const State& s, std::string method, std::string_view accept) {
+    http::HttpRequest request;
+    request.method = std::move(method);
+    request.url = s.config.url;
+    request.timeout = detail::kStreamDeadline;
+    request.headers.reserve(s.config.headers.size() + 5);
+    detail::addUserHeaders(request.headers, s.config);
+    request.headers.set("Accept", std::string(accept));
+    if (!s.sessionId.empty()) {
+        request.headers.set("Mcp-Session-Id", s.sessionId);
+    }
+    if (!s.protocolVersion.empty()) {
+        request.headers.set("MCP-Protocol-Version", s.protocolVersion);
+    }
+    return request;
+}
+
+// The server no longer knows the session: 404 on a request that carried it (the specification), or the
+// 400 "No valid session ID provided" of servers built on the SDK's example (server-everything).
+[[nodiscard]] bool sessionGone(int status, bool carriedSession, std::string_view excerpt) {
+    if (!carriedSession) {
+        return false;
+    }
+    if (status == 404) {
+        return true;
+    }
+    return status == 400 && excerpt.find("session") != std::string_view::npos;
+}
+
+[[nodiscard]] McpError sessionExpired(const State& s, const std::string& status) {
+    return McpError{McpErrc::session_expired,
+                    s.where + " no longer knows the session (" + status + "); initialise a new one"};
+}
+
+// Why a reply with a non-2xx status refused `what`; an expired session also finishes the transport.
+[[nodiscard]] Task<McpError> refusal(StatePtr s, http::HttpResponseStream reply, bool carriedSession,
+                                     std::string what) {
+    const http::HttpResponseHead head = reply.head();
+    const std::string excerpt = co_await detail::bodyExcerpt(std::move(reply));
+    const std::string status = detail::describeStatus(head, excerpt, s->config);
+    if (sessionGone(head.status, carriedSession, excerpt)) {
+        auto error = sessionExpired(*s, status);
+        s->finish(error);
+        co_return error;
+    }
+    // Before the server accepted anything, a refusal is a failed connection (authentication, a wrong URL).
+    const McpErrc code = s->sessionId.empty() && s->protocolVersion.empty() ? McpErrc::connect_failed
+                                                                            : McpErrc::protocol_error;
+    co_return McpError{code, s->where + " refused " + what + ": " + status};
+}
+
+/// Reads a JSON reply: its body is one frame.
+Task<void> readJsonReply(StatePtr s, http::HttpResponseStream reply) {
+    std::string body;
+    for (;;) {
+        auto chunk = co_await reply.next();
+        const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+        if (s->closed || cancelled) {
+            co_return;
+        }
+        if (!chunk) {
+            s->finish(s->lost("the reply was cut short (" + chunk.error().message + ")"));
+            co_return;
+        }
+        if (!*chunk) {
+            break;
+        }
+        body += **chunk;
+        if (body.size() > s->config.limits.maxMessageBytes) {
+            s->finish(McpError{McpErrc::protocol_error, s->where + " sent a reply of more than " +
+                                                            std::to_string(s->config.limits.maxMessageBytes) +
+                                                            " bytes (ServerConfig::limits.maxMessageBytes)"});
+            co_return;
+        }
+    }
+    if (!detail::isBlank(body)) {
+        s->queue.push(std::move(body));
+    }
+}
+
+/// Reads the body of a reply nobody waits for (a notification's), so its connection can be reused.
+Task<void> discardReply(StatePtr s, http::HttpResponseStream reply) {
+    std::size_t size = 0;
+    while (!reply.done() && size <= s->config.limits.maxMessageBytes) {
+        auto chunk = co_await reply.next();
+        const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+        if (!chunk || !*chunk || cancelled) {
+            co_return;
+        }
+        size += (*chunk)->size();
+    }
+}
+
+/// One event stream being read (a POST's reply, resumed by GETs, or the standalone stream).
+struct EventStream {
+    std::optional<http::HttpResponseStream> body;
+    /// Kept across reconnections: its last event id and `retry:` drive the next one.
+    http::SseParser parser;
+    /// Requests whose responses have not arrived yet; empty for the standalone stream.
+    PendingIds pending;
+    /// The stream owes responses (a POST's reply) rather than living as long as the session.
+    bool owesResponses = false;
+    /// An event with data arrived since the last (re)connection.
+    bool progressed = false;
+};
+
+using EventStreamPtr = std::shared_ptr<EventStream>;
+
+/// How reading a stream ended.
+enum class StreamEnd {
+    /// Every response it owed arrived.
+    answered,
+    /// The body ended, or the connection broke: resume it.
+    ended,
+    /// Stop reading: the transport is closed or the reader cancelled, or the queue was finished.
+    stop,
+};
+
+Task<StreamEnd> pump(StatePtr s, EventStreamPtr stream) {
+    const auto onEvent = [&s, &stream](http::SseEvent event) {
+        if (event.type != "message" || detail::isBlank(event.data)) {
+            return;  // a priming event (an id and empty data), or a type MCP does not use
+        }
+        stream->progressed = true;
+        markAnswered(event.data, stream->pending);
+        s->queue.push(std::move(event.data));
+    };
+    for (;;) {
+        auto chunk = co_await stream->body->next();
+        const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+        if (s->closed || cancelled) {
+            co_return StreamEnd::stop;
+        }
+        if (!chunk || !*chunk) {
+            co_return StreamEnd::ended;
+        }
+        auto fed =
+            detail::feedEvents(stream->parser, **chunk, s->config.limits.maxMessageBytes, s->where, onEvent);
+        if (!fed) {
+            s->finish(std::move(fed.error()));
+            co_return StreamEnd::stop;
+        }
+        if (const auto retry = stream->parser.reconnectionTime()) {
+            s->retry = retry;
+        }
+        if (stream->owesResponses && stream->pending.empty()) {
+            co_return StreamEnd::answered;
+        }
+    }
+}
+
+/// What an attempt to (re)open a stream with GET gave.
+enum class Opened {
+    /// `stream->body` is the new stream.
+    yes,
+    /// A failure worth another attempt (a 5xx, a timeout).
+    failed,
+    /// The server answered that it offers no such stream (405, 400, another content type).
+    refused,
+    /// Stop: closed, cancelled, or the queue was finished (unreachable server, expired session).
+    stop,
+};
+
+// Waits `delay`, then GETs the event stream, with `Last-Event-ID` when the stream had an id.
+Task<Opened> openStream(StatePtr s, EventStreamPtr stream, std::chrono::milliseconds delay) {
+    if (delay.count() > 0) {
+        co_await detail::pause(delay);
+    }
+    const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+    if (s->closed || cancelled) {
+        co_return Opened::stop;
+    }
+    stream->body.reset();
+    auto request = makeRequest(*s, "GET", detail::kEventStream);
+    if (!stream->parser.lastEventId().empty()) {
+        request.headers.set("Last-Event-ID", stream->parser.lastEventId());
+    }
+    const bool carriedSession = !s->sessionId.empty();
+    auto opened = co_await s->http.stream(std::move(request));
+    const bool cancelledAfter = isCancelled(co_await asio::this_coro::cancellation_state);
+    if (s->closed || cancelledAfter) {
+        co_return Opened::stop;
+    }
+    if (!opened) {
+        auto error = detail::fromHttpError(opened.error(), s->where);
+        if (error.code != McpErrc::connect_failed) {
+            co_return Opened::failed;
+        }
+        // Nothing listens any more: the server is gone.
+        s->finish(s->lost("the server went away (" + error.message + ")"));
+        co_return Opened::stop;
+    }
+    const http::HttpResponseHead head = opened->head();
+    if (!head.ok()) {
+        const std::string excerpt = co_await detail::bodyExcerpt(std::move(*opened));
+        if (sessionGone(head.status, carriedSession, excerpt)) {
+            s->finish(sessionExpired(*s, detail::describeStatus(head, excerpt, s->config)));
+            co_return Opened::stop;
+        }
+        co_return head.status >= 500 || head.status == 409 || head.status == 429 ? Opened::failed
+                                                                                 : Opened::refused;
+    }
+    if (!detail::hasContentType(head, detail::kEventStream)) {
+        co_return Opened::refused;
+    }
+    (void)stream->parser.finish();
+    stream->body.emplace(std::move(*opened));
+    stream->progressed = false;
+    co_return Opened::yes;
+}
+
+[[nodiscard]] std::chrono::milliseconds retryDelay(const State& s, const EventStream& stream) {
+    return stream.parser.reconnectionTime().value_or(s.retry.value_or(kDefaultRetry));
+}
+
+/// Reads a POST's event-stream reply until every response it owes arrived, resuming it with GET and
+/// `Last-Event-ID` after the server's `retry:` when it ends early (SEP-1699).
+Task<void> readEventReply(StatePtr s, EventStreamPtr stream) {
+    int fruitless = 0;
+    for (;;) {
+        const StreamEnd end = co_await pump(s, stream);
+        if (end != StreamEnd::ended) {
+            co_return;
+        }
+        if (stream->parser.lastEventId().empty()) {
+            s->finish(
+                s->lost("a reply stream ended before the response, and the server gave no event id to "
+                        "resume it from"));
+            co_return;
+        }
+        Opened opened = Opened::failed;
+        fruitless = stream->progressed ? 0 : fruitless + 1;
+        while (opened == Opened::failed) {
+            if (fruitless > kMaxReconnects) {
+                s->finish(s->lost("a reply stream ended before the response and " +
+                                  std::to_string(kMaxReconnects) + " attempts to resume it failed"));
+                co_return;
+            }
+            opened = co_await openStream(s, stream, retryDelay(*s, *stream));
+            if (opened == Opened::failed) {
+                ++fruitless;
+            }
+        }
+        if (opened == Opened::stop) {
+            co_return;
+        }
+        if (opened == Opened::refused) {
+            s->finish(
+                s->lost("a reply stream ended before the response and the server refused to resume it"));
+            co_return;
+        }
+    }
+}
+
+/// The standalone GET stream: requests and notifications of the server that answer no POST. A server
+/// that offers none (405, 400) is fine; when the stream ends it is reopened after the server's `retry:`.
+Task<void> runStandalone(StatePtr s) {
+    auto stream = std::make_shared<EventStream>();
+    int fruitless = 0;
+    std::chrono::milliseconds delay{0};
+    for (;;) {
+        const Opened opened = co_await openStream(s, stream, delay);
+        if (opened == Opened::stop || opened == Opened::refused) {
+            co_return;
+        }
+        if (opened == Opened::yes) {
+            const StreamEnd end = co_await pump(s, stream);
+            if (end == StreamEnd::stop) {
+                co_return;
+            }
+        }
+        fruitless = stream->progressed ? 0 : fruitless + 1;
+        if (fruitless > kMaxReconnects) {
+            co_return;  // the server keeps closing it: do without (the POST replies still work)
+        }
+        delay = retryDelay(*s, *stream);
+    }
+}
+
+// Starts the standalone stream once the session is initialised: after the first frame accepted once
+// `setProtocolVersion` was called (`notifications/initialized`).
+void startStandaloneIfDue(const StatePtr& s) {
+    if (s->standaloneStarted || s->protocolVersion.empty() || s->closed) {
+        return;
+    }
+    s->standaloneStarted = true;
+    s->readers.spawn(withCheckedCancellation(runStandalone(s)));
+}
+
+[[nodiscard]] McpError notOpenedError(const std::string& where) {
+    return McpError{McpErrc::connection_closed, where + ": the transport is not open (call open first)"};
+}
+
+Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::string frame) {
+    if (!s) {
+        co_return fail(notOpenedError(where));
+    }
+    if (s->ended) {
+        co_return fail(*s->ended);
+    }
+    const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+    if (cancelled) {
+        co_return fail(McpError{McpErrc::cancelled, s->where + ": send cancelled"});
+    }
+    Outgoing outgoing = readOutgoing(frame);
+    PendingIds pending = std::move(outgoing.ids);
+    const bool carriedSession = !s->sessionId.empty();
+    auto request = makeRequest(*s, "POST", kAcceptBoth);
+    request.headers.set("Content-Type", std::string(detail::kJson));
+    request.body = std::move(frame);
+    auto opened = co_await s->http.stream(std::move(request));
+    if (!opened) {
+        co_return fail(detail::fromHttpError(opened.error(), s->where));
+    }
+    // Once the reply's head is in, the frame was delivered: a cancellation arriving now changes nothing.
+    if (s->closed) {
+        co_return fail(s->lost("the transport was closed"));
+    }
+    const http::HttpResponseHead& head = opened->head();
+    if (!head.ok()) {
+        auto error = co_await refusal(s, std::move(*opened), carriedSession, std::move(outgoing.what));
+        co_return fail(std::move(error));
+    }
+    if (s->sessionId.empty()) {
+        if (const auto id = head.headers.find("Mcp-Session-Id"); id && !id->empty()) {
+            s->sessionId = std::string(*id);
+        }
+    }
+    if (pending.empty()) {
+        // A notification or a response: 202 with no body (some servers add a body; nobody reads it).
+        if (!opened->done()) {
+            s->readers.spawn(withCheckedCancellation(discardReply(s, std::move(*opened))));
+        }
+    } else if (detail::hasContentType(head, detail::kEventStream)) {
+        auto stream = std::make_shared<EventStream>();
+        stream->body.emplace(std::move(*opened));
+        stream->pending = std::move(pending);
+        stream->owesResponses = true;
+        s->readers.spawn(withCheckedCancellation(readEventReply(s, std::move(stream))));
+    } else if (detail::hasContentType(head, detail::kJson)) {
+        s->readers.spawn(withCheckedCancellation(readJsonReply(s, std::move(*opened))));
+    } else if (!opened->done()) {
+        const auto type = head.headers.find("Content-Type");
+        co_return fail(
+            McpError{McpErrc::protocol_error, s->where + " answered a request with content type '" +
+                                                  std::string(type.value_or("none")) +
+                                                  "' (expected application/json or text/event-stream)"});
+    }
+    // (A request answered by 202 with no body gets its response on the standalone stream.)
+    startStandaloneIfDue(s);
+    co_return expected<void, McpError>{};
+}
+
+Task<void> closeSession(StatePtr s) {
+    if (!s || s->closed) {
+        co_return;
+    }
+    s->closed = true;
+    s->finish(McpError{McpErrc::connection_closed, s->where + ": the transport was closed"});
+    s->readers.cancel();
+    if (!s->sessionId.empty()) {
+        // Ends the session on the server; bounded, and its outcome does not matter.
+        auto request = makeRequest(*s, "DELETE", detail::kJson);
+        request.timeout = std::min(kDeleteTimeout, s->config.connectTimeout);
+        (void)co_await s->http.send(std::move(request));
+    }
+    (void)co_await s->readers.join();
+}
+
+// Holds the state while it waits, so that a transport destroyed meanwhile leaves nothing dangling.
+Task<expected<std::string, McpError>> receiveFrame(StatePtr s, std::string where) {
+    if (!s) {
+        co_return fail(notOpenedError(where));
+    }
+    const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+    if (cancelled) {
+        co_return fail(McpError{McpErrc::cancelled, where + ": receive cancelled"});
+    }
+    co_return co_await s->queue.pop();
+}
+
+class StreamableHttpTransport final : public Transport {
+  public:
+    explicit StreamableHttpTransport(ServerConfig config) : config_(std::move(config)) {}
+    StreamableHttpTransport(const StreamableHttpTransport&) = delete;
+    StreamableHttpTransport& operator=(const StreamableHttpTransport&) = delete;
+
+    ~StreamableHttpTransport() override {
+        if (state_ && !state_->closed) {
+            // Not closed: stop the readers without waiting (they hold the state until they end).
+            state_->closed = true;
+            state_->finish(
+                McpError{McpErrc::connection_closed, state_->where + ": the transport was destroyed"});
+            state_->readers.cancel();
+        }
+    }
+
+    Task<expected<void, McpError>> open() override {
+        // Nothing to connect yet: the first POST (`initialize`) opens the session.
+        if (!state_) {
+            const Executor executor = co_await asio::this_coro::executor;
+            state_ = std::make_shared<State>(config_, executor);
+        }
+        co_return expected<void, McpError>{};
+    }
+
+    // Not coroutines: the drivers run with checked cancellation, so that a cancelled send or close
+    // still ends with a value (and close still joins the readers).
+    Task<expected<void, McpError>> send(std::string frame) override {
+        return withCheckedCancellation(sendFrame(state_, label_, std::move(frame)));
+    }
+
+    Task<expected<std::string, McpError>> receive() override { return receiveFrame(state_, label_); }
+
+    void setProtocolVersion(std::string version) override {
+        if (state_) {
+            state_->protocolVersion = std::move(version);
+        }
+    }
+
+    Task<void> close() override { return withCheckedCancellation(closeSession(state_)); }
+
+  private:
+    [[nodiscard]] McpError notOpened() const { return notOpenedError(label_); }
+
+    ServerConfig config_;
+    std::string label_ = detail::serverLabel(config_);
+    std::shared_ptr<State> state_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> makeStreamableHttpTransport(const ServerConfig& config) {
+    return std::make_unique<StreamableHttpTransport>(config);
+}
+
+}  // namespace reagent::mcp

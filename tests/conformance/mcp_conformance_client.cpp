@@ -1,0 +1,121 @@
+// The client under test for the official MCP conformance suite (@modelcontextprotocol/conformance): the
+// runner starts a scenario's server, then runs this program with the server's URL as its last argument
+// and the scenario's name in MCP_CONFORMANCE_SCENARIO. It does what the scenario asks with the public
+// `reagent::mcp::Client` over streamable-http and exits 0; the runner judges what its server saw.
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "reagent/core/task.hpp"
+#include "reagent/mcp/client.hpp"
+#include "reagent/mcp/remote_transports.hpp"
+
+namespace {
+
+namespace mcp = reagent::mcp;
+using nlohmann::json;
+using reagent::Task;
+
+// Accepts every elicitation, with the requested schema's defaults as the answer (SEP-1034).
+Task<reagent::expected<json, mcp::RpcError>> acceptWithDefaults(json params) {
+    json result = {{"action", "accept"}, {"content", json::object()}};
+    co_return mcp::fillElicitationDefaults(params.value("requestedSchema", json::object()),
+                                           std::move(result));
+}
+
+// The tools a scenario's server offers, and the arguments each scenario calls them with.
+json argumentsFor(const std::string& tool) {
+    if (tool == "add_numbers") {
+        return {{"a", 5}, {"b", 3}};
+    }
+    return json::object();
+}
+
+bool scenarioTool(const std::string& tool) {
+    return tool == "add_numbers" || tool == "test_client_elicitation_defaults" || tool == "test_reconnection";
+}
+
+Task<int> run(std::string url, std::string scenario) {
+    mcp::ServerConfig config;
+    config.name = "conformance";
+    config.transport = mcp::TransportKind::streamable_http;
+    config.url = url;
+    config.requestTimeout = std::chrono::seconds(20);
+    config.connectTimeout = std::chrono::seconds(10);
+    config.maxReconnects = 0;
+
+    mcp::ClientOptions options;
+    options.clientInfo = {"reagent-conformance-client", "0.1.0", {}};
+    if (scenario.find("elicitation") != std::string::npos) {
+        options.elicitation = acceptWithDefaults;
+    }
+    options.onProblem = [](const mcp::McpError& problem) {
+        std::cerr << "problem: " << problem.describe() << "\n";
+    };
+
+    auto connected = co_await mcp::Client::connect(config, options);
+    if (!connected) {
+        std::cerr << "connect: " << connected.error().describe() << "\n";
+        co_return 1;
+    }
+    auto client = *connected;
+    std::cerr << "connected to " << client->server().implementation.name << " (protocol "
+              << client->server().protocolVersion << ")\n";
+    int status = 0;
+    if (scenario != "initialize") {
+        auto tools = co_await client->listTools();
+        if (!tools) {
+            std::cerr << "tools/list: " << tools.error().describe() << "\n";
+            status = 1;
+        } else {
+            for (const auto& tool : *tools) {
+                if (!scenarioTool(tool.name)) {
+                    continue;
+                }
+                const mcp::CallOptions callOptions;
+                auto result = co_await client->callTool(tool.name, argumentsFor(tool.name), callOptions);
+                if (!result) {
+                    std::cerr << tool.name << ": " << result.error().describe() << "\n";
+                    status = 1;
+                } else {
+                    std::cerr << tool.name << " -> " << result->text << "\n";
+                }
+            }
+        }
+    }
+    co_await client->close();
+    co_return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::cerr << "usage: MCP_CONFORMANCE_SCENARIO=<scenario> mcp_conformance_client <server url>\n";
+        return 2;
+    }
+    mcp::enableRemoteTransports();
+    const char* scenario = std::getenv("MCP_CONFORMANCE_SCENARIO");
+    boost::asio::io_context io;
+    int status = 1;
+    boost::asio::co_spawn(io, run(argv[argc - 1], scenario != nullptr ? scenario : ""),
+                          [&status](std::exception_ptr error, int code) {
+                              if (error) {
+                                  try {
+                                      std::rethrow_exception(error);
+                                  } catch (const std::exception& e) {
+                                      std::cerr << "failed: " << e.what() << "\n";
+                                  }
+                                  return;
+                              }
+                              status = code;
+                          });
+    io.run();
+    return status;
+}
