@@ -222,6 +222,22 @@ void dropped(const StatePtr& state, std::uint64_t generation, McpError cause) {
     }
 }
 
+// Tells the server to stop working on request `id` (a late response is then ignored).
+void tellCancelled(const StatePtr& state, const std::shared_ptr<Transport>& transport, std::int64_t id,
+                   bool cancelled) {
+    json params{{"requestId", id}, {"reason", cancelled ? "cancelled by the client" : "timed out"}};
+    std::string notice = state->session.notify("notifications/cancelled", std::move(params));
+    state->tasks.spawn(sendQuietly(state, transport, std::move(notice)));
+}
+
+McpError cancelledError(const Client::State& state, const std::string& method) {
+    return {McpErrc::cancelled, method + " to " + state.label() + " was cancelled"};
+}
+
+McpError timeoutError(const Client::State& state, const std::string& method) {
+    return {McpErrc::timeout, method + " to " + state.label() + " got no response in time"};
+}
+
 // One request on one transport: send, wait for the response, the deadline or cancellation.
 Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transport> transport,
                                         std::uint64_t generation, std::string method, json params,
@@ -246,9 +262,30 @@ Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transpor
         state->session.forget(outgoing.id);
     };
 
-    auto sent = co_await transport->send(std::move(outgoing.frame));
+    expected<void, McpError> sent;
+    if (transport->sendAwaitsReply()) {
+        // The reply may come only with the send's own completion (HTTP with JSON replies): the deadline
+        // bounds the send as well.
+        asio::steady_timer limit(state->executor, deadline);
+        auto sending = transport->send(std::move(outgoing.frame));
+        using namespace asio::experimental::awaitable_operators;
+        auto raced = co_await (std::move(sending) || limit.async_wait(kTuple));
+        if (raced.index() == 0) {
+            sent = std::move(std::get<0>(raced));
+        } else if (!waiter.outcome && !waiter.failure) {
+            const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+            forget();
+            tellCancelled(state, transport, id, cancelled);
+            co_return unexpected(cancelled ? cancelledError(*state, method) : timeoutError(*state, method));
+        }
+    } else {
+        sent = co_await transport->send(std::move(outgoing.frame));
+    }
     if (!sent) {
         forget();
+        if (sent.error().code == McpErrc::cancelled) {
+            tellCancelled(state, transport, id, true);  // it may have gone out before the cancellation
+        }
         if (sent.error().code == McpErrc::session_expired ||
             sent.error().code == McpErrc::connection_closed) {
             dropped(state, generation, sent.error());
@@ -265,16 +302,8 @@ Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transpor
         if (cancelled || !ec) {
             // Out of time or given up: tell the server, and ignore a late response.
             forget();
-            json cancelParams{{"requestId", id},
-                              {"reason", cancelled ? "cancelled by the client" : "timed out"}};
-            std::string notice = state->session.notify("notifications/cancelled", std::move(cancelParams));
-            state->tasks.spawn(sendQuietly(state, transport, std::move(notice)));
-            if (cancelled) {
-                co_return unexpected(
-                    McpError{McpErrc::cancelled, method + " to " + state->label() + " was cancelled"});
-            }
-            co_return unexpected(
-                McpError{McpErrc::timeout, method + " to " + state->label() + " got no response in time"});
+            tellCancelled(state, transport, id, cancelled);
+            co_return unexpected(cancelled ? cancelledError(*state, method) : timeoutError(*state, method));
         }
     }
     registration.release();

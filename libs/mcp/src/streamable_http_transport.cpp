@@ -560,6 +560,9 @@ class StreamableHttpTransport final : public Transport {
 
     Task<expected<std::string, McpError>> receive() override { return receiveFrame(state_, label_); }
 
+    // A server replying with JSON sends the reply head only with the response.
+    bool sendAwaitsReply() const noexcept override { return true; }
+
     void setProtocolVersion(std::string version) override {
         if (state_) {
             state_->protocolVersion = std::move(version);

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "mcp_peers.hpp"
+#include "node_peer.hpp"
 #include "reagent/agent/agent.hpp"
 #include "reagent/llm/scripted_provider.hpp"
 #include "reagent/mcp/remote_transports.hpp"
@@ -43,13 +44,51 @@ std::string echoThrough(mcp::ServerConfig server) {
     return outcome;
 }
 
+mcp::ServerConfig remote(mcp::TransportKind kind, std::string url) {
+    mcp::ServerConfig server;
+    server.name = "everything";
+    server.transport = kind;
+    server.url = std::move(url);
+    return server;
+}
+
 }  // namespace
 
 TEST_CASE("an agent uses an MCP server over WebSocket", "[mcp][agent][websocket]") {
-    auto peer = reagent::test::everythingWebSocket();
-    mcp::ServerConfig server;
-    server.name = "everything";
-    server.transport = mcp::TransportKind::websocket;
-    server.url = peer.url("ws", "/mcp");
-    CHECK(echoThrough(server) == "Echo: over the wire");
+    auto peer = reagent::test::startWebSocketBridge();
+    const std::string url = "ws://127.0.0.1:" + std::to_string(peer.port()) + "/mcp";
+    CHECK(echoThrough(remote(mcp::TransportKind::websocket, url)) == "Echo: over the wire");
+}
+
+TEST_CASE("an agent uses an MCP server over streamable HTTP", "[mcp][agent][streamable-http]") {
+    auto peer = reagent::test::startEverything("streamableHttp");
+    CHECK(echoThrough(remote(mcp::TransportKind::streamable_http, peer.url("/mcp"))) ==
+          "Echo: over the wire");
+}
+
+TEST_CASE("an agent uses an MCP server over the legacy SSE transport", "[mcp][agent][sse]") {
+    auto peer = reagent::test::startEverything("sse");
+    CHECK(echoThrough(remote(mcp::TransportKind::sse, peer.url("/sse"))) == "Echo: over the wire");
+}
+
+TEST_CASE("a request to a server that replies with JSON is bounded by its time limit",
+          "[mcp][streamable-http]") {
+    auto peer = reagent::test::startSdkPeer(true);
+    mcp::enableRemoteTransports();
+    runCoro([&]() -> Task<void> {
+        auto config = remote(mcp::TransportKind::streamable_http, peer.url("/mcp"));
+        auto connecting = mcp::Client::connect(config);
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        mcp::CallOptions quick;
+        quick.timeout = std::chrono::milliseconds(300);
+        const auto start = std::chrono::steady_clock::now();
+        const auto args = json::parse(R"({"ms":3000})");
+        auto calling = (*client)->callTool("sleep", args, quick);
+        auto slept = co_await std::move(calling);
+        REQUIRE_FALSE(slept);
+        CHECK(slept.error().code == mcp::McpErrc::timeout);
+        CHECK(reagent::test::elapsedMs(start) < 1500);
+        co_await (*client)->close();
+    }());
 }

@@ -7,6 +7,7 @@
 
 #include "cli_process.hpp"
 #include "mcp_peers.hpp"
+#include "node_peer.hpp"
 #include "provider_test_support.hpp"
 #include "temp_dir.hpp"
 
@@ -124,4 +125,23 @@ TEST_CASE("reagent run --mcp-config lets the model call an MCP tool end to end",
     auto failed = runCli({"run", "--mcp-config", broken, "hello"});
     CHECK(failed.status == 1);
     CHECK(failed.err.find("MCP server 'broken'") != std::string::npos);
+}
+
+TEST_CASE("reagent mcp call reaches servers over streamable HTTP and SSE and WebSocket", "[mcp][cli]") {
+    auto http = reagent::test::startEverything("streamableHttp");
+    auto sse = reagent::test::startEverything("sse");
+    auto ws = reagent::test::startWebSocketBridge();
+    reagent::test::TempDir dir;
+    const json servers{{"http", {{"url", http.url("/mcp")}}},
+                       {"legacy", {{"type", "sse"}, {"url", sse.url("/sse")}}},
+                       {"socket", {{"url", "ws://127.0.0.1:" + std::to_string(ws.port()) + "/mcp"}}}};
+    const std::string config = (dir.path / "remote.json").string();
+    std::ofstream(config) << json{{"mcpServers", servers}}.dump();
+    for (const char* server : {"http", "legacy", "socket"}) {
+        auto echoed = runCli({"mcp", "call", std::string(server) + "/echo", R"({"message":"remote"})",
+                              "--mcp-config", config});
+        INFO(server << ": " << echoed.err);
+        CHECK(echoed.status == 0);
+        CHECK(echoed.out == "Echo: remote\n");
+    }
 }

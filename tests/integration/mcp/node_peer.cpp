@@ -6,6 +6,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/readable_pipe.hpp>
+#include <boost/asio/writable_pipe.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/process/v2/process.hpp>
 #include <boost/process/v2/stdio.hpp>
@@ -38,12 +39,16 @@ struct NewProcessGroup {
 };
 
 constexpr const char* kPortLine = "reagent-peer-port ";
+// ws_bridge.mjs's first line.
+constexpr const char* kListeningLine = "listening ";
 
 }  // namespace
 
 struct NodePeer::Impl {
     asio::io_context io;
     asio::readable_pipe output{io};
+    // Held open: some peers (ws_bridge.mjs) exit when their stdin ends.
+    asio::writable_pipe input{io};
     std::optional<bp::process> process;
     std::uint16_t port = 0;
 
@@ -58,10 +63,14 @@ struct NodePeer::Impl {
     ~Impl() { stop(); }
 };
 
-NodePeer::NodePeer(std::vector<std::string> args) : impl_(std::make_unique<Impl>()) {
-    args.insert(args.begin(), std::string(REAGENT_MCP_PEERS_DIR) + "/ref_server.mjs");
-    // stderr is the test's (the servers log every request there); stdout carries the port line only.
-    impl_->process.emplace(impl_->io, REAGENT_NODE, args, bp::process_stdio{nullptr, impl_->output, {}},
+NodePeer::NodePeer(std::vector<std::string> args)
+    : NodePeer(std::string(REAGENT_MCP_PEERS_DIR) + "/ref_server.mjs", std::move(args)) {}
+
+NodePeer::NodePeer(std::string script, std::vector<std::string> args) : impl_(std::make_unique<Impl>()) {
+    args.insert(args.begin(), std::move(script));
+    // stderr is the test's (the servers log every request there); stdout carries the port line only;
+    // stdin stays open until the peer is stopped.
+    impl_->process.emplace(impl_->io, REAGENT_NODE, args, bp::process_stdio{impl_->input, impl_->output, {}},
                            NewProcessGroup{});
     asio::streambuf line;
     boost::system::error_code readError;
@@ -74,9 +83,11 @@ NodePeer::NodePeer(std::vector<std::string> args) : impl_(std::make_unique<Impl>
     int port = 0;
     if (first.rfind(kPortLine, 0) == 0) {
         port = std::stoi(first.substr(std::char_traits<char>::length(kPortLine)));
+    } else if (first.rfind(kListeningLine, 0) == 0) {
+        port = std::stoi(first.substr(std::char_traits<char>::length(kListeningLine)));
     }
     if (readError || port <= 0 || port > 65535) {
-        throw std::runtime_error("ref_server.mjs " + args.at(1) + " did not print its port (got '" + first +
+        throw std::runtime_error(args.at(0) + " did not print its port (got '" + first +
                                  "'; run scripts/setup.sh --tests for tests/peers/mcp/node_modules)");
     }
     impl_->port = static_cast<std::uint16_t>(port);
@@ -100,6 +111,10 @@ void NodePeer::kill() {
 
 NodePeer startEverything(const std::string& mode) {
     return NodePeer({"everything", mode});
+}
+
+NodePeer startWebSocketBridge() {
+    return NodePeer(std::string(REAGENT_MCP_PEERS_DIR) + "/ws_bridge.mjs", {"0"});
 }
 
 NodePeer startSdkPeer(bool json) {

@@ -18,6 +18,8 @@ class NodePeer {
   public:
     /// \brief Starts the peer and waits (up to 15 s) for its port.
     explicit NodePeer(std::vector<std::string> args);
+    /// \brief `node <script> <args...>`, a script that prints `reagent-peer-port N` or `listening N` first.
+    NodePeer(std::string script, std::vector<std::string> args);
     NodePeer(NodePeer&&) noexcept;
     NodePeer& operator=(NodePeer&&) noexcept;
     ~NodePeer();
@@ -35,6 +37,8 @@ class NodePeer {
 
 /// \brief server-everything in `mode` (`streamableHttp` or `sse`).
 [[nodiscard]] NodePeer startEverything(const std::string& mode);
+/// \brief tests/peers/mcp/ws_bridge.mjs: server-everything over WebSocket at `ws://127.0.0.1:<port>/mcp`.
+[[nodiscard]] NodePeer startWebSocketBridge();
 /// \brief The SDK peer of ref_server.mjs; `json`: replies as application/json instead of event streams.
 [[nodiscard]] NodePeer startSdkPeer(bool json);
 

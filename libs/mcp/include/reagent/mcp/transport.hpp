@@ -40,6 +40,9 @@ class Transport {
     [[nodiscard]] virtual Task<expected<std::string, McpError>> receive() = 0;
     /// \brief Told the version agreed by `initialize` (HTTP sends it as `MCP-Protocol-Version`).
     virtual void setProtocolVersion(std::string /*version*/) {}
+    /// \brief True when `send` may complete only with the reply to its frame (HTTP with JSON replies):
+    /// the client then bounds the send by the request's deadline too.
+    [[nodiscard]] virtual bool sendAwaitsReply() const noexcept { return false; }
     /// \brief Diagnostics the server left outside the protocol (stdio: the tail of its stderr), or empty.
     [[nodiscard]] virtual std::string diagnostics() const { return {}; }
     [[nodiscard]] virtual Task<void> close() = 0;
