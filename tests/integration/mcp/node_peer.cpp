@@ -6,8 +6,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/readable_pipe.hpp>
-#include <boost/asio/writable_pipe.hpp>
 #include <boost/asio/streambuf.hpp>
+#include <boost/asio/writable_pipe.hpp>
 #include <boost/process/v2/process.hpp>
 #include <boost/process/v2/stdio.hpp>
 #include <chrono>

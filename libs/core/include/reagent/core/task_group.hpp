@@ -40,8 +40,9 @@ class TaskGroup {
         auto state = state_;
         auto child = state->children.emplace(state->children.end());
         ++state->live;
-        boost::asio::co_spawn(state->executor, std::move(task),
-                              boost::asio::bind_cancellation_slot(child->signal.slot(), Completion{state, child}));
+        boost::asio::co_spawn(
+            state->executor, std::move(task),
+            boost::asio::bind_cancellation_slot(child->signal.slot(), Completion{state, child}));
     }
 
     /// \brief Emits a terminal cancellation to every child still running.
