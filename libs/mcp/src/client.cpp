@@ -36,8 +36,13 @@ enum class Phase { connecting, connected, reconnecting, failed, closed };
 
 // A request waiting for its response; lives on the requesting coroutine's frame.
 struct Waiter {
-    explicit Waiter(const Executor& executor) : wakeup(executor) {}
+    explicit Waiter(const Executor& executor) : wakeup(executor) {
+        wakeup.expires_at(asio::steady_timer::time_point::max());
+    }
+    // Woken (cancelled) by the reader, the deadline sweeper, a drop or close; never expires by itself.
     asio::steady_timer wakeup;
+    Clock::time_point deadline = Clock::time_point::max();
+    bool timedOut = false;
     std::optional<expected<json, RpcError>> outcome;
     // Set when the transport dropped or the client closed before the response came.
     std::optional<McpError> failure;
@@ -98,6 +103,7 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
           factory(std::move(make)),
           session(config.limits),
           phaseChanged(ex),
+          sweeper(ex),
           tasks(ex) {
         phaseChanged.expires_at(asio::steady_timer::time_point::max());
     }
@@ -113,6 +119,11 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
     // Counts transports; a reader or a failed send reports a drop only for its own generation.
     std::uint64_t generation = 0;
     asio::steady_timer phaseChanged;
+    // One timer for every request's deadline, armed at the earliest: a request costs no timer system
+    // call of its own (sequential calls keep finding it armed further ahead than they need).
+    asio::steady_timer sweeper;
+    Clock::time_point sweeperAt = Clock::time_point::max();
+    bool sweeping = false;
     std::optional<McpError> lastError;
     int reconnectsInARow = 0;
     Clock::time_point connectedAt{};
@@ -238,6 +249,46 @@ McpError timeoutError(const Client::State& state, const std::string& method) {
     return {McpErrc::timeout, method + " to " + state.label() + " got no response in time"};
 }
 
+// Wakes the requests whose deadline passed, then waits for the next deadline; ends when none is left.
+Task<void> sweepDeadlines(StatePtr state) {
+    while (state->sweeperAt != Clock::time_point::max()) {
+        state->sweeper.expires_at(state->sweeperAt);
+        auto [ec] = co_await state->sweeper.async_wait(kTuple);
+        if (ec && isCancelled(co_await asio::this_coro::cancellation_state)) {
+            break;
+        }
+        // Woken early (an earlier deadline was armed) or on time: either way, look again.
+        const auto now = Clock::now();
+        auto next = Clock::time_point::max();
+        for (auto& [id, waiter] : state->waiters) {
+            if (waiter->deadline <= now) {
+                waiter->timedOut = true;
+                waiter->wakeup.cancel();
+            } else {
+                next = std::min(next, waiter->deadline);
+            }
+        }
+        if (!ec || next != Clock::time_point::max() || state->sweeperAt <= now) {
+            state->sweeperAt = next;
+        }
+    }
+    state->sweeping = false;
+}
+
+// Makes sure the sweeper wakes by `deadline`.
+void armSweeper(const StatePtr& state, Clock::time_point deadline) {
+    if (deadline >= state->sweeperAt && state->sweeping) {
+        return;
+    }
+    state->sweeperAt = std::min(state->sweeperAt, deadline);
+    if (state->sweeping) {
+        state->sweeper.expires_at(state->sweeperAt);  // cancels its wait: it re-arms earlier
+    } else {
+        state->sweeping = true;
+        state->tasks.spawn(sweepDeadlines(state));
+    }
+}
+
 // One request on one transport: send, wait for the response, the deadline or cancellation.
 Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transport> transport,
                                         std::uint64_t generation, std::string method, json params,
@@ -292,14 +343,16 @@ Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transpor
         }
         co_return unexpected(sent.error());
     }
-    waiter.wakeup.expires_at(deadline);
+    waiter.deadline = deadline;
+    armSweeper(state, deadline);
     while (!waiter.outcome && !waiter.failure) {
         auto [ec] = co_await waiter.wakeup.async_wait(kTuple);
+        (void)ec;
         if (waiter.outcome || waiter.failure) {
             break;
         }
         const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
-        if (cancelled || !ec) {
+        if (cancelled || waiter.timedOut) {
             // Out of time or given up: tell the server, and ignore a late response.
             forget();
             tellCancelled(state, transport, id, cancelled);
