@@ -93,11 +93,7 @@ expected<std::string, SpawnError> resolveProgram(const std::string& program,
         return unexpected(SpawnError{SpawnErrc::not_found, "no program given"});
     }
     if (program.find('/') != std::string::npos) {
-        if (!executable(program)) {
-            return unexpected(
-                SpawnError{SpawnErrc::not_found, "'" + program + "' is not an executable file"});
-        }
-        return program;
+        return program;  // posix_spawn says why it cannot run it, if it cannot
     }
     std::string path = variable(environment, "PATH");
     if (path.empty()) {
@@ -248,7 +244,11 @@ expected<Subprocess, SpawnError> Subprocess::spawn(const Executor& executor,
         if (!options.workingDirectory.empty()) {
             what += " in '" + options.workingDirectory + "'";
         }
-        return unexpected(systemError(std::move(what), error));
+        SpawnError failure = systemError(std::move(what), error);
+        if (error == ENOENT && ::access(program->c_str(), F_OK) != 0) {
+            failure.code = SpawnErrc::not_found;  // the program, not the working directory, is missing
+        }
+        return unexpected(std::move(failure));
     }
     // glibc 2.36 declares pidfd_open without C linkage for C++; the system call is the same.
     const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));

@@ -1,6 +1,6 @@
 #pragma once
 // runHelper: one run of a helper executable with piped standard streams, a deadline and an output bound.
-// The only interface to Boost.Process v2 and the pipes (src/helper_process.cpp), kept non-template so
+// The only user of the helper's pipes (src/helper_process.cpp, on core's Subprocess), kept non-template so
 // that one translation unit pays their compile cost.
 
 #include <chrono>

@@ -21,7 +21,7 @@
 namespace reagent {
 
 enum class SpawnErrc {
-    /// The program is not on `PATH` (or the path given does not exist or is not executable).
+    /// The program is not on `PATH`, or the path given does not exist.
     not_found,
     /// `posix_spawn`, a pipe or the process descriptor failed; the message says which and why.
     spawn_failed,
