@@ -12,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "reagent/core/cancellation.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
 #include "reagent/core/timeout.hpp"
@@ -53,6 +54,25 @@ inline constexpr std::string_view kEventStream = "text/event-stream";
 /// `MCP server 'name' at http://host/path` (query values masked), the subject of every message.
 [[nodiscard]] inline std::string serverLabel(const ServerConfig& config) {
     return "MCP server '" + config.name + "' at " + http::redactedUrl(config.url);
+}
+
+/// What a transport used before `open` (or after a failed one) answers.
+[[nodiscard]] inline McpError notOpenedError(const std::string& where) {
+    return McpError{McpErrc::connection_closed, where + ": the transport is not open (call open first)"};
+}
+
+/// `Transport::receive` of both HTTP transports. It holds the state while it waits, so that a transport
+/// destroyed meanwhile leaves nothing dangling; `StatePtr` points to a state with a `FrameQueue queue`.
+template <class StatePtr>
+Task<expected<std::string, McpError>> receiveFrame(StatePtr s, std::string where) {
+    if (!s) {
+        co_return unexpected(notOpenedError(where));
+    }
+    const bool cancelled = isCancelled(co_await boost::asio::this_coro::cancellation_state);
+    if (cancelled) {
+        co_return unexpected(McpError{McpErrc::cancelled, where + ": receive cancelled"});
+    }
+    co_return co_await s->queue.pop();
 }
 
 // The user's headers (credentials: their values never go into a message).

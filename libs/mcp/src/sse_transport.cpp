@@ -33,6 +33,8 @@ namespace {
 namespace asio = boost::asio;
 namespace urls = boost::urls;
 using detail::FrameQueue;
+using detail::notOpenedError;
+using detail::receiveFrame;
 
 struct State {
     State(const ServerConfig& cfg, Executor ex)
@@ -221,10 +223,6 @@ Task<expected<void, McpError>> openSession(StatePtr s) {
     co_return expected<void, McpError>{};
 }
 
-[[nodiscard]] McpError notOpenedError(const std::string& where) {
-    return McpError{McpErrc::connection_closed, where + ": the transport is not open (call open first)"};
-}
-
 Task<expected<void, McpError>> postFrame(StatePtr s, std::string where, std::string frame) {
     if (!s || s->endpoint.empty()) {
         co_return fail(notOpenedError(where));
@@ -269,18 +267,6 @@ Task<void> closeStream(StatePtr s) {
     s->readers.cancel();
     (void)co_await s->readers.join();
     s->stream.reset();
-}
-
-// Holds the state while it waits, so that a transport destroyed meanwhile leaves nothing dangling.
-Task<expected<std::string, McpError>> receiveFrame(StatePtr s, std::string where) {
-    if (!s) {
-        co_return fail(notOpenedError(where));
-    }
-    const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
-    if (cancelled) {
-        co_return fail(McpError{McpErrc::cancelled, where + ": receive cancelled"});
-    }
-    co_return co_await s->queue.pop();
 }
 
 class SseTransport final : public Transport {

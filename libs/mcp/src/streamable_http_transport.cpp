@@ -36,6 +36,8 @@ namespace {
 
 namespace asio = boost::asio;
 using detail::FrameQueue;
+using detail::notOpenedError;
+using detail::receiveFrame;
 
 /// Wait before resuming a stream when the server set no `retry:` (what the SDKs use).
 constexpr std::chrono::milliseconds kDefaultRetry{1000};
@@ -435,10 +437,6 @@ void startStandaloneIfDue(const StatePtr& s) {
     s->readers.spawn(withCheckedCancellation(runStandalone(s)));
 }
 
-[[nodiscard]] McpError notOpenedError(const std::string& where) {
-    return McpError{McpErrc::connection_closed, where + ": the transport is not open (call open first)"};
-}
-
 Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::string frame) {
     if (!s) {
         co_return fail(notOpenedError(where));
@@ -513,18 +511,6 @@ Task<void> closeSession(StatePtr s) {
         (void)co_await s->http.send(std::move(request));
     }
     (void)co_await s->readers.join();
-}
-
-// Holds the state while it waits, so that a transport destroyed meanwhile leaves nothing dangling.
-Task<expected<std::string, McpError>> receiveFrame(StatePtr s, std::string where) {
-    if (!s) {
-        co_return fail(notOpenedError(where));
-    }
-    const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
-    if (cancelled) {
-        co_return fail(McpError{McpErrc::cancelled, where + ": receive cancelled"});
-    }
-    co_return co_await s->queue.pop();
 }
 
 class StreamableHttpTransport final : public Transport {
