@@ -31,8 +31,6 @@ class McpTools : public std::enable_shared_from_this<McpTools> {
     /// Closes every session. Idempotent.
     [[nodiscard]] Task<void> closeAll();
 
-    [[nodiscard]] bool empty() const noexcept { return servers_.empty(); }
-
   private:
     struct Server {
         mcp::ServerConfig config;
