@@ -13,6 +13,7 @@
 #include <string>
 
 #include "reagent/core/task.hpp"
+#include "reagent/http/http_client.hpp"
 #include "reagent/mcp/client.hpp"
 #include "reagent/mcp/remote_transports.hpp"
 
@@ -29,6 +30,44 @@ Task<reagent::expected<json, mcp::RpcError>> acceptWithDefaults(json params) {
                                            std::move(result));
 }
 
+// The authorization step of the auth scenarios: their authorization servers approve at once and answer
+// the authorization URL with a redirect to ours, carrying the code; read it without following it.
+Task<reagent::expected<std::string, mcp::McpError>> readRedirect(mcp::AuthorizationRequest request) {
+    reagent::http::HttpClient http;
+    reagent::http::HttpRequest get;
+    get.url = request.url;
+    auto response = co_await http.send(std::move(get));
+    if (!response) {
+        co_return reagent::unexpected(mcp::McpError{mcp::McpErrc::unauthorized, response.error().message});
+    }
+    const auto location = response->headers.find("Location");
+    if (response->status / 100 != 3 || !location) {
+        co_return reagent::unexpected(
+            mcp::McpError{mcp::McpErrc::unauthorized,
+                          "the authorization endpoint answered " + std::to_string(response->status)});
+    }
+    co_return std::string(*location);
+}
+
+// OAuth as the auth scenarios need it: a metadata-document URL for the ones that support it, and the
+// pre-registered client the runner passes in MCP_CONFORMANCE_CONTEXT.
+mcp::OAuthSettings oauthSettings() {
+    mcp::OAuthSettings oauth;
+    oauth.clientName = "reagent-conformance-client";
+    oauth.clientMetadataUrl = "https://conformance-test.local/client-metadata.json";
+    oauth.authorize = readRedirect;
+    if (const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT")) {
+        const json values = json::parse(context, nullptr, false);
+        if (values.is_object()) {
+            oauth.clientId = values.value("client_id", "");
+            oauth.clientSecret = values.value("client_secret", "");
+            oauth.privateKeyPem = values.value("private_key_pem", "");
+            oauth.signingAlgorithm = values.value("signing_algorithm", "ES256");
+        }
+    }
+    return oauth;
+}
+
 // The tools a scenario's server offers, and the arguments each scenario calls them with.
 json argumentsFor(const std::string& tool) {
     if (tool == "add_numbers") {
@@ -38,7 +77,8 @@ json argumentsFor(const std::string& tool) {
 }
 
 bool scenarioTool(const std::string& tool) {
-    return tool == "add_numbers" || tool == "test_client_elicitation_defaults" || tool == "test_reconnection";
+    return tool == "add_numbers" || tool == "test_client_elicitation_defaults" ||
+           tool == "test_reconnection" || tool == "test-tool";
 }
 
 Task<int> run(std::string url, std::string scenario) {
@@ -49,6 +89,7 @@ Task<int> run(std::string url, std::string scenario) {
     config.requestTimeout = std::chrono::seconds(20);
     config.connectTimeout = std::chrono::seconds(10);
     config.maxReconnects = 0;
+    config.oauth = oauthSettings();
 
     mcp::ClientOptions options;
     options.clientInfo = {"reagent-conformance-client", "0.1.0", {}};

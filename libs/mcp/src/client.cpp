@@ -379,7 +379,10 @@ Task<expected<void, McpError>> establish(StatePtr state) {
                 "': the remote transports live in reagent::mcp_remote; link it and call "
                 "mcp::enableRemoteTransports() (<reagent/reagent.hpp> does both)"});
     }
-    const auto deadline = Clock::now() + state->config.connectTimeout;
+    // A person may be authorizing in a browser during the handshake (OAuth): their time counts apart.
+    const auto deadline =
+        Clock::now() + state->config.connectTimeout +
+        (state->config.oauth ? state->config.oauth->authorizationTimeout : std::chrono::milliseconds(0));
     auto opened = co_await transport->open();
     if (!opened) {
         co_await transport->close();
@@ -411,7 +414,8 @@ Task<expected<void, McpError>> establish(StatePtr state) {
         ++state->generation;  // the reader of this transport must not report a drop
         co_await transport->close();
         McpError error = result.error();
-        if (error.code != McpErrc::cancelled && error.code != McpErrc::timeout) {
+        if (error.code != McpErrc::cancelled && error.code != McpErrc::timeout &&
+            error.code != McpErrc::unauthorized) {
             error.code = McpErrc::connect_failed;
         }
         error.message = state->label() + " did not initialise: " + error.message;

@@ -26,6 +26,8 @@ std::string_view toString(McpErrc code) noexcept {
             return "timeout";
         case McpErrc::cancelled:
             return "cancelled";
+        case McpErrc::unauthorized:
+            return "unauthorized";
     }
     return "unknown";
 }

@@ -1,5 +1,6 @@
 #include "reagent/mcp/server_config.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -75,6 +76,73 @@ expected<TransportKind, McpError> kindNamed(std::string_view server, std::string
     }
     return unexpected(invalid(server, "unknown transport type '" + std::string(name) +
                                           "' (expected stdio, streamable-http, http, sse or websocket)"));
+}
+
+bool hasAuthorizationHeader(const ServerConfig& config) {
+    for (const auto& [header, value] : config.headers) {
+        if (header.size() == 13 && std::equal(header.begin(), header.end(), "authorization",
+                                              [](char a, char b) { return (a | 0x20) == b; })) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// `"oauth": false` (never), `true` (the defaults) or an object of settings. Absent: OAuth for a
+// streamable-http server that sends no Authorization header of its own, as MCP hosts do.
+expected<void, McpError> parseOAuth(const std::string& name, const json& entry, ServerConfig& config) {
+    const auto member = entry.find("oauth");
+    if (member == entry.end()) {
+        if (config.transport == TransportKind::streamable_http && !hasAuthorizationHeader(config)) {
+            config.oauth.emplace();
+        }
+        return {};
+    }
+    if (member->is_boolean()) {
+        if (member->get<bool>()) {
+            config.oauth.emplace();
+        }
+        return {};
+    }
+    if (!member->is_object()) {
+        return unexpected(invalid(name, "`oauth` must be true, false or an object of settings"));
+    }
+    OAuthSettings settings;
+    const std::pair<const char*, std::string*> fields[] = {{"clientId", &settings.clientId},
+                                                           {"clientSecret", &settings.clientSecret},
+                                                           {"clientMetadataUrl", &settings.clientMetadataUrl},
+                                                           {"clientName", &settings.clientName},
+                                                           {"redirectUri", &settings.redirectUri}};
+    for (const auto& [key, field] : fields) {
+        if (member->contains(key)) {
+            auto value = stringMember(*member, name, key);
+            if (!value) {
+                return unexpected(invalid(name, "`oauth." + std::string(key) + "` must be a string"));
+            }
+            *field = std::move(*value);
+        }
+    }
+    if (member->contains("scopes")) {
+        const json& scopes = member->at("scopes");
+        if (!scopes.is_array()) {
+            return unexpected(invalid(name, "`oauth.scopes` must be an array of strings"));
+        }
+        for (const json& scope : scopes) {
+            if (!scope.is_string() || scope.get<std::string>().empty()) {
+                return unexpected(invalid(name, "`oauth.scopes` must be an array of non-empty strings"));
+            }
+            settings.scopes.push_back(scope.get<std::string>());
+        }
+    }
+    if (member->contains("authorizationTimeoutMs")) {
+        auto limit = milliseconds(*member, name, "authorizationTimeoutMs");
+        if (!limit) {
+            return unexpected(invalid(name, "`oauth.authorizationTimeoutMs` must be a positive integer"));
+        }
+        settings.authorizationTimeout = *limit;
+    }
+    config.oauth = std::move(settings);
+    return {};
 }
 
 expected<ServerConfig, McpError> parseEntry(const std::string& name, const json& entry) {
@@ -173,6 +241,9 @@ expected<ServerConfig, McpError> parseEntry(const std::string& name, const json&
         }
         config.maxReconnects = value.get<int>();
     }
+    if (auto oauth = parseOAuth(name, entry, config); !oauth) {
+        return unexpected(oauth.error());
+    }
     if (auto valid = validate(config); !valid) {
         return unexpected(valid.error());
     }
@@ -236,6 +307,28 @@ expected<void, McpError> validate(const ServerConfig& config) {
     }
     if (config.limits.maxMessageBytes == 0) {
         return unexpected(invalid(config.name, "`limits.maxMessageBytes` must be positive"));
+    }
+    if (config.oauth) {
+        if (config.transport != TransportKind::streamable_http) {
+            return unexpected(invalid(config.name, "OAuth is supported on streamable-http servers only"));
+        }
+        const OAuthSettings& oauth = *config.oauth;
+        if (!oauth.clientMetadataUrl.empty() && !startsWith(oauth.clientMetadataUrl, "https://")) {
+            return unexpected(invalid(config.name, "`oauth.clientMetadataUrl` must be an https:// URL"));
+        }
+        if (!startsWith(oauth.redirectUri, "http://") && !startsWith(oauth.redirectUri, "https://")) {
+            return unexpected(invalid(config.name, "`oauth.redirectUri` must be an http:// or https:// URL"));
+        }
+        if (!oauth.clientSecret.empty() && oauth.clientId.empty()) {
+            return unexpected(invalid(config.name, "`oauth.clientSecret` is set without `oauth.clientId`"));
+        }
+        if (oauth.authorizationTimeout.count() <= 0 || oauth.maxAuthorizationsPerRequest < 1 ||
+            !oauth.store) {
+            return unexpected(
+                invalid(config.name,
+                        "OAuth needs a positive authorization timeout, at least one authorization "
+                        "per request and a store"));
+        }
     }
     return {};
 }

@@ -22,6 +22,7 @@
 
 #include "frame_queue.hpp"
 #include "http_transport_support.hpp"
+#include "oauth_flow.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
@@ -57,7 +58,11 @@ struct State {
           http(detail::httpClientConfig(cfg)),
           queue(ex),
           readers(ex),
-          where(detail::serverLabel(cfg)) {}
+          where(detail::serverLabel(cfg)) {
+        if (cfg.oauth) {
+            auth = std::make_unique<detail::OAuthFlow>(cfg, ex, where);
+        }
+    }
 
     ServerConfig config;
     http::HttpClient http;
@@ -65,6 +70,8 @@ struct State {
     TaskGroup readers;
     /// `MCP server 'name' at <url>`, for messages.
     std::string where;
+    /// Set when the server has OAuth settings: the `Authorization` of every request, and what to do on 401.
+    std::unique_ptr<detail::OAuthFlow> auth;
 
     /// `Mcp-Session-Id` the server gave in its reply to `initialize`; empty for a stateless server.
     std::string sessionId;
@@ -155,6 +162,11 @@ void markAnswered(std::string_view frame, PendingIds& pending) {
     request.timeout = detail::kStreamDeadline;
     request.headers.reserve(s.config.headers.size() + 5);
     detail::addUserHeaders(request.headers, s.config);
+    if (s.auth) {
+        if (std::string authorization = s.auth->header(); !authorization.empty()) {
+            request.headers.set("Authorization", std::move(authorization));
+        }
+    }
     request.headers.set("Accept", std::string(accept));
     if (!s.sessionId.empty()) {
         request.headers.set("Mcp-Session-Id", s.sessionId);
@@ -193,7 +205,14 @@ void markAnswered(std::string_view frame, PendingIds& pending) {
         s->finish(error);
         co_return error;
     }
-    // Before the server accepted anything, a refusal is a failed connection (authentication, a wrong URL).
+    if (head.status == 401 || head.status == 403) {
+        co_return McpError{McpErrc::unauthorized,
+                           s->where + " refused " + what + " as unauthorized (" + status + ")" +
+                               (s->config.oauth ? std::string()
+                                                : "; give it credentials: ServerConfig::headers "
+                                                  "(Authorization) or ServerConfig::oauth")};
+    }
+    // Before the server accepted anything, a refusal is a failed connection (a wrong URL, ...).
     const McpErrc code = s->sessionId.empty() && s->protocolVersion.empty() ? McpErrc::connect_failed
                                                                             : McpErrc::protocol_error;
     co_return McpError{code, s->where + " refused " + what + ": " + status};
@@ -451,16 +470,47 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
     Outgoing outgoing = readOutgoing(frame);
     PendingIds pending = std::move(outgoing.ids);
     const bool carriedSession = !s->sessionId.empty();
-    auto request = makeRequest(*s, "POST", kAcceptBoth);
-    request.headers.set("Content-Type", std::string(detail::kJson));
-    request.body = std::move(frame);
-    auto opened = co_await s->http.stream(std::move(request));
-    if (!opened) {
-        co_return fail(detail::fromHttpError(opened.error(), s->where));
-    }
-    // Once the reply's head is in, the frame was delivered: a cancellation arriving now changes nothing.
-    if (s->closed) {
-        co_return fail(s->lost("the transport was closed"));
+    std::optional<http::HttpResponseStream> opened;
+    // With OAuth, a refusal (401, 403 insufficient_scope) runs the flow and the frame is sent again.
+    for (int authorizations = 0;; ++authorizations) {
+        std::string sentAuthorization;
+        if (s->auth) {
+            auto fresh = s->auth->freshHeader();
+            sentAuthorization = co_await std::move(fresh);
+        }
+        auto request = makeRequest(*s, "POST", kAcceptBoth);
+        request.headers.set("Content-Type", std::string(detail::kJson));
+        request.body = s->auth ? frame : std::move(frame);
+        auto reply = co_await s->http.stream(std::move(request));
+        if (!reply) {
+            co_return fail(detail::fromHttpError(reply.error(), s->where));
+        }
+        // Once the reply's head is in, the frame was delivered: a cancellation arriving now changes nothing.
+        if (s->closed) {
+            co_return fail(s->lost("the transport was closed"));
+        }
+        const int status = reply->head().status;
+        if (!s->auth || (status != 401 && status != 403)) {
+            opened.emplace(std::move(*reply));
+            break;
+        }
+        if (authorizations >= s->config.oauth->maxAuthorizationsPerRequest) {
+            auto error = co_await refusal(s, std::move(*reply), carriedSession, outgoing.what);
+            error.message +=
+                " after " + std::to_string(authorizations) +
+                " authorization(s) for this request (OAuthSettings::maxAuthorizationsPerRequest)";
+            co_return fail(std::move(error));
+        }
+        const std::string challenge(reply->head().headers.find("WWW-Authenticate").value_or(""));
+        (void)co_await detail::bodyExcerpt(std::move(*reply));
+        auto handled = s->auth->handleRefusal(status, challenge, std::move(sentAuthorization));
+        auto granted = co_await std::move(handled);
+        if (!granted) {
+            co_return fail(std::move(granted.error()));
+        }
+        if (s->closed) {
+            co_return fail(s->lost("the transport was closed"));
+        }
     }
     const http::HttpResponseHead& head = opened->head();
     if (!head.ok()) {

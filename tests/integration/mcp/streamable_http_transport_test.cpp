@@ -197,7 +197,7 @@ TEST_CASE("streamable-http: a refusal says the status, never a header value", "[
         REQUIRE(step9);
         auto init = co_await session.initialize();
         REQUIRE_FALSE(init);
-        CHECK(init.error().code == McpErrc::connect_failed);
+        CHECK(init.error().code == McpErrc::unauthorized);
         INFO(init.error().message);
         CHECK(init.error().message.find("HTTP 401") != std::string::npos);
         // The server received the header and quoted it back; the message masks it.

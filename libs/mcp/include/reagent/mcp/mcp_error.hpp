@@ -39,6 +39,11 @@ enum class McpErrc {
     timeout,
     /// The caller cancelled the request; the server was sent `notifications/cancelled`.
     cancelled,
+    /// The server requires authorization the client could not obtain: no OAuth settings (or no
+    /// `OAuthSettings::authorize` hook where a person must approve), the authorization server refused or
+    /// could not be discovered, the person denied, or the server still refused after
+    /// `OAuthSettings::maxAuthorizationsPerRequest` authorizations. The message says which.
+    unauthorized,
 };
 
 /// \brief The code's name as shown in logs (`"malformed_message"`, ...).

@@ -6,12 +6,14 @@
 #include <cstddef>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "reagent/core/expected.hpp"
 #include "reagent/mcp/mcp_error.hpp"
+#include "reagent/mcp/oauth.hpp"
 #include "reagent/mcp/rpc_session.hpp"
 
 namespace reagent::mcp {
@@ -50,6 +52,9 @@ struct ServerConfig {
     /// HTTP transports and the WebSocket handshake: sent on every request (auth tokens, API keys). Values
     /// never appear in errors or logs.
     std::map<std::string, std::string> headers;
+    /// streamable-http: OAuth 2.1 when the server answers 401 (or 403 `insufficient_scope`); unset: such
+    /// an answer is an `unauthorized` error. See `OAuthSettings`.
+    std::optional<OAuthSettings> oauth;
 
     /// Limit of one request (`tools/call` and the rest); on expiry the server is sent
     /// `notifications/cancelled`. Default 60 s, as the official SDKs.
