@@ -29,8 +29,8 @@ expected<OpenFile, WorkspaceError> openForReading(const WorkspaceRoot& root, con
         return fail(systemError("cannot inspect", path.relative, errno));
     }
     if (S_ISDIR(file.info.st_mode)) {
-        return fail(
-            WorkspaceError{WorkspaceErrc::not_a_file, quotedPath(path.relative) + " is a directory, not a file"});
+        return fail(WorkspaceError{WorkspaceErrc::not_a_file,
+                                   quotedPath(path.relative) + " is a directory, not a file"});
     }
     if (!S_ISREG(file.info.st_mode)) {
         return fail(WorkspaceError{WorkspaceErrc::not_a_file,

@@ -91,7 +91,10 @@ Task<expected<GitRepositoryInfo, WorkspaceError>> LocalWorkspace::gitInfo() {
     auto git = [this, &environment](std::vector<std::string> args) {
         detail::ProcessSpec spec;
         spec.program = "git";
-        spec.args = std::move(args);
+        // The repository's own configuration is workspace content the agent may have written: no
+        // fsmonitor program runs on its say-so.
+        spec.args = {"-c", "core.fsmonitor=false"};
+        spec.args.insert(spec.args.end(), args.begin(), args.end());
         spec.environment = environment;
         spec.environment.emplace_back("GIT_OPTIONAL_LOCKS=0");  // status must not write the index
         spec.environment.emplace_back("LC_ALL=C");

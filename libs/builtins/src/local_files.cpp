@@ -72,8 +72,8 @@ Task<expected<FileContent, WorkspaceError>> LocalWorkspace::readFile(ReadFileReq
     if (request.lineOffset > content.totalLines) {
         co_return fail(WorkspaceError{WorkspaceErrc::invalid_argument,
                                       "lineOffset " + std::to_string(request.lineOffset) +
-                                          " is past the end of " + quotedPath(path->relative) + ", which has " +
-                                          std::to_string(content.totalLines) + " lines"});
+                                          " is past the end of " + quotedPath(path->relative) +
+                                          ", which has " + std::to_string(content.totalLines) + " lines"});
     }
     auto range = detail::selectLines(text, request.lineOffset, request.lineCount, request.numberLines);
     if (range.content.size() > request.maxBytes) {
@@ -188,8 +188,9 @@ Task<expected<WriteResult, WorkspaceError>> LocalWorkspace::writeFile(WriteFileR
                                           quotedPath(path->relative) + " is a directory, not a file"});
         }
         if (!S_ISREG(info.st_mode)) {
-            co_return fail(WorkspaceError{WorkspaceErrc::not_a_file,
-                                          quotedPath(path->relative) + " is a special file, not a regular file"});
+            co_return fail(
+                WorkspaceError{WorkspaceErrc::not_a_file,
+                               quotedPath(path->relative) + " is a special file, not a regular file"});
         }
         if (!request.overwrite) {
             co_return fail(WorkspaceError{WorkspaceErrc::already_exists,

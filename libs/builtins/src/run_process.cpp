@@ -55,13 +55,18 @@ Task<void> drain(std::shared_ptr<Run> run, bool errors) {
     }
     boost::system::error_code ignored;
     pipe.close(ignored);
+    co_return;
 }
 
 /// Waits for the program to exit, then reaps it: `reap` kills what is left of its group first.
 Task<void> awaitExit(std::shared_ptr<Run> run) {
-    if (co_await run->child.waitExit()) {
-        run->waitStatus = co_await run->child.reap();
+    // Each result is named before use: g++ 12 miscompiles `if (co_await ...)` in this frame.
+    const bool exited = co_await run->child.waitExit();
+    if (exited) {
+        const int status = co_await run->child.reap();
+        run->waitStatus = status;
     }
+    co_return;
 }
 
 Task<void> exchange(std::shared_ptr<Run> run) {
@@ -71,6 +76,7 @@ Task<void> exchange(std::shared_ptr<Run> run) {
                                                 asio::co_spawn(executor, drain(run, true), asio::deferred),
                                                 asio::co_spawn(executor, awaitExit(run), asio::deferred));
     co_await std::move(group).async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+    co_return;
 }
 
 // The body of runProcess, run with checked cancellation: once the race is over the child must be reaped,

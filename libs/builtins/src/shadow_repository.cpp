@@ -174,6 +174,18 @@ Task<expected<RollbackResult, WorkspaceError>> ShadowRepository::restore(std::st
     if (!added) {
         co_return fail(std::move(added.error()));
     }
+    // Recorded as a checkpoint of its own, so that the rollback can be undone.
+    auto undoTask =
+        git({"commit", "--quiet", "--allow-empty", "--no-verify", "-m", "before rollback to " + id});
+    auto undo = co_await std::move(undoTask);
+    if (!undo) {
+        co_return fail(std::move(undo.error()));
+    }
+    auto undoHeadTask = git({"rev-parse", "HEAD"});
+    auto undoHead = co_await std::move(undoHeadTask);
+    if (!undoHead) {
+        co_return fail(std::move(undoHead.error()));
+    }
     auto changesTask = git({"diff", "--cached", "--name-status", "--no-renames", "-z", id});
     auto changes = co_await std::move(changesTask);
     if (!changes) {
@@ -181,6 +193,7 @@ Task<expected<RollbackResult, WorkspaceError>> ShadowRepository::restore(std::st
     }
     RollbackResult result;
     result.id = id;
+    result.undoId = trimmed(std::move(*undoHead));
     // -z output: status NUL path NUL, repeated.
     const std::string& text = *changes;
     std::size_t position = 0;

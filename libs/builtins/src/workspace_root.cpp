@@ -23,8 +23,9 @@ WorkspaceError systemError(std::string_view what, std::string_view relative, int
 WorkspaceError swappedForLink(std::string_view relative) {
     return {WorkspaceErrc::outside_workspace,
             quotedPath(relative) +
-                " changed into a symbolic link after it was checked; symbolic links are "
-                "followed only while a path is checked against the workspace root"};
+                " is a symbolic link the check did not resolve (a dangling link, or one made after the path "
+                "was checked); symbolic links are followed only while a path is checked against the "
+                "workspace root"};
 }
 
 expected<WorkspaceRoot, WorkspaceError> WorkspaceRoot::open(const std::string& root) {
@@ -36,8 +37,8 @@ expected<WorkspaceRoot, WorkspaceError> WorkspaceRoot::open(const std::string& r
     if (ec) {
         const WorkspaceErrc code =
             ec == std::errc::no_such_file_or_directory ? WorkspaceErrc::not_found : WorkspaceErrc::io_error;
-        return fail(
-            WorkspaceError{code, "the workspace root " + quotedPath(root) + " cannot be used: " + ec.message()});
+        return fail(WorkspaceError{
+            code, "the workspace root " + quotedPath(root) + " cannot be used: " + ec.message()});
     }
     const int fd = ::open(real.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
@@ -77,12 +78,14 @@ expected<ResolvedPath, WorkspaceError> WorkspaceRoot::resolve(std::string_view g
     if (!contains(lexical)) {
         if (asGiven.is_absolute()) {
             return fail(WorkspaceError{WorkspaceErrc::outside_workspace,
-                                       quotedPath(given) + " is an absolute path outside the workspace root " +
+                                       quotedPath(given) +
+                                           " is an absolute path outside the workspace root " +
                                            quotedPath(path_) + "; paths must lie inside the root"});
         }
         return fail(WorkspaceError{WorkspaceErrc::outside_workspace,
-                                   quotedPath(given) + " climbs out of the workspace root with '..'; paths must "
-                                                   "stay inside the root"});
+                                   quotedPath(given) +
+                                       " climbs out of the workspace root with '..'; paths must "
+                                       "stay inside the root"});
     }
     std::error_code ec;
     // For a path that does not exist yet: its deepest existing ancestor is resolved, the rest is lexical.
@@ -98,7 +101,8 @@ expected<ResolvedPath, WorkspaceError> WorkspaceRoot::resolve(std::string_view g
                                    quotedPath(given) +
                                        " goes through a symbolic link that points outside the "
                                        "workspace root (it resolves to " +
-                                       quotedPath(real.string()) + "); links may only point inside the root"});
+                                       quotedPath(real.string()) +
+                                       "); links may only point inside the root"});
     }
     ResolvedPath resolved;
     resolved.absolute = real;
@@ -144,8 +148,8 @@ expected<UniqueFd, WorkspaceError> WorkspaceRoot::openDirectory(const ResolvedPa
                     S_ISLNK(info.st_mode)) {
                     return fail(swappedForLink(prefix));
                 }
-                return fail(
-                    WorkspaceError{WorkspaceErrc::not_a_directory, quotedPath(prefix) + " is not a directory"});
+                return fail(WorkspaceError{WorkspaceErrc::not_a_directory,
+                                           quotedPath(prefix) + " is not a directory"});
             }
             return fail(systemError("cannot open the directory", prefix, error));
         }

@@ -12,6 +12,7 @@ using namespace reagent::builtins::test;
 namespace {
 
 void requireOutside(const WorkspaceError& error, const std::string& rule) {
+    INFO(error.describe());
     CHECK(error.code == WorkspaceErrc::outside_workspace);
     CHECK(contains(error.message, rule));
 }
@@ -205,7 +206,7 @@ TEST_CASE("builtins confinement: a component swapped for a link after the check 
     fs::create_symlink(fx.outside, fx.root / "sub");
     auto opened = detail::openForReading(*root, *resolved);
     REQUIRE_FALSE(opened);
-    requireOutside(opened.error(), "changed into a symbolic link after it was checked");
+    requireOutside(opened.error(), "made after the path was checked");
 
     // The last component swapped: refused as well.
     fx.file("last.txt", "inside\n");
@@ -216,6 +217,18 @@ TEST_CASE("builtins confinement: a component swapped for a link after the check 
     auto openedLast = detail::openForReading(*root, *last);
     REQUIRE_FALSE(openedLast);
     CHECK(openedLast.error().code == WorkspaceErrc::outside_workspace);
+}
+
+TEST_CASE("builtins confinement: a dangling link is not written through", "[builtins][confinement]") {
+    WorkspaceFixture fx;
+    fx.link("dangling", fx.outside / "created-by-link.txt");
+    WriteFileRequest write;
+    write.path = "dangling";
+    write.content = "x";
+    auto refused = fx.run(fx.workspace->writeFile(write));
+    REQUIRE_FALSE(refused);
+    requireOutside(refused.error(), "dangling link");
+    CHECK_FALSE(fs::exists(fx.outside / "created-by-link.txt"));
 }
 
 TEST_CASE("builtins confinement: glob patterns cannot leave the workspace", "[builtins][confinement]") {

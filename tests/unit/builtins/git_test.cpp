@@ -101,6 +101,14 @@ TEST_CASE("builtins checkpoints: rollback removes created, restores modified and
     CHECK_FALSE(fs::exists(fx.root / "new/created.txt"));
     // The shadow repository lives outside the workspace.
     CHECK_FALSE(fs::exists(fx.root / ".git"));
+
+    // The rollback itself can be undone.
+    REQUIRE(rolled->undoId.size() == 40);
+    auto undone = fx.run(fx.workspace->rollback(rolled->undoId));
+    REQUIRE(undone);
+    CHECK(WorkspaceFixture::readFile(fx.root / "modify.txt") == "after\n");
+    CHECK(WorkspaceFixture::readFile(fx.root / "new/created.txt") == "new\n");
+    CHECK_FALSE(fs::exists(fx.root / "dir/delete.txt"));
 }
 
 TEST_CASE("builtins checkpoints: mutating operations record one when asked", "[builtins][checkpoints]") {

@@ -17,7 +17,10 @@ struct Checkpoint {
 
 /// \brief What a rollback changed, paths relative to the workspace root, sorted.
 struct RollbackResult {
+    /// The checkpoint restored.
     std::string id;
+    /// A checkpoint of the state just before the rollback: rolling back to it undoes the rollback.
+    std::string undoId;
     /// Files modified since the checkpoint, put back as they were.
     std::vector<std::string> restored;
     /// Files created since the checkpoint, removed.

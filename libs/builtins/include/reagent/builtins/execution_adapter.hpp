@@ -74,7 +74,8 @@ class ExecutionAdapter {
     [[nodiscard]] virtual Task<expected<Checkpoint, WorkspaceError>> checkpoint(std::string label) = 0;
 
     /// \brief Restores the files to checkpoint `id`: files created since are removed, modified ones
-    /// restored, deleted ones recreated. Later checkpoints stay valid.
+    /// restored, deleted ones recreated. Later checkpoints stay valid, and the state just before the
+    /// rollback is recorded too (`RollbackResult::undoId`).
     [[nodiscard]] virtual Task<expected<RollbackResult, WorkspaceError>> rollback(std::string id) = 0;
 };
 
