@@ -60,7 +60,8 @@ Task<void> drain(std::shared_ptr<Run> run, bool errors) {
 
 /// Waits for the program to exit, then reaps it: `reap` kills what is left of its group first.
 Task<void> awaitExit(std::shared_ptr<Run> run) {
-    // Each result is named before use: g++ 12 miscompiles `if (co_await ...)` in this frame.
+    // The awaited value is named before the test: g++ 12 miscompiles `if (co_await ...)` here (the
+    // sanitizer build traps with SIGILL on resumption).
     const bool exited = co_await run->child.waitExit();
     if (exited) {
         const int status = co_await run->child.reap();
