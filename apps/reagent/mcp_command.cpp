@@ -1,10 +1,16 @@
 #include "mcp_command.hpp"
 
+#include <spawn.h>
+#include <sys/wait.h>
+
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -13,13 +19,75 @@
 #include "output.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/mcp/client.hpp"
+#include "reagent/mcp/loopback_authorizer.hpp"
 #include "terminal_text.hpp"
 #include "trace.hpp"
+
+extern char** environ;
 
 namespace reagent::cli {
 
 namespace asio = boost::asio;
 using nlohmann::json;
+
+namespace {
+
+// Where the CLI keeps OAuth tokens: $REAGENT_OAUTH_DIR, else $XDG_CONFIG_HOME/reagent/oauth, else
+// ~/.config/reagent/oauth. One file per server name and URL, so that a server whose URL changed never
+// receives the tokens of another.
+std::string tokenFile(const mcp::ServerConfig& server) {
+    std::string dir;
+    if (const char* own = std::getenv("REAGENT_OAUTH_DIR"); own != nullptr && *own != '\0') {
+        dir = own;
+    } else if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
+        dir = std::string(xdg) + "/reagent/oauth";
+    } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+        dir = std::string(home) + "/.config/reagent/oauth";
+    } else {
+        return {};
+    }
+    std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a of the URL: stable across runs and builds
+    for (const char c : server.url) {
+        hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    }
+    char suffix[17];
+    std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(hash));
+    return dir + "/" + server.name + "-" + suffix + ".json";
+}
+
+// Opens `url` with the command in $BROWSER (the usual convention), in the background: a shell runs it
+// detached from our stdio and exits at once.
+void openBrowser(const std::string& url) {
+    const char* browser = std::getenv("BROWSER");
+    if (browser == nullptr || *browser == '\0') {
+        return;
+    }
+    const char* argv[] = {"/bin/sh", "-c",        "$BROWSER \"$1\" </dev/null >/dev/null 2>&1 &",
+                          "sh",      url.c_str(), nullptr};
+    pid_t pid = 0;
+    if (::posix_spawn(&pid, argv[0], nullptr, nullptr, const_cast<char* const*>(argv), environ) == 0) {
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    }
+}
+
+}  // namespace
+
+void useTerminalAuthorization(mcp::ServerConfig& server) {
+    mcp::OAuthSettings& oauth = *server.oauth;
+    if (!oauth.authorize) {
+        oauth.authorize = mcp::loopbackAuthorizer([](const mcp::AuthorizationRequest& request) {
+            std::cerr << "MCP server '" << oneLine(request.server)
+                      << "' needs your authorization. Open this link in a browser:\n  " << request.url
+                      << "\n(waiting for the browser to return to " << request.redirectUri << ")\n";
+            openBrowser(request.url);
+        });
+    }
+    if (const std::string file = tokenFile(server); !file.empty()) {
+        oauth.store = mcp::makeFileOAuthStore(file);
+    }
+}
 
 expected<std::vector<mcp::ServerConfig>, std::string> readMcpConfig(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -39,6 +107,11 @@ expected<std::vector<mcp::ServerConfig>, std::string> readMcpConfig(const std::s
     if (servers->empty()) {
         return fail("the MCP configuration '" + path +
                     "' names no server (expected {\"mcpServers\": {...}})");
+    }
+    for (mcp::ServerConfig& server : *servers) {
+        if (server.oauth) {
+            useTerminalAuthorization(server);
+        }
     }
     return std::move(*servers);
 }

@@ -26,7 +26,13 @@ struct McpOptions {
     bool json = false;
 };
 
-/// \brief The servers of an `mcpServers` JSON file, or an error naming the file and what is wrong.
+/// \brief OAuth for a person at this terminal: the authorization link printed on stderr and the browser's
+/// redirect caught on the loopback (`mcp::loopbackAuthorizer`), tokens kept in a file of mode 0600 under
+/// `$REAGENT_OAUTH_DIR`, `$XDG_CONFIG_HOME/reagent/oauth` or `~/.config/reagent/oauth`.
+void useTerminalAuthorization(mcp::ServerConfig& server);
+
+/// \brief The servers of an `mcpServers` JSON file, or an error naming the file and what is wrong; those
+/// with OAuth get `useTerminalAuthorization`.
 [[nodiscard]] expected<std::vector<mcp::ServerConfig>, std::string> readMcpConfig(const std::string& path);
 
 /// \brief Lists the tools of the configured servers, or calls one tool; Ctrl-C cancels.

@@ -3,11 +3,13 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "cli_process.hpp"
 #include "mcp_peers.hpp"
 #include "node_peer.hpp"
+#include "peer_process.hpp"
 #include "provider_test_support.hpp"
 #include "temp_dir.hpp"
 
@@ -144,4 +146,60 @@ TEST_CASE("reagent mcp call reaches servers over streamable HTTP and SSE and Web
         CHECK(echoed.status == 0);
         CHECK(echoed.out == "Echo: remote\n");
     }
+}
+
+// OAuth through the CLI as a person meets it: the SDK's OAuth-protected example server, the CLI printing
+// the link and running $BROWSER, the browser (tests/peers/oauth_browser.py) approved at once and sent
+// back to the CLI's loopback listener; the token is kept, so the second run needs no browser.
+TEST_CASE("reagent mcp tools authorizes through the browser with OAuth and keeps the token",
+          "[mcp][cli][oauth]") {
+    reagent::test::TempDir dir;
+    reagent::test::NodePeer server(std::string(REAGENT_MCP_PEERS_DIR) + "/oauth_server.mjs", {});
+    const std::string browserLog = (dir.path / "browser.log").string();
+    ::setenv("BROWSER",
+             (std::string(REAGENT_PYTHON3) + " " + REAGENT_PEERS_DIR + "/oauth_browser.py").c_str(), 1);
+    ::setenv("OAUTH_BROWSER_LOG", browserLog.c_str(), 1);
+    ::setenv("REAGENT_OAUTH_DIR", (dir.path / "tokens").string().c_str(), 1);
+    const std::string redirect =
+        "http://127.0.0.1:" + std::to_string(reagent::test::unusedPort()) + "/callback";
+    const std::string config = (dir.path / "oauth.json").string();
+    std::ofstream(config) << json{{"mcpServers",
+                                   {{"secured",
+                                     {{"url", "http://localhost:" + std::to_string(server.port()) + "/mcp"},
+                                      {"oauth",
+                                       {{"redirectUri", redirect}, {"clientName", "reagent-cli-test"}}}}}}}}
+                                 .dump();
+
+    auto first = runCli({"mcp", "tools", "--mcp-config", config});
+    INFO(first.err);
+    REQUIRE(first.status == 0);
+    CHECK(first.out.find("secured/greet") != std::string::npos);
+    CHECK(first.err.find("needs your authorization") != std::string::npos);
+    CHECK(first.err.find("code_challenge_method=S256") != std::string::npos);
+    std::ifstream log(browserLog);
+    std::string visit;
+    std::getline(log, visit);
+    CHECK(visit.rfind("200 " + redirect + "?code=", 0) == 0);
+    CHECK(visit.find("Authorization received") != std::string::npos);
+    REQUIRE(std::filesystem::exists(dir.path / "tokens"));
+    const auto files = std::distance(std::filesystem::directory_iterator(dir.path / "tokens"), {});
+    CHECK(files == 1);
+
+    // The kept token: no second authorization.
+    auto second = runCli({"mcp", "call", "secured/greet", R"({"name":"again"})", "--mcp-config", config});
+    INFO(second.err);
+    CHECK(second.status == 0);
+    CHECK(second.out.find("again") != std::string::npos);
+    CHECK(second.err.find("needs your authorization") == std::string::npos);
+
+    // Without OAuth the server's refusal is an error that says what to configure.
+    std::ofstream(config) << json{
+        {"mcpServers",
+         {{"secured",
+           {{"url", "http://localhost:" + std::to_string(server.port()) + "/mcp"},
+            {"oauth", false}}}}}}.dump();
+    auto refused = runCli({"mcp", "tools", "--mcp-config", config});
+    CHECK(refused.status != 0);
+    CHECK(refused.err.find("unauthorized") != std::string::npos);
+    CHECK(refused.err.find("ServerConfig::oauth") != std::string::npos);
 }
