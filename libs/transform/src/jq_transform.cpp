@@ -15,6 +15,7 @@
 #include "helper_process.hpp"
 #include "helper_protocol.hpp"
 #include "reagent/core/detail/utf8.hpp"
+#include "reagent/core/helper_program.hpp"
 #include "reagent/core/settle.hpp"
 
 namespace reagent::transform {
@@ -187,30 +188,9 @@ std::string_view toString(TransformErrc code) noexcept {
     return "unknown";
 }
 
-// `<dir of the running program>/../libexec/reagent/reagent-jq`: an installed tree moved to another
-// prefix (or installed with `--prefix` at install time) still finds its helper beside its programs.
-std::string helperBesideExecutable() {
-    std::error_code ec;
-    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) {
-        return {};
-    }
-    const auto candidate = self.parent_path().parent_path() / "libexec" / "reagent" / "reagent-jq";
-    return ::access(candidate.c_str(), X_OK) == 0 ? candidate.string() : std::string();
-}
-
 std::string jqHelperPath() {
-    if (const char* overridden = std::getenv("REAGENT_JQ_HELPER");
-        overridden != nullptr && *overridden != '\0') {
-        return overridden;
-    }
-    if (auto beside = helperBesideExecutable(); !beside.empty()) {
-        return beside;
-    }
-    if (::access(REAGENT_JQ_HELPER_INSTALLED, X_OK) == 0) {
-        return REAGENT_JQ_HELPER_INSTALLED;
-    }
-    return REAGENT_JQ_HELPER_BUILD;
+    return helperProgramPath("reagent-jq", "REAGENT_JQ_HELPER", REAGENT_JQ_HELPER_INSTALLED,
+                             REAGENT_JQ_HELPER_BUILD);
 }
 
 Task<expected<std::string, TransformError>> applyJq(std::string expression, std::string jsonInput,
