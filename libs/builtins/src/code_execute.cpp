@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "program_lookup.hpp"
 #include "reagent/core/helper_program.hpp"
 #include "reagent/tools/tool_builder.hpp"
 #include "run_process.hpp"
@@ -54,26 +55,6 @@ constexpr const char* kDevices[] = {"/dev/null", "/dev/zero", "/dev/random", "/d
     return nullptr;
 }
 
-// The interpreter on `path`, resolved (symbolic links followed), or empty.
-[[nodiscard]] std::string findProgram(const std::string& program, const std::string& path) {
-    std::size_t at = 0;
-    while (at <= path.size()) {
-        const std::size_t end = std::min(path.find(':', at), path.size());
-        const std::string dir = path.substr(at, end - at);
-        at = end + 1;
-        if (dir.empty()) {
-            continue;
-        }
-        const fs::path candidate = fs::path(dir) / program;
-        if (::access(candidate.c_str(), X_OK) == 0) {
-            std::error_code ec;
-            const fs::path real = fs::canonical(candidate, ec);
-            return ec ? candidate.string() : real.string();
-        }
-    }
-    return {};
-}
-
 // A unique, private (0700) directory for one run.
 [[nodiscard]] expected<std::string, ToolError> makeTemporaryDirectory(const CodeExecuteOptions& options) {
     std::string root = options.temporaryRoot;
@@ -109,7 +90,7 @@ Task<ToolResult> runCode(std::shared_ptr<const Run> run, json args, ToolContext)
             ToolError{tools::ToolErrc::invalid_arguments,
                       "timeoutMs must be from 1 to " + std::to_string(options.maxTimeout.count())});
     }
-    const std::string interpreter = findProgram(language->program, options.path);
+    const std::string interpreter = detail::findProgram(language->program, options.path);
     if (interpreter.empty()) {
         co_return fail(ToolError::failure(std::string(language->program) +
                                           " is not installed here (looked on " + options.path +

@@ -1,0 +1,288 @@
+// shell-execute and the program tools (git-cli, gh-cli, gws-cli), on ExecutionAdapter::execute.
+
+#include "reagent/builtins/command_tools.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "program_lookup.hpp"
+#include "reagent/tools/tool_builder.hpp"
+
+namespace reagent::builtins {
+
+namespace {
+
+using nlohmann::json;
+using tools::ToolContext;
+using tools::ToolErrc;
+using tools::ToolError;
+using tools::ToolResult;
+
+[[nodiscard]] ToolError fromWorkspace(const WorkspaceError& error) {
+    return ToolError::failure(error.message);
+}
+
+[[nodiscard]] std::string cutNote(std::size_t cut) {
+    return cut == 0 ? std::string() : "\n[" + std::to_string(cut) + " more bytes cut]";
+}
+
+struct ShellRun {
+    std::shared_ptr<ExecutionAdapter> workspace;
+    ShellToolOptions options;
+};
+
+Task<ToolResult> runShell(std::shared_ptr<const ShellRun> run, json args, ToolContext) {
+    const ShellToolOptions& options = run->options;
+    const std::string command = args.value("command", std::string());
+    CommandRequest request;
+    const auto timeout = std::chrono::milliseconds(args.value("timeoutMs", options.defaultTimeout.count()));
+    if (timeout.count() <= 0 || timeout > options.maxTimeout) {
+        co_return fail(
+            ToolError{ToolErrc::invalid_arguments,
+                      "timeoutMs must be from 1 to " + std::to_string(options.maxTimeout.count())});
+    }
+    if (options.allowedPrograms.empty()) {
+        request.shell = command;
+    } else {
+        auto words = splitCommandLine(command);
+        if (!words) {
+            co_return fail(ToolError{ToolErrc::invalid_arguments, words.error()});
+        }
+        if (words->empty()) {
+            co_return fail(ToolError{ToolErrc::invalid_arguments, "the command is empty"});
+        }
+        const std::string program = std::filesystem::path(words->front()).filename().string();
+        bool allowed = false;
+        for (const auto& name : options.allowedPrograms) {
+            allowed = allowed || name == program;
+        }
+        if (!allowed) {
+            std::string list;
+            for (const auto& name : options.allowedPrograms) {
+                list += (list.empty() ? "" : ", ") + name;
+            }
+            co_return fail(
+                ToolError::failure("'" + program + "' is not an allowed program (allowed: " + list +
+                                   "); commands run without a shell, so | ; > $() are not available"));
+        }
+        request.argv = std::move(*words);
+    }
+    request.workingDirectory = args.value("cwd", std::string("."));
+    request.timeout = timeout;
+    request.maxOutputBytes = options.maxOutputBytes;
+    request.checkpoint = options.checkpoint;
+    auto running = run->workspace->execute(std::move(request));
+    auto ran = co_await std::move(running);
+    if (!ran) {
+        co_return fail(fromWorkspace(ran.error()));
+    }
+    json result = {{"exit_code", ran->exitCode},
+                   {"stdout", ran->stdoutText},
+                   {"stderr", ran->stderrText},
+                   {"signal", ran->signal ? json(*ran->signal) : json(nullptr)},
+                   {"timed_out", ran->timedOut}};
+    if (ran->stdoutCut > 0 || ran->stderrCut > 0) {
+        result["stdout_cut"] = ran->stdoutCut;
+        result["stderr_cut"] = ran->stderrCut;
+    }
+    if (ran->checkpointId) {
+        result["checkpoint"] = *ran->checkpointId;
+    }
+    co_return result.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+struct ProgramRun {
+    std::shared_ptr<ExecutionAdapter> workspace;
+    ProgramToolOptions options;
+    std::string program;
+};
+
+Task<ToolResult> runProgram(std::shared_ptr<const ProgramRun> run, json args, ToolContext) {
+    const std::string& program = run->program;
+    const char* processPath = std::getenv("PATH");
+    const std::string path = !run->options.path.empty()
+                                 ? run->options.path
+                                 : (processPath != nullptr ? processPath : "/usr/bin:/bin");
+    const std::string found = detail::findProgram(program, path);
+    if (found.empty()) {
+        co_return fail(ToolError::failure(program +
+                                          " is not installed (not found on PATH). Do not retry: tell the "
+                                          "user that " +
+                                          program + " must be installed to do this."));
+    }
+    auto words = splitCommandLine(args.value("command", std::string()));
+    if (!words) {
+        co_return fail(ToolError{ToolErrc::invalid_arguments, words.error()});
+    }
+    if (!words->empty() && words->front() == program) {
+        words->erase(words->begin());  // "git status" given for "status"
+    }
+    CommandRequest request;
+    request.argv.push_back(found);
+    request.argv.insert(request.argv.end(), words->begin(), words->end());
+    request.timeout = run->options.timeout;
+    request.maxOutputBytes = run->options.maxOutputBytes;
+    auto running = run->workspace->execute(std::move(request));
+    auto ran = co_await std::move(running);
+    if (!ran) {
+        co_return fail(fromWorkspace(ran.error()));
+    }
+    if (ran->timedOut) {
+        co_return fail(ToolError::failure(program + " did not finish within " +
+                                          std::to_string(run->options.timeout.count()) +
+                                          " ms and was stopped"));
+    }
+    if (ran->exitCode != 0) {
+        std::string message = program + " failed (" +
+                              (ran->signal ? "signal " + std::to_string(*ran->signal)
+                                           : "exit status " + std::to_string(ran->exitCode)) +
+                              ")";
+        const std::string& detail = ran->stderrText.empty() ? ran->stdoutText : ran->stderrText;
+        if (!detail.empty()) {
+            message += ": " + detail + cutNote(ran->stderrText.empty() ? ran->stdoutCut : ran->stderrCut);
+        }
+        co_return fail(ToolError::failure(std::move(message)));
+    }
+    co_return ran->stdoutText + cutNote(ran->stdoutCut);
+}
+
+expected<tools::Tool, ToolError> programTool(std::shared_ptr<ExecutionAdapter> workspace,
+                                             ProgramToolOptions options, std::string name,
+                                             std::string program, std::string description,
+                                             std::string example) {
+    if (!workspace || options.timeout.count() <= 0 || options.maxOutputBytes == 0) {
+        return fail(ToolError{ToolErrc::invalid_arguments,
+                              name + ": needs a workspace, a positive timeout and a positive output cap"});
+    }
+    auto run = std::make_shared<ProgramRun>(ProgramRun{std::move(workspace), options, program});
+    tools::ParamOptions command;
+    command.required = true;
+    return tools::ToolBuilder::create(name)
+        .description(std::move(description) + " Output over " + std::to_string(options.maxOutputBytes) +
+                     " bytes is cut (the cut is stated). Runs without a shell: | > ; are not available.")
+        .param("command", "string",
+               "The " + program + " subcommand and its flags, without the leading '" + program + "', e.g. " +
+                   example,
+               std::move(command))
+        .action([program](const json& args) { return program + " " + args.value("command", std::string()); })
+        .category("vcs")
+        .riskLevel(tools::RiskLevel::medium)
+        .sideEffect()
+        .timeout(options.timeout + std::chrono::seconds(5))
+        .handler([run](json args, ToolContext context) {
+            return runProgram(run, std::move(args), std::move(context));
+        })
+        .build();
+}
+
+}  // namespace
+
+expected<std::vector<std::string>, std::string> splitCommandLine(std::string_view line) {
+    std::vector<std::string> words;
+    std::string word;
+    bool inWord = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (c == ' ' || c == '\t' || c == '\n') {
+            if (inWord) {
+                words.push_back(std::move(word));
+                word.clear();
+                inWord = false;
+            }
+            continue;
+        }
+        inWord = true;
+        if (c == '\\') {
+            if (++i < line.size()) {
+                word += line[i];
+            }
+        } else if (c == '\'') {
+            const std::size_t end = line.find('\'', i + 1);
+            if (end == std::string_view::npos) {
+                return fail(std::string("unterminated ' quote in the command"));
+            }
+            word += line.substr(i + 1, end - i - 1);
+            i = end;
+        } else if (c == '"') {
+            for (++i;; ++i) {
+                if (i >= line.size()) {
+                    return fail(std::string("unterminated \" quote in the command"));
+                }
+                if (line[i] == '"') {
+                    break;
+                }
+                if (line[i] == '\\' && i + 1 < line.size() &&
+                    std::string_view("\"\\$`").find(line[i + 1]) != std::string_view::npos) {
+                    ++i;
+                }
+                word += line[i];
+            }
+        } else {
+            word += c;
+        }
+    }
+    if (inWord) {
+        words.push_back(std::move(word));
+    }
+    return words;
+}
+
+expected<tools::Tool, ToolError> shellExecuteTool(std::shared_ptr<ExecutionAdapter> workspace,
+                                                  ShellToolOptions options) {
+    if (!workspace || options.defaultTimeout.count() <= 0 || options.maxTimeout < options.defaultTimeout ||
+        options.maxOutputBytes == 0) {
+        return fail(ToolError{ToolErrc::invalid_arguments,
+                              "shell-execute: needs a workspace, positive timeouts (default <= max) and a "
+                              "positive output cap"});
+    }
+    const bool restricted = !options.allowedPrograms.empty();
+    const auto toolTimeout = options.maxTimeout + std::chrono::seconds(10);
+    auto run = std::make_shared<ShellRun>(ShellRun{std::move(workspace), std::move(options)});
+    tools::ParamOptions command;
+    command.required = true;
+    return tools::ToolBuilder::create("shell-execute")
+        .description(
+            std::string("Run a command in the workspace") +
+            (restricted ? " (only the allowed programs, without a shell: no | ; > $())" : " with /bin/sh") +
+            ". Returns JSON {exit_code, stdout, stderr, signal, timed_out}; a non-zero exit_code is a "
+            "normal result to read.")
+        .param("command", "string", restricted ? "The program and its arguments" : "The shell command line",
+               std::move(command))
+        .param("cwd", "string", "Working directory inside the workspace (default: its root)", {})
+        .param("timeoutMs", "integer", "Time limit in milliseconds (default 30000)", {})
+        .action([](const json& args) { return "Running " + args.value("command", std::string()); })
+        .category("shell")
+        .riskLevel(tools::RiskLevel::high)
+        .sideEffect()
+        .requiresApproval()
+        .timeout(std::chrono::duration_cast<std::chrono::milliseconds>(toolTimeout))
+        .handler([run](json args, ToolContext context) {
+            return runShell(run, std::move(args), std::move(context));
+        })
+        .build();
+}
+
+expected<tools::Tool, ToolError> gitCliTool(std::shared_ptr<ExecutionAdapter> workspace,
+                                            ProgramToolOptions options) {
+    return programTool(std::move(workspace), std::move(options), "git-cli", "git",
+                       "Run a git subcommand in the workspace (status, log, diff, show, branch, ...).",
+                       "\"log --oneline -10\"");
+}
+
+expected<tools::Tool, ToolError> ghCliTool(std::shared_ptr<ExecutionAdapter> workspace,
+                                           ProgramToolOptions options) {
+    return programTool(std::move(workspace), std::move(options), "gh-cli", "gh",
+                       "Run a GitHub CLI (gh) subcommand; add --json <fields> for machine-readable output.",
+                       "\"pr list --state open\"");
+}
+
+expected<tools::Tool, ToolError> gwsCliTool(std::shared_ptr<ExecutionAdapter> workspace,
+                                            ProgramToolOptions options) {
+    return programTool(std::move(workspace), std::move(options), "gws-cli", "gws",
+                       "Run a Google Workspace CLI (gws) subcommand: Gmail, Calendar, Drive.",
+                       "\"calendar events list\"");
+}
+
+}  // namespace reagent::builtins
