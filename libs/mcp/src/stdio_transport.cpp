@@ -5,7 +5,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <csignal>
 #include <memory>
 #include <optional>
@@ -108,11 +107,13 @@ class StdioTransport final : public Transport {
             co_return unexpected(McpError{McpErrc::connection_closed, closedText()});
         }
         shared->writing = true;
-        auto [ec, written] = co_await asio::async_write(shared->child->input(), asio::buffer(frame), kTuple);
+        const std::size_t size = frame.size();
+        auto writing = shared->child->writeInput(std::move(frame));
+        auto [ec, written] = co_await std::move(writing);
         shared->writing = false;
         shared->writable.cancel();
         if (ec) {
-            if (written != 0 && written != frame.size()) {
+            if (written != 0 && written != size) {
                 // Half a line went out: the stream is broken for good.
                 shared->frames.finish(McpError{McpErrc::connection_closed, "a frame was cut off mid-write"});
                 shared->child->signalGroup(SIGKILL);
