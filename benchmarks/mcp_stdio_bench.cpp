@@ -18,8 +18,8 @@
 //
 // --smoke: one short run of everything (checks that the benchmark works, in seconds). --only: the clients
 // named, e.g. one alone for profiling under callgrind. --bare-socket: one more bare client per run, whose
-// server's stdin is a socketpair as reagent's Subprocess makes it (the bare client's is a pipe), to tell
-// apart what the socket costs the server from what the client costs.
+// server's stdin is a socketpair, as reagent's Subprocess made it before its stdin became a pipe (the bare
+// client's is a pipe): what a socket costs the server.
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -179,7 +179,8 @@ Task<Figures> reagentClient(Settings settings) {
 // ---- 2. the bare client
 
 // A child process with its stdin and stdout on pipes (stderr to /dev/null), read and written blocking.
-// With `socketInput`, stdin is one end of a socketpair, as reagent's Subprocess makes it.
+// With `socketInput`, stdin is one end of a socketpair (as reagent's Subprocess made it before it used a
+// pipe).
 class BareChild {
   public:
     BareChild(const std::vector<std::string>& argv, bool socketInput) {

@@ -1,9 +1,9 @@
 #include "reagent/core/subprocess.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -116,6 +116,39 @@ expected<std::string, SpawnError> resolveProgram(const std::string& program,
         SpawnError{SpawnErrc::not_found, "'" + program + "' was not found on PATH (" + path + ")"});
 }
 
+// write(2) to a pipe whose reader is gone raises SIGPIPE, which ends the process by default. A library may
+// not change the process's disposition (the application owns it) nor other threads' masks, so the signal is
+// blocked in this thread for this write alone; when the write raised it (EPIPE), it is pending on this
+// thread and taken back before the mask is restored. Safe with any disposition and any number of threads:
+// the signal a write raises is directed at the writing thread, and sigtimedwait takes a thread's own
+// pending signals before the process's. If this thread already blocked SIGPIPE, one that was pending
+// before the write (the application's) is left alone: standard signals do not queue, so it stands for both.
+ssize_t writeWithoutSigpipe(int fd, const void* data, std::size_t size) {
+    sigset_t pipeOnly;
+    sigemptyset(&pipeOnly);
+    sigaddset(&pipeOnly, SIGPIPE);
+    sigset_t previous;
+    ::pthread_sigmask(SIG_BLOCK, &pipeOnly, &previous);
+    const bool wasBlocked = sigismember(&previous, SIGPIPE) == 1;
+    bool wasPending = false;
+    if (wasBlocked) {
+        sigset_t pending;
+        wasPending = ::sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    }
+    const ssize_t written = ::write(fd, data, size);
+    const int error = errno;
+    if (written < 0 && error == EPIPE && !wasPending) {
+        const timespec now{0, 0};
+        while (::sigtimedwait(&pipeOnly, nullptr, &now) < 0 && errno == EINTR) {
+        }
+    }
+    if (!wasBlocked) {
+        ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    }
+    errno = error;
+    return written;
+}
+
 std::vector<std::string> currentEnvironment() {
     std::vector<std::string> out;
     for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
@@ -183,11 +216,15 @@ expected<Subprocess, SpawnError> Subprocess::spawn(const Executor& executor,
         return unexpected(program.error());
     }
     int in[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0) {
-        return unexpected(systemError("could not create the input socket", errno));
+    if (::pipe2(in, O_CLOEXEC) != 0) {
+        return unexpected(systemError("could not create the input pipe", errno));
     }
-    UniqueFd inParent(in[0]);
-    UniqueFd inChild(in[1]);
+    UniqueFd inChild(in[0]);
+    UniqueFd inParent(in[1]);
+    // Only this side is non-blocking (writeInput waits for room itself); the child's end stays blocking.
+    if (::fcntl(inParent.get(), F_SETFL, ::fcntl(inParent.get(), F_GETFL) | O_NONBLOCK) != 0) {
+        return unexpected(systemError("could not set up the input pipe", errno));
+    }
     int out[2];
     if (::pipe2(out, O_CLOEXEC) != 0) {
         return unexpected(systemError("could not create the output pipe", errno));
@@ -262,7 +299,7 @@ expected<Subprocess, SpawnError> Subprocess::spawn(const Executor& executor,
     }
     Subprocess child(executor, pid, pidfd);
     boost::system::error_code ec;
-    child.input_.assign(asio::local::stream_protocol(), inParent.get(), ec);
+    child.input_.assign(inParent.get(), ec);
     if (!ec) {
         (void)inParent.release();
         child.output_.assign(outParent.get(), ec);
@@ -286,6 +323,39 @@ void Subprocess::signalGroup(int signal) const noexcept {
     if (pid_ > 0 && !status_) {
         ::kill(-pid_, signal);
     }
+}
+
+Task<std::tuple<boost::system::error_code, std::size_t>> Subprocess::writeInput(std::string data) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+        if (!input_.is_open()) {
+            co_return std::tuple(boost::system::error_code(asio::error::bad_descriptor), done);
+        }
+        const ssize_t written =
+            writeWithoutSigpipe(input_.native_handle(), data.data() + done, data.size() - done);
+        if (written >= 0) {
+            done += static_cast<std::size_t>(written);
+            continue;
+        }
+        const int error = errno;
+        if (error == EINTR) {
+            continue;
+        }
+        if (error != EAGAIN && error != EWOULDBLOCK) {
+            co_return std::tuple(boost::system::error_code(error, boost::system::system_category()), done);
+        }
+        // The pipe is full: wait for room (the cancellable step).
+        auto [ec] = co_await input_.async_wait(asio::posix::stream_descriptor::wait_write, kTuple);
+        if (ec) {
+            co_return std::tuple(ec, done);
+        }
+    }
+    co_return std::tuple(boost::system::error_code(), done);
+}
+
+void Subprocess::closeInput() noexcept {
+    boost::system::error_code ignored;
+    input_.close(ignored);
 }
 
 Task<bool> Subprocess::waitExit() {
@@ -333,9 +403,7 @@ Task<int> Subprocess::stopSteps(std::chrono::milliseconds grace) {
     if (status_) {
         co_return *status_;
     }
-    boost::system::error_code ignored;
-    input_.shutdown(asio::socket_base::shutdown_send, ignored);
-    input_.close(ignored);
+    closeInput();
     auto executor = co_await asio::this_coro::executor;
     for (int signal : {0, SIGTERM}) {
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {

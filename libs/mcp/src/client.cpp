@@ -19,6 +19,7 @@
 #include "reagent/mcp/json_rpc.hpp"
 #include "reagent/mcp/protocol_version.hpp"
 #include "reagent/mcp/rpc_session.hpp"
+#include "wakeup.hpp"
 
 namespace reagent::mcp {
 
@@ -36,11 +37,9 @@ enum class Phase { connecting, connected, reconnecting, failed, closed };
 
 // A request waiting for its response; lives on the requesting coroutine's frame.
 struct Waiter {
-    explicit Waiter(const Executor& executor) : wakeup(executor) {
-        wakeup.expires_at(asio::steady_timer::time_point::max());
-    }
-    // Woken (cancelled) by the reader, the deadline sweeper, a drop or close; never expires by itself.
-    asio::steady_timer wakeup;
+    Waiter(detail::WakeupService& service, const Executor& executor) : wakeup(service, executor) {}
+    // Woken by the reader (at once), the deadline sweeper, a drop or close.
+    detail::Wakeup wakeup;
     Clock::time_point deadline = Clock::time_point::max();
     bool timedOut = false;
     std::optional<expected<json, RpcError>> outcome;
@@ -103,6 +102,7 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
           factory(std::move(make)),
           session(config.limits),
           phaseChanged(ex),
+          wakeups(detail::WakeupService::of(ex)),
           sweeper(ex),
           tasks(ex) {
         phaseChanged.expires_at(asio::steady_timer::time_point::max());
@@ -119,6 +119,7 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
     // Counts transports; a reader or a failed send reports a drop only for its own generation.
     std::uint64_t generation = 0;
     asio::steady_timer phaseChanged;
+    detail::WakeupService& wakeups;
     // One timer for every request's deadline, armed at the earliest: a request costs no timer system
     // call of its own (sequential calls keep finding it armed further ahead than they need).
     asio::steady_timer sweeper;
@@ -154,7 +155,7 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
         for (auto& [id, waiter] : waiting) {
             session.forget(RequestId{id});
             waiter->failure = error;
-            waiter->wakeup.cancel();
+            waiter->wakeup.wake();
         }
     }
 
@@ -263,7 +264,7 @@ Task<void> sweepDeadlines(StatePtr state) {
         for (auto& [id, waiter] : state->waiters) {
             if (waiter->deadline <= now) {
                 waiter->timedOut = true;
-                waiter->wakeup.cancel();
+                waiter->wakeup.wake();
             } else {
                 next = std::min(next, waiter->deadline);
             }
@@ -294,7 +295,7 @@ Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transpor
                                         std::uint64_t generation, std::string method, json params,
                                         Clock::time_point deadline,
                                         const std::function<void(const Progress&)>* onProgress) {
-    Waiter waiter(state->executor);
+    Waiter waiter(state->wakeups, state->executor);
     std::string token;
     if (onProgress != nullptr && *onProgress) {
         token = "reagent-" + std::to_string(state->nextProgressToken++);
@@ -346,7 +347,7 @@ Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transpor
     waiter.deadline = deadline;
     armSweeper(state, deadline);
     while (!waiter.outcome && !waiter.failure) {
-        auto [ec] = co_await waiter.wakeup.async_wait(kTuple);
+        auto [ec] = co_await waiter.wakeup.wait(kTuple);
         (void)ec;
         if (waiter.outcome || waiter.failure) {
             break;
@@ -657,7 +658,12 @@ Task<void> readLoop(StatePtr state, std::shared_ptr<Transport> transport, std::u
                     Waiter* waiter = it->second;
                     state->waiters.erase(it);
                     waiter->outcome = std::move(done->outcome);
-                    waiter->wakeup.cancel();
+                    // The request runs now, on this stack, until it waits again (no trip through the event
+                    // loop). It may have closed or dropped the client meanwhile: then stop here.
+                    waiter->wakeup.resume();
+                    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                        co_return;
+                    }
                 }
             } else if (auto* request = std::get_if<Request>(&event)) {
                 state->tasks.spawn(serveRequest(state, transport, std::move(*request)));

@@ -44,6 +44,8 @@ class FrameQueue {
 
     [[nodiscard]] bool finished() const noexcept { return end_.has_value(); }
 
+    [[nodiscard]] bool empty() const noexcept { return frames_.empty(); }
+
     [[nodiscard]] Task<expected<std::string, McpError>> pop() {
         for (;;) {
             if (!frames_.empty()) {

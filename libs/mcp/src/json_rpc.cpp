@@ -1,5 +1,6 @@
 #include "reagent/mcp/json_rpc.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace reagent::mcp {
@@ -45,7 +46,8 @@ expected<RpcError, McpError> readError(const json& error) {
     return out;
 }
 
-expected<Message, McpError> readMessage(const json& object) {
+// Reads one message out of `object`, moving its params or result out (the tree is not used again).
+expected<Message, McpError> readMessage(json& object) {
     if (!object.is_object()) {
         return fail(malformed("a message must be a JSON object"));
     }
@@ -65,7 +67,7 @@ expected<Message, McpError> readMessage(const json& object) {
             if (!params->is_object() && !params->is_array()) {
                 return fail(malformed("params must be an object or an array"));
             }
-            paramsValue = *params;
+            paramsValue = std::move(*params);
         }
         if (id == object.end()) {
             return Message(Notification{method->get<std::string>(), std::move(paramsValue)});
@@ -89,13 +91,58 @@ expected<Message, McpError> readMessage(const json& object) {
         return fail(malformed("a response has exactly one of result and error"));
     }
     if (result != object.end()) {
-        return Message(Response{std::move(*responseId), *result});
+        return Message(Response{std::move(*responseId), std::move(*result)});
     }
     auto rpcError = readError(*error);
     if (!rpcError) {
         return fail(std::move(rpcError.error()));
     }
     return Message(Response{std::move(*responseId), fail(std::move(*rpcError))});
+}
+
+std::string dumpText(const json& value) {
+    return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// A string as JSON: as it is when it needs no escaping (method names, ids), else through the serializer.
+void appendString(std::string& out, const std::string& text) {
+    const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+        return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f && c != '"' &&
+               c != '\\';
+    });
+    if (plain) {
+        out += '"';
+        out += text;
+        out += '"';
+    } else {
+        out += dumpText(json(text));
+    }
+}
+
+// A request (with `id`) or a notification written as text, in the order and form `json::dump` gives
+// (members sorted: id, jsonrpc, method, params): the params are serialised where they are, neither copied
+// into a new tree nor freed with one.
+std::string encodeCall(const RequestId* id, const std::string& method, const json& params) {
+    std::string out;
+    out.reserve(48 + method.size());
+    out += '{';
+    if (id != nullptr) {
+        out += "\"id\":";
+        if (const auto* number = std::get_if<std::int64_t>(id)) {
+            out += std::to_string(*number);
+        } else {
+            appendString(out, std::get<std::string>(*id));
+        }
+        out += ',';
+    }
+    out += "\"jsonrpc\":\"2.0\",\"method\":";
+    appendString(out, method);
+    if (!params.is_null()) {
+        out += ",\"params\":";
+        out += dumpText(params);
+    }
+    out += '}';
+    return out;
 }
 
 }  // namespace
@@ -105,7 +152,7 @@ std::string toString(const RequestId& id) {
 }
 
 expected<std::vector<Message>, McpError> parseFrame(std::string_view frame) {
-    const json parsed = json::parse(frame, nullptr, false);
+    json parsed = json::parse(frame, nullptr, false);
     if (parsed.is_discarded()) {
         return fail(McpError{McpErrc::malformed_message, "not JSON (or not valid UTF-8)"});
     }
@@ -122,7 +169,7 @@ expected<std::vector<Message>, McpError> parseFrame(std::string_view frame) {
         return fail(malformed("an empty batch"));
     }
     messages.reserve(parsed.size());
-    for (const json& member : parsed) {
+    for (json& member : parsed) {
         auto one = readMessage(member);
         if (!one) {
             return fail(std::move(one.error()));
@@ -133,33 +180,25 @@ expected<std::vector<Message>, McpError> parseFrame(std::string_view frame) {
 }
 
 std::string encode(const Message& message) {
-    json out = {{"jsonrpc", "2.0"}};
     if (const auto* request = std::get_if<Request>(&message)) {
-        out["id"] = writeId(request->id);
-        out["method"] = request->method;
-        if (!request->params.is_null()) {
-            out["params"] = request->params;
-        }
-    } else if (const auto* notification = std::get_if<Notification>(&message)) {
-        out["method"] = notification->method;
-        if (!notification->params.is_null()) {
-            out["params"] = notification->params;
-        }
-    } else {
-        const auto& response = std::get<Response>(message);
-        out["id"] = writeId(response.id);
-        if (response.outcome) {
-            out["result"] = *response.outcome;
-        } else {
-            json error = {{"code", response.outcome.error().code},
-                          {"message", response.outcome.error().message}};
-            if (!response.outcome.error().data.is_null()) {
-                error["data"] = response.outcome.error().data;
-            }
-            out["error"] = std::move(error);
-        }
+        return encodeCall(&request->id, request->method, request->params);
     }
-    return out.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (const auto* notification = std::get_if<Notification>(&message)) {
+        return encodeCall(nullptr, notification->method, notification->params);
+    }
+    const auto& response = std::get<Response>(message);
+    json out = {{"jsonrpc", "2.0"}};
+    out["id"] = writeId(response.id);
+    if (response.outcome) {
+        out["result"] = *response.outcome;
+    } else {
+        json error = {{"code", response.outcome.error().code}, {"message", response.outcome.error().message}};
+        if (!response.outcome.error().data.is_null()) {
+            error["data"] = response.outcome.error().data;
+        }
+        out["error"] = std::move(error);
+    }
+    return dumpText(out);
 }
 
 }  // namespace reagent::mcp

@@ -1,11 +1,13 @@
 // The stdio transport: the server is a subprocess speaking newline-delimited JSON on stdin and stdout.
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <csignal>
 #include <memory>
 #include <optional>
@@ -28,16 +30,23 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 // How long a server gets to exit after its stdin closed, and again after SIGTERM (MCP's stdio shutdown).
 constexpr std::chrono::milliseconds kExitGrace{2000};
 
-// The state the background readers share with the transport; it outlives the transport object if a
-// reader is still finishing.
+// The state the stderr reader and a receive in progress share with the transport; it outlives the
+// transport object if one of them is still finishing.
 struct Shared {
     explicit Shared(const Executor& executor) : frames(executor), writable(executor) {
         writable.expires_at(asio::steady_timer::time_point::max());
     }
+    // Frames split from stdout and not yet received (a read can bring several), then the final error.
     detail::FrameQueue frames;
     std::optional<Subprocess> child;
+    // The reading state of `receive`, the only reader of stdout: a read's bytes, the line being assembled.
+    std::string chunk;
+    std::string line;
+    // stderr: read into `errorChunk` as soon as it is readable, its tail kept in `stderrTail`.
+    std::string errorChunk;
     std::string stderrTail;
     std::size_t stderrLimit = 0;
+    bool stderrOpen = true;
     // Writes are serialised: `writing` is held by one send; the others wait on `writable`.
     bool writing = false;
     asio::steady_timer writable;
@@ -86,8 +95,13 @@ class StdioTransport final : public Transport {
                          "MCP server '" + config_.name + "' could not be started: " + child.error().message});
         }
         shared_->child.emplace(std::move(*child));
+        // stdout is read by `receive` itself (the frame goes to its caller with no hop through the event
+        // loop); stderr by a background reader.
         readers_.emplace(executor);
-        readers_->spawn(readLines(shared_, config_.limits.maxMessageBytes, config_.name));
+        shared_->errorChunk.resize(kReadChunk);
+        // drainErrors reads it without waiting; Asio only waits for it to be readable.
+        const int errorsFd = shared_->child->errors().native_handle();
+        ::fcntl(errorsFd, F_SETFL, ::fcntl(errorsFd, F_GETFL) | O_NONBLOCK);
         readers_->spawn(readErrors(shared_));
         co_return expected<void, McpError>{};
     }
@@ -108,11 +122,13 @@ class StdioTransport final : public Transport {
             co_return unexpected(McpError{McpErrc::connection_closed, closedText()});
         }
         shared->writing = true;
-        auto [ec, written] = co_await asio::async_write(shared->child->input(), asio::buffer(frame), kTuple);
+        const std::size_t size = frame.size();
+        auto writing = shared->child->writeInput(std::move(frame));
+        auto [ec, written] = co_await std::move(writing);
         shared->writing = false;
         shared->writable.cancel();
         if (ec) {
-            if (written != 0 && written != frame.size()) {
+            if (written != 0 && written != size) {
                 // Half a line went out: the stream is broken for good.
                 shared->frames.finish(McpError{McpErrc::connection_closed, "a frame was cut off mid-write"});
                 shared->child->signalGroup(SIGKILL);
@@ -132,6 +148,13 @@ class StdioTransport final : public Transport {
             co_return unexpected(McpError{McpErrc::connection_closed, "the transport was not opened"});
         }
         auto shared = shared_;
+        if (shared->frames.empty() && !shared->frames.finished()) {
+            auto reading = readFrames(shared, config_.limits.maxMessageBytes, config_.name);
+            auto read = co_await std::move(reading);
+            if (!read) {
+                co_return unexpected(std::move(read.error()));
+            }
+        }
         co_return co_await shared->frames.pop();
     }
 
@@ -151,9 +174,13 @@ class StdioTransport final : public Transport {
                 McpErrc::connection_closed,
                 "MCP server '" + config_.name + "' was closed (it " + describeWaitStatus(status) + ")"});
         }
+        if (shared->child) {
+            // A receive in progress returns the error above. The group is dead, so the pipes are at end of
+            // file; cancel anyway in case a grandchild that left the group still holds them.
+            boost::system::error_code ignored;
+            shared->child->output().cancel(ignored);
+        }
         if (readers_) {
-            // The group is dead, so the pipes are at end of file; cancel anyway in case a grandchild that
-            // left the group still holds them.
             readers_->cancel();
             (void)co_await readers_->join();
         }
@@ -162,45 +189,76 @@ class StdioTransport final : public Transport {
   private:
     std::string closedText() const { return "MCP server '" + config_.name + "' is closed"; }
 
-    // Splits stdout into lines, each a frame. A line over the bound ends the transport.
-    static Task<void> readLines(std::shared_ptr<Shared> shared, std::size_t limit, std::string name) {
-        std::string chunk(kReadChunk, '\0');
-        std::string line;
-        for (;;) {
-            auto [ec, n] = co_await shared->child->output().async_read_some(asio::buffer(chunk), kTuple);
-            std::string_view data(chunk.data(), n);
-            while (!data.empty()) {
-                const std::size_t newline = data.find('\n');
-                const std::string_view piece = data.substr(0, newline);
-                if (line.size() + piece.size() > limit) {
-                    shared->frames.finish(McpError{McpErrc::protocol_error,
-                                                   "MCP server '" + name + "' sent a line longer than " +
-                                                       std::to_string(limit) +
-                                                       " bytes; the server was stopped"});
-                    shared->child->signalGroup(SIGKILL);
-                    co_return;
+    // Reads stdout until it has queued at least one frame (a line) or finished the queue; a line over the
+    // bound ends the transport. Fails only when cancelled; the queue holds what `receive` returns.
+    static Task<expected<void, McpError>> readFrames(std::shared_ptr<Shared> shared, std::size_t limit,
+                                                     std::string name) {
+        if (shared->chunk.empty()) {
+            shared->chunk.resize(kReadChunk);
+        }
+        while (shared->frames.empty() && !shared->frames.finished()) {
+            auto [ec, n] =
+                co_await shared->child->output().async_read_some(asio::buffer(shared->chunk), kTuple);
+            if (!splitLines(*shared, std::string_view(shared->chunk.data(), n), limit, name)) {
+                break;
+            }
+            if (n != 0) {
+                drainErrors(*shared);
+            }
+            if (ec == asio::error::operation_aborted) {
+                if (!shared->frames.empty() || shared->frames.finished()) {
+                    break;  // close() cancelled the read after finishing the queue
                 }
-                line.append(piece);
-                if (newline == std::string_view::npos) {
-                    break;
-                }
-                data.remove_prefix(newline + 1);
-                if (!line.empty() && line.back() == '\r') {
-                    line.pop_back();
-                }
-                if (line.find_first_not_of(" \t") != std::string::npos) {
-                    shared->frames.push(std::move(line));
-                }
-                line.clear();
+                co_return unexpected(McpError{McpErrc::cancelled, "receive cancelled"});
             }
             if (ec) {
+                // The end: finished here, or by close() (which the queue's pop then waits for).
+                auto ending = finish(shared, name);
+                if (!co_await std::move(ending)) {
+                    co_return unexpected(McpError{McpErrc::cancelled, "receive cancelled"});
+                }
                 break;
             }
         }
-        if (shared->closed) {
-            co_return;  // close() reports the exit itself
+        co_return expected<void, McpError>{};
+    }
+
+    // Splits `data` into lines, each a frame; false (the transport finished) when a line is over `limit`.
+    static bool splitLines(Shared& shared, std::string_view data, std::size_t limit,
+                           const std::string& name) {
+        while (!data.empty()) {
+            const std::size_t newline = data.find('\n');
+            const std::string_view piece = data.substr(0, newline);
+            if (shared.line.size() + piece.size() > limit) {
+                shared.frames.finish(McpError{McpErrc::protocol_error,
+                                              "MCP server '" + name + "' sent a line longer than " +
+                                                  std::to_string(limit) + " bytes; the server was stopped"});
+                shared.child->signalGroup(SIGKILL);
+                return false;
+            }
+            shared.line.append(piece);
+            if (newline == std::string_view::npos) {
+                break;
+            }
+            data.remove_prefix(newline + 1);
+            if (!shared.line.empty() && shared.line.back() == '\r') {
+                shared.line.pop_back();
+            }
+            if (shared.line.find_first_not_of(" \t") != std::string::npos) {
+                shared.frames.push(std::move(shared.line));
+            }
+            shared.line.clear();
         }
-        // End of output: the server exited or closed stdout. Report how it ended and what it said.
+        return true;
+    }
+
+    // stdout ended: the server exited or closed it. Finishes the queue with how it ended and what it said
+    // (close() finishes it itself). False when cancelled first (a later receive reads the end again).
+    static Task<bool> finish(std::shared_ptr<Shared> shared, std::string name) {
+        if (shared->closed) {
+            // close() finishes the queue once the server is reaped: wait for it.
+            co_return true;
+        }
         std::string message = "MCP server '" + name + "' closed its output";
         if (shared->child) {
             // Give the exit a moment to be observable, so the message can say how the server ended.
@@ -208,27 +266,60 @@ class StdioTransport final : public Transport {
             asio::steady_timer grace(executor, std::chrono::milliseconds(500));
             using namespace asio::experimental::awaitable_operators;
             auto exited = co_await (shared->child->waitExit() || grace.async_wait(kTuple));
+            if (isCancelled(co_await asio::this_coro::cancellation_state) && !shared->frames.finished()) {
+                co_return false;
+            }
             if (exited.index() == 0 && std::get<0>(exited) && !shared->closed) {
                 const int status = co_await shared->child->reap();
                 message = "MCP server '" + name + "' " + describeWaitStatus(status);
             }
+        }
+        if (shared->closed) {
+            co_return true;
         }
         const std::string tail = tailOf(shared->stderrTail, 2048);
         if (!tail.empty()) {
             message += "; its stderr ends with: " + tail;
         }
         shared->frames.finish(McpError{McpErrc::connection_closed, std::move(message)});
+        co_return true;
     }
 
+    // Takes what stderr holds now, without waiting. A response goes to its request without a trip
+    // through the event loop, so the stderr reader may not have run yet: this way what the server wrote
+    // to stderr before its response is in the diagnostics when the response is handed over. Bounded, so
+    // that a server flooding stderr cannot hold up its responses.
+    static void drainErrors(Shared& shared) {
+        for (int round = 0; round < 4 && shared.stderrOpen; ++round) {
+            const ssize_t n =
+                ::read(shared.child->errors().native_handle(), shared.chunk.data(), shared.chunk.size());
+            if (n > 0) {
+                keepTail(shared.stderrTail,
+                         std::string_view(shared.chunk.data(), static_cast<std::size_t>(n)),
+                         shared.stderrLimit);
+            }
+            if (n == 0) {
+                shared.stderrOpen = false;  // at its end (the stderr reader sees it too)
+            }
+            if (n < static_cast<ssize_t>(shared.errorChunk.size())) {
+                break;  // empty (EAGAIN), at its end, or all there was
+            }
+        }
+    }
+
+    // Waits until stderr is readable, then takes what it holds at once (drainErrors): bytes read are never
+    // held in a completion queued in the event loop, where a response handed over meanwhile would overtake
+    // them (receive drains stderr too).
     static Task<void> readErrors(std::shared_ptr<Shared> shared) {
-        std::string chunk(kReadChunk, '\0');
-        for (;;) {
-            auto [ec, n] = co_await shared->child->errors().async_read_some(asio::buffer(chunk), kTuple);
-            keepTail(shared->stderrTail, std::string_view(chunk.data(), n), shared->stderrLimit);
+        while (shared->stderrOpen) {
+            auto [ec, none] = co_await shared->child->errors().async_read_some(asio::null_buffers(), kTuple);
+            (void)none;
             if (ec) {
                 break;
             }
+            drainErrors(*shared);
         }
+        shared->stderrOpen = false;
     }
 
     ServerConfig config_;

@@ -10,7 +10,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,16 +46,15 @@ struct Session {
 
 Task<void> writeInput(std::shared_ptr<Session> session) {
     if (!session->inputData.empty()) {
-        // EPIPE/ECONNRESET when the helper exits without reading (e.g. a compile error): not an error.
-        auto buffer = asio::buffer(session->inputData);
-        auto [ec, written] = co_await asio::async_write(session->child.input(), buffer, kTuple);
+        // EPIPE when the helper exits without reading (e.g. a compile error): not an error. The input moves
+        // into the write, which frees it early (it can be large).
+        auto writing = session->child.writeInput(std::move(session->inputData));
+        auto [ec, written] = co_await std::move(writing);
         (void)ec;
         (void)written;
     }
-    std::string().swap(session->inputData);  // the input can be large; free it early
-    ErrorCode ignored;
-    session->child.input().shutdown(asio::socket_base::shutdown_send, ignored);
-    session->child.input().close(ignored);
+    std::string().swap(session->inputData);
+    session->child.closeInput();
 }
 
 Task<void> readOutput(std::shared_ptr<Session> session) {

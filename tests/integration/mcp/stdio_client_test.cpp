@@ -3,6 +3,8 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -340,6 +342,32 @@ TEST_CASE("stdio client dropped without close kills and reaps its server", "[mcp
     }());
     CHECK(childProcesses().empty());
     CHECK_FALSE(std::filesystem::exists("/proc/" + pid));
+}
+
+TEST_CASE("stdio client: an event loop destroyed while a call waits frees the call and kills the server",
+          "[mcp][stdio][faults]") {
+    // The waiting call is owned by no pending operation of the loop (the reader resumes it directly); the
+    // loop's shutdown must still destroy it, with the client it holds (ASan reports a leak otherwise).
+    bool waiting = false;
+    {
+        boost::asio::io_context io;
+        boost::asio::co_spawn(
+            io,
+            [&waiting]() -> Task<void> {
+                auto client = co_await mcp::Client::connect(reagent::test::faultServer());
+                REQUIRE(client);
+                waiting = true;
+                auto hung = co_await (*client)->callTool("hang", json::object());
+                FAIL("the hung call returned");
+            },
+            boost::asio::detached);
+        for (int i = 0; i < 500 && !waiting; ++i) {
+            io.run_for(10ms);
+        }
+        io.run_for(100ms);  // the call is out and waits
+        REQUIRE(waiting);
+    }
+    CHECK(childProcesses().empty());
 }
 
 TEST_CASE("stdio client: env is merged over the parent's environment and cwd is honoured", "[mcp][stdio]") {

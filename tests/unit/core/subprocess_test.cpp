@@ -2,6 +2,7 @@
 
 #include "reagent/core/subprocess.hpp"
 
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -89,6 +90,44 @@ TEST_CASE("a subprocess gets the environment and directory it is given and its o
         CHECK(WEXITSTATUS(status) == 3);
         CHECK(reagent::describeWaitStatus(status) == "exited with status 3");
     }());
+}
+
+TEST_CASE(
+    "stdin takes writes larger than the pipe, and a child that stopped reading gives EPIPE, never "
+    "SIGPIPE",
+    "[core][subprocess]") {
+    // The default disposition (the process would die of SIGPIPE), whatever the test runner set.
+    struct sigaction previous {};
+    struct sigaction byDefault {};
+    byDefault.sa_handler = SIG_DFL;
+    sigemptyset(&byDefault.sa_mask);
+    ::sigaction(SIGPIPE, &byDefault, &previous);
+    runCoro([]() -> Task<void> {
+        auto executor = co_await asio::this_coro::executor;
+        auto counter = Subprocess::spawn(executor, shell("wc -c"));
+        REQUIRE(counter);
+        auto writing = counter->writeInput(std::string(1 << 20, 'x'));  // 16 times a pipe's capacity
+        auto [ec, written] = co_await std::move(writing);
+        CHECK(!ec);
+        CHECK(written == std::size_t{1} << 20);
+        counter->closeInput();
+        const std::string out = co_await readAll(counter->output());
+        CHECK(out.find("1048576") != std::string::npos);
+        (void)co_await counter->reap();
+
+        auto gone = Subprocess::spawn(executor, shell("exec 0<&-; exit 0"));
+        REQUIRE(gone);
+        CHECK(co_await gone->waitExit());
+        auto late = gone->writeInput("too late\n");
+        auto [lateEc, lateWritten] = co_await std::move(late);
+        CHECK(lateEc == boost::system::errc::broken_pipe);
+        CHECK(lateWritten == 0);
+        sigset_t pending;
+        sigpending(&pending);
+        CHECK(sigismember(&pending, SIGPIPE) == 0);  // taken back, not left for later
+        (void)co_await gone->reap();
+    }());
+    ::sigaction(SIGPIPE, &previous, nullptr);
 }
 
 TEST_CASE("spawning reports a missing program and a bad directory", "[core][subprocess]") {

@@ -116,6 +116,24 @@ TEST_CASE("encode writes one compact line that parseFrame reads back", "[mcp][js
           R"({"id":1,"jsonrpc":"2.0","method":"ping"})");
 }
 
+TEST_CASE("requests and notifications are written as the JSON tree of the message would dump",
+          "[mcp][jsonrpc]") {
+    // Requests and notifications are written as text directly; the output must not differ in any byte.
+    const auto dumped = [](json tree) { return tree.dump(-1, ' ', false, json::error_handler_t::replace); };
+    const json params = {{"name", "echo"}, {"arguments", {{"text", "quote \" slash \\ tab \t é \xff"}}}};
+    CHECK(encode(Request{RequestId(std::int64_t{-7}), "tools/call", params}) ==
+          dumped({{"jsonrpc", "2.0"}, {"id", -7}, {"method", "tools/call"}, {"params", params}}));
+    CHECK(encode(Request{RequestId(std::string("id \"1\"\n")), "odd \"method\" é", json::array()}) ==
+          dumped({{"jsonrpc", "2.0"},
+                  {"id", "id \"1\"\n"},
+                  {"method", "odd \"method\" é"},
+                  {"params", json::array()}}));
+    CHECK(encode(Notification{"notifications/initialized", nullptr}) ==
+          dumped({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}));
+    CHECK(encode(Notification{"bad \xc3", json{{"requestId", 1}}}) ==
+          dumped({{"jsonrpc", "2.0"}, {"method", "bad \xc3"}, {"params", {{"requestId", 1}}}}));
+}
+
 TEST_CASE("acceptServerVersion accepts the three versions reagent speaks and names them otherwise", "[mcp]") {
     for (const auto version : reagent::mcp::kSupportedProtocolVersions) {
         auto accepted = reagent::mcp::acceptServerVersion(version);

@@ -5,13 +5,13 @@
 
 #include <sys/types.h>
 
-#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/readable_pipe.hpp>
 #include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "reagent/core/error.hpp"
@@ -46,8 +46,12 @@ struct SubprocessOptions {
 [[nodiscard]] std::vector<std::string> mergedEnvironment(const std::vector<std::string>& overrides);
 
 /// \brief A started child: its own process group (so a kill reaches everything it started), default
-/// signal dispositions, stdin a socket (writing after it exited fails with EPIPE instead of raising
-/// SIGPIPE), stdout and stderr pipes, no other descriptor inherited.
+/// signal dispositions, stdin, stdout and stderr pipes, no other descriptor inherited.
+///
+/// \par SIGPIPE
+/// `writeInput` never raises SIGPIPE, whatever the process's disposition: a child that closed its stdin or
+/// exited gives `broken_pipe`. The signal is blocked in the writing thread for each write alone and taken
+/// back if the write raised it; the process's disposition and other threads are never touched.
 ///
 /// \par Reaping
 /// `wait` watches a pidfd (Linux >= 5.3) without reaping, so the group can still be killed safely;
@@ -72,7 +76,19 @@ class Subprocess {
     ~Subprocess();
 
     [[nodiscard]] pid_t pid() const noexcept { return pid_; }
-    [[nodiscard]] boost::asio::local::stream_protocol::socket& input() noexcept { return input_; }
+    /// \brief Writes all of `data` to the child's stdin; returns the error (none once all of it is written)
+    /// and how many bytes went out.
+    ///
+    /// \par Errors
+    /// `broken_pipe` when the child closed its stdin or exited (never SIGPIPE), `operation_aborted` when
+    /// cancelled (cancellable only while the pipe is full), `bad_descriptor` after `closeInput`.
+    /// \par Lifetime
+    /// One write at a time.
+    [[nodiscard]] Task<std::tuple<boost::system::error_code, std::size_t>> writeInput(std::string data);
+
+    /// \brief Closes the child's stdin (it reads end of file); idempotent.
+    void closeInput() noexcept;
+
     [[nodiscard]] boost::asio::readable_pipe& output() noexcept { return output_; }
     [[nodiscard]] boost::asio::readable_pipe& errors() noexcept { return errors_; }
 
@@ -102,7 +118,8 @@ class Subprocess {
 
     pid_t pid_ = -1;
     boost::asio::posix::stream_descriptor pidfd_;
-    boost::asio::local::stream_protocol::socket input_;
+    // A pipe's write end, non-blocking; written only by writeInput (never SIGPIPE).
+    boost::asio::posix::stream_descriptor input_;
     boost::asio::readable_pipe output_;
     boost::asio::readable_pipe errors_;
     std::optional<int> status_;
