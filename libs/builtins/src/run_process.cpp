@@ -101,9 +101,7 @@ Task<expected<CommandResult, WorkspaceError>> runChecked(ProcessSpec spec) {
     auto run = std::make_shared<Run>(std::move(*spawned));
     run->maxOutputBytes = spec.maxOutputBytes;
     // Nothing is written to stdin: the command reads end of file at once.
-    boost::system::error_code ignored;
-    run->child.input().shutdown(asio::socket_base::shutdown_send, ignored);
-    run->child.input().close(ignored);
+    run->child.closeInput();
 
     asio::steady_timer timer(executor, spec.timeout);
     auto race = asio::experimental::make_parallel_group(
