@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "reagent/builtins/file_tools.hpp"
 #include "tools_fixture.hpp"
 
 using namespace reagent::builtins;
@@ -94,5 +95,28 @@ TEST_CASE("grep bounds its results and says what it skipped", "[builtins][grep]"
         ws.file("wide.txt", std::string(100000, 'a') + "needle\n");
         CHECK(contains(ws.ok("grep", {{"pattern", "need+le"}, {"path", "wide.txt"}}), "no matches"));
         CHECK(ws.ok("grep", {{"pattern", "needle"}, {"path", "wide.txt"}}) == "wide.txt");
+    }
+}
+
+TEST_CASE("grep stops at its file count and time budget and says so", "[builtins][grep]") {
+    GrepFixture ws;
+    FileToolOptions options;
+    const auto grepWith = [&ws](const FileToolOptions& opts, json args) {
+        const auto tool = grepTool(ws.workspace, opts);
+        reagent::tools::ToolContext context;
+        auto result = ws.run(tool.handler(std::move(args), context));
+        INFO((result ? *result : result.error().describe()));
+        REQUIRE(result);
+        return *result;
+    };
+    SECTION("file count") {
+        options.grep.maxFiles = 1;
+        CHECK(grepWith(options, {{"pattern", "Hello"}}) ==
+              "README.md\n[grep: searched the first 1 file only; narrow the path or glob]");
+    }
+    SECTION("time budget") {
+        options.grep.timeBudget = std::chrono::milliseconds(-1);
+        CHECK(contains(grepWith(options, {{"pattern", "Hello"}}),
+                       "[grep: stopped after the time budget of -1 ms, having searched 0 of 4 files"));
     }
 }
