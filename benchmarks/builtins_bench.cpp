@@ -1,0 +1,92 @@
+// The cost of one file-read call through the agent-tools facade (`callTool`: JSON parsing, lookup, schema
+// validation, executor, output bound), against the workspace read it wraps, on a 4 KiB file.
+
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "reagent/reagent.hpp"
+
+namespace {
+
+using namespace reagent;
+namespace fs = std::filesystem;
+
+// A workspace with one 4 KiB text file, removed at the end.
+struct Workspace {
+    fs::path root;
+    Workspace() {
+        root = fs::temp_directory_path() / ("reagent-builtins-bench-" + std::to_string(::getpid()));
+        fs::create_directories(root);
+        std::ofstream out(root / "a.txt");
+        for (int i = 0; i < 64; ++i) {
+            out << "line " << i << ": " << std::string(56, 'x') << '\n';
+        }
+    }
+    ~Workspace() { fs::remove_all(root); }
+};
+
+// Runs `task` to completion on `io`, reused across iterations.
+template <class T>
+void runOn(boost::asio::io_context& io, Task<T> task) {
+    boost::asio::co_spawn(io, std::move(task), boost::asio::detached);
+    io.run();
+    io.restart();
+}
+
+void BM_WorkspaceReadFile(benchmark::State& state) {
+    Workspace ws;
+    builtins::LocalWorkspaceConfig config;
+    config.root = ws.root.string();
+    auto workspace = builtins::LocalWorkspace::create(config);
+    if (!workspace) {
+        throw std::runtime_error(workspace.error().describe());
+    }
+    boost::asio::io_context io;
+    for (auto _ : state) {
+        builtins::ReadFileRequest request;
+        request.path = "a.txt";
+        runOn(io, (*workspace)->readFile(std::move(request)));
+    }
+}
+BENCHMARK(BM_WorkspaceReadFile)->Unit(benchmark::kMicrosecond);
+
+void BM_CallToolFileRead(benchmark::State& state) {
+    Workspace ws;
+    builtins::AgentToolsConfig config;
+    config.workspaceRoot = ws.root.string();
+    auto tools = builtins::createAgentTools(config);
+    if (!tools) {
+        throw std::runtime_error(tools.error().describe());
+    }
+    boost::asio::io_context io;
+    for (auto _ : state) {
+        runOn(io, (*tools)->callTool("file-read", R"({"path": "a.txt"})"));
+    }
+}
+BENCHMARK(BM_CallToolFileRead)->Unit(benchmark::kMicrosecond);
+
+void BM_CallToolBlockingFileRead(benchmark::State& state) {
+    Workspace ws;
+    builtins::AgentToolsConfig config;
+    config.workspaceRoot = ws.root.string();
+    auto tools = builtins::createAgentTools(config);
+    if (!tools) {
+        throw std::runtime_error(tools.error().describe());
+    }
+    for (auto _ : state) {
+        benchmark::DoNotOptimize((*tools)->callToolBlocking("file-read", R"({"path": "a.txt"})"));
+    }
+}
+BENCHMARK(BM_CallToolBlockingFileRead)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,93 @@
+#include "tool_support.hpp"
+
+#include <stdexcept>
+
+#include "reagent/core/detail/utf8.hpp"
+
+namespace reagent::builtins::detail {
+
+tools::ToolError toolError(const WorkspaceError& error) {
+    const auto code = error.code == WorkspaceErrc::invalid_argument ? tools::ToolErrc::invalid_arguments
+                                                                    : tools::ToolErrc::failed;
+    tools::ToolError result{code, error.describe()};
+    result.details = nlohmann::json{{kWorkspaceCodeKey, std::string(toString(error.code))}};
+    return result;
+}
+
+std::string stringArg(const nlohmann::json& args, const char* name, std::string fallback) {
+    const auto it = args.find(name);
+    return it != args.end() && it->is_string() ? it->get<std::string>() : std::move(fallback);
+}
+
+std::size_t sizeArg(const nlohmann::json& args, const char* name, std::size_t fallback) {
+    const auto it = args.find(name);
+    // The schema's minimum already refused negative values; they stay harmless here.
+    if (it == args.end() || !it->is_number_integer() || it->get<long long>() < 0) {
+        return fallback;
+    }
+    return static_cast<std::size_t>(it->get<long long>());
+}
+
+bool boolArg(const nlohmann::json& args, const char* name, bool fallback) {
+    const auto it = args.find(name);
+    return it != args.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+tools::Tool built(const tools::ToolBuilder& builder) {
+    auto tool = builder.build();
+    if (!tool) {
+        throw std::logic_error("built-in tool definition: " + tool.error().describe());
+    }
+    return std::move(*tool);
+}
+
+tools::ToolBuilder fileToolBuilder(std::string_view name, std::string description, nlohmann::json properties,
+                                   nlohmann::json required, std::chrono::milliseconds timeout) {
+    auto builder = tools::ToolBuilder::create(std::string(name));
+    builder.description(std::move(description))
+        .schema(nlohmann::json{{"type", "object"},
+                               {"properties", std::move(properties)},
+                               {"required", std::move(required)},
+                               {"additionalProperties", false}})
+        .category("file")
+        .timeout(timeout);
+    return builder;
+}
+
+nlohmann::json stringProperty(std::string description, const char* defaultValue) {
+    nlohmann::json property{{"type", "string"}, {"minLength", 1}, {"description", std::move(description)}};
+    if (defaultValue != nullptr) {
+        property["default"] = defaultValue;
+    }
+    return property;
+}
+
+nlohmann::json booleanProperty(bool defaultValue, std::string description) {
+    return nlohmann::json{
+        {"type", "boolean"}, {"default", defaultValue}, {"description", std::move(description)}};
+}
+
+nlohmann::json integerProperty(std::size_t minimum, std::string description,
+                               std::optional<std::size_t> defaultValue) {
+    nlohmann::json property{
+        {"type", "integer"}, {"minimum", minimum}, {"description", std::move(description)}};
+    if (defaultValue) {
+        property["default"] = *defaultValue;
+    }
+    return property;
+}
+
+std::string counted(std::size_t count, std::string_view singular, std::string_view plural) {
+    return std::to_string(count) + " " + std::string(count == 1 ? singular : plural);
+}
+
+std::string shortened(std::string_view text, std::size_t maxBytes) {
+    if (text.size() <= maxBytes) {
+        return std::string(text);
+    }
+    std::string cut(reagent::detail::utf8Prefix(text, maxBytes));
+    cut += "\xE2\x80\xA6";
+    return cut;
+}
+
+}  // namespace reagent::builtins::detail
