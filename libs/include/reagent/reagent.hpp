@@ -9,6 +9,8 @@
 #include "reagent/agent/react_loop.hpp"
 #include "reagent/agent/run_result.hpp"
 #include "reagent/builtins/agent_tools.hpp"
+#include "reagent/builtins/code_execute.hpp"
+#include "reagent/builtins/command_tools.hpp"
 #include "reagent/builtins/execution_adapter.hpp"
 #include "reagent/builtins/file_tools.hpp"
 #include "reagent/builtins/glob_pattern.hpp"
