@@ -1,5 +1,7 @@
 #include "commands.hpp"
 
+#include <unistd.h>
+
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -19,6 +21,10 @@
 #include "mcp_command.hpp"
 #include "output.hpp"
 #include "reagent/agent/agent.hpp"
+#include "reagent/builtins/code_execute.hpp"
+#include "reagent/builtins/command_tools.hpp"
+#include "reagent/builtins/file_tools.hpp"
+#include "reagent/builtins/local_workspace.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/providers/http_provider.hpp"
 #include "terminal_text.hpp"
@@ -33,11 +39,82 @@ namespace {
 // The process exits this way when a second signal arrives while the first cancellation is under way.
 constexpr int kExitForced = 130;
 
+// Asks on the terminal before a call that needs approval; without a terminal the call is refused, unless
+// --yes approved everything beforehand. (A free coroutine: its frame holds copies, nothing of a lambda.)
+Task<bool> askApproval(bool approveAll, tools::ToolCallRequest request, tools::ToolDefinition definition) {
+    if (approveAll) {
+        co_return true;
+    }
+    if (::isatty(STDIN_FILENO) == 0) {
+        std::cerr << "reagent: " << oneLine(definition.name)
+                  << " needs approval and stdin is not a terminal: refused (approve with --yes)\n";
+        co_return false;
+    }
+    std::string arguments = request.arguments.dump();
+    if (arguments.size() > 300) {
+        arguments = arguments.substr(0, 300) + "...";
+    }
+    std::cerr << "Allow " << oneLine(definition.name) << " " << oneLine(arguments) << "? [y/N] "
+              << std::flush;
+    std::string answer;
+    std::getline(std::cin, answer);
+    co_return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+tools::ApprovalHandler terminalApproval(bool approveAll) {
+    return [approveAll](tools::ToolCallRequest request, tools::ToolDefinition definition) {
+        return askApproval(approveAll, std::move(request), std::move(definition));
+    };
+}
+
+// The built-in tools with --workspace: code-execute (in its own temporary directory), the file tools on
+// the workspace, and unless --read-only shell-execute and the program tools.
+expected<std::vector<tools::Tool>, std::string> workspaceTools(const RunOptions& options) {
+    std::vector<tools::Tool> all;
+    if (options.workspace.empty()) {
+        return all;
+    }
+    auto code = builtins::codeExecuteTool();
+    if (!code) {
+        return fail("code-execute: " + code.error().describe());
+    }
+    all.push_back(std::move(*code));
+    builtins::LocalWorkspaceConfig config;
+    config.root = options.workspace;
+    auto workspace = builtins::LocalWorkspace::create(std::move(config));
+    if (!workspace) {
+        return fail("--workspace: " + workspace.error().message);
+    }
+    builtins::FileToolOptions fileOptions;
+    fileOptions.readOnly = options.readOnly;
+    for (auto& tool : builtins::fileTools(*workspace, fileOptions)) {
+        all.push_back(std::move(tool));
+    }
+    if (options.readOnly) {
+        return all;
+    }
+    for (auto made : {builtins::shellExecuteTool(*workspace), builtins::gitCliTool(*workspace),
+                      builtins::ghCliTool(*workspace), builtins::gwsCliTool(*workspace)}) {
+        if (!made) {
+            return fail(made.error().describe());
+        }
+        all.push_back(std::move(*made));
+    }
+    return all;
+}
+
 expected<agent::AgentBuilder, std::string> agentBuilder(const RunOptions& options,
                                                         std::shared_ptr<llm::Provider> provider) {
     auto tools = demoTools();
     if (!tools) {
         return fail("a demo tool is malformed: " + tools.error().describe());
+    }
+    auto builtin = workspaceTools(options);
+    if (!builtin) {
+        return fail(builtin.error());
+    }
+    for (auto& tool : *builtin) {
+        tools->push_back(std::move(tool));
     }
     agent::ToolsConfig toolsConfig;
     toolsConfig.tools = std::move(*tools);
@@ -47,6 +124,7 @@ expected<agent::AgentBuilder, std::string> agentBuilder(const RunOptions& option
         .withProvider(std::move(provider))
         .withTools(std::move(toolsConfig))
         .withReasoning()
+        .withApprovalHandler(terminalApproval(options.approveAll))
         .withMaxIterations(options.maxIterations);
     if (!options.memoryPath.empty()) {
         agent::MemoryConfig memoryConfig;
@@ -250,8 +328,8 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
     return result->success() ? kExitSuccess : kExitRunFailed;
 }
 
-int toolsCommand(bool json) {
-    RunOptions options;
+int toolsCommand(const RunOptions& given, bool json) {
+    RunOptions options = given;
     options.maxIterations = 1;
     auto builder = agentBuilder(options, makeDemoProvider(std::chrono::milliseconds(0)));
     if (!builder) {

@@ -45,6 +45,12 @@ struct RunOptions {
     std::size_t compressionBudget = 800;
     /// `--mcp-config`: a JSON file in the `mcpServers` format; its servers' tools join the agent's.
     std::string mcpConfigPath;
+    /// `--workspace`: the directory the built-in file, shell and git tools are confined to; empty: none.
+    std::string workspace;
+    /// `--read-only`: leave out every tool that changes something.
+    bool readOnly = false;
+    /// `--yes`: approve every call that needs approval (file-write, shell-execute) without asking.
+    bool approveAll = false;
 };
 
 /// \brief What `reagent memory` was asked to do.
@@ -72,6 +78,6 @@ struct MemoryOptions {
 [[nodiscard]] int memoryCommand(const MemoryOptions& options);
 
 /// \brief Lists the tools an agent of this CLI offers to the model (`final-answer` included).
-[[nodiscard]] int toolsCommand(bool json);
+[[nodiscard]] int toolsCommand(const RunOptions& options, bool json);
 
 }  // namespace reagent::cli

@@ -189,6 +189,20 @@ int main(int argc, char** argv) {
                      "join the agent's as SERVER/TOOL. A server that fails to start fails the run before it "
                      "starts, naming it")
         ->check(nonEmpty("a file path"));
+    runCmd
+        ->add_option(
+            "--workspace", run.workspace,
+            "Give the agent the built-in file tools (file-read, file-write, file-edit, ls, glob, grep), "
+            "shell-execute and git-cli, gh-cli, gws-cli, confined to this directory; file-write and "
+            "shell-execute ask for approval on the terminal")
+        ->check(CLI::ExistingDirectory);
+    runCmd->add_flag("--read-only", run.readOnly,
+                     "Leave out every tool that changes something (file-write, file-edit, shell-execute, the "
+                     "program tools)");
+    runCmd->add_flag(
+        "-y,--yes", run.approveAll,
+        "Approve every call that needs approval without asking (otherwise asked on the terminal, "
+        "and refused when stdin is not one)");
     runCmd->footer(
         "Providers read ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL), GEMINI_API_KEY or "
         "OLLAMA_HOST. "
@@ -208,6 +222,10 @@ int main(int argc, char** argv) {
         app.add_subcommand("tools", "List the tools offered to the model: name, description, JSON Schema");
     toolsCmd->add_flag("--json", toolsJson,
                        "Print the tools as a JSON array of {name, description, inputSchema}");
+    RunOptions toolsOptions;
+    toolsCmd->add_option("--workspace", toolsOptions.workspace, "Also list the built-in workspace tools")
+        ->check(CLI::ExistingDirectory);
+    toolsCmd->add_flag("--read-only", toolsOptions.readOnly, "Without the tools that change something");
 
     MemoryOptions memoryOptions;
     CLI::App* memoryCmd = app.add_subcommand(
@@ -303,5 +321,5 @@ int main(int argc, char** argv) {
         memoryOptions.action = *searchCmd ? "search" : *recentCmd ? "recent" : "show";
         return memoryCommand(memoryOptions);
     }
-    return toolsCommand(toolsJson);
+    return toolsCommand(toolsOptions, toolsJson);
 }
