@@ -2,6 +2,8 @@
 // validation, executor, output bound), against the workspace read it wraps, on a 4 KiB file.
 
 #include <benchmark/benchmark.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/asio/co_spawn.hpp>
@@ -13,6 +15,8 @@
 #include <string>
 
 #include "reagent/reagent.hpp"
+
+extern char** environ;
 
 namespace {
 
@@ -86,6 +90,35 @@ void BM_CallToolBlockingFileRead(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_CallToolBlockingFileRead)->Unit(benchmark::kMicrosecond);
+
+// code-execute's cost is mostly process start: `sh -c true` through the tool (a temporary directory, the
+// code file, the Landlock helper's exec then the shell's), against a bare posix_spawn + waitpid of the
+// same shell, the floor.
+void BM_CodeExecute(benchmark::State& state) {
+    auto tool = builtins::codeExecuteTool();
+    if (!tool) {
+        throw std::runtime_error(tool.error().describe());
+    }
+    state.SetLabel(builtins::sandboxSupport().description);
+    boost::asio::io_context io;
+    for (auto _ : state) {
+        runOn(io, tool->handler(nlohmann::json{{"language", "sh"}, {"code", "true"}}, tools::ToolContext{}));
+    }
+}
+BENCHMARK(BM_CodeExecute)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_BareSpawnShell(benchmark::State& state) {
+    for (auto _ : state) {
+        pid_t pid = 0;
+        const char* argv[] = {"/bin/sh", "-c", "true", nullptr};
+        if (::posix_spawn(&pid, argv[0], nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) {
+            throw std::runtime_error("posix_spawn failed");
+        }
+        int status = 0;
+        ::waitpid(pid, &status, 0);
+    }
+}
+BENCHMARK(BM_BareSpawnShell)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 
