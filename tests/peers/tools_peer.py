@@ -25,13 +25,14 @@ Under the prefix /limited every API route answers 429 with Retry-After: 30.
 
 import argparse
 import json
-import os
 import socketserver
 import sys
 import threading
-import time
-from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
+
+# The HTTP peer's activity record and exit watchers serve here too (its module runs nothing on import).
+import http_peer
+from http_peer import STATS, exit_when_idle, exit_when_stdin_closes
 
 PRICES = {
     "bitcoin": {"usd": 50000.5, "eur": 46000.0},
@@ -52,53 +53,22 @@ HTML = b"""<!DOCTYPE html>
 </body></html>"""
 
 
-class State:
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.requests = []
-        self.last_headers = {}
-        self.last_activity = time.monotonic()
+# The headers of the last request, beside the HTTP peer's counters.
+STATS.last_headers = {}
 
 
-STATE = State()
+class Handler(http_peer.Handler):
+    """The HTTP peer's handler (its connection counting, body reading and replies) with other routes."""
 
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
     server_version = "reagent-tools-peer"
-
-    def version_string(self):
-        return self.server_version
-
-    def log_message(self, format, *args):
-        if self.server.verbose:
-            sys.stderr.write("peer: " + (format % args) + "\n")
-
-    def read_body(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length > 0 else b""
-
-    def query(self):
-        return {k: v[-1] for k, v in parse_qs(urlsplit(self.path).query).items()}
-
-    def reply(self, status, body, content_type="application/json", extra=()):
-        data = body if isinstance(body, bytes) else body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in extra:
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
 
     def dispatch(self):
         path = urlsplit(self.path).path
-        with STATE.lock:
-            STATE.last_activity = time.monotonic()
+        STATS.touch()
+        with STATS.lock:
             if path != "/stats":
-                STATE.requests.append(self.requestline)
-                STATE.last_headers = {k.lower(): v for k, v in self.headers.items()}
+                STATS.requests.append(self.requestline)
+                STATS.last_headers = {k.lower(): v for k, v in self.headers.items()}
         body = self.read_body()
         if path.startswith("/limited/"):
             return self.reply(429, json.dumps({"error": "rate limited"}), extra=[("Retry-After", "30")])
@@ -172,8 +142,9 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, json.dumps(out))
 
     def route_stats(self, _body):
-        with STATE.lock:
-            self.reply(200, json.dumps({"requests": list(STATE.requests), "headers": STATE.last_headers}))
+        with STATS.lock:
+            stats = {"requests": list(STATS.requests), "headers": STATS.last_headers}
+        self.reply(200, json.dumps(stats))
 
 
 ROUTES = {
@@ -197,24 +168,6 @@ class Server(socketserver.ThreadingTCPServer):
     def __init__(self, verbose):
         self.verbose = verbose
         super().__init__(("127.0.0.1", 0), Handler)
-
-
-def exit_when_stdin_closes():
-    try:
-        while sys.stdin.buffer.read(4096):
-            pass
-    except OSError:
-        pass
-    os._exit(0)
-
-
-def exit_when_idle(timeout_s):
-    while True:
-        time.sleep(0.5)
-        with STATE.lock:
-            idle = time.monotonic() - STATE.last_activity
-        if idle > timeout_s:
-            os._exit(0)
 
 
 def main():
