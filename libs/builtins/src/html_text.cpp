@@ -177,6 +177,13 @@ HtmlText htmlToText(std::string_view html) {
             html.substr(i, open == std::string_view::npos ? std::string_view::npos : open - i);
         for (const char c : segment) raw += c == '\n' || c == '\r' ? ' ' : c;
         if (open == std::string_view::npos) break;
+        // A '<' that cannot open a tag ("a < b") is text, as a browser reads it.
+        const char next = open + 1 < html.size() ? html[open + 1] : ' ';
+        if (!std::isalpha(static_cast<unsigned char>(next)) && next != '/' && next != '!' && next != '?') {
+            raw += '<';
+            i = open + 1;
+            continue;
+        }
         if (lowered.compare(open, 4, "<!--") == 0) {
             const auto end = lowered.find("-->", open + 4);
             i = end == std::string::npos ? html.size() : end + 3;

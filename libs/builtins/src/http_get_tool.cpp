@@ -141,7 +141,8 @@ Task<ToolResult> runHttpGet(std::shared_ptr<HttpGetState> state, json args) {
         auto fetched = co_await std::move(fetching);
         if (!fetched) co_return fail(ToolError::failure(hop + fetched.error().message));
         const auto location = fetched->head.headers.find("location");
-        if (isRedirect(fetched->head.status) && location) {
+        // maxRedirects 0: the redirect itself is the result (its Location among the headers).
+        if (isRedirect(fetched->head.status) && location && state->options.maxRedirects > 0) {
             if (static_cast<int>(redirects.size()) >= state->options.maxRedirects) {
                 co_return fail(ToolError::failure(
                     "too many redirects: more than " + std::to_string(state->options.maxRedirects) +

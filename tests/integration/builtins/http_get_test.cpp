@@ -98,6 +98,13 @@ TEST_CASE("http-get follows a bounded number of redirects", "[builtins][http-get
     REQUIRE_FALSE(tooMany);
     CHECK(contains(tooMany.error().message, "too many redirects"));
 
+    auto noFollow = peerOptions(peer);
+    noFollow.maxRedirects = 0;
+    const auto shown =
+        callJson(made(builtins::httpGetTool(noFollow)), {{"url", peer.url("/redirect?to=/json")}});
+    CHECK(shown["status"] == 302);
+    CHECK(shown["headers"]["location"] == "/json");
+
     const auto toFile = call(tool, {{"url", peer.url("/redirect?to=file:///etc/passwd")}});
     REQUIRE_FALSE(toFile);
     CHECK(contains(toFile.error().message, "only http:// and https://"));

@@ -27,7 +27,8 @@ TEST_CASE("Malformed HTML ends the text where a construct never closes", "[built
     CHECK(htmlToText("before<!-- never closed").text == "before");
     CHECK(htmlToText("before<p unclosed").text == "before");
     CHECK(htmlToText("before<script>never closed").text == "before");
-    CHECK(htmlToText("a < b and c").text == "a");
+    CHECK(htmlToText("a < b and c<d").text == "a < b and c");
+    CHECK(htmlToText("1 <2 and 3<=4").text == "1 <2 and 3<=4");
     CHECK(htmlToText("").text.empty());
     CHECK(htmlToText("<p></p>\n\n<p>  </p>").text.empty());
 }
