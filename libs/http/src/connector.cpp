@@ -89,7 +89,8 @@ Task<expected<std::unique_ptr<ByteStream>, HttpError>> openConnection(
     const auto connectDeadline = std::min(deadline, Clock::now() + client->config.connectTimeout);
     const auto connectLimit = connectDeadline == deadline ? timeout : client->config.connectTimeout;
     const Origin& dial = route->proxy ? route->proxy->server : route->target.origin;
-    DialTarget dialTarget{dial.host, dial.port, route->proxy.has_value()};
+    const std::string& dialHost = route->dialAddress.empty() ? dial.host : route->dialAddress;
+    DialTarget dialTarget{dialHost, dial.port, route->proxy.has_value()};
     auto connected = co_await connectTcp(executor, std::move(dialTarget), connectDeadline, connectLimit);
     if (!connected) co_return fail(connected.error());
     ++client->connectionsOpened;

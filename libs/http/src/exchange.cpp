@@ -170,6 +170,11 @@ Task<expected<std::shared_ptr<Exchange>, HttpError>> startExchange(std::shared_p
                                                                    HttpRequest request) {
     auto route = client->route(request.url);
     if (!route) co_return fail(std::move(route.error()));
+    if (!request.connectAddress.empty()) {
+        auto pinned = pinnedRoute(**route, request.connectAddress);
+        if (!pinned) co_return fail(std::move(pinned.error()));
+        route = std::make_shared<const Route>(std::move(*pinned));
+    }
     const auto timeout = request.timeout.value_or(client->config.requestTimeout);
     const auto deadline = Clock::now() + timeout;
     const auto head = serializeHead(request, **route, client->config.userAgent);

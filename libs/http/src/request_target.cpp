@@ -160,6 +160,24 @@ expected<Route, HttpError> makeRoute(std::string_view url, const ProxySettings& 
     return route;
 }
 
+expected<Route, HttpError> pinnedRoute(const Route& route, const std::string& address) {
+    if (!isIpLiteral(address)) {
+        return fail(HttpError{
+            HttpErrc::invalid_request,
+            "request to " + route.hostPort + ": connectAddress '" + address + "' is not an IP address"});
+    }
+    if (route.proxy) {
+        return fail(HttpError{HttpErrc::invalid_request,
+                              "request to " + route.hostPort +
+                                  ": connectAddress cannot be used through a proxy (the proxy resolves the "
+                                  "host itself)"});
+    }
+    Route pinned = route;
+    pinned.dialAddress = address;
+    pinned.poolKey += " at " + address;
+    return pinned;
+}
+
 expected<std::string, HttpError> serializeHead(const HttpRequest& request, const Route& route,
                                                std::string_view userAgent) {
     const auto invalid = [&](std::string why) {

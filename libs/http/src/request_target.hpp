@@ -50,6 +50,9 @@ struct Route {
     std::string poolKey;
     /// The server's `host:port`, for messages.
     std::string hostPort;
+    /// The address to connect to instead of resolving the host (`HttpRequest::connectAddress`); empty:
+    /// resolve it.
+    std::string dialAddress;
 
     /// Plain http through a proxy is sent to the proxy in absolute form; https goes through a tunnel.
     [[nodiscard]] const ProxyEndpoint* absoluteFormVia() const noexcept {
@@ -62,6 +65,10 @@ struct Route {
 
 /// The route of a request to `url`, going through the proxy `proxies` name for it.
 [[nodiscard]] expected<Route, HttpError> makeRoute(std::string_view url, const ProxySettings& proxies);
+
+/// `route` pinned to `address` (`HttpRequest::connectAddress`): dialled there and pooled apart.
+/// `invalid_request` when `address` is not an IP literal or `route` goes through a proxy.
+[[nodiscard]] expected<Route, HttpError> pinnedRoute(const Route& route, const std::string& address);
 
 /// The request head (request line and fields, up to the blank line) for `request` along `route`.
 [[nodiscard]] expected<std::string, HttpError> serializeHead(const HttpRequest& request, const Route& route,

@@ -15,6 +15,7 @@
 #include "reagent/builtins/file_tools.hpp"
 #include "reagent/builtins/glob_pattern.hpp"
 #include "reagent/builtins/local_workspace.hpp"
+#include "reagent/builtins/network_tools.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/effect_error.hpp"
 #include "reagent/core/expected.hpp"

@@ -265,3 +265,36 @@ TEST_CASE("Malformed URLs and requests are refused before any I/O", "[http][clie
     CHECK(refused.error().code == HttpErrc::invalid_request);
     CHECK(client.connectionsOpened() == 0);
 }
+
+TEST_CASE("connectAddress pins the connection to an address while Host names the URL's host",
+          "[http][client][pin]") {
+    auto peer = reagent::test::startHttpPeer();
+    Loop loop;
+    HttpClient client(directConfig());
+    // A name that resolves nowhere: only the pinned address can make this request arrive.
+    auto request = get("http://pinned.invalid:" + std::to_string(peer.port()) + "/echo");
+    request.connectAddress = "127.0.0.1";
+
+    auto response = loop.run(client.send(request));
+
+    REQUIRE(response);
+    const auto echo = parseJson(response->body);
+    CHECK(headerList(echo).front() ==
+          std::vector<std::string>{"Host", "pinned.invalid:" + std::to_string(peer.port())});
+
+    SECTION("a value that is not an IP address is refused") {
+        request.connectAddress = "localhost";
+        auto refused = loop.run(client.send(request));
+        REQUIRE_FALSE(refused);
+        CHECK(refused.error().code == HttpErrc::invalid_request);
+    }
+    SECTION("a request going through a proxy is refused") {
+        auto config = directConfig();
+        config.proxy->httpProxy = "127.0.0.1:1";
+        HttpClient proxied(config);
+        auto refused = loop.run(proxied.send(request));
+        REQUIRE_FALSE(refused);
+        CHECK(refused.error().code == HttpErrc::invalid_request);
+        CHECK(refused.error().message.find("proxy") != std::string::npos);
+    }
+}
