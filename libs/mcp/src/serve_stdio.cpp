@@ -10,14 +10,15 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/detail/pipe_write.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
+#include "reagent/core/timeout.hpp"
 
 namespace reagent::mcp {
 
@@ -26,6 +27,8 @@ namespace {
 namespace asio = boost::asio;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t kReadChunk = 64 * 1024;
+// How long the frames queued at shutdown may take to be written.
+constexpr std::chrono::seconds kFlushLimit{5};
 
 // Splits input into lines of at most `limit` bytes; a longer line is dropped whole and reported by size.
 class LineSplitter {
@@ -100,7 +103,6 @@ struct Outbox {
 
 // The only writer of the output: whole frames, in order, until finished and flushed or the output breaks.
 Task<void> writeFrames(std::shared_ptr<Outbox> box, std::shared_ptr<asio::posix::stream_descriptor> out) {
-    std::string writing;
     while (true) {
         if (box->pending.empty()) {
             if (box->finished) {
@@ -109,10 +111,10 @@ Task<void> writeFrames(std::shared_ptr<Outbox> box, std::shared_ptr<asio::posix:
             co_await box->wake.async_wait(kTuple);
             continue;
         }
-        writing.swap(box->pending);
-        auto [ec, written] = co_await asio::async_write(*out, asio::buffer(writing), kTuple);
+        // A client that went away is an error of the write, not SIGPIPE.
+        auto write = reagent::detail::writeToPipe(out.get(), std::exchange(box->pending, std::string()));
+        auto [ec, written] = co_await std::move(write);
         (void)written;
-        writing.clear();
         if (ec) {
             box->broken = true;
             box->failure = ec.message();
@@ -152,6 +154,9 @@ Task<expected<void, McpError>> serve(Server server, StdioServeOptions options) {
     }
     if (out >= 0) {
         output->assign(out, ec);
+        if (!ec) {
+            output->non_blocking(true, ec);
+        }
         if (ec) {
             ::close(out);
             co_return unexpected(unusable("the output", ec));
@@ -184,7 +189,9 @@ Task<expected<void, McpError>> serve(Server server, StdioServeOptions options) {
     // Shut down: the calls in flight are cancelled and awaited, then what is queued is written.
     co_await session->close();
     box->finish();
-    (void)co_await writer.join();
+    // A client that stops reading must not hold the shutdown: the flush is bounded.
+    auto flushing = writer.join();
+    (void)co_await withTimeout(std::move(flushing), kFlushLimit);
     if (box->broken) {
         co_return unexpected(
             McpError{McpErrc::connection_closed, "the MCP client went away: " + box->failure});

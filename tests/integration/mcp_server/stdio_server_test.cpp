@@ -1,6 +1,7 @@
 // reagent's MCP server over stdio (tests/integration/mcp_server/tool_server.cpp) driven by reagent's own
 // MCP client: listing with pagination, calls, tool errors, progress, cancellation, logging, list changes.
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -9,6 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <vector>
 
@@ -52,7 +54,8 @@ Task<bool> appears(std::filesystem::path path) {
 
 TEST_CASE("mcp server over stdio: initialize and paginated listing and annotations", "[mcp][server]") {
     runCoro([]() -> Task<void> {
-        auto connected = co_await mcp::Client::connect(toolServer({"--page-size", "3"}));
+        const auto config = toolServer({"--page-size", "3"});
+        auto connected = co_await mcp::Client::connect(config);
         REQUIRE(connected);
         auto& client = **connected;
         CHECK(client.server().protocolVersion == "2025-11-25");
@@ -65,7 +68,8 @@ TEST_CASE("mcp server over stdio: initialize and paginated listing and annotatio
         REQUIRE(first);
         CHECK((*first)["tools"].size() == 3);
         REQUIRE((*first)["nextCursor"].is_string());
-        auto badCursor = co_await client.request("tools/list", json{{"cursor", "bogus"}});
+        auto badCursorCall = client.request("tools/list", json{{"cursor", "bogus"}});
+        auto badCursor = co_await std::move(badCursorCall);
         REQUIRE_FALSE(badCursor);
         CHECK(badCursor.error().message.find("-32602") != std::string::npos);
 
@@ -93,11 +97,13 @@ TEST_CASE("mcp server over stdio: calls and tool errors as isError and unknown t
         auto connected = co_await mcp::Client::connect(toolServer());
         REQUIRE(connected);
         auto& client = **connected;
-        auto echoed = co_await client.callTool("echo", json{{"message", "héllo"}});
+        auto echoedCall = client.callTool("echo", json{{"message", "héllo"}});
+        auto echoed = co_await std::move(echoedCall);
         REQUIRE(echoed);
         CHECK(echoed->text == "héllo");
         CHECK_FALSE(echoed->isError);
-        auto sum = co_await client.callTool("add", json{{"a", 2}, {"b", 40}});
+        auto sumCall = client.callTool("add", json{{"a", 2}, {"b", 40}});
+        auto sum = co_await std::move(sumCall);
         REQUIRE(sum);
         CHECK(sum->text == "42");
 
@@ -106,7 +112,8 @@ TEST_CASE("mcp server over stdio: calls and tool errors as isError and unknown t
         CHECK(failed->isError);
         CHECK(failed->text == "failed: boom: it always fails");
 
-        auto bad = co_await client.callTool("add", json{{"a", "two"}});
+        auto badCall = client.callTool("add", json{{"a", "two"}});
+        auto bad = co_await std::move(badCall);
         REQUIRE(bad);
         CHECK(bad->isError);
         CHECK(bad->text.rfind("invalid_arguments: ", 0) == 0);
@@ -141,7 +148,8 @@ TEST_CASE("mcp server over stdio: progress and concurrent calls", "[mcp][server]
         std::vector<mcp::Progress> reports;
         mcp::CallOptions options;
         options.onProgress = [&reports](const mcp::Progress& p) { reports.push_back(p); };
-        auto slow = co_await client->callTool("slow", json{{"steps", 4}, {"delayMs", 5}}, options);
+        auto slowCall = client->callTool("slow", json{{"steps", 4}, {"delayMs", 5}}, options);
+        auto slow = co_await std::move(slowCall);
         REQUIRE(slow);
         CHECK(slow->text == "done 4");
         REQUIRE(reports.size() == 4);
@@ -156,9 +164,11 @@ TEST_CASE("mcp server over stdio: progress and concurrent calls", "[mcp][server]
         for (int i = 0; i < 20; ++i) {
             auto call = [](std::shared_ptr<mcp::Client> c, int n, std::string* out,
                            int* count) -> Task<void> {
-                auto r = co_await c->callTool("slow", json{{"steps", 2}, {"delayMs", 10 + n % 3}});
+                auto rCall = c->callTool("slow", json{{"steps", 2}, {"delayMs", 10 + n % 3}});
+                auto r = co_await std::move(rCall);
                 *out = r ? r->text : r.error().message;
-                auto echoed = co_await c->callTool("echo", json{{"message", std::to_string(n)}});
+                auto echoedCall = c->callTool("echo", json{{"message", std::to_string(n)}});
+                auto echoed = co_await std::move(echoedCall);
                 *out += echoed ? "/" + echoed->text : "/error";
                 ++*count;
             };
@@ -180,17 +190,20 @@ TEST_CASE("mcp server over stdio: a cancelled call stops its handler and the ser
           "[mcp][server]") {
     reagent::test::TempDir dir;
     runCoro([](std::string markers) -> Task<void> {
-        auto connected = co_await mcp::Client::connect(toolServer({"--marker-dir", markers}));
+        const auto config = toolServer({"--marker-dir", markers});
+        auto connected = co_await mcp::Client::connect(config);
         REQUIRE(connected);
         auto& client = **connected;
         mcp::CallOptions options;
         options.timeout = 300ms;  // the client cancels (notifications/cancelled) when it runs out
-        auto slow = co_await client.callTool("slow", json{{"steps", 500}, {"delayMs", 20}}, options);
+        auto slowCall = client.callTool("slow", json{{"steps", 500}, {"delayMs", 20}}, options);
+        auto slow = co_await std::move(slowCall);
         REQUIRE_FALSE(slow);
         CHECK(slow.error().code == mcp::McpErrc::timeout);
         CHECK(co_await appears(markers + "/slow-cancelled"));
         CHECK_FALSE(std::filesystem::exists(markers + "/slow-finished"));
-        auto echoed = co_await client.callTool("echo", json{{"message", "after"}});
+        auto echoedCall = client.callTool("echo", json{{"message", "after"}});
+        auto echoed = co_await std::move(echoedCall);
         REQUIRE(echoed);
         CHECK(echoed->text == "after");
         co_await client.close();
@@ -199,26 +212,30 @@ TEST_CASE("mcp server over stdio: a cancelled call stops its handler and the ser
 
 TEST_CASE("mcp server over stdio: in-flight bound refuses the call beyond it", "[mcp][server]") {
     runCoro([]() -> Task<void> {
-        auto connected = co_await mcp::Client::connect(toolServer({"--max-in-flight", "2"}));
+        const auto config = toolServer({"--max-in-flight", "2"});
+        auto connected = co_await mcp::Client::connect(config);
         REQUIRE(connected);
         auto client = *connected;
         auto executor = co_await asio::this_coro::executor;
         int finished = 0;
         auto longCall = [](std::shared_ptr<mcp::Client> c, int* count) -> Task<void> {
-            (void)co_await c->callTool("slow", json{{"steps", 10}, {"delayMs", 20}});
+            auto call10 = c->callTool("slow", json{{"steps", 10}, {"delayMs", 20}});
+            (void)co_await std::move(call10);
             ++*count;
         };
         asio::co_spawn(executor, longCall(client, &finished), asio::detached);
         asio::co_spawn(executor, longCall(client, &finished), asio::detached);
         co_await sleepFor(50ms);
-        auto third = co_await client->callTool("echo", json{{"message", "x"}});
+        auto thirdCall = client->callTool("echo", json{{"message", "x"}});
+        auto third = co_await std::move(thirdCall);
         REQUIRE_FALSE(third);
         CHECK(third.error().message.find("too many requests in flight (limit 2)") != std::string::npos);
         for (int i = 0; i < 300 && finished < 2; ++i) {
             co_await sleepFor(10ms);
         }
         CHECK(finished == 2);
-        auto later = co_await client->callTool("echo", json{{"message", "y"}});
+        auto laterCall = client->callTool("echo", json{{"message", "y"}});
+        auto later = co_await std::move(laterCall);
         REQUIRE(later);
         co_await client->close();
     }());
@@ -234,24 +251,60 @@ TEST_CASE("mcp server over stdio: logging levels and list_changed", "[mcp][serve
         auto connected = co_await mcp::Client::connect(toolServer(), options);
         REQUIRE(connected);
         auto& client = **connected;
-        auto set = co_await client.request("logging/setLevel", json{{"level", "warning"}});
+        auto setCall = client.request("logging/setLevel", json{{"level", "warning"}});
+        auto set = co_await std::move(setCall);
         REQUIRE(set);
-        auto badLevel = co_await client.request("logging/setLevel", json{{"level", "loud"}});
+        auto badLevelCall = client.request("logging/setLevel", json{{"level", "loud"}});
+        auto badLevel = co_await std::move(badLevelCall);
         REQUIRE_FALSE(badLevel);
-        (void)co_await client.callTool("log", json{{"level", "info"}, {"message", "quiet"}});
-        (void)co_await client.callTool("log", json{{"level", "error"}, {"message", "loud"}});
+        auto call15 = client.callTool("log", json{{"level", "info"}, {"message", "quiet"}});
+        (void)co_await std::move(call15);
+        auto call16 = client.callTool("log", json{{"level", "error"}, {"message", "loud"}});
+        (void)co_await std::move(call16);
         REQUIRE(logs.size() == 1);
         CHECK(logs[0].level == "error");
         CHECK(logs[0].logger == "tool_server");
         CHECK(logs[0].data == "loud");
 
-        auto grown = co_await client.callTool("grow", json{{"name", "fresh"}});
+        auto grownCall = client.callTool("grow", json{{"name", "fresh"}});
+        auto grown = co_await std::move(grownCall);
         REQUIRE(grown);
         CHECK(grown->text == "grown");
         CHECK(changes == 1);
         auto tools = co_await client.listTools();
         REQUIRE(tools);
         CHECK(hasTool(*tools, "fresh"));
+        co_await client.close();
+    }());
+}
+
+// Hidden (run by hand: `integration_mcp_server_stdio "[bench]"`): sequential echo calls from reagent's
+// client, after a warm-up; prints calls/s and the median latency.
+TEST_CASE("mcp server over stdio: sequential echo throughput", "[.][bench]") {
+    runCoro([]() -> Task<void> {
+        auto connected = co_await mcp::Client::connect(toolServer());
+        REQUIRE(connected);
+        auto& client = **connected;
+        const json args = {{"message", "ping"}};
+        for (int i = 0; i < 200; ++i) {
+            REQUIRE((co_await client.callTool("echo", args)));
+        }
+        constexpr int kCalls = 5000;
+        std::vector<double> latencies;
+        latencies.reserve(kCalls);
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < kCalls; ++i) {
+            const auto before = std::chrono::steady_clock::now();
+            auto echoed = co_await client.callTool("echo", args);
+            REQUIRE(echoed);
+            latencies.push_back(
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - before).count());
+        }
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::sort(latencies.begin(), latencies.end());
+        std::printf("echo x%d: %.0f calls/s, median %.0f us, p90 %.0f us\n", kCalls, kCalls / seconds,
+                    latencies[latencies.size() / 2], latencies[latencies.size() * 9 / 10]);
         co_await client.close();
     }());
 }
