@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/detail/pipe_write.hpp"
 #include "reagent/core/settle.hpp"
 
 extern char** environ;  // NOLINT: POSIX
@@ -116,6 +117,20 @@ expected<std::string, SpawnError> resolveProgram(const std::string& program,
         SpawnError{SpawnErrc::not_found, "'" + program + "' was not found on PATH (" + path + ")"});
 }
 
+std::vector<std::string> currentEnvironment() {
+    std::vector<std::string> out;
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+        out.emplace_back(*entry);
+    }
+    return out;
+}
+
+}  // namespace
+
+namespace detail {
+
+namespace {
+
 // write(2) to a pipe whose reader is gone raises SIGPIPE, which ends the process by default. A library may
 // not change the process's disposition (the application owns it) nor other threads' masks, so the signal is
 // blocked in this thread for this write alone; when the write raised it (EPIPE), it is pending on this
@@ -149,15 +164,38 @@ ssize_t writeWithoutSigpipe(int fd, const void* data, std::size_t size) {
     return written;
 }
 
-std::vector<std::string> currentEnvironment() {
-    std::vector<std::string> out;
-    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-        out.emplace_back(*entry);
+}  // namespace
+
+Task<std::tuple<boost::system::error_code, std::size_t>> writeToPipe(asio::posix::stream_descriptor* pipe,
+                                                                     std::string data) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+        if (!pipe->is_open()) {
+            co_return std::tuple(boost::system::error_code(asio::error::bad_descriptor), done);
+        }
+        const ssize_t written =
+            writeWithoutSigpipe(pipe->native_handle(), data.data() + done, data.size() - done);
+        if (written >= 0) {
+            done += static_cast<std::size_t>(written);
+            continue;
+        }
+        const int error = errno;
+        if (error == EINTR) {
+            continue;
+        }
+        if (error != EAGAIN && error != EWOULDBLOCK) {
+            co_return std::tuple(boost::system::error_code(error, boost::system::system_category()), done);
+        }
+        // The pipe is full: wait for room (the cancellable step).
+        auto [ec] = co_await pipe->async_wait(asio::posix::stream_descriptor::wait_write, kTuple);
+        if (ec) {
+            co_return std::tuple(ec, done);
+        }
     }
-    return out;
+    co_return std::tuple(boost::system::error_code(), done);
 }
 
-}  // namespace
+}  // namespace detail
 
 std::string_view toString(SpawnErrc code) noexcept {
     switch (code) {
@@ -326,31 +364,10 @@ void Subprocess::signalGroup(int signal) const noexcept {
 }
 
 Task<std::tuple<boost::system::error_code, std::size_t>> Subprocess::writeInput(std::string data) {
-    std::size_t done = 0;
-    while (done < data.size()) {
-        if (!input_.is_open()) {
-            co_return std::tuple(boost::system::error_code(asio::error::bad_descriptor), done);
-        }
-        const ssize_t written =
-            writeWithoutSigpipe(input_.native_handle(), data.data() + done, data.size() - done);
-        if (written >= 0) {
-            done += static_cast<std::size_t>(written);
-            continue;
-        }
-        const int error = errno;
-        if (error == EINTR) {
-            continue;
-        }
-        if (error != EAGAIN && error != EWOULDBLOCK) {
-            co_return std::tuple(boost::system::error_code(error, boost::system::system_category()), done);
-        }
-        // The pipe is full: wait for room (the cancellable step).
-        auto [ec] = co_await input_.async_wait(asio::posix::stream_descriptor::wait_write, kTuple);
-        if (ec) {
-            co_return std::tuple(ec, done);
-        }
+    if (!input_.is_open()) {
+        co_return std::tuple(boost::system::error_code(asio::error::bad_descriptor), std::size_t{0});
     }
-    co_return std::tuple(boost::system::error_code(), done);
+    co_return co_await detail::writeToPipe(&input_, std::move(data));
 }
 
 void Subprocess::closeInput() noexcept {

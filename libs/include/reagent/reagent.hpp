@@ -33,6 +33,8 @@
 #include "reagent/llm/stream_delta.hpp"
 #include "reagent/mcp/client.hpp"
 #include "reagent/mcp/remote_transports.hpp"
+#include "reagent/mcp/serve_stdio.hpp"
+#include "reagent/mcp/server.hpp"
 #include "reagent/mcp/server_config.hpp"
 #include "reagent/provider_by_kind.hpp"
 #include "reagent/providers/from_environment.hpp"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "reagent/core/settle.hpp"
+
 namespace reagent::tools {
 
 expected<void, ToolError> ToolRegistry::add(Tool tool) {
@@ -21,6 +23,7 @@ expected<void, ToolError> ToolRegistry::add(Tool tool) {
     }
     tools_.push_back(
         std::make_shared<const RegisteredTool>(RegisteredTool{std::move(tool), std::move(*validator)}));
+    notify();
     return {};
 }
 
@@ -31,7 +34,34 @@ bool ToolRegistry::remove(std::string_view name) {
         return false;
     }
     tools_.erase(it);
+    notify();
     return true;
+}
+
+void ToolRegistry::clear() noexcept {
+    const bool changed = !tools_.empty();
+    tools_.clear();
+    if (changed) {
+        notify();
+    }
+}
+
+std::uint64_t ToolRegistry::watch(RegistryListener listener) {
+    listeners_.emplace_back(nextListener_, std::move(listener));
+    return nextListener_++;
+}
+
+void ToolRegistry::unwatch(std::uint64_t id) noexcept {
+    std::erase_if(listeners_, [id](const auto& entry) { return entry.first == id; });
+}
+
+void ToolRegistry::notify() const noexcept {
+    // A copy: a listener may unwatch (or watch) while it runs. A faulty listener must not break a change.
+    const auto listeners = listeners_;
+    for (const auto& [id, listener] : listeners) {
+        (void)id;
+        (void)settleCall(listener);
+    }
 }
 
 std::shared_ptr<const RegisteredTool> ToolRegistry::find(std::string_view name) const {

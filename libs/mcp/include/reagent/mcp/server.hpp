@@ -1,0 +1,155 @@
+#pragma once
+/// \file
+/// \brief `Server`: serves a tool registry over MCP, one `ServerSession` per connected client.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "reagent/core/task.hpp"
+#include "reagent/mcp/client.hpp"
+#include "reagent/mcp/json_rpc.hpp"
+#include "reagent/mcp/rpc_session.hpp"
+#include "reagent/tools/tool_executor.hpp"
+#include "reagent/tools/tool_registry.hpp"
+
+namespace reagent::mcp {
+
+/// \brief The severity of a `notifications/message` (RFC 5424's levels, as MCP names them).
+enum class LogLevel { debug, info, notice, warning, error, critical, alert, emergency };
+
+/// \brief `"debug"`, ..., `"emergency"`.
+[[nodiscard]] std::string_view toString(LogLevel level) noexcept;
+/// \brief The level named `name`, or nothing.
+[[nodiscard]] std::optional<LogLevel> parseLogLevel(std::string_view name) noexcept;
+
+/// \brief What a server says about itself and the bounds it keeps.
+struct ServerOptions {
+    /// `serverInfo` of `initialize`. Default `reagent` 0.1.0.
+    Implementation info{"reagent", "0.1.0", {}};
+    /// `instructions` of `initialize` (how to use the tools, for the client's model); empty: none.
+    std::string instructions;
+    /// Tools per `tools/list` page; further pages follow `nextCursor`. Invariant: >= 1. Default 100.
+    std::size_t pageSize = 100;
+    /// Requests a session runs at once (`tools/call`); one more is refused with JSON-RPC error
+    /// `kServerBusy`. Invariant: >= 1. Default 64.
+    std::size_t maxInFlight = 64;
+    /// A tool's text output longer than this (bytes) is cut at a UTF-8 boundary, with a line saying how
+    /// much was left out. Default 1 MiB.
+    std::size_t maxResultBytes = 1U << 20U;
+    /// The level a session logs at until the client sends `logging/setLevel`. Default `info`.
+    LogLevel logLevel = LogLevel::info;
+    /// Frame size bound (a transport refuses larger frames before they reach the session).
+    RpcLimits limits{};
+    /// How calls run (the parallel cap applies to batches only; each `tools/call` is one call).
+    tools::ExecutionPolicy execution{};
+};
+
+/// \brief JSON-RPC error code of a request refused because `ServerOptions::maxInFlight` requests run.
+inline constexpr int kServerBusy = -32000;
+
+/// \brief A frame for the client: one JSON-RPC message as text, no trailing newline.
+struct OutgoingFrame {
+    std::string frame;
+    /// The client request it belongs to (its response, or a progress notification of it); empty for
+    /// messages of the session (log lines, `list_changed`). Streamable HTTP routes by it.
+    std::optional<RequestId> relatedRequest;
+    /// True for the response that ends `relatedRequest`.
+    bool isResponse = false;
+};
+
+/// \brief Where a session's frames go (the transport's writer). Called on the session's executor; must
+/// not throw and must not call back into the session.
+using FrameSink = std::function<void(OutgoingFrame frame)>;
+
+class ServerSession;
+
+/// \brief An MCP server over a shared tool registry: `initialize`, `ping`, `tools/list` (paginated),
+/// `tools/call` (through `tools::ToolExecutor`: validation, approval, `init`, timeouts), progress,
+/// cancellation, logging and `notifications/tools/list_changed`.
+///
+/// A transport driver (`serveStdio`, ...) opens one `ServerSession` per client with `connect` and hands
+/// it every frame it reads; the session answers through the driver's `FrameSink`.
+///
+/// \par Errors
+/// A tool's failure (invalid arguments, timeout, refusal, an exception, its own error) is a result with
+/// `isError: true` whose text says what went wrong (`"<code>: <message>"`). JSON-RPC errors are kept for
+/// the protocol: `-32700` unreadable JSON, `-32600` an invalid request (or one before `initialize`),
+/// `-32601` an unknown method, `-32602` bad params or an unknown tool, `kServerBusy` over the in-flight
+/// bound.
+///
+/// \par Thread safety and lifetime
+/// A handle: copies share one server. Use it and its sessions from one strand (the registry too). The
+/// registry is shared, and may change while serving: every initialised session is told.
+class Server {
+  public:
+    /// \brief Serves `registry`'s tools. `registry` must not be null.
+    explicit Server(std::shared_ptr<tools::ToolRegistry> registry, ServerOptions options = {});
+
+    /// \brief Decides calls of tools that require approval; without one they are refused, as in an agent.
+    void setApprovalHandler(tools::ApprovalHandler handler);
+    /// \brief Observes every call served (each session's calls), as an agent's event sink does.
+    void setEventSink(tools::ToolEventSink sink);
+
+    /// \brief Opens a session for one client on `executor`; frames for it go to `sink`.
+    [[nodiscard]] std::shared_ptr<ServerSession> connect(Executor executor, FrameSink sink) const;
+
+    /// \brief Sends `notifications/message` to every initialised session whose level admits `level`.
+    /// Tool handlers may call it too (capture a copy of the server).
+    void log(LogLevel level, nlohmann::json data, std::string logger = {}) const;
+
+    [[nodiscard]] const ServerOptions& options() const noexcept;
+    [[nodiscard]] const std::shared_ptr<tools::ToolRegistry>& registry() const noexcept;
+
+    struct State;
+
+  private:
+    std::shared_ptr<State> state_;
+};
+
+/// \brief One client's session: frames in (`receive`), frames out (the sink), calls in flight.
+///
+/// \par Cancellation
+/// `notifications/cancelled` cancels the named call's handler; no response is sent for it. `close`
+/// cancels every call in flight and waits for them.
+class ServerSession {
+  public:
+    ServerSession(const ServerSession&) = delete;
+    ServerSession& operator=(const ServerSession&) = delete;
+    ~ServerSession();
+
+    /// \brief Handles one frame from the client. Answers what it can at once; starts a `tools/call`
+    /// on the session's executor. Never throws.
+    void receive(std::string_view frame);
+
+    /// \brief Sends `notifications/message` when the session's level admits `level`.
+    void log(LogLevel level, nlohmann::json data, std::string logger = {});
+
+    /// \brief Cancels every call in flight, waits for them to end, and sends nothing more. Idempotent.
+    [[nodiscard]] Task<void> close();
+
+    /// \brief True once `initialize` was answered.
+    [[nodiscard]] bool initialized() const noexcept;
+    /// \brief The version agreed by `initialize`, or empty.
+    [[nodiscard]] const std::string& protocolVersion() const noexcept;
+    /// \brief What the client said about itself in `initialize`.
+    [[nodiscard]] const nlohmann::json& clientInfo() const noexcept;
+    /// \brief Requests running now.
+    [[nodiscard]] std::size_t inFlight() const noexcept;
+
+    struct State;
+    explicit ServerSession(std::shared_ptr<State> state);
+
+  private:
+    std::shared_ptr<State> state_;
+};
+
+/// \brief The version a server answers to a client's `protocolVersion`: the same when reagent speaks it,
+/// else the newest (`kLatestProtocolVersion`).
+[[nodiscard]] std::string_view negotiateVersion(std::string_view offered) noexcept;
+
+}  // namespace reagent::mcp

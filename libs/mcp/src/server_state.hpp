@@ -1,0 +1,90 @@
+#pragma once
+// The state behind `Server` and `ServerSession` handles (internal to reagent::mcp_server).
+
+#include <boost/asio/steady_timer.hpp>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "reagent/core/task_group.hpp"
+#include "reagent/mcp/rpc_session.hpp"
+#include "reagent/mcp/server.hpp"
+
+namespace reagent::mcp {
+
+// Where a call's progress reports go: the request they belong to, and the client's token.
+struct ProgressRoute {
+    std::weak_ptr<ServerSession::State> session;
+    RequestId request;
+    nlohmann::json token;
+};
+
+struct Server::State {
+    State(std::shared_ptr<tools::ToolRegistry> r, ServerOptions o)
+        : registry(std::move(r)), options(std::move(o)), executor(*registry, options.execution) {}
+    State(const State&) = delete;
+    State& operator=(const State&) = delete;
+    ~State() { registry->unwatch(listener); }
+
+    // The registry changed: each initialised session is told.
+    void toolsChanged();
+    // Every call's events: progress is routed to its session, then the owner's sink sees the event.
+    void onEvent(const tools::ToolEvent& event);
+
+    std::shared_ptr<tools::ToolRegistry> registry;
+    ServerOptions options;
+    tools::ToolExecutor executor;
+    tools::ToolEventSink sink;
+    std::uint64_t listener = 0;
+    std::uint64_t sessionsOpened = 0;
+    std::vector<std::weak_ptr<ServerSession::State>> sessions;
+    // By `ToolContext::callId`, for calls that carry a progress token.
+    std::unordered_map<std::string, ProgressRoute> progress;
+};
+
+struct ServerSession::State : std::enable_shared_from_this<ServerSession::State> {
+    State(std::shared_ptr<Server::State> s, Executor ex, FrameSink out, std::uint64_t number)
+        : server(std::move(s)),
+          executor(ex),
+          sink(std::move(out)),
+          rpc(server->options.limits),
+          calls(ex),
+          callPrefix("mcp-" + std::to_string(number) + "-"),
+          level(server->options.logLevel) {}
+
+    // A call in flight: cancelling its timer ends the race the call runs in (`notifications/cancelled`).
+    struct Call {
+        explicit Call(const Executor& ex) : cancel(ex, boost::asio::steady_timer::time_point::max()) {}
+        boost::asio::steady_timer cancel;
+        bool cancelled = false;
+    };
+
+    void send(OutgoingFrame frame);
+    void respond(const RequestId& id, expected<nlohmann::json, RpcError> outcome);
+    void notify(std::string method, nlohmann::json params);
+    void log(LogLevel at, nlohmann::json data, const std::string& logger);
+    void handle(Request request);
+    void handle(const Notification& notification);
+    void initialize(const Request& request);
+    void startCall(const Request& request);
+
+    std::shared_ptr<Server::State> server;
+    Executor executor;
+    FrameSink sink;
+    RpcSession rpc;
+    TaskGroup calls;
+    std::string callPrefix;
+    std::uint64_t nextCall = 1;
+    std::map<RequestId, std::shared_ptr<Call>> inFlight;
+    bool initialized = false;
+    bool closed = false;
+    std::string version;
+    nlohmann::json clientInfo = nlohmann::json::object();
+    LogLevel level;
+};
+
+}  // namespace reagent::mcp
