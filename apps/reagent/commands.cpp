@@ -25,6 +25,7 @@
 #include "reagent/builtins/command_tools.hpp"
 #include "reagent/builtins/file_tools.hpp"
 #include "reagent/builtins/local_workspace.hpp"
+#include "reagent/builtins/network_tools.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/providers/http_provider.hpp"
 #include "terminal_text.hpp"
@@ -67,8 +68,9 @@ tools::ApprovalHandler terminalApproval(bool approveAll) {
     };
 }
 
-// The built-in tools with --workspace: code-execute (in its own temporary directory), the file tools on
-// the workspace, and unless --read-only shell-execute and the program tools.
+// The built-in tools with --workspace: code-execute (in its own temporary directory), http-get,
+// web-search and crypto-price, the file tools on the workspace, and unless --read-only shell-execute and the
+// program tools.
 expected<std::vector<tools::Tool>, std::string> workspaceTools(const RunOptions& options) {
     std::vector<tools::Tool> all;
     if (options.workspace.empty()) {
@@ -79,6 +81,13 @@ expected<std::vector<tools::Tool>, std::string> workspaceTools(const RunOptions&
         return fail("code-execute: " + code.error().describe());
     }
     all.push_back(std::move(*code));
+    auto network = builtins::networkTools();
+    if (!network) {
+        return fail("the network tools: " + network.error().describe());
+    }
+    for (auto& tool : *network) {
+        all.push_back(std::move(tool));
+    }
     builtins::LocalWorkspaceConfig config;
     config.root = options.workspace;
     auto workspace = builtins::LocalWorkspace::create(std::move(config));

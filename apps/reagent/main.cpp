@@ -192,9 +192,10 @@ int main(int argc, char** argv) {
     runCmd
         ->add_option(
             "--workspace", run.workspace,
-            "Give the agent the built-in file tools (file-read, file-write, file-edit, ls, glob, grep), "
-            "shell-execute and git-cli, gh-cli, gws-cli, confined to this directory; file-write and "
-            "shell-execute ask for approval on the terminal")
+            "Give the agent the built-in tools: code-execute, http-get, web-search, crypto-price, and the "
+            "file tools (file-read, file-write, file-edit, ls, glob, grep), shell-execute and git-cli, "
+            "gh-cli, gws-cli confined to this directory; file-write and shell-execute ask for approval on "
+            "the terminal")
         ->check(CLI::ExistingDirectory);
     runCmd->add_flag("--read-only", run.readOnly,
                      "Leave out every tool that changes something (file-write, file-edit, shell-execute, the "

@@ -56,8 +56,9 @@ TEST_CASE("reagent tools --workspace lists the built-in tools and --read-only hi
     auto all = runCli({"tools", "--workspace", dir.path.string(), "--json"});
     REQUIRE(all.status == 0);
     const auto names = toolNames(all.out);
-    for (const char* tool : {"file-read", "file-write", "file-edit", "ls", "glob", "grep", "code-execute",
-                             "shell-execute", "git-cli", "gh-cli", "gws-cli"}) {
+    for (const char* tool :
+         {"file-read", "file-write", "file-edit", "ls", "glob", "grep", "code-execute", "shell-execute",
+          "git-cli", "gh-cli", "gws-cli", "http-get", "web-search", "crypto-price"}) {
         CHECK(has(names, tool));
     }
     auto readOnly = runCli({"tools", "--workspace", dir.path.string(), "--read-only", "--json"});
