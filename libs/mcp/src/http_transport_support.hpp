@@ -156,16 +156,22 @@ inline void addUserHeaders(http::HttpHeaders& headers, const ServerConfig& confi
     co_return excerpt ? std::move(*excerpt) : std::string();
 }
 
+/// Replaces each occurrence of `secret` (4 bytes or more: shorter values would mask ordinary text) in
+/// `text` with `***`.
+inline void maskSecret(std::string& text, std::string_view secret) {
+    if (secret.size() < 4) {
+        return;
+    }
+    for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3)) {
+        text.replace(at, secret.size(), "***");
+    }
+}
+
 /// `text` with the value of every user header (4 bytes or more) replaced by `***`: a server may quote
 /// the credentials it refused.
 [[nodiscard]] inline std::string redactHeaderValues(std::string text, const ServerConfig& config) {
     for (const auto& [name, value] : config.headers) {
-        if (value.size() < 4) {
-            continue;
-        }
-        for (auto at = text.find(value); at != std::string::npos; at = text.find(value, at + 3)) {
-            text.replace(at, value.size(), "***");
-        }
+        maskSecret(text, value);
     }
     return text;
 }

@@ -435,12 +435,7 @@ std::string OAuthFlow::redact(std::string text) const {
         secrets.push_back(client->clientSecret);
     }
     for (const auto& secret : secrets) {
-        if (secret.size() < 4) {
-            continue;
-        }
-        for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3)) {
-            text.replace(at, secret.size(), "***");
-        }
+        maskSecret(text, secret);
     }
     return text;
 }
