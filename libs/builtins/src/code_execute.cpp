@@ -19,6 +19,7 @@
 #include "reagent/core/helper_program.hpp"
 #include "reagent/tools/tool_builder.hpp"
 #include "run_process.hpp"
+#include "tool_support.hpp"
 
 namespace reagent::builtins {
 
@@ -84,11 +85,9 @@ Task<ToolResult> runCode(std::shared_ptr<const Run> run, json args, ToolContext)
         co_return fail(
             ToolError::failure("unknown language '" + languageName + "': use sh, python3 or node"));
     }
-    const auto timeout = std::chrono::milliseconds(args.value("timeoutMs", options.defaultTimeout.count()));
-    if (timeout.count() <= 0 || timeout > options.maxTimeout) {
-        co_return fail(
-            ToolError{tools::ToolErrc::invalid_arguments,
-                      "timeoutMs must be from 1 to " + std::to_string(options.maxTimeout.count())});
+    const auto timeout = detail::timeoutArg(args, options.defaultTimeout, options.maxTimeout);
+    if (!timeout) {
+        co_return fail(timeout.error());
     }
     const std::string interpreter = detail::findProgram(language->program, options.path);
     if (interpreter.empty()) {
@@ -117,7 +116,7 @@ Task<ToolResult> runCode(std::shared_ptr<const Run> run, json args, ToolContext)
     detail::ProcessSpec spec;
     spec.environment = {"PATH=" + options.path, "HOME=" + *directory, "TMPDIR=" + *directory, "LANG=C.UTF-8"};
     spec.workingDirectory = *directory;
-    spec.timeout = timeout;
+    spec.timeout = *timeout;
     spec.maxOutputBytes = options.maxOutputBytes;
     if (run->sandbox.landlockAbi >= 1) {
         spec.program = run->helper;
@@ -146,18 +145,14 @@ Task<ToolResult> runCode(std::shared_ptr<const Run> run, json args, ToolContext)
         ran->stderrText.rfind("reagent-sandbox:", 0) == 0) {
         co_return fail(ToolError::failure("the sandbox could not be set up: " + ran->stderrText));
     }
-    json result = {{"exit_code", ran->exitCode},
-                   {"stdout", ran->stdoutText},
-                   {"stderr", ran->stderrText},
-                   {"signal", ran->signal ? json(*ran->signal) : json(nullptr)},
-                   {"timed_out", ran->timedOut},
-                   {"stdout_cut", ran->stdoutCut},
-                   {"stderr_cut", ran->stderrCut},
-                   {"sandbox", run->sandbox.landlockAbi >= 1
-                                   ? run->sandbox.description + ": only its temporary directory is writable"
-                                   : "none: " + run->sandbox.description +
-                                         "; the code ran with the files of this user"}};
-    co_return result.dump(-1, ' ', false, json::error_handler_t::replace);
+    json result = detail::commandResultJson(*ran);
+    result["stdout_cut"] = ran->stdoutCut;
+    result["stderr_cut"] = ran->stderrCut;
+    result["sandbox"] =
+        run->sandbox.landlockAbi >= 1
+            ? run->sandbox.description + ": only its temporary directory is writable"
+            : "none: " + run->sandbox.description + "; the code ran with the files of this user";
+    co_return detail::dumpToolJson(result);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "program_lookup.hpp"
 #include "reagent/tools/tool_builder.hpp"
+#include "tool_support.hpp"
 
 namespace reagent::builtins {
 
@@ -19,10 +20,6 @@ using tools::ToolContext;
 using tools::ToolErrc;
 using tools::ToolError;
 using tools::ToolResult;
-
-[[nodiscard]] ToolError fromWorkspace(const WorkspaceError& error) {
-    return ToolError::failure(error.message);
-}
 
 [[nodiscard]] std::string cutNote(std::size_t cut) {
     return cut == 0 ? std::string() : "\n[" + std::to_string(cut) + " more bytes cut]";
@@ -37,11 +34,9 @@ Task<ToolResult> runShell(std::shared_ptr<const ShellRun> run, json args, ToolCo
     const ShellToolOptions& options = run->options;
     const std::string command = args.value("command", std::string());
     CommandRequest request;
-    const auto timeout = std::chrono::milliseconds(args.value("timeoutMs", options.defaultTimeout.count()));
-    if (timeout.count() <= 0 || timeout > options.maxTimeout) {
-        co_return fail(
-            ToolError{ToolErrc::invalid_arguments,
-                      "timeoutMs must be from 1 to " + std::to_string(options.maxTimeout.count())});
+    const auto timeout = detail::timeoutArg(args, options.defaultTimeout, options.maxTimeout);
+    if (!timeout) {
+        co_return fail(timeout.error());
     }
     if (options.allowedPrograms.empty()) {
         request.shell = command;
@@ -70,19 +65,15 @@ Task<ToolResult> runShell(std::shared_ptr<const ShellRun> run, json args, ToolCo
         request.argv = std::move(*words);
     }
     request.workingDirectory = args.value("cwd", std::string("."));
-    request.timeout = timeout;
+    request.timeout = *timeout;
     request.maxOutputBytes = options.maxOutputBytes;
     request.checkpoint = options.checkpoint;
     auto running = run->workspace->execute(std::move(request));
     auto ran = co_await std::move(running);
     if (!ran) {
-        co_return fail(fromWorkspace(ran.error()));
+        co_return fail(detail::toolError(ran.error()));
     }
-    json result = {{"exit_code", ran->exitCode},
-                   {"stdout", ran->stdoutText},
-                   {"stderr", ran->stderrText},
-                   {"signal", ran->signal ? json(*ran->signal) : json(nullptr)},
-                   {"timed_out", ran->timedOut}};
+    json result = detail::commandResultJson(*ran);
     if (ran->stdoutCut > 0 || ran->stderrCut > 0) {
         result["stdout_cut"] = ran->stdoutCut;
         result["stderr_cut"] = ran->stderrCut;
@@ -90,7 +81,7 @@ Task<ToolResult> runShell(std::shared_ptr<const ShellRun> run, json args, ToolCo
     if (ran->checkpointId) {
         result["checkpoint"] = *ran->checkpointId;
     }
-    co_return result.dump(-1, ' ', false, json::error_handler_t::replace);
+    co_return detail::dumpToolJson(result);
 }
 
 struct ProgramRun {
@@ -127,7 +118,7 @@ Task<ToolResult> runProgram(std::shared_ptr<const ProgramRun> run, json args, To
     auto running = run->workspace->execute(std::move(request));
     auto ran = co_await std::move(running);
     if (!ran) {
-        co_return fail(fromWorkspace(ran.error()));
+        co_return fail(detail::toolError(ran.error()));
     }
     if (ran->timedOut) {
         co_return fail(ToolError::failure(program + " did not finish within " +

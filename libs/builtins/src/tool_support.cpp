@@ -14,6 +14,29 @@ tools::ToolError toolError(const WorkspaceError& error) {
     return result;
 }
 
+expected<std::chrono::milliseconds, tools::ToolError> timeoutArg(const nlohmann::json& args,
+                                                                 std::chrono::milliseconds fallback,
+                                                                 std::chrono::milliseconds max) {
+    const auto timeout = std::chrono::milliseconds(args.value("timeoutMs", fallback.count()));
+    if (timeout.count() <= 0 || timeout > max) {
+        return fail(tools::ToolError{tools::ToolErrc::invalid_arguments,
+                                     "timeoutMs must be from 1 to " + std::to_string(max.count())});
+    }
+    return timeout;
+}
+
+nlohmann::json commandResultJson(const CommandResult& result) {
+    return {{"exit_code", result.exitCode},
+            {"stdout", result.stdoutText},
+            {"stderr", result.stderrText},
+            {"signal", result.signal ? nlohmann::json(*result.signal) : nlohmann::json(nullptr)},
+            {"timed_out", result.timedOut}};
+}
+
+std::string dumpToolJson(const nlohmann::json& json) {
+    return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string stringArg(const nlohmann::json& args, const char* name, std::string fallback) {
     const auto it = args.find(name);
     return it != args.end() && it->is_string() ? it->get<std::string>() : std::move(fallback);

@@ -8,12 +8,24 @@
 #include <string>
 #include <string_view>
 
+#include "reagent/builtins/command.hpp"
 #include "reagent/builtins/workspace_error.hpp"
+#include "reagent/core/expected.hpp"
 #include "reagent/tools/tool_builder.hpp"
 #include "reagent/tools/tool_error.hpp"
 #include "workspace_root.hpp"
 
 namespace reagent::builtins::detail {
+
+/// The `timeoutMs` argument, else `fallback`; outside 1..`max` an `invalid_arguments` error naming the range.
+[[nodiscard]] expected<std::chrono::milliseconds, tools::ToolError> timeoutArg(
+    const nlohmann::json& args, std::chrono::milliseconds fallback, std::chrono::milliseconds max);
+
+/// What the command tools return: `{exit_code, stdout, stderr, signal, timed_out}`.
+[[nodiscard]] nlohmann::json commandResultJson(const CommandResult& result);
+
+/// `json` as the tools' text: compact, invalid UTF-8 in command output replaced rather than thrown on.
+[[nodiscard]] std::string dumpToolJson(const nlohmann::json& json);
 
 /// The key of `ToolError::details` that holds the workspace's code (`"outside_workspace"`).
 inline constexpr const char* kWorkspaceCodeKey = "workspaceCode";
