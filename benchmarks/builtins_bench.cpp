@@ -62,31 +62,32 @@ void BM_WorkspaceReadFile(benchmark::State& state) {
 }
 BENCHMARK(BM_WorkspaceReadFile)->Unit(benchmark::kMicrosecond);
 
-void BM_CallToolFileRead(benchmark::State& state) {
-    Workspace ws;
+// The tools facade on `ws`.
+std::shared_ptr<builtins::AgentTools> facadeOn(const Workspace& ws) {
     builtins::AgentToolsConfig config;
     config.workspaceRoot = ws.root.string();
     auto tools = builtins::createAgentTools(config);
     if (!tools) {
         throw std::runtime_error(tools.error().describe());
     }
+    return *tools;
+}
+
+void BM_CallToolFileRead(benchmark::State& state) {
+    Workspace ws;
+    auto tools = facadeOn(ws);
     boost::asio::io_context io;
     for (auto _ : state) {
-        runOn(io, (*tools)->callTool("file-read", R"({"path": "a.txt"})"));
+        runOn(io, tools->callTool("file-read", R"({"path": "a.txt"})"));
     }
 }
 BENCHMARK(BM_CallToolFileRead)->Unit(benchmark::kMicrosecond);
 
 void BM_CallToolBlockingFileRead(benchmark::State& state) {
     Workspace ws;
-    builtins::AgentToolsConfig config;
-    config.workspaceRoot = ws.root.string();
-    auto tools = builtins::createAgentTools(config);
-    if (!tools) {
-        throw std::runtime_error(tools.error().describe());
-    }
+    auto tools = facadeOn(ws);
     for (auto _ : state) {
-        benchmark::DoNotOptimize((*tools)->callToolBlocking("file-read", R"({"path": "a.txt"})"));
+        benchmark::DoNotOptimize(tools->callToolBlocking("file-read", R"({"path": "a.txt"})"));
     }
 }
 BENCHMARK(BM_CallToolBlockingFileRead)->Unit(benchmark::kMicrosecond);
