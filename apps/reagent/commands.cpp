@@ -21,11 +21,7 @@
 #include "mcp_command.hpp"
 #include "output.hpp"
 #include "reagent/agent/agent.hpp"
-#include "reagent/builtins/code_execute.hpp"
-#include "reagent/builtins/command_tools.hpp"
-#include "reagent/builtins/file_tools.hpp"
-#include "reagent/builtins/local_workspace.hpp"
-#include "reagent/builtins/network_tools.hpp"
+#include "reagent/builtins/builtin_tools.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/providers/http_provider.hpp"
 #include "terminal_text.hpp"
@@ -68,48 +64,14 @@ tools::ApprovalHandler terminalApproval(bool approveAll) {
     };
 }
 
-// The built-in tools with --workspace: code-execute (in its own temporary directory), http-get,
-// web-search and crypto-price, the file tools on the workspace, and unless --read-only shell-execute and the
-// program tools.
-expected<std::vector<tools::Tool>, std::string> workspaceTools(const RunOptions& options) {
-    std::vector<tools::Tool> all;
-    if (options.workspace.empty()) {
-        return all;
-    }
-    auto code = builtins::codeExecuteTool();
-    if (!code) {
-        return fail("code-execute: " + code.error().describe());
-    }
-    all.push_back(std::move(*code));
-    auto network = builtins::networkTools();
-    if (!network) {
-        return fail("the network tools: " + network.error().describe());
-    }
-    for (auto& tool : *network) {
-        all.push_back(std::move(tool));
-    }
-    builtins::LocalWorkspaceConfig config;
-    config.root = options.workspace;
-    auto workspace = builtins::LocalWorkspace::create(std::move(config));
-    if (!workspace) {
-        return fail("--workspace: " + workspace.error().message);
-    }
-    builtins::FileToolOptions fileOptions;
-    fileOptions.readOnly = options.readOnly;
-    for (auto& tool : builtins::fileTools(*workspace, fileOptions)) {
-        all.push_back(std::move(tool));
-    }
-    if (options.readOnly) {
-        return all;
-    }
-    for (auto made : {builtins::shellExecuteTool(*workspace), builtins::gitCliTool(*workspace),
-                      builtins::ghCliTool(*workspace), builtins::gwsCliTool(*workspace)}) {
-        if (!made) {
-            return fail(made.error().describe());
-        }
-        all.push_back(std::move(*made));
-    }
-    return all;
+// The built-in tools as `reagent run` gives them: the library's defaults (code-execute in its own
+// temporary directory, http-get, web-search, crypto-price), with --workspace the file tools on it, and
+// unless --read-only shell-execute and the program tools.
+tools::BuiltinSelection builtinSelection(const RunOptions& options) {
+    tools::BuiltinSelection selection;
+    selection.workspace = options.workspace;
+    selection.readOnly = options.readOnly;
+    return selection;
 }
 
 expected<agent::AgentBuilder, std::string> agentBuilder(const RunOptions& options,
@@ -118,15 +80,11 @@ expected<agent::AgentBuilder, std::string> agentBuilder(const RunOptions& option
     if (!tools) {
         return fail("a demo tool is malformed: " + tools.error().describe());
     }
-    auto builtin = workspaceTools(options);
-    if (!builtin) {
-        return fail(builtin.error());
-    }
-    for (auto& tool : *builtin) {
-        tools->push_back(std::move(tool));
-    }
     agent::ToolsConfig toolsConfig;
     toolsConfig.tools = std::move(*tools);
+    const tools::BuiltinSelection selection = builtinSelection(options);
+    toolsConfig.workspace = selection.workspace;
+    toolsConfig.readOnly = selection.readOnly;
     toolsConfig.resultCompression.budget = options.compressionBudget;
     auto builder = agent::Agent::create();
     builder.withName("reagent")

@@ -191,11 +191,12 @@ TEST_CASE("help works on every command and --version prints the version", "[cli]
     CHECK(version.out == std::string("reagent ") + REAGENT_VERSION + "\n");
 }
 
-TEST_CASE("tools lists the demo tools and final-answer", "[cli][tools]") {
+TEST_CASE("tools lists the demo tools the built-in tools and the meta-tools", "[cli][tools]") {
     const auto pretty = runCli({"tools"});
     REQUIRE(pretty.status == 0);
     for (const char* name :
-         {"calculator\n", "word_count\n", "current_time\n", "final-answer\n", "recall\n"}) {
+         {"calculator\n", "word_count\n", "current_time\n", "final-answer\n", "task-complete\n",
+          "context-status\n", "recall\n", "http-get\n", "code-execute\n"}) {
         CHECK(pretty.out.find(name) != std::string::npos);
     }
     CHECK(pretty.out.find("\"expression\"") != std::string::npos);
@@ -211,7 +212,9 @@ TEST_CASE("tools lists the demo tools and final-answer", "[cli][tools]") {
         CHECK(tool["inputSchema"]["type"] == "object");
         byName[tool["name"]] = tool;
     }
-    REQUIRE(byName.size() == 5);
+    // Without --workspace: the network tools and code-execute, none of the workspace tools.
+    REQUIRE(byName.size() == 11);
+    CHECK(byName.count("file-read") == 0);
     REQUIRE(byName.count("final-answer") == 1);
     REQUIRE(byName.count("recall") == 1);
     const json& calculator = byName.at("calculator")["inputSchema"];

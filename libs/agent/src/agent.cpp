@@ -12,6 +12,7 @@
 #include "reagent/core/settle.hpp"
 #include "recall_tool.hpp"
 #include "result_stage.hpp"
+#include "run_meta_tools.hpp"
 
 namespace reagent::agent {
 
@@ -70,6 +71,7 @@ Task<void> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
             const int tripIndex = run->tripIndex;
             std::vector<tools::ToolCallRequest> calls = std::move(run->calls);
             auto transforms = takeTransforms(*state, calls);
+            attachRunStatus(calls, *loop, state->workingMemory);
             auto records = co_await state->executor.execute(std::move(calls), tripIndex);
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
                 processResultsNow(*state, records, *warnings);
@@ -128,6 +130,21 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
     state->emit(RunFinished{result.terminatedBy, result.iterations});
     co_return result;
+}
+
+Task<expected<std::string, AgentError>> rollbackWorkspace(std::shared_ptr<Agent::State> state,
+                                                          std::string checkpointId) {
+    if (!state->rollback) {
+        co_return fail(AgentError{AgentErrc::invalid_config,
+                                  "this agent has no workspace to roll back: give the built-in tools one "
+                                  "(ToolsConfig::workspace)"});
+    }
+    auto restore = state->rollback(std::move(checkpointId));
+    auto restored = co_await std::move(restore);
+    if (!restored) {
+        co_return fail(AgentError{AgentErrc::rollback_failed, restored.error().message});
+    }
+    co_return std::move(*restored);
 }
 
 // Settled: a caller already cancelled skips the hooks, as disposeAll does once cancelled.
@@ -218,8 +235,11 @@ expected<void, tools::ToolError> Agent::registerTool(tools::Tool tool) const {
 }
 
 bool Agent::unregisterTool(std::string_view name) const {
-    if ((state_->config.reasoning && name == kFinalAnswerTool) ||
-        (state_->config.toolSettings.recall && name == kRecallTool)) {
+    const bool meta =
+        state_->config.reasoning &&
+        (name == kFinalAnswerTool || (state_->config.metaTools.taskComplete && name == kTaskCompleteTool) ||
+         (state_->config.metaTools.contextStatus && name == kContextStatusTool));
+    if (meta || (state_->config.toolSettings.recall && name == kRecallTool)) {
         return false;
     }
     const bool removed = state_->registry.remove(name);
@@ -263,6 +283,10 @@ std::shared_ptr<memory::EpisodicStore> Agent::episodicMemory() const noexcept {
 
 const AgentConfig& Agent::config() const noexcept {
     return state_->config;
+}
+
+Task<expected<std::string, AgentError>> Agent::rollback(std::string checkpointId) const {
+    return rollbackWorkspace(state_, std::move(checkpointId));
 }
 
 Task<void> Agent::dispose() const {

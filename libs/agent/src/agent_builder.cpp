@@ -1,10 +1,13 @@
+#include <algorithm>
 #include <boost/asio/this_coro.hpp>
 #include <utility>
 
 #include "agent_state.hpp"
 #include "mcp_tools.hpp"
 #include "reagent/core/settle.hpp"
+#include "reagent/tools/builtin_catalog.hpp"
 #include "recall_tool.hpp"
+#include "run_meta_tools.hpp"
 
 namespace reagent::agent {
 
@@ -112,6 +115,11 @@ AgentBuilder& AgentBuilder::withTool(expected<tools::Tool, tools::ToolError> too
 
 AgentBuilder& AgentBuilder::withReasoning() {
     config_.reasoning = true;
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withMetaTools(MetaTools tools) {
+    config_.metaTools = tools;
     return *this;
 }
 
@@ -302,14 +310,46 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
             state->systemPrompt += "\n\n" + config_.systemPrompt;
         }
         // Registered first, so a user tool of the same name is reported as the duplicate.
-        if (auto added = state->registry.add(finalAnswerTool()); !added) {
-            problems.push_back("the final-answer meta-tool could not be registered: " +
-                               added.error().describe());
+        std::vector<tools::Tool> meta{finalAnswerTool()};
+        if (config_.metaTools.taskComplete) {
+            meta.push_back(taskCompleteTool());
+        }
+        if (config_.metaTools.contextStatus) {
+            meta.push_back(contextStatusTool());
+        }
+        for (tools::Tool& tool : meta) {
+            const std::string name = tool.definition.name;
+            if (auto added = state->registry.add(std::move(tool)); !added) {
+                problems.push_back("the " + name +
+                                   " meta-tool could not be registered: " + added.error().describe());
+            }
         }
     }
     if (config_.toolsEnabled && settings.recall) {
         if (auto added = state->registry.add(recallTool(*state)); !added) {
             problems.push_back("the recall meta-tool could not be registered: " + added.error().describe());
+        }
+    }
+    if (config_.toolsEnabled) {
+        tools::BuiltinSelection selection;
+        selection.include = settings.include;
+        selection.workspace = settings.workspace;
+        selection.readOnly = settings.readOnly;
+        if (auto builtins = tools::makeBuiltinTools(selection); !builtins) {
+            problems.push_back("built-in tools: " + builtins.error().message);
+        } else {
+            state->rollback = std::move(builtins->rollback);
+            for (tools::Tool& tool : builtins->tools) {
+                // A user tool of the same name replaces the built-in one.
+                const bool replaced = std::any_of(tools_.begin(), tools_.end(), [&](const tools::Tool& user) {
+                    return user.definition.name == tool.definition.name;
+                });
+                if (!replaced) {
+                    if (auto added = state->registry.add(std::move(tool)); !added) {
+                        problems.push_back("built-in tool: " + added.error().describe());
+                    }
+                }
+            }
         }
     }
     for (const tools::Tool& tool : tools_) {

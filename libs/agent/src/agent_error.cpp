@@ -16,6 +16,8 @@ std::string_view toString(AgentErrc code) noexcept {
             return "external_tool_call";
         case AgentErrc::internal_error:
             return "internal_error";
+        case AgentErrc::rollback_failed:
+            return "rollback_failed";
     }
     return "unknown";
 }

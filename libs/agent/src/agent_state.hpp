@@ -10,6 +10,7 @@
 #include "reagent/agent/react_loop.hpp"
 #include "reagent/memory/episodic_store.hpp"
 #include "reagent/memory/working_memory.hpp"
+#include "reagent/tools/builtin_catalog.hpp"
 #include "reagent/tools/tool_executor.hpp"
 #include "reagent/tools/tool_registry.hpp"
 
@@ -36,6 +37,8 @@ struct Agent::State {
     /// The MCP sessions, when `buildAsync` connected servers.
     std::shared_ptr<McpTools> mcp;
     SubscriptionId nextSubscription = 1;
+    /// Restores the built-in tools' workspace to a checkpoint; empty without a workspace.
+    tools::CheckpointRollback rollback;
 
     /// Gives the executor an event sink exactly when someone subscribes (events cost copies).
     void updateEventSink();

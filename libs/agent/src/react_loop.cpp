@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
+
+#include "reagent/tools/builtin_catalog.hpp"
 
 namespace reagent::agent {
 
@@ -40,6 +43,25 @@ bool isSuccessfulFinalAnswer(const tools::ToolCallRecord& record) {
     return record.name == kFinalAnswerTool && record.succeeded();
 }
 
+bool isSuccessfulTaskComplete(const tools::ToolCallRecord& record) {
+    return record.name == kTaskCompleteTool && record.succeeded();
+}
+
+std::string taskSummary(const nlohmann::json& input) {
+    if (input.is_object()) {
+        if (auto it = input.find("summary"); it != input.end()) {
+            return it->is_string() ? it->get<std::string>() : it->dump();
+        }
+    }
+    return input.is_string() ? input.get<std::string>()
+                             : input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool offers(const llm::ToolList& tools, std::string_view name) {
+    return std::any_of(tools.begin(), tools.end(),
+                       [name](const llm::ToolSpec& spec) { return spec.name == name; });
+}
+
 bool isExternal(const tools::ToolCallRecord& record) {
     return !record.succeeded() && record.outcome.error().code == tools::ToolErrc::not_executable;
 }
@@ -48,9 +70,8 @@ bool isExternal(const tools::ToolCallRecord& record) {
 
 ReactLoop::ReactLoop(LoopConfig config, std::string prompt)
     : config_(std::move(config)),
-      finalAnswerOffered_(
-          std::any_of(config_.tools.begin(), config_.tools.end(),
-                      [](const llm::ToolSpec& spec) { return spec.name == kFinalAnswerTool; })) {
+      finalAnswerOffered_(offers(config_.tools, kFinalAnswerTool)),
+      taskCompleteOffered_(offers(config_.tools, kTaskCompleteTool)) {
     config_.options.maxIterations = std::max(config_.options.maxIterations, 1);
     if (!config_.systemPrompt.empty()) {
         messages_.push_back(llm::Message::system(config_.systemPrompt));
@@ -116,8 +137,10 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
     pending_.clear();
     skipped_.clear();
     pending_.reserve(reply->toolCalls.size());
-    // `final-answer` ends the run where it stands in the batch: the calls before it run (the answer may
-    // report what they did), the calls after it do not (nothing could read their results).
+    // `final-answer` (and `task-complete`) ends the run where it stands in the batch: the calls before it
+    // run (the answer may report what they did), the calls after it do not (nothing could read their
+    // results).
+    assistantIndex_ = messages_.size() - 1;
     bool answered = false;
     for (llm::ToolCall& call : reply->toolCalls) {
         tools::ToolCallRequest request{std::move(call.id), std::move(call.name), std::move(call.arguments)};
@@ -125,7 +148,8 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
             request.argumentsProblem = std::move(call.invalidArguments->problem);
         }
         (answered ? skipped_ : pending_).push_back(std::move(request));
-        answered = answered || (finalAnswerOffered_ && pending_.back().name == kFinalAnswerTool);
+        answered = answered || (finalAnswerOffered_ && pending_.back().name == kFinalAnswerTool) ||
+                   (taskCompleteOffered_ && pending_.back().name == kTaskCompleteTool);
     }
     awaiting_ = Awaiting::tools;
     return RunTools{pending_, iterations_ - 1};
@@ -154,6 +178,11 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
         throw std::logic_error("ReactLoop::onToolResults() got " + std::to_string(records.size()) +
                                " records for a batch of " + std::to_string(pending_.size()) + " calls");
     }
+    const std::string terminalName =
+        std::any_of(records.begin(), records.end(),
+                    [](const tools::ToolCallRecord& record) { return record.name == kTaskCompleteTool; })
+            ? kTaskCompleteTool
+            : kFinalAnswerTool;
     for (tools::ToolCallRequest& call : skipped_) {
         tools::ToolCallRecord record;
         record.id = std::move(call.id);
@@ -162,12 +191,13 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
         record.input = std::move(call.arguments);
         record.outcome = unexpected(tools::ToolError{
             tools::ToolErrc::not_run,
-            "not run: this call came after final-answer in the same reply, and final-answer ends the run; "
-            "call it before final-answer, in an earlier reply"});
+            "not run: this call came after " + terminalName + " in the same reply, and " + terminalName +
+                " ends the run; call it before " + terminalName + ", in an earlier reply"});
         records.push_back(std::move(record));
     }
     skipped_.clear();
     appendToolResults(records);
+    noteCheckpoints(records);
 
     const auto answer = std::find_if(records.begin(), records.end(), isSuccessfulFinalAnswer);
     if (answer != records.end()) {
@@ -175,6 +205,10 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
         std::string output = parsed.output;
         result_.finalAnswer = std::move(parsed);
         return finish(TerminatedBy::final_answer, std::move(output));
+    }
+    const auto completed = std::find_if(records.begin(), records.end(), isSuccessfulTaskComplete);
+    if (completed != records.end()) {
+        return finish(TerminatedBy::task_complete, taskSummary(completed->input));
     }
 
     std::vector<tools::ToolCallRequest> external;
@@ -227,6 +261,19 @@ LoopAction ReactLoop::onInternalError(std::string message) {
         expectState(Awaiting::model, "onInternalError()");  // throws: the run is over
     }
     return failWith(TerminatedBy::internal_error, std::move(message));
+}
+
+void ReactLoop::noteCheckpoints(const std::vector<tools::ToolCallRecord>& records) {
+    for (const tools::ToolCallRecord& record : records) {
+        if (!record.artifacts.is_object()) {
+            continue;
+        }
+        const auto id = record.artifacts.find(tools::kCheckpointArtifact);
+        if (id != record.artifacts.end() && id->is_string()) {
+            result_.checkpoints.push_back(CheckpointMark{id->get<std::string>(), record.id, record.name,
+                                                         record.tripIndex, assistantIndex_});
+        }
+    }
 }
 
 RunResult ReactLoop::completeResult() {

@@ -1,11 +1,16 @@
 #include "reagent/agent/run_result.hpp"
 
+#include <algorithm>
+#include <cstddef>
+
 namespace reagent::agent {
 
 std::string_view toString(TerminatedBy reason) noexcept {
     switch (reason) {
         case TerminatedBy::final_answer:
             return "final_answer";
+        case TerminatedBy::task_complete:
+            return "task_complete";
         case TerminatedBy::end_turn:
             return "end_turn";
         case TerminatedBy::silent_tools:
@@ -31,6 +36,7 @@ bool isSuccess(TerminatedBy reason) noexcept {
 std::optional<AgentErrc> errorCode(TerminatedBy reason) noexcept {
     switch (reason) {
         case TerminatedBy::final_answer:
+        case TerminatedBy::task_complete:
         case TerminatedBy::end_turn:
         case TerminatedBy::silent_tools:
             return std::nullopt;
@@ -51,6 +57,17 @@ std::optional<AgentErrc> errorCode(TerminatedBy reason) noexcept {
 std::optional<AgentError> RunResult::error() const {
     if (const auto code = errorCode(terminatedBy)) {
         return AgentError{*code, errorMessage};
+    }
+    return std::nullopt;
+}
+
+std::optional<std::vector<llm::Message>> RunResult::messagesBefore(std::string_view checkpointId) const {
+    for (const CheckpointMark& mark : checkpoints) {
+        if (mark.id == checkpointId) {
+            const std::size_t end = std::min(mark.messageIndex, messages.size());
+            return std::vector<llm::Message>(messages.begin(),
+                                             messages.begin() + static_cast<std::ptrdiff_t>(end));
+        }
     }
     return std::nullopt;
 }

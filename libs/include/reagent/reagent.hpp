@@ -9,6 +9,7 @@
 #include "reagent/agent/react_loop.hpp"
 #include "reagent/agent/run_result.hpp"
 #include "reagent/builtins/agent_tools.hpp"
+#include "reagent/builtins/builtin_tools.hpp"
 #include "reagent/builtins/code_execute.hpp"
 #include "reagent/builtins/command_tools.hpp"
 #include "reagent/builtins/execution_adapter.hpp"
@@ -67,5 +68,8 @@ namespace reagent::detail {
 /// Programs that include the umbrella header reach MCP servers over every transport: the remote ones
 /// (streamable HTTP, SSE, WebSocket) are plugged into `mcp::makeTransport` before `main` runs.
 inline const bool kMcpRemoteTransportsEnabled = mcp::enableRemoteTransports();
+
+/// ... and `AgentBuilder::withTools()` registers the built-in tools (`builtins::builtinTools`).
+inline const bool kBuiltinToolsEnabled = builtins::enableBuiltinTools();
 
 }  // namespace reagent::detail

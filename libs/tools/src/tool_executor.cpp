@@ -325,6 +325,7 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
 
     Executor executor = co_await asio::this_coro::executor;
     auto context = ToolContext{call.id, definition.name, tripIndex, std::move(executor), &record.artifacts};
+    context.runStatus = call.runStatus;
     if (sink_) {
         // The executor outlives every call it runs, so `this` stays valid while the handler may report.
         context.progress = [this, id = call.id, name = definition.name,

@@ -136,10 +136,15 @@ TEST_CASE("a two-turn run calls a tool, then answers through final-answer", "[ag
     CHECK(first.messages[0].role == Role::system);
     CHECK_THAT(first.messages[0].text, Catch::Contains("final-answer"));
     CHECK_THAT(first.messages[0].text, Catch::EndsWith("You are a calculator."));
-    REQUIRE(first.tools.size() == 3);
-    CHECK(first.tools[0].name == "final-answer");
-    CHECK(first.tools[1].name == "recall");
-    CHECK(first.tools[2].name == "add");
+    // The meta-tools first, then recall, the built-in tools (this program includes <reagent/reagent.hpp>)
+    // and the user's.
+    std::vector<std::string> offered;
+    for (const auto& spec : first.tools) {
+        offered.push_back(spec.name);
+    }
+    CHECK(offered == std::vector<std::string>{"final-answer", "task-complete", "context-status", "recall",
+                                              "http-get", "web-search", "crypto-price", "code-execute",
+                                              "add"});
     CHECK(provider->requests()[1].messages.back().role == Role::tool);
 }
 
@@ -155,9 +160,9 @@ TEST_CASE("without reasoning a plain reply ends the run", "[agent][e2e]") {
     // No system prompt was given and reasoning is off: no system message, no final-answer; tools come
     // with the recall meta-tool.
     CHECK(provider->requests()[0].messages.size() == 1);
-    REQUIRE(provider->requests()[0].tools.size() == 2);
+    REQUIRE(provider->requests()[0].tools.size() == 6);
     CHECK(provider->requests()[0].tools[0].name == "recall");
-    CHECK(provider->requests()[0].tools[1].name == "add");
+    CHECK(provider->requests()[0].tools[5].name == "add");
 }
 
 TEST_CASE("a batch of three 200 ms tools runs in parallel", "[agent][e2e][parallel][timing]") {
@@ -394,7 +399,8 @@ TEST_CASE("tools can be registered and removed after build", "[agent][registry]"
         .then(ScriptedTurn::toolCall("final-answer", finalAnswer("9")));
     auto agent = Agent::create().withProvider(provider).withReasoning().build();
     REQUIRE(agent);
-    REQUIRE(agent->toolSpecs().size() == 1);
+    // final-answer, task-complete, context-status.
+    REQUIRE(agent->toolSpecs().size() == 3);
 
     auto calls = std::make_shared<int>(0);
     auto tool = addTool(calls);
@@ -403,27 +409,29 @@ TEST_CASE("tools can be registered and removed after build", "[agent][registry]"
     const auto again = agent->registerTool(*tool);
     REQUIRE_FALSE(again);
     CHECK(again.error().code == ToolErrc::duplicate_name);
-    // The first tool enables tools, and with them the recall meta-tool.
-    REQUIRE(agent->toolSpecs().size() == 3);
-    CHECK(agent->toolDefinitions()[1].name == "add");
-    CHECK(agent->toolDefinitions()[2].name == "recall");
+    // The first tool enables tools, and with them the recall meta-tool (built-ins come with withTools()).
+    REQUIRE(agent->toolSpecs().size() == 5);
+    CHECK(agent->toolDefinitions()[3].name == "add");
+    CHECK(agent->toolDefinitions()[4].name == "recall");
 
     const RunResult result = runCoro(agent->run("4+5"));
     CHECK(result.output == "9");
     CHECK(*calls == 1);
-    CHECK(provider->requests()[0].tools.size() == 3);
+    CHECK(provider->requests()[0].tools.size() == 5);
 
     CHECK_FALSE(agent->unregisterTool("final-answer"));
+    CHECK_FALSE(agent->unregisterTool("task-complete"));
+    CHECK_FALSE(agent->unregisterTool("context-status"));
     CHECK_FALSE(agent->unregisterTool("recall"));
     CHECK_FALSE(agent->unregisterTool("missing"));
     CHECK(agent->unregisterTool("add"));
-    REQUIRE(agent->toolSpecs().size() == 2);
+    REQUIRE(agent->toolSpecs().size() == 4);
     CHECK(agent->toolSpecs()[0].name == "final-answer");
 
     // Handles are copies sharing one agent.
     const Agent copy = *agent;
     REQUIRE(copy.registerTool(*tool));
-    CHECK(agent->toolSpecs().size() == 3);
+    CHECK(agent->toolSpecs().size() == 5);
 }
 
 TEST_CASE("runs of an unchanged agent offer the very same tool list", "[agent][registry]") {

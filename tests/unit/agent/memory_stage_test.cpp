@@ -424,13 +424,15 @@ TEST_CASE("recall is offered with tools and can be turned off", "[agent][memory]
     for (const auto& spec : withRecall->toolSpecs()) {
         names.push_back(spec.name);
     }
-    CHECK(names == std::vector<std::string>{"recall", "t"});
+    CHECK(names ==
+          std::vector<std::string>{"recall", "http-get", "web-search", "crypto-price", "code-execute", "t"});
     CHECK_FALSE(withRecall->unregisterTool("recall"));
     CHECK(withRecall->config().provider == provider);
 
     ToolsConfig off;
     off.tools.push_back(fixedTool("t", "x", nullptr));
     off.recall = false;
+    off.include = std::vector<std::string>{};  // no built-in tools either
     auto without = Agent::create().withProvider(provider).withTools(off).build();
     REQUIRE(without.has_value());
     REQUIRE(without->toolSpecs().size() == 1);

@@ -58,13 +58,23 @@ class Agent {
 
     /// \brief Adds a tool after build. Errors as `ToolRegistry::add`.
     [[nodiscard]] expected<void, tools::ToolError> registerTool(tools::Tool tool) const;
-    /// \brief Removes a user tool; false when absent or built-in (`final-answer`).
+    /// \brief Removes a tool; false when absent or a meta-tool (`final-answer`, `task-complete`,
+    /// `context-status`, `recall`).
     bool unregisterTool(std::string_view name) const;
 
     /// \brief The tools offered to the model, meta-tools included.
     [[nodiscard]] std::vector<llm::ToolSpec> toolSpecs() const;
     /// \brief The full definitions of the registered tools, in registration order.
     [[nodiscard]] std::vector<tools::ToolDefinition> toolDefinitions() const;
+
+    /// \brief Restores the workspace of the built-in tools (`ToolsConfig::workspace`) to a checkpoint of
+    /// `RunResult::checkpoints`; returns a line saying what was restored, and the id of a checkpoint that
+    /// undoes the rollback. The conversation before the change is `RunResult::messagesBefore(id)`.
+    ///
+    /// \par Errors
+    /// `invalid_config` when the agent has no workspace; `rollback_failed` when the checkpoint is unknown or
+    /// the files cannot be restored (the message says which).
+    [[nodiscard]] Task<expected<std::string, AgentError>> rollback(std::string checkpointId) const;
 
     /// \brief Calls `handler` for every event of every later run.
     SubscriptionId subscribe(EventHandler handler) const;
@@ -119,7 +129,9 @@ class AgentBuilder {
             "reagent::reagent, or pass a provider: withProvider(providers::fromEnvironment(kind))");
         return deferProvider([name = std::string(kind)] { return ProviderByKind<Tag>::make(name); });
     }
-    /// \brief Enables tools, registering `config.tools`.
+    /// \brief Enables tools, registering `config.tools` and the built-in tools `config.include` selects (by
+    /// default the network tools and `code-execute`, with `config.workspace` the file, shell and program
+    /// tools too; see `ToolSettings::include`). A user tool named like a built-in one replaces it.
     AgentBuilder& withTools(ToolsConfig config = {});
     AgentBuilder& withTools(std::vector<tools::Tool> tools);
     /// \brief Adds one tool straight from `ToolBuilder::build()`; a build error is reported by `build()`.
@@ -127,6 +139,9 @@ class AgentBuilder {
     /// \brief Enables the ReAct loop's meta-tool `final-answer` and its system guidance. The iteration limit
     /// is `withMaxIterations`'s, whatever the order of the calls.
     AgentBuilder& withReasoning();
+    /// \brief Chooses the meta-tools registered with reasoning besides `final-answer` (`task-complete` and
+    /// `context-status`, both on by default).
+    AgentBuilder& withMetaTools(MetaTools tools);
     /// \brief Enables episodic memory: each tool result is logged in a SQLite file (WAL) that `recall` can
     /// search in later runs and later processes. `build()` opens the file and reports a failure.
     AgentBuilder& withMemory(MemoryConfig config = {});

@@ -41,6 +41,27 @@ struct ToolSettings {
     std::chrono::milliseconds transformStageTimeout{10'000};
     /// Whether the `recall` meta-tool is registered (when tools are enabled). Default true.
     bool recall = true;
+    /// The built-in tools `withTools()` registers, by name (see `builtins::builtinToolCatalog`). Unset (the
+    /// default): `http-get`, `web-search`, `crypto-price` and `code-execute`, plus the workspace tools when
+    /// `workspace` is set. An empty list: none. Built-ins are there when the program enabled them, as
+    /// `<reagent/reagent.hpp>` does; otherwise naming one is reported by `build()`.
+    std::optional<std::vector<std::string>> include;
+    /// The directory the file, shell and program tools are confined to. Empty (the default): those tools
+    /// are not registered.
+    std::string workspace;
+    /// Leaves out the built-in tools that change the workspace (`file-write`, `file-edit`,
+    /// `shell-execute`, `git-cli`, `gh-cli`, `gws-cli`). Default false.
+    bool readOnly = false;
+};
+
+/// \brief The meta-tools with live state of the run that `withReasoning()` registers besides
+/// `final-answer` (`withMetaTools`).
+struct MetaTools {
+    /// `task-complete`: ends the run with a summary when the work itself is the deliverable. Default on.
+    bool taskComplete = true;
+    /// `context-status`: reports iterations used and left, tools used and pending, stored keys, tokens.
+    /// Default on.
+    bool contextStatus = true;
 };
 
 /// \brief `withTools(...)`: the tools to register and how to run them.
@@ -87,8 +108,11 @@ struct AgentConfig {
     LoopOptions loop;
     /// Whether tools are enabled at all.
     bool toolsEnabled = false;
-    /// Whether the ReAct meta-tools (`final-answer`) are registered.
+    /// Whether the ReAct meta-tools (`final-answer`, and as `metaTools` says `task-complete` and
+    /// `context-status`) are registered.
     bool reasoning = false;
+    /// The optional meta-tools registered with reasoning.
+    MetaTools metaTools;
     /// Set by `withTools(...)`.
     ToolSettings toolSettings;
     /// Set by `withMemory(...)`: episodic memory is enabled.

@@ -23,6 +23,9 @@ enum class AgentErrc {
     /// A component broke its contract (a provider or handler threw where it must not); the message
     /// carries the exception's text. Report it as a bug.
     internal_error,
+    /// `Agent::rollback` could not restore the workspace (unknown checkpoint, files that cannot be
+    /// written); the message says which.
+    rollback_failed,
 };
 
 [[nodiscard]] std::string_view toString(AgentErrc code) noexcept;

@@ -18,6 +18,10 @@ namespace reagent::agent {
 
 /// \brief Name of the meta-tool that ends a run with a structured answer.
 inline constexpr const char* kFinalAnswerTool = "final-answer";
+/// \brief Name of the meta-tool that ends a run with a summary of what was done.
+inline constexpr const char* kTaskCompleteTool = "task-complete";
+/// \brief Name of the meta-tool that reports the run's state (budget, tools, memory keys, tokens).
+inline constexpr const char* kContextStatusTool = "context-status";
 
 /// \brief What a run is, independent of any I/O.
 struct LoopConfig {
@@ -61,10 +65,10 @@ using LoopAction = std::variant<CallModel, RunTools, Finish, Fail>;
 /// its output; a batch of only silent calls finishes after dispatch; a declaration-only call stops the
 /// run for the caller; the iteration limit, a provider error or cancellation fail the run.
 ///
-/// `final-answer` (when offered) ends a batch where it stands: the calls before it in the reply run
-/// (the answer may report what they did); the calls after it are not run — `RunTools` leaves them out,
-/// and they are recorded as `ToolErrc::not_run` with a tool message saying why, so that every call of the
-/// reply has its result and a model whose answer was refused can call them again.
+/// `final-answer` and `task-complete` (when offered) end a batch where they stand: the calls before it in the
+/// reply run (the answer may report what they did); the calls after it are not run — `RunTools` leaves them
+/// out, and they are recorded as `ToolErrc::not_run` with a tool message saying why, so that every call of
+/// the reply has its result and a model whose answer was refused can call them again.
 ///
 /// The driver (`Agent::run`) performs each action and calls back exactly once per action. Calling out
 /// of order is a programming error (`std::logic_error`).
@@ -99,6 +103,14 @@ class ReactLoop {
 
     [[nodiscard]] const std::vector<llm::Message>& messages() const noexcept { return messages_; }
     [[nodiscard]] int iterations() const noexcept { return iterations_; }
+    /// \brief The iteration limit of this run.
+    [[nodiscard]] int maxIterations() const noexcept { return config_.options.maxIterations; }
+    /// \brief Tokens used so far.
+    [[nodiscard]] const llm::Usage& usage() const noexcept { return result_.usage; }
+    /// \brief The calls whose results came back so far, in order.
+    [[nodiscard]] const std::vector<tools::ToolCallRecord>& toolCalls() const noexcept {
+        return result_.toolCalls;
+    }
     /// \brief True once a `Finish` or `Fail` was returned.
     [[nodiscard]] bool done() const noexcept { return awaiting_ == Awaiting::done; }
 
@@ -106,6 +118,8 @@ class ReactLoop {
     enum class Awaiting { start, model, tools, done };
     void expectState(Awaiting expected, const char* operation) const;
     void appendToolResults(const std::vector<tools::ToolCallRecord>& records);
+    /// Gathers the checkpoints the batch's calls recorded (`tools::kCheckpointArtifact`).
+    void noteCheckpoints(const std::vector<tools::ToolCallRecord>& records);
     [[nodiscard]] LoopAction callModel();
     /// Ends with `output`; `errorMessage` only for an end that is not a success (external calls).
     [[nodiscard]] LoopAction finish(TerminatedBy reason, std::string output, std::string errorMessage = {});
@@ -116,6 +130,10 @@ class ReactLoop {
     LoopConfig config_;
     /// Whether `final-answer` is among the offered tools (it then ends a batch where it stands).
     bool finalAnswerOffered_;
+    /// Whether `task-complete` is offered (it ends a batch as `final-answer` does).
+    bool taskCompleteOffered_;
+    /// Index in `messages_` of the assistant message that asked for the current batch.
+    std::size_t assistantIndex_ = 0;
     std::vector<llm::Message> messages_;
     Awaiting awaiting_ = Awaiting::start;
     int iterations_ = 0;

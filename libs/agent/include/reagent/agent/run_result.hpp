@@ -3,6 +3,7 @@
 /// \brief `RunResult`: what one `Agent::run` produced.
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,11 +16,13 @@
 
 namespace reagent::agent {
 
-/// \brief Why the loop stopped: the one record of a run's outcome. The first three are successes; each of the
+/// \brief Why the loop stopped: the one record of a run's outcome. The first four are successes; each of the
 /// others has the `AgentErrc` of the same name (`errorCode`).
 enum class TerminatedBy {
     /// The model called the `final-answer` meta-tool.
     final_answer,
+    /// The model called the `task-complete` meta-tool; its summary is the output.
+    task_complete,
     /// The model replied without tool calls; its text is the output.
     end_turn,
     /// Every call of the last batch was to a silent tool.
@@ -37,7 +40,8 @@ enum class TerminatedBy {
 };
 
 [[nodiscard]] std::string_view toString(TerminatedBy reason) noexcept;
-/// \brief True for the reasons that end a run with an answer: `final_answer`, `end_turn`, `silent_tools`.
+/// \brief True for the reasons that end a run with an answer: `final_answer`, `task_complete`, `end_turn`,
+/// `silent_tools`.
 [[nodiscard]] bool isSuccess(TerminatedBy reason) noexcept;
 /// \brief The error code of a run that stopped for `reason`; nothing for a success.
 [[nodiscard]] std::optional<AgentErrc> errorCode(TerminatedBy reason) noexcept;
@@ -50,6 +54,21 @@ struct FinalAnswer {
     std::string summary;
     /// The model's confidence in [0, 1], when given.
     std::optional<double> confidence;
+};
+
+/// \brief A checkpoint a tool call recorded before changing the workspace (`file-write`, `file-edit`,
+/// `shell-execute`): restore the files with `Agent::rollback(id)`, and the conversation with
+/// `RunResult::messagesBefore(id)`.
+struct CheckpointMark {
+    /// The checkpoint's id (as `ExecutionAdapter::rollback` takes it).
+    std::string id;
+    /// The call that recorded it.
+    std::string toolCallId;
+    std::string toolName;
+    int tripIndex = 0;
+    /// Index in `RunResult::messages` of the assistant message that asked for the call: the messages
+    /// before it are the conversation as it stood before the change.
+    std::size_t messageIndex = 0;
 };
 
 /// \brief What one run produced. How it ended is stored once, in `terminatedBy`; `success()` and `error()`
@@ -80,6 +99,8 @@ struct RunResult {
     /// locked by another connection for longer than the busy timeout, run cancelled while waiting for
     /// the lock). The same text is emitted as a `MemoryWarning` event when it happens.
     std::vector<std::string> warnings;
+    /// The checkpoints recorded by the run's tool calls, in order.
+    std::vector<CheckpointMark> checkpoints;
     std::chrono::microseconds duration{0};
 
     /// \brief True when the run ended with an answer (`isSuccess(terminatedBy)`).
@@ -87,6 +108,10 @@ struct RunResult {
     /// \brief Why the run did not succeed: the code of `terminatedBy` (`errorCode`) with `errorMessage`;
     /// nothing when `success()`.
     [[nodiscard]] std::optional<AgentError> error() const;
+    /// \brief The conversation as it stood before the model asked for the call that recorded checkpoint
+    /// `checkpointId` (to continue from there after `Agent::rollback`); nothing for an unknown id.
+    [[nodiscard]] std::optional<std::vector<llm::Message>> messagesBefore(
+        std::string_view checkpointId) const;
 };
 
 }  // namespace reagent::agent

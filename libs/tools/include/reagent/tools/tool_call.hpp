@@ -3,6 +3,7 @@
 /// \brief `ToolCallRequest` and `ToolCallRecord`: a call as asked for and as it happened.
 
 #include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -21,6 +22,9 @@ struct ToolCallRequest {
     /// Set when the model's arguments were not valid JSON (`llm::ToolCall::invalidArguments`): the call
     /// is answered with an `invalid_arguments` error saying this, and its handler does not run.
     std::optional<std::string> argumentsProblem{};
+    /// A snapshot of the run that asked for the call, handed to the handler as `ToolContext::runStatus`
+    /// (the agent sets it; `context-status` reads it). Empty outside an agent run.
+    std::function<nlohmann::json()> runStatus{};
 };
 
 /// \brief What happened to one call: input, output or error, and timing.

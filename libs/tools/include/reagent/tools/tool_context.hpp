@@ -36,6 +36,10 @@ struct ToolContext {
     /// Reports progress while the call runs (each report becomes a `ToolProgressed` event); empty when
     /// nobody listens, so check before calling, or use `reportProgress`.
     std::function<void(const ToolProgress&)> progress{};
+    /// A snapshot of the run that asked for the call, as JSON: iteration and budget, tools used and
+    /// pending, working-memory keys, tokens (see the `context-status` meta-tool). Empty when the call does
+    /// not come from an agent run (an MCP client, the tools facade).
+    std::function<nlohmann::json()> runStatus{};
 
     /// \brief Reports progress if anyone listens.
     void reportProgress(const ToolProgress& value) const {

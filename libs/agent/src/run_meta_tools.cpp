@@ -1,0 +1,108 @@
+// context-status and task-complete: the meta-tools with live state of the run (seed 002).
+
+#include "run_meta_tools.hpp"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reagent/agent/react_loop.hpp"
+#include "reagent/memory/working_memory.hpp"
+
+namespace reagent::agent {
+
+namespace {
+
+using nlohmann::json;
+
+Task<tools::ToolResult> recordCompletion() {
+    co_return std::string("task completion recorded");
+}
+
+Task<tools::ToolResult> reportStatus(tools::ToolContext context) {
+    if (!context.runStatus) {
+        co_return fail(tools::ToolError{tools::ToolErrc::failed,
+                                        "context-status reports on an agent run, and this call did not come "
+                                        "from one"});
+    }
+    co_return context.runStatus().dump(2);
+}
+
+// The status of the run at the time of the call.
+json runStatus(const ReactLoop& loop, const memory::WorkingMemory& memory,
+               const std::shared_ptr<const std::vector<std::string>>& batch) {
+    std::map<std::string, int> used;
+    int failed = 0;
+    for (const tools::ToolCallRecord& record : loop.toolCalls()) {
+        ++used[record.name];
+        failed += record.succeeded() ? 0 : 1;
+    }
+    json keys = json::array();
+    for (const auto& entry : memory.list()) {
+        keys.push_back(entry.key);
+    }
+    const llm::Usage& usage = loop.usage();
+    return json{
+        {"iteration", loop.iterations()},
+        {"maxIterations", loop.maxIterations()},
+        {"iterationsLeft", loop.maxIterations() - loop.iterations()},
+        {"toolsUsed", used},
+        {"toolCallsMade", loop.toolCalls().size()},
+        {"toolCallsFailed", failed},
+        {"pending", *batch},
+        {"storedKeys", std::move(keys)},
+        {"tokens", {{"input", usage.inputTokens}, {"output", usage.outputTokens}, {"total", usage.total()}}},
+        {"messages", loop.messages().size()}};
+}
+
+}  // namespace
+
+tools::Tool taskCompleteTool() {
+    tools::Tool tool;
+    tool.definition.name = kTaskCompleteTool;
+    tool.definition.description =
+        "Declare the task complete: call this once, with a summary of what was done, when the work itself "
+        "is the deliverable (files changed, commands run) and there is no separate answer to give. Nothing "
+        "runs after it.";
+    tool.definition.inputSchema =
+        json{{"type", "object"},
+             {"properties",
+              {{"summary",
+                {{"type", "string"}, {"description", "What was done, for the user, in a few sentences."}}}}},
+             {"required", {"summary"}}};
+    tool.definition.category = "meta";
+    tool.definition.action = [](const json&) { return std::string("Completing the task"); };
+    tool.handler = [](json, tools::ToolContext) { return recordCompletion(); };
+    return tool;
+}
+
+tools::Tool contextStatusTool() {
+    tools::Tool tool;
+    tool.definition.name = kContextStatusTool;
+    tool.definition.description =
+        "Report the state of this run: iterations used and left, the tools called so far, the calls pending "
+        "in this step, the keys stored in working memory (read them with recall), and the tokens used. "
+        "Takes no arguments.";
+    tool.definition.inputSchema = json{{"type", "object"}, {"properties", json::object()}};
+    tool.definition.category = "meta";
+    tool.definition.action = [](const json&) { return std::string("Checking the run's status"); };
+    tool.handler = [](json, tools::ToolContext context) { return reportStatus(std::move(context)); };
+    return tool;
+}
+
+void attachRunStatus(std::vector<tools::ToolCallRequest>& calls, const ReactLoop& loop,
+                     const memory::WorkingMemory& memory) {
+    auto batch = std::make_shared<std::vector<std::string>>();
+    batch->reserve(calls.size());
+    for (const tools::ToolCallRequest& call : calls) {
+        batch->push_back(call.name);
+    }
+    // The loop and the memory outlive the batch; a tool must not keep the function past its call.
+    std::shared_ptr<const std::vector<std::string>> names = std::move(batch);
+    for (tools::ToolCallRequest& call : calls) {
+        call.runStatus = [&loop, &memory, names] { return runStatus(loop, memory, names); };
+    }
+}
+
+}  // namespace reagent::agent

@@ -1,0 +1,28 @@
+#pragma once
+// Private to libs/agent: the meta-tools that read or end the run they are called in.
+
+#include <vector>
+
+#include "reagent/tools/tool.hpp"
+#include "reagent/tools/tool_call.hpp"
+
+namespace reagent::memory {
+class WorkingMemory;
+}
+
+namespace reagent::agent {
+
+class ReactLoop;
+
+/// `task-complete`: ends the run with a summary of what was done (the loop recognises it).
+[[nodiscard]] tools::Tool taskCompleteTool();
+
+/// `context-status`: reports the run's state from `ToolContext::runStatus`.
+[[nodiscard]] tools::Tool contextStatusTool();
+
+/// Gives every call of a batch the run's status (`ToolCallRequest::runStatus`): computed when a tool asks,
+/// from the loop and the agent, which outlive the batch.
+void attachRunStatus(std::vector<tools::ToolCallRequest>& calls, const ReactLoop& loop,
+                     const memory::WorkingMemory& memory);
+
+}  // namespace reagent::agent
