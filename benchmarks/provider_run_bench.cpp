@@ -127,7 +127,14 @@ agent::Agent buildAgent(int port, int concurrent) {
                     .param("text", "string", "Text to echo", {.required = true})
                     .handler(echo)
                     .build();
-    auto built = agent::Agent::create().withProvider(std::move(*provider)).withTool(std::move(tool)).build();
+    // The same single tool the peers offer: no built-in tools.
+    agent::ToolsConfig only;
+    only.include = std::vector<std::string>{};
+    auto built = agent::Agent::create()
+                     .withProvider(std::move(*provider))
+                     .withTools(std::move(only))
+                     .withTool(std::move(tool))
+                     .build();
     if (!built) {
         throw std::runtime_error(built.error().describe());
     }
