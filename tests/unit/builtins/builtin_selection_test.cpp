@@ -275,3 +275,38 @@ TEST_CASE("checkpoints are gathered on the run and roll back files and conversat
     REQUIRE_FALSE(refused);
     CHECK(refused.error().code == AgentErrc::invalid_config);
 }
+
+TEST_CASE("a scripted agent with withTools reads edits greps runs code and rolls the change back",
+          "[builtins][agent][e2e]") {
+    WorkspaceFixture ws;
+    ws.file("src/app.cfg", "mode = slow\n");
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::toolCall("file-read", {{"path", "src/app.cfg"}}))
+        .then(ScriptedTurn::toolCall(
+                  "file-edit", {{"path", "src/app.cfg"}, {"searchCode", "slow"}, {"replaceCode", "fast"}})
+                  .expectLastMessageContains("mode = slow"))
+        .then(ScriptedTurn::toolCall("grep", {{"pattern", "mode"}, {"output_mode", "content"}})
+                  .expectLastMessageContains("replaced 1 occurrence"))
+        .then(ScriptedTurn::toolCall("code-execute", {{"language", "sh"}, {"code", "echo $((6 * 7))"}})
+                  .expectLastMessageContains("src/app.cfg:1:mode = fast"))
+        .then(ScriptedTurn::toolCall("task-complete", {{"summary", "mode is fast"}})
+                  .expectLastMessageContains("42"));
+    ToolsConfig config;
+    config.workspace = ws.root.string();
+    auto agent = Agent::create().withProvider(provider).withTools(config).withReasoning().build();
+    REQUIRE(agent);
+    const RunResult result = ws.run(agent->run("make it fast"));
+    INFO(result.errorMessage);
+    REQUIRE(result.terminatedBy == TerminatedBy::task_complete);
+    CHECK(result.output == "mode is fast");
+    CHECK(WorkspaceFixture::readFile(ws.root / "src/app.cfg") == "mode = fast\n");
+    REQUIRE(result.checkpoints.size() == 1);
+
+    const auto rolled = ws.run(agent->rollback(result.checkpoints[0].id));
+    REQUIRE(rolled);
+    CHECK(WorkspaceFixture::readFile(ws.root / "src/app.cfg") == "mode = slow\n");
+    // The conversation before the edit ends with the file's content, read by the first call.
+    const auto before = result.messagesBefore(result.checkpoints[0].id);
+    REQUIRE(before);
+    CHECK(before->back().role == reagent::llm::Role::tool);
+}
