@@ -37,8 +37,7 @@ std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_p
 // The small coroutine shell around the sans-io loop: it performs each action and reports back. Between
 // steps it checks for cancellation so that a cancelled run still ends with a result.
 Task<void> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
-                 std::shared_ptr<std::vector<std::string>> warnings, RunResult* out) {
-    LoopAction action = loop->start();
+                 std::shared_ptr<std::vector<std::string>> warnings, RunResult* out, LoopAction action) {
     for (;;) {
         if (auto* call = std::get_if<CallModel>(&action)) {
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
@@ -86,6 +85,9 @@ Task<void> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
             action = loop->onToolResults(std::move(records));
         } else if (auto* finish = std::get_if<Finish>(&action)) {
             *out = std::move(finish->result);
+            if (loop->awaitingResults()) {
+                out->state = loop->save();  // for Agent::resume
+            }
             co_return;
         } else {
             *out = std::move(std::get<Fail>(action).result);
@@ -103,15 +105,13 @@ RunResult resultOf(LoopAction action) {
 
 // Nothing escapes a run: an exception from a component that broke its contract still yields a result
 // holding everything the loop had recorded.
-Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt) {
-    const auto started = std::chrono::steady_clock::now();
-    ReactLoop loop(state->loopConfig(), prompt);
-    state->emit(RunStarted{std::move(prompt)});
-
+Task<RunResult> driveToEnd(std::shared_ptr<Agent::State> state, ReactLoop& loop, LoopAction first,
+                           std::chrono::steady_clock::time_point started) {
     auto warnings = std::make_shared<std::vector<std::string>>();
     // The result is written in place: a RunResult is large, and settling it by value would move it twice.
     RunResult result;
-    const auto driven = co_await settle(drive(state, &loop, warnings, &result));
+    auto driving = drive(state, &loop, warnings, &result, std::move(first));
+    const auto driven = co_await settle(std::move(driving));
     if (!driven) {
         const bool wasCancelled = driven.error().code == EffectErrc::cancelled;
         const std::string message = "unexpected exception during the run: " + driven.error().message;
@@ -130,6 +130,53 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
     state->emit(RunFinished{result.terminatedBy, result.iterations});
     co_return result;
+}
+
+Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt) {
+    const auto started = std::chrono::steady_clock::now();
+    ReactLoop loop(state->loopConfig(), prompt);
+    state->emit(RunStarted{std::move(prompt)});
+    auto first = loop.start();
+    auto run = driveToEnd(state, loop, std::move(first), started);
+    co_return co_await std::move(run);
+}
+
+// The prompt a saved run started from (its first user message), for the RunStarted event.
+std::string promptOf(const ReactLoop& loop) {
+    for (const llm::Message& message : loop.messages()) {
+        if (message.role == llm::Role::user) {
+            return message.text;
+        }
+    }
+    return {};
+}
+
+Task<expected<RunResult, AgentError>> resumeAgent(std::shared_ptr<Agent::State> state, nlohmann::json saved,
+                                                  std::vector<ExternalResult> results) {
+    const auto started = std::chrono::steady_clock::now();
+    auto restored = ReactLoop::restore(state->loopConfig(), saved);
+    if (!restored) {
+        co_return fail(std::move(restored.error()));
+    }
+    ReactLoop loop = std::move(*restored);
+    LoopAction first;
+    if (loop.awaitingResults()) {
+        auto resumed = loop.resume(std::move(results));
+        if (!resumed) {
+            co_return fail(std::move(resumed.error()));
+        }
+        first = std::move(*resumed);
+    } else if (loop.done()) {
+        co_return fail(AgentError{AgentErrc::invalid_state, "cannot resume the run: it has already ended"});
+    } else if (!results.empty()) {
+        co_return fail(AgentError{AgentErrc::invalid_state,
+                                  "results were supplied, but the saved run was not waiting for any"});
+    } else {
+        first = loop.proceed();
+    }
+    state->emit(RunStarted{promptOf(loop)});
+    auto run = driveToEnd(state, loop, std::move(first), started);
+    co_return co_await std::move(run);
 }
 
 Task<expected<std::string, AgentError>> rollbackWorkspace(std::shared_ptr<Agent::State> state,
@@ -283,6 +330,11 @@ std::shared_ptr<memory::EpisodicStore> Agent::episodicMemory() const noexcept {
 
 const AgentConfig& Agent::config() const noexcept {
     return state_->config;
+}
+
+Task<expected<RunResult, AgentError>> Agent::resume(nlohmann::json state,
+                                                    std::vector<ExternalResult> results) const {
+    return resumeAgent(state_, std::move(state), std::move(results));
 }
 
 Task<expected<std::string, AgentError>> Agent::rollback(std::string checkpointId) const {

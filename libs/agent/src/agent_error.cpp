@@ -18,6 +18,8 @@ std::string_view toString(AgentErrc code) noexcept {
             return "internal_error";
         case AgentErrc::rollback_failed:
             return "rollback_failed";
+        case AgentErrc::invalid_state:
+            return "invalid_state";
     }
     return "unknown";
 }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "reagent/tools/builtin_catalog.hpp"
+#include "run_state_codec.hpp"
 
 namespace reagent::agent {
 
@@ -94,6 +95,9 @@ void ReactLoop::expectState(Awaiting expected, const char* operation) const {
         case Awaiting::tools:
             state = "while awaiting tool results";
             break;
+        case Awaiting::external:
+            state = "while the run waits for declaration-only results (resume())";
+            break;
         case Awaiting::done:
             break;
     }
@@ -106,12 +110,17 @@ LoopAction ReactLoop::start() {
     return callModel();
 }
 
-LoopAction ReactLoop::callModel() {
+llm::ModelRequest ReactLoop::modelRequest() const {
     llm::ModelRequest request;
     request.messages = messages_;
     request.tools = config_.tools;
     request.temperature = config_.options.temperature;
     request.maxTokens = config_.options.maxTokens;
+    return request;
+}
+
+LoopAction ReactLoop::callModel() {
+    llm::ModelRequest request = modelRequest();
     awaiting_ = Awaiting::model;
     const int iteration = iterations_++;
     return CallModel{std::move(request), iteration};
@@ -196,6 +205,22 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
         records.push_back(std::move(record));
     }
     skipped_.clear();
+
+    // A batch with declaration-only calls waits for their results (unless it also ended the run): held
+    // whole, so that on `resume` the tool messages go in call order, as if nothing had stopped.
+    const bool answered =
+        std::any_of(records.begin(), records.end(), [](const tools::ToolCallRecord& record) {
+            return isSuccessfulFinalAnswer(record) || isSuccessfulTaskComplete(record);
+        });
+    if (!answered && std::any_of(records.begin(), records.end(), isExternal)) {
+        held_ = std::move(records);
+        awaiting_ = Awaiting::external;
+        return pausedResult();
+    }
+    return completeBatch(std::move(records));
+}
+
+LoopAction ReactLoop::completeBatch(std::vector<tools::ToolCallRecord> records) {
     appendToolResults(records);
     noteCheckpoints(records);
 
@@ -211,23 +236,6 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
         return finish(TerminatedBy::task_complete, taskSummary(completed->input));
     }
 
-    std::vector<tools::ToolCallRequest> external;
-    for (const tools::ToolCallRecord& record : records) {
-        if (isExternal(record)) {
-            external.push_back(tools::ToolCallRequest{record.id, record.name, record.input});
-        }
-    }
-    if (!external.empty()) {
-        std::string names;
-        for (const auto& call : external) {
-            names += (names.empty() ? "" : ", ") + call.name;
-        }
-        result_.pendingToolCalls = std::move(external);
-        return finish(TerminatedBy::external_tool_calls, lastText_,
-                      "the model called declaration-only tools (" + names +
-                          "); execute them and continue with their results (see pendingToolCalls)");
-    }
-
     const bool allSilent = std::all_of(
         records.begin(), records.end(),
         [](const tools::ToolCallRecord& record) { return record.mode == tools::ToolMode::silent; });
@@ -240,6 +248,83 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
                             " iterations without a final answer; raise it with withMaxIterations");
     }
     return callModel();
+}
+
+LoopAction ReactLoop::pausedResult() {
+    // The result shows the batch as it stands (the other calls' messages, every record), while the loop
+    // keeps the batch held: the members are applied, copied out, and put back.
+    const std::vector<llm::Message> keptMessages = messages_;
+    const RunResult keptResult = result_;
+    appendToolResults(held_);
+    noteCheckpoints(held_);
+    std::vector<tools::ToolCallRequest> external;
+    std::string names;
+    for (const tools::ToolCallRecord& record : held_) {
+        if (isExternal(record)) {
+            external.push_back(tools::ToolCallRequest{record.id, record.name, record.input});
+            names += (names.empty() ? "" : ", ") + record.name;
+        }
+    }
+    result_.pendingToolCalls = std::move(external);
+    result_.output = lastText_;
+    result_.terminatedBy = TerminatedBy::external_tool_calls;
+    result_.errorMessage = "the model called declaration-only tools (" + names +
+                           "); execute them and continue with their results (see pendingToolCalls, and "
+                           "Agent::resume with RunResult::state)";
+    RunResult paused = completeResult();
+    messages_ = keptMessages;
+    result_ = keptResult;
+    return Finish{std::move(paused)};
+}
+
+expected<LoopAction, AgentError> ReactLoop::resume(std::vector<ExternalResult> results) {
+    if (awaiting_ != Awaiting::external) {
+        return fail(AgentError{AgentErrc::invalid_state,
+                               "this run is not waiting for the results of declaration-only tools"});
+    }
+    std::vector<bool> used(results.size(), false);
+    std::string missing;
+    for (tools::ToolCallRecord& record : held_) {
+        if (!isExternal(record)) {
+            continue;
+        }
+        const auto found = std::find_if(results.begin(), results.end(), [&](const ExternalResult& result) {
+            return result.callId == record.id;
+        });
+        if (found == results.end()) {
+            missing += (missing.empty() ? "" : ", ") + record.id + " (" + record.name + ")";
+            continue;
+        }
+        used[static_cast<std::size_t>(found - results.begin())] = true;
+    }
+    if (!missing.empty()) {
+        return fail(
+            AgentError{AgentErrc::invalid_state, "no result supplied for the pending call(s) " + missing});
+    }
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        if (!used[i]) {
+            return fail(
+                AgentError{AgentErrc::invalid_state, "a result was supplied for call '" + results[i].callId +
+                                                         "', which is not a pending call of this run"});
+        }
+    }
+    // Checked above: every pending call has its result and nothing else was given.
+    for (tools::ToolCallRecord& record : held_) {
+        if (!isExternal(record)) {
+            continue;
+        }
+        auto& result = *std::find_if(results.begin(), results.end(), [&](const ExternalResult& supplied) {
+            return supplied.callId == record.id;
+        });
+        record.outcome = std::move(result.outcome);
+        if (!record.outcome && record.outcome.error().code == tools::ToolErrc::not_executable) {
+            record.outcome.error().code = tools::ToolErrc::failed;  // never taken for pending again
+        }
+    }
+    awaiting_ = Awaiting::tools;
+    auto records = std::move(held_);
+    held_.clear();
+    return completeBatch(std::move(records));
 }
 
 LoopAction ReactLoop::onCancelled(std::vector<tools::ToolCallRecord> inFlight) {
@@ -296,6 +381,166 @@ LoopAction ReactLoop::failWith(TerminatedBy reason, std::string message) {
     result_.terminatedBy = reason;
     result_.errorMessage = std::move(message);
     return Fail{completeResult()};
+}
+
+}  // namespace reagent::agent
+
+namespace reagent::agent {
+
+namespace {
+
+constexpr const char* kStateFormat = "reagent.run/1";
+
+const char* awaitingName(int state) {
+    static constexpr const char* kNames[] = {"start", "model", "tools", "external", "done"};
+    return kNames[state];
+}
+
+}  // namespace
+
+ReactLoop::ReactLoop(LoopConfig config)
+    : config_(std::move(config)),
+      finalAnswerOffered_(offers(config_.tools, kFinalAnswerTool)),
+      taskCompleteOffered_(offers(config_.tools, kTaskCompleteTool)) {
+    config_.options.maxIterations = std::max(config_.options.maxIterations, 1);
+}
+
+nlohmann::json ReactLoop::save() const {
+    using detail::toJson;
+    using nlohmann::json;
+    json messages = json::array();
+    for (const llm::Message& message : messages_) {
+        messages.push_back(toJson(message));
+    }
+    const auto calls = [](const std::vector<tools::ToolCallRequest>& list) {
+        json out = json::array();
+        for (const auto& call : list) {
+            out.push_back(toJson(call));
+        }
+        return out;
+    };
+    const auto records = [](const std::vector<tools::ToolCallRecord>& list) {
+        json out = json::array();
+        for (const auto& record : list) {
+            out.push_back(toJson(record));
+        }
+        return out;
+    };
+    json checkpoints = json::array();
+    for (const CheckpointMark& mark : result_.checkpoints) {
+        checkpoints.push_back(toJson(mark));
+    }
+    json result = {{"toolCalls", records(result_.toolCalls)},
+                   {"usage", {{"input", result_.usage.inputTokens}, {"output", result_.usage.outputTokens}}},
+                   {"checkpoints", std::move(checkpoints)},
+                   {"terminatedBy", toString(result_.terminatedBy)},
+                   {"output", result_.output},
+                   {"errorMessage", result_.errorMessage},
+                   {"pendingToolCalls", calls(result_.pendingToolCalls)}};
+    if (result_.finalAnswer) {
+        result["finalAnswer"] = toJson(*result_.finalAnswer);
+    }
+    return json{{"format", kStateFormat},
+                {"awaiting", awaitingName(static_cast<int>(awaiting_))},
+                {"iterations", iterations_},
+                {"lastText", lastText_},
+                {"assistantIndex", assistantIndex_},
+                {"messages", std::move(messages)},
+                {"pending", calls(pending_)},
+                {"skipped", calls(skipped_)},
+                {"held", records(held_)},
+                {"result", std::move(result)}};
+}
+
+expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nlohmann::json& state) {
+    using nlohmann::json;
+    using namespace detail;
+    ReactLoop loop(std::move(config));
+    try {
+        const std::string path = "state";
+        const auto format = field<std::string>(state, "format", path);
+        if (format != kStateFormat) {
+            throw StateError("state.format is '" + format + "', not " + kStateFormat +
+                             " (a state saved by another version of reagent?)");
+        }
+        const auto awaiting = field<std::string>(state, "awaiting", path);
+        bool known = false;
+        for (int i = 0; i <= static_cast<int>(Awaiting::done); ++i) {
+            if (awaiting == awaitingName(i)) {
+                loop.awaiting_ = static_cast<Awaiting>(i);
+                known = true;
+            }
+        }
+        if (!known) {
+            throw StateError("state.awaiting '" + awaiting +
+                             "' is not start, model, tools, external or done");
+        }
+        loop.iterations_ = field<int>(state, "iterations", path);
+        if (loop.iterations_ < 0) {
+            throw StateError("state.iterations must not be negative");
+        }
+        loop.lastText_ = field<std::string>(state, "lastText", path);
+        loop.assistantIndex_ = optionalField<std::size_t>(state, "assistantIndex", path, 0);
+        loop.messages_ = arrayField(state, "messages", path, messageFromJson);
+        if (loop.messages_.empty()) {
+            throw StateError("state.messages is empty: a run has at least its prompt");
+        }
+        loop.pending_ = arrayField(state, "pending", path, callFromJson);
+        loop.skipped_ = arrayField(state, "skipped", path, callFromJson);
+        loop.held_ = arrayField(state, "held", path, recordFromJson);
+        if (loop.awaiting_ == Awaiting::external &&
+            std::none_of(loop.held_.begin(), loop.held_.end(), isExternal)) {
+            throw StateError("state.held has no declaration-only call, but the run waits for results");
+        }
+        const json result = field<json>(state, "result", path);
+        RunResult& out = loop.result_;
+        out.toolCalls = arrayField(result, "toolCalls", "state.result", recordFromJson);
+        const json usage = field<json>(result, "usage", "state.result");
+        out.usage.inputTokens = field<std::int64_t>(usage, "input", "state.result.usage");
+        out.usage.outputTokens = field<std::int64_t>(usage, "output", "state.result.usage");
+        out.checkpoints = arrayField(result, "checkpoints", "state.result", checkpointFromJson);
+        out.output = optionalField<std::string>(result, "output", "state.result", {});
+        out.errorMessage = optionalField<std::string>(result, "errorMessage", "state.result", {});
+        const auto reason =
+            optionalField<std::string>(result, "terminatedBy", "state.result", "internal_error");
+        bool reasonKnown = false;
+        for (int i = 0; i <= static_cast<int>(TerminatedBy::internal_error); ++i) {
+            if (toString(static_cast<TerminatedBy>(i)) == reason) {
+                out.terminatedBy = static_cast<TerminatedBy>(i);
+                reasonKnown = true;
+            }
+        }
+        if (!reasonKnown) {
+            throw StateError("state.result.terminatedBy '" + reason + "' is not a way a run ends");
+        }
+        if (result.contains("pendingToolCalls")) {
+            out.pendingToolCalls = arrayField(result, "pendingToolCalls", "state.result", callFromJson);
+        }
+        if (result.contains("finalAnswer")) {
+            out.finalAnswer = finalAnswerFromJson(result["finalAnswer"], "state.result.finalAnswer");
+        }
+    } catch (const StateError& error) {
+        return fail(
+            AgentError{AgentErrc::invalid_state, std::string("cannot resume the run: ") + error.what()});
+    }
+    return loop;
+}
+
+LoopAction ReactLoop::proceed() {
+    switch (awaiting_) {
+        case Awaiting::start:
+            return start();
+        case Awaiting::model:
+            return CallModel{modelRequest(), std::max(iterations_ - 1, 0)};
+        case Awaiting::tools:
+            return RunTools{pending_, iterations_ - 1};
+        case Awaiting::external:
+            throw std::logic_error(
+                "ReactLoop::proceed() called on a run waiting for tool results: use resume()");
+        case Awaiting::done:
+            break;
+    }
+    throw std::logic_error("ReactLoop::proceed() called after the run ended");
 }
 
 }  // namespace reagent::agent

@@ -56,6 +56,18 @@ class Agent {
     /// call or every tool call in flight.
     [[nodiscard]] Task<RunResult> run(std::string prompt) const;
 
+    /// \brief Continues a run that stopped for declaration-only calls (`RunResult::state`, possibly saved
+    /// by another process) with their results, one per pending call: it finishes exactly as it would have
+    /// if the calls had run in it. A state saved in the middle of a step (`ReactLoop::save`) continues
+    /// from that step, repeating the model call or tool batch it stood at (pass no results then).
+    ///
+    /// \par Errors
+    /// `invalid_state` (nothing runs): a state that `ReactLoop::save` did not make, a run that already
+    /// ended, a pending call without a result, a result for a call that is not pending. The message names
+    /// the field or the call. Everything else is reported in the `RunResult`, as by `run`.
+    [[nodiscard]] Task<expected<RunResult, AgentError>> resume(nlohmann::json state,
+                                                               std::vector<ExternalResult> results) const;
+
     /// \brief Adds a tool after build. Errors as `ToolRegistry::add`.
     [[nodiscard]] expected<void, tools::ToolError> registerTool(tools::Tool tool) const;
     /// \brief Removes a tool; false when absent or a meta-tool (`final-answer`, `task-complete`,

@@ -26,6 +26,9 @@ enum class AgentErrc {
     /// `Agent::rollback` could not restore the workspace (unknown checkpoint, files that cannot be
     /// written); the message says which.
     rollback_failed,
+    /// A saved run state that cannot be read or resumed (not made by `ReactLoop::save`, a run that is not
+    /// waiting, results that do not match its pending calls); the message names the field or call.
+    invalid_state,
 };
 
 [[nodiscard]] std::string_view toString(AgentErrc code) noexcept;

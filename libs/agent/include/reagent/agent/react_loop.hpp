@@ -58,6 +58,7 @@ struct Fail {
 
 using LoopAction = std::variant<CallModel, RunTools, Finish, Fail>;
 
+
 /// \brief The ReAct loop without I/O: feed it what happened, it says what to do next.
 ///
 /// States: start → CallModel → (reply with tool calls) RunTools → CallModel → ... → Finish | Fail.
@@ -112,15 +113,50 @@ class ReactLoop {
         return result_.toolCalls;
     }
     /// \brief True once a `Finish` or `Fail` was returned.
-    [[nodiscard]] bool done() const noexcept { return awaiting_ == Awaiting::done; }
+    [[nodiscard]] bool done() const noexcept {
+        return awaiting_ == Awaiting::done || awaiting_ == Awaiting::external;
+    }
+    /// \brief True when the loop ended with `external_tool_calls` and waits for `resume`.
+    [[nodiscard]] bool awaitingResults() const noexcept { return awaiting_ == Awaiting::external; }
+
+    /// \brief After a `Finish` with `external_tool_calls`: the results of the pending calls (one per call,
+    /// by id, in any order) complete the held batch, and the run goes on exactly as if the calls had run
+    /// in it.
+    ///
+    /// \par Errors
+    /// `invalid_state`: the loop is not waiting for results, a pending call has no result, or a result
+    /// names a call that is not pending. The loop is unchanged then.
+    [[nodiscard]] expected<LoopAction, AgentError> resume(std::vector<ExternalResult> results);
+
+    /// \brief The loop's whole state as JSON (`"format": "reagent.run/1"`): where it stands, messages,
+    /// iterations, the batch in flight or held, and the result so far. Plain data: store it anywhere.
+    [[nodiscard]] nlohmann::json save() const;
+    /// \brief A loop that continues from `state` (made by `save`, in this process or another) with `config`
+    /// (tools and options; the system prompt is already among the saved messages).
+    ///
+    /// \par Errors
+    /// `invalid_state`, naming the field at fault, for a state that is not one `save` made.
+    [[nodiscard]] static expected<ReactLoop, AgentError> restore(LoopConfig config,
+                                                                 const nlohmann::json& state);
+    /// \brief For a restored loop: the action it stood at, performed again (`start`'s action, the model call
+    /// it awaited, the batch it was running). A loop waiting for `resume` or already done throws
+    /// `std::logic_error`.
+    [[nodiscard]] LoopAction proceed();
 
   private:
-    enum class Awaiting { start, model, tools, done };
+    enum class Awaiting { start, model, tools, external, done };
+    /// A loop to be filled in by `restore`.
+    explicit ReactLoop(LoopConfig config);
+    /// The batch's end: tool messages, checkpoints, then the next action.
+    [[nodiscard]] LoopAction completeBatch(std::vector<tools::ToolCallRecord> records);
+    /// The result of a run paused for external calls (the held batch shown, not applied).
+    [[nodiscard]] LoopAction pausedResult();
     void expectState(Awaiting expected, const char* operation) const;
     void appendToolResults(const std::vector<tools::ToolCallRecord>& records);
     /// Gathers the checkpoints the batch's calls recorded (`tools::kCheckpointArtifact`).
     void noteCheckpoints(const std::vector<tools::ToolCallRecord>& records);
     [[nodiscard]] LoopAction callModel();
+    [[nodiscard]] llm::ModelRequest modelRequest() const;
     /// Ends with `output`; `errorMessage` only for an end that is not a success (external calls).
     [[nodiscard]] LoopAction finish(TerminatedBy reason, std::string output, std::string errorMessage = {});
     /// Ends without an answer (the last assistant text is the output).
@@ -142,6 +178,8 @@ class ReactLoop {
     std::vector<tools::ToolCallRequest> pending_;
     /// Calls of the last reply that came after `final-answer`: recorded as `not_run`, never executed.
     std::vector<tools::ToolCallRequest> skipped_;
+    /// A batch waiting for the results of its declaration-only calls (`resume`).
+    std::vector<tools::ToolCallRecord> held_;
     RunResult result_;
 };
 

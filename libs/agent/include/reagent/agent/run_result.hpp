@@ -71,6 +71,14 @@ struct CheckpointMark {
     std::size_t messageIndex = 0;
 };
 
+/// \brief The result of a declaration-only call, executed by the caller, for `ReactLoop::resume` and
+/// `Agent::resume`: the text the model reads, or an error (fed back to it as the call's error).
+struct ExternalResult {
+    /// The call's id (`RunResult::pendingToolCalls[i].id`).
+    std::string callId;
+    expected<std::string, tools::ToolError> outcome;
+};
+
 /// \brief What one run produced. How it ended is stored once, in `terminatedBy`; `success()` and `error()`
 /// are derived from it, so they cannot disagree.
 struct RunResult {
@@ -99,6 +107,10 @@ struct RunResult {
     /// locked by another connection for longer than the busy timeout, run cancelled while waiting for
     /// the lock). The same text is emitted as a `MemoryWarning` event when it happens.
     std::vector<std::string> warnings;
+    /// For a run that stopped for declaration-only calls (`external_tool_calls`): its whole state
+    /// (`ReactLoop::save`), to hand to `Agent::resume` with the calls' results, here or in another process.
+    /// Null otherwise.
+    nlohmann::json state;
     /// The checkpoints recorded by the run's tool calls, in order.
     std::vector<CheckpointMark> checkpoints;
     std::chrono::microseconds duration{0};

@@ -1,0 +1,226 @@
+// JSON for the parts of a paused loop. Times are kept as microseconds since the epoch, so a state read back
+// compares equal to the one saved.
+
+#include "run_state_codec.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <utility>
+
+namespace reagent::agent::detail {
+
+using nlohmann::json;
+
+namespace {
+
+llm::Role roleFromString(const std::string& name, const std::string& path) {
+    for (const llm::Role role : {llm::Role::system, llm::Role::user, llm::Role::assistant, llm::Role::tool}) {
+        if (llm::toString(role) == name) {
+            return role;
+        }
+    }
+    throw StateError(path + ".role '" + name + "' is not system, user, assistant or tool");
+}
+
+tools::ToolErrc toolErrcFromString(const std::string& name, const std::string& path) {
+    for (int code = 0; code <= static_cast<int>(tools::ToolErrc::not_run); ++code) {
+        const auto candidate = static_cast<tools::ToolErrc>(code);
+        if (tools::toString(candidate) == name) {
+            return candidate;
+        }
+    }
+    throw StateError(path + ".code '" + name + "' is not a tool error code");
+}
+
+std::int64_t micros(std::chrono::system_clock::time_point at) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(at.time_since_epoch()).count();
+}
+
+std::chrono::system_clock::time_point fromMicros(std::int64_t value) {
+    return std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::microseconds(value)));
+}
+
+json toJson(const llm::ToolCall& call) {
+    json out = {{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}};
+    if (!call.signature.empty()) {
+        out["signature"] = call.signature;
+    }
+    if (call.invalidArguments) {
+        out["invalidArguments"] = {{"text", call.invalidArguments->text},
+                                   {"problem", call.invalidArguments->problem}};
+    }
+    return out;
+}
+
+llm::ToolCall toolCallFromJson(const json& value, const std::string& path) {
+    llm::ToolCall call;
+    call.id = field<std::string>(value, "id", path);
+    call.name = field<std::string>(value, "name", path);
+    call.arguments = optionalField<json>(value, "arguments", path, json::object());
+    call.signature = optionalField<std::string>(value, "signature", path, {});
+    if (value.contains("invalidArguments")) {
+        const json invalid = value["invalidArguments"];
+        call.invalidArguments =
+            llm::InvalidArguments{field<std::string>(invalid, "text", path + ".invalidArguments"),
+                                  field<std::string>(invalid, "problem", path + ".invalidArguments")};
+    }
+    return call;
+}
+
+}  // namespace
+
+json toJson(const llm::Message& message) {
+    json out = {{"role", llm::toString(message.role)}, {"text", message.text}};
+    if (!message.toolCalls.empty()) {
+        json calls = json::array();
+        for (const llm::ToolCall& call : message.toolCalls) {
+            calls.push_back(toJson(call));
+        }
+        out["toolCalls"] = std::move(calls);
+    }
+    if (!message.toolCallId.empty()) {
+        out["toolCallId"] = message.toolCallId;
+    }
+    if (!message.toolName.empty()) {
+        out["toolName"] = message.toolName;
+    }
+    if (message.isError) {
+        out["isError"] = true;
+    }
+    return out;
+}
+
+llm::Message messageFromJson(const json& value, const std::string& path) {
+    llm::Message message;
+    message.role = roleFromString(field<std::string>(value, "role", path), path);
+    message.text = field<std::string>(value, "text", path);
+    if (value.contains("toolCalls")) {
+        message.toolCalls = arrayField(value, "toolCalls", path, toolCallFromJson);
+    }
+    message.toolCallId = optionalField<std::string>(value, "toolCallId", path, {});
+    message.toolName = optionalField<std::string>(value, "toolName", path, {});
+    message.isError = optionalField<bool>(value, "isError", path, false);
+    return message;
+}
+
+json toJson(const tools::ToolCallRequest& call) {
+    json out = {{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}};
+    if (call.argumentsProblem) {
+        out["argumentsProblem"] = *call.argumentsProblem;
+    }
+    return out;
+}
+
+tools::ToolCallRequest callFromJson(const json& value, const std::string& path) {
+    tools::ToolCallRequest call{field<std::string>(value, "id", path),
+                                field<std::string>(value, "name", path),
+                                optionalField<json>(value, "arguments", path, json::object())};
+    if (value.contains("argumentsProblem")) {
+        call.argumentsProblem = field<std::string>(value, "argumentsProblem", path);
+    }
+    return call;
+}
+
+json toJson(const tools::ToolError& error) {
+    json out = {{"code", tools::toString(error.code)}, {"message", error.message}};
+    if (!error.details.is_null()) {
+        out["details"] = error.details;
+    }
+    return out;
+}
+
+tools::ToolError toolErrorFromJson(const json& value, const std::string& path) {
+    tools::ToolError error;
+    error.code = toolErrcFromString(field<std::string>(value, "code", path), path);
+    error.message = field<std::string>(value, "message", path);
+    error.details = optionalField<json>(value, "details", path, nullptr);
+    return error;
+}
+
+json toJson(const tools::ToolCallRecord& record) {
+    json out = {{"id", record.id},
+                {"tripIndex", record.tripIndex},
+                {"name", record.name},
+                {"input", record.input},
+                {"startedAt", micros(record.startedAt)},
+                {"endedAt", micros(record.endedAt)},
+                {"durationUs", record.duration.count()},
+                {"mode", tools::toString(record.mode)},
+                {"artifacts", record.artifacts}};
+    if (record.outcome) {
+        out["output"] = *record.outcome;
+    } else {
+        out["error"] = toJson(record.outcome.error());
+    }
+    if (!record.memoryKey.empty()) {
+        out["memoryKey"] = record.memoryKey;
+    }
+    if (record.transform) {
+        out["transform"] = *record.transform;
+    }
+    return out;
+}
+
+tools::ToolCallRecord recordFromJson(const json& value, const std::string& path) {
+    tools::ToolCallRecord record;
+    record.id = field<std::string>(value, "id", path);
+    record.tripIndex = field<int>(value, "tripIndex", path);
+    record.name = field<std::string>(value, "name", path);
+    record.input = optionalField<json>(value, "input", path, json::object());
+    if (value.contains("error")) {
+        record.outcome = unexpected(toolErrorFromJson(value["error"], path + ".error"));
+    } else {
+        record.outcome = field<std::string>(value, "output", path);
+    }
+    record.memoryKey = optionalField<std::string>(value, "memoryKey", path, {});
+    if (value.contains("transform")) {
+        record.transform = field<std::string>(value, "transform", path);
+    }
+    record.startedAt = fromMicros(optionalField<std::int64_t>(value, "startedAt", path, 0));
+    record.endedAt = fromMicros(optionalField<std::int64_t>(value, "endedAt", path, 0));
+    record.duration = std::chrono::microseconds(optionalField<std::int64_t>(value, "durationUs", path, 0));
+    const auto mode = optionalField<std::string>(value, "mode", path, "feedback");
+    if (mode != "feedback" && mode != "silent") {
+        throw StateError(path + ".mode '" + mode + "' is not feedback or silent");
+    }
+    record.mode = mode == "silent" ? tools::ToolMode::silent : tools::ToolMode::feedback;
+    record.artifacts = optionalField<json>(value, "artifacts", path, json::object());
+    return record;
+}
+
+json toJson(const CheckpointMark& mark) {
+    return json{{"id", mark.id},
+                {"toolCallId", mark.toolCallId},
+                {"toolName", mark.toolName},
+                {"tripIndex", mark.tripIndex},
+                {"messageIndex", mark.messageIndex}};
+}
+
+CheckpointMark checkpointFromJson(const json& value, const std::string& path) {
+    return CheckpointMark{field<std::string>(value, "id", path),
+                          field<std::string>(value, "toolCallId", path),
+                          field<std::string>(value, "toolName", path), field<int>(value, "tripIndex", path),
+                          field<std::size_t>(value, "messageIndex", path)};
+}
+
+json toJson(const FinalAnswer& answer) {
+    json out = {{"output", answer.output}, {"format", answer.format}, {"summary", answer.summary}};
+    if (answer.confidence) {
+        out["confidence"] = *answer.confidence;
+    }
+    return out;
+}
+
+FinalAnswer finalAnswerFromJson(const json& value, const std::string& path) {
+    FinalAnswer answer;
+    answer.output = field<std::string>(value, "output", path);
+    answer.format = optionalField<std::string>(value, "format", path, "text");
+    answer.summary = optionalField<std::string>(value, "summary", path, {});
+    if (value.contains("confidence")) {
+        answer.confidence = field<double>(value, "confidence", path);
+    }
+    return answer;
+}
+
+}  // namespace reagent::agent::detail
