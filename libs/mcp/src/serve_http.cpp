@@ -257,8 +257,8 @@ Task<bool> streamReply(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> con
     // The priming event (2025-11-25): an id to resume from before any message, and the retry delay.
     std::string first;
     if (session->core->protocolVersion() >= "2025-11-25") {
-        first =
-            detail::primingEvent(stream->number(), static_cast<std::uint64_t>(hub->options.retry.count()));
+        first = detail::primingEvent(detail::EventId{stream->number(), from},
+                                     static_cast<std::uint64_t>(hub->options.retry.count()));
     }
     auto pumping = pump(hub, conn, session, stream, from, std::move(first), keepAlive);
     co_return co_await std::move(pumping);

@@ -52,8 +52,9 @@ std::string formatEvent(EventId id, std::string_view frame) {
     return text;
 }
 
-std::string primingEvent(std::uint64_t stream, std::uint64_t retryMs) {
-    return "id: " + std::to_string(stream) + "-0\nretry: " + std::to_string(retryMs) + "\ndata: \n\n";
+std::string primingEvent(EventId id, std::uint64_t retryMs) {
+    return "id: " + std::to_string(id.stream) + "-" + std::to_string(id.sequence) +
+           "\nretry: " + std::to_string(retryMs) + "\ndata: \n\n";
 }
 
 void EventStream::push(std::string_view frame) {

@@ -24,9 +24,9 @@ struct EventId {
 /// One event as written: `id:`, `event: message` and the frame as `data:` lines.
 [[nodiscard]] std::string formatEvent(EventId id, std::string_view frame);
 
-/// The first event of a stream (2025-11-25): an id and empty data, so that a client cut off before
-/// any message can still resume, and `retry:` (milliseconds).
-[[nodiscard]] std::string primingEvent(std::uint64_t stream, std::uint64_t retryMs);
+/// The first event of a stream (2025-11-25): an id (`id`, the last event the client has) and empty data,
+/// so that a client cut off before any message can still resume, and `retry:` (milliseconds).
+[[nodiscard]] std::string primingEvent(EventId id, std::uint64_t retryMs);
 
 /// A stream's events. Events are kept (at most `keep`) after they were written, for replay.
 class EventStream {
