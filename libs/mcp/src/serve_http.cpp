@@ -47,6 +47,9 @@ constexpr std::chrono::seconds kWriteTimeout{30};
 constexpr std::chrono::seconds kHeartbeat{15};
 /// Request headers beyond this are refused.
 constexpr std::uint32_t kHeaderLimit = 16U << 10U;
+/// A POST's reply waits this long for its first event before its stream starts (so that a quick call is
+/// one reply with a length).
+constexpr std::chrono::milliseconds kFirstEventWait{200};
 /// How long shutdown waits for streams to write their ends before cutting connections.
 constexpr std::chrono::seconds kShutdownGrace{2};
 
@@ -275,21 +278,24 @@ Task<bool> streamReply(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> con
     return body + "]";
 }
 
-// Waits until a JSON exchange has all its responses (or its session ended).
-Task<void> awaitResponses(std::shared_ptr<Hub> hub, std::shared_ptr<detail::Exchange> exchange) {
+// Waits until `events` ended (a JSON exchange has all its responses, or its session ended) or, with
+// `firstEvent`, until it has an event, or until `limit` passed.
+Task<void> awaitEvents(std::shared_ptr<Hub> hub, std::shared_ptr<detail::EventStream> events, bool firstEvent,
+                       std::chrono::steady_clock::duration limit) {
     auto wake = std::make_shared<asio::steady_timer>(hub->executor);
     std::weak_ptr<asio::steady_timer> weakWake = wake;
-    exchange->events.onData = [weakWake] {
+    events->onData = [weakWake] {
         if (auto timer = weakWake.lock()) {
             timer->cancel();
         }
     };
-    while (!exchange->events.ended() && !hub->stopping &&
-           !isCancelled(co_await asio::this_coro::cancellation_state)) {
-        wake->expires_after(kHeartbeat);
+    const auto deadline = Clock::now() + limit;
+    while (!events->ended() && !(firstEvent && events->last() > 0) && !hub->stopping &&
+           Clock::now() < deadline && !isCancelled(co_await asio::this_coro::cancellation_state)) {
+        wake->expires_at(std::min(deadline, Clock::now() + kHeartbeat));
         (void)co_await wake->async_wait(kTuple);
     }
-    exchange->events.onData = nullptr;
+    events->onData = nullptr;
 }
 
 // What to do with a request: a whole reply, an event stream to pump, or a JSON exchange to wait for.
@@ -495,6 +501,20 @@ struct Outcome {
 Task<bool> handle(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> conn, HttpRequest request) {
     const bool keepAlive = request.keep_alive() && !hub->stopping;
     Outcome outcome = decide(*hub, request);
+    if (outcome.stream && outcome.stream->number() != 0 && outcome.from == 0 && !outcome.stream->attached) {
+        // A POST's reply: quick calls finish before their first event, and are then one reply with a
+        // length rather than a stream of chunks.
+        auto first = awaitEvents(hub, outcome.stream, true, kFirstEventWait);
+        co_await std::move(first);
+        if (outcome.stream->ended()) {
+            auto whole = outcome.stream->after(0);
+            outcome.stream->written = whole.last;
+            outcome.reply.body = std::move(whole.text);
+            outcome.reply.contentType = "text/event-stream";
+            outcome.session->release(outcome.stream->number());
+            outcome.stream = nullptr;
+        }
+    }
     if (outcome.stream) {
         auto streaming = streamReply(hub, conn, outcome.session, outcome.stream, outcome.from,
                                      outcome.reply.sessionId, keepAlive);
@@ -505,7 +525,8 @@ Task<bool> handle(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> conn, Ht
         co_return keep;
     }
     if (outcome.exchange) {
-        auto waiting = awaitResponses(hub, outcome.exchange);
+        auto events = std::shared_ptr<detail::EventStream>(outcome.exchange, &outcome.exchange->events);
+        auto waiting = awaitEvents(hub, events, false, std::chrono::hours(24 * 365));
         co_await std::move(waiting);
         if (outcome.exchange->responses.empty()) {
             outcome.reply =
