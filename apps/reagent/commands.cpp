@@ -68,50 +68,6 @@ tools::ApprovalHandler terminalApproval(bool approveAll) {
     };
 }
 
-// The built-in tools with --workspace: code-execute (in its own temporary directory), http-get,
-// web-search and crypto-price, the file tools on the workspace, and unless --read-only shell-execute and the
-// program tools.
-expected<std::vector<tools::Tool>, std::string> workspaceTools(const RunOptions& options) {
-    std::vector<tools::Tool> all;
-    if (options.workspace.empty()) {
-        return all;
-    }
-    auto code = builtins::codeExecuteTool();
-    if (!code) {
-        return fail("code-execute: " + code.error().describe());
-    }
-    all.push_back(std::move(*code));
-    auto network = builtins::networkTools();
-    if (!network) {
-        return fail("the network tools: " + network.error().describe());
-    }
-    for (auto& tool : *network) {
-        all.push_back(std::move(tool));
-    }
-    builtins::LocalWorkspaceConfig config;
-    config.root = options.workspace;
-    auto workspace = builtins::LocalWorkspace::create(std::move(config));
-    if (!workspace) {
-        return fail("--workspace: " + workspace.error().message);
-    }
-    builtins::FileToolOptions fileOptions;
-    fileOptions.readOnly = options.readOnly;
-    for (auto& tool : builtins::fileTools(*workspace, fileOptions)) {
-        all.push_back(std::move(tool));
-    }
-    if (options.readOnly) {
-        return all;
-    }
-    for (auto made : {builtins::shellExecuteTool(*workspace), builtins::gitCliTool(*workspace),
-                      builtins::ghCliTool(*workspace), builtins::gwsCliTool(*workspace)}) {
-        if (!made) {
-            return fail(made.error().describe());
-        }
-        all.push_back(std::move(*made));
-    }
-    return all;
-}
-
 expected<agent::AgentBuilder, std::string> agentBuilder(const RunOptions& options,
                                                         std::shared_ptr<llm::Provider> provider) {
     auto tools = demoTools();
@@ -240,6 +196,47 @@ void report(const agent::RunResult& result, const RunOptions& options, std::chro
 }
 
 }  // namespace
+
+expected<std::vector<tools::Tool>, std::string> workspaceTools(const RunOptions& options) {
+    std::vector<tools::Tool> all;
+    if (options.workspace.empty()) {
+        return all;
+    }
+    auto code = builtins::codeExecuteTool();
+    if (!code) {
+        return fail("code-execute: " + code.error().describe());
+    }
+    all.push_back(std::move(*code));
+    auto network = builtins::networkTools();
+    if (!network) {
+        return fail("the network tools: " + network.error().describe());
+    }
+    for (auto& tool : *network) {
+        all.push_back(std::move(tool));
+    }
+    builtins::LocalWorkspaceConfig config;
+    config.root = options.workspace;
+    auto workspace = builtins::LocalWorkspace::create(std::move(config));
+    if (!workspace) {
+        return fail("--workspace: " + workspace.error().message);
+    }
+    builtins::FileToolOptions fileOptions;
+    fileOptions.readOnly = options.readOnly;
+    for (auto& tool : builtins::fileTools(*workspace, fileOptions)) {
+        all.push_back(std::move(tool));
+    }
+    if (options.readOnly) {
+        return all;
+    }
+    for (auto made : {builtins::shellExecuteTool(*workspace), builtins::gitCliTool(*workspace),
+                      builtins::ghCliTool(*workspace), builtins::gwsCliTool(*workspace)}) {
+        if (!made) {
+            return fail(made.error().describe());
+        }
+        all.push_back(std::move(*made));
+    }
+    return all;
+}
 
 int runCommand(asio::io_context& io, const RunOptions& options) {
     auto provider = chooseProvider(options);
