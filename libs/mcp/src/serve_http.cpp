@@ -679,6 +679,11 @@ Task<expected<void, McpError>> serve(Server server, HttpServeOptions options) {
         (void)settleCall(hub->options.onListening, port);
     }
     while (true) {
+        // A cancellation that came while no accept was pending (during the pause below) is seen here.
+        const auto state = co_await asio::this_coro::cancellation_state;
+        if (isCancelled(state)) {
+            break;
+        }
         auto [accepted, socket] = co_await acceptor.async_accept(kTuple);
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
             break;
