@@ -579,7 +579,7 @@ TEST_CASE("mcp server over http: one GET stream per session, resumption with Las
     }(fixture));
 }
 
-TEST_CASE("mcp server over http: idle sessions expire; shutdown cancels calls in flight",
+TEST_CASE("mcp server over http: idle sessions expire and shutdown cancels calls in flight",
           "[mcp][server][http]") {
     Fixture fixture;
     runCoro([](Fixture& f) -> Task<void> {
