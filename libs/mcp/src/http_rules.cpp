@@ -46,7 +46,9 @@ namespace {
 
 std::string errorBody(int code, std::string_view message) {
     nlohmann::json error = {{"code", code}, {"message", std::string(message)}};
-    return nlohmann::json{{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", std::move(error)}}.dump();
+    // The message may quote what the client sent (a Host, a session id): invalid UTF-8 is replaced.
+    return nlohmann::json{{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", std::move(error)}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 bool isLocalHost(std::string_view host) noexcept {

@@ -83,6 +83,8 @@ TEST_CASE("http rules: POST bodies, error bodies and session ids", "[mcp][http]"
     CHECK(body["jsonrpc"] == "2.0");
     CHECK(body["id"].is_null());
     CHECK(body["error"]["code"] == -32700);
+    const auto quoted = json::parse(detail::errorBody(-32000, "Host '\xff' refused"), nullptr, false);
+    CHECK_FALSE(quoted.is_discarded());  // invalid UTF-8 from the client does not break the body
 
     std::set<std::string> ids;
     for (int i = 0; i < 100; ++i) {
