@@ -22,8 +22,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "http_rules.hpp"
-#include "http_session.hpp"
+#include "http_router.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
@@ -37,7 +36,10 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using asio::ip::tcp;
+using detail::Outcome;
 using detail::Refusal;
+using detail::refusal;
+using detail::Reply;
 using Clock = std::chrono::steady_clock;
 
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
@@ -63,33 +65,14 @@ struct Connection {
     bool reading = false;
 };
 
-// The server's state, shared by the accept loop, the connections and the expiry sweep.
-struct Hub {
+// The server's state, shared by the accept loop, the connections and the expiry sweep: the sessions
+// (and what deciding needs), and the connections.
+struct Hub : detail::HttpSessions {
     Hub(Server s, HttpServeOptions o, Executor ex, bool local)
-        : server(std::move(s)),
-          options(std::move(o)),
-          executor(ex),
-          loopback(local),
-          connections(ex),
-          closers(ex),
-          background(ex) {}
-    Server server;
-    HttpServeOptions options;
-    Executor executor;
-    bool loopback;
-    bool stopping = false;
-    std::unordered_map<std::string, std::shared_ptr<detail::HttpSession>> sessions;
+        : HttpSessions(std::move(s), std::move(o), ex, local), connections(ex), background(ex) {}
     std::list<std::weak_ptr<Connection>> open;
     TaskGroup connections;
-    TaskGroup closers;
     TaskGroup background;
-
-    void close(const std::shared_ptr<detail::HttpSession>& session) {
-        sessions.erase(session->id());
-        session->end();
-        auto core = session->core;
-        closers.spawn(core->close());
-    }
 };
 
 [[nodiscard]] std::optional<std::string_view> header(const HttpRequest& request, std::string_view name) {
@@ -106,23 +89,6 @@ struct Hub {
         return std::nullopt;
     }
     return std::string_view(found->value().data(), found->value().size());
-}
-
-struct Reply {
-    unsigned status = 200;
-    std::string body;
-    std::string contentType;
-    std::string sessionId;
-    std::string allow;
-};
-
-[[nodiscard]] Reply refusal(const Refusal& refused) {
-    return Reply{
-        refused.status, detail::errorBody(refused.code, refused.message), "application/json", {}, {}};
-}
-
-[[nodiscard]] Reply refusal(unsigned status, int code, std::string message) {
-    return refusal(Refusal{status, code, std::move(message)});
 }
 
 // Writes a whole reply; true when the connection may serve another request.
@@ -267,17 +233,6 @@ Task<bool> streamReply(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> con
     co_return co_await std::move(pumping);
 }
 
-[[nodiscard]] std::string jsonReply(const detail::Exchange& exchange, bool batch) {
-    if (!batch && exchange.responses.size() == 1) {
-        return exchange.responses.front();
-    }
-    std::string body = "[";
-    for (const auto& response : exchange.responses) {
-        body += (body.size() > 1 ? "," : "") + response;
-    }
-    return body + "]";
-}
-
 // Waits until `events` ended (a JSON exchange has all its responses, or its session ended) or, with
 // `firstEvent`, until it has an event, or until `limit` passed.
 Task<void> awaitEvents(std::shared_ptr<Hub> hub, std::shared_ptr<detail::EventStream> events, bool firstEvent,
@@ -298,209 +253,30 @@ Task<void> awaitEvents(std::shared_ptr<Hub> hub, std::shared_ptr<detail::EventSt
     events->onData = nullptr;
 }
 
-// What to do with a request: a whole reply, an event stream to pump, or a JSON exchange to wait for.
-struct Outcome {
-    Reply reply;
-    std::shared_ptr<detail::HttpSession> session;
-    std::shared_ptr<detail::EventStream> stream;
-    std::uint64_t from = 0;
-    std::shared_ptr<detail::Exchange> exchange;
-    bool batch = false;
-};
-
-[[nodiscard]] Outcome answer(Reply reply) {
-    Outcome outcome;
-    outcome.reply = std::move(reply);
-    return outcome;
+[[nodiscard]] std::optional<std::string> copy(std::optional<std::string_view> value) {
+    return value ? std::optional<std::string>(std::string(*value)) : std::nullopt;
 }
 
-[[nodiscard]] Outcome refuse(unsigned status, int code, std::string message) {
-    return answer(refusal(status, code, std::move(message)));
-}
-
-[[nodiscard]] Outcome unknownSession(std::string_view id) {
-    return refuse(
-        404, -32001,
-        "Not Found: the session '" + std::string(id) +
-            "' does not exist or has ended; send initialize without Mcp-Session-Id to open a new one");
-}
-
-[[nodiscard]] Outcome decidePost(Hub& hub, const HttpRequest& request) {
-    const auto accepts = detail::parseAccept(header(request, bhttp::field::accept));
-    if (!accepts.json || !accepts.eventStream) {
-        return refuse(406, -32000,
-                      "Not Acceptable: the client must accept both application/json and text/event-stream "
-                      "(send Accept: application/json, text/event-stream)");
-    }
-    if (const auto type = header(request, bhttp::field::content_type);
-        type && !type->starts_with("application/json")) {
-        return refuse(415, -32000,
-                      "Unsupported Media Type: POST a JSON-RPC message with Content-Type: application/json");
-    }
-    if (auto refused = detail::checkProtocolVersion(header(request, "MCP-Protocol-Version"))) {
-        return answer(refusal(*refused));
-    }
-    auto post = detail::inspectPost(request.body());
-    if (!post) {
-        return answer(refusal(post.error()));
-    }
-    std::shared_ptr<detail::HttpSession> session;
-    bool opened = false;
-    if (const auto id = header(request, "Mcp-Session-Id")) {
-        const auto found = hub.sessions.find(std::string(*id));
-        if (found == hub.sessions.end()) {
-            return unknownSession(*id);
-        }
-        session = found->second;
-    } else if (!post->initialize) {
-        return refuse(
-            400, -32000,
-            "Bad Request: no Mcp-Session-Id header; open a session with an initialize request first "
-            "and send its id on every later request");
-    } else if (hub.sessions.size() >= hub.options.maxSessions) {
-        return refuse(503, -32000,
-                      "Service Unavailable: this server has " + std::to_string(hub.sessions.size()) +
-                          " sessions open, its limit; retry later, or end unused sessions with DELETE");
-    } else {
-        session = std::make_shared<detail::HttpSession>(detail::newSessionId(), hub.options.replayEvents);
-        std::weak_ptr<detail::HttpSession> weak = session;
-        session->core = hub.server.connect(hub.executor, [weak](OutgoingFrame frame) {
-            if (auto alive = weak.lock()) {
-                alive->route(std::move(frame));
-            }
-        });
-        hub.sessions.emplace(session->id(), session);
-        opened = true;
-    }
-    session->lastSeen = Clock::now();
-    const bool json = hub.options.replyMode == HttpReplyMode::json;
-    auto exchange = session->openExchange(json);
-    session->deliver(request.body(), exchange, post->requests);
-    Outcome outcome;
-    if (opened) {
-        if (session->core->initialized()) {
-            outcome.reply.sessionId = session->id();
-        } else {
-            hub.close(session);  // initialize was refused: no session
-        }
-    }
-    if (exchange->events.ended() && exchange->responses.empty() && exchange->events.last() == 0) {
-        outcome.reply.status = 202;
-        return outcome;
-    }
-    outcome.session = session;
-    if (json) {
-        outcome.exchange = exchange;
-        outcome.batch = post->batch;
-        return outcome;
-    }
-    if (exchange->events.ended()) {
-        // Everything is known: one reply with a length, no chunks.
-        outcome.reply.body = exchange->events.after(0).text;
-        outcome.reply.contentType = "text/event-stream";
-        exchange->events.written = exchange->events.last();
-        return outcome;
-    }
-    outcome.stream = std::shared_ptr<detail::EventStream>(exchange, &exchange->events);
-    return outcome;
-}
-
-[[nodiscard]] Outcome decideGet(Hub& hub, const HttpRequest& request) {
-    if (!detail::parseAccept(header(request, bhttp::field::accept)).eventStream) {
-        return refuse(406, -32000,
-                      "Not Acceptable: a GET opens an event stream; send Accept: text/event-stream");
-    }
-    if (auto refused = detail::checkProtocolVersion(header(request, "MCP-Protocol-Version"))) {
-        return answer(refusal(*refused));
-    }
-    const auto id = header(request, "Mcp-Session-Id");
-    if (!id) {
-        return refuse(400, -32000,
-                      "Bad Request: no Mcp-Session-Id header; a GET stream belongs to a session opened by "
-                      "initialize");
-    }
-    const auto found = hub.sessions.find(std::string(*id));
-    if (found == hub.sessions.end()) {
-        return unknownSession(*id);
-    }
-    auto session = found->second;
-    session->lastSeen = Clock::now();
-    Outcome outcome;
-    outcome.session = session;
-    // Resumption: the stream the last event id names, from the event after it.
-    if (const auto last = header(request, "Last-Event-ID")) {
-        if (const auto event = detail::parseEventId(*last)) {
-            auto named = session->stream(event->stream, session);
-            if (named && named->canReplayFrom(event->sequence)) {
-                outcome.stream = named;
-                outcome.from = event->sequence;
-            }
-        }
-    }
-    if (!outcome.stream) {
-        outcome.stream = session->stream(0, session);
-        outcome.from = outcome.stream->written;
-    }
-    if (outcome.stream->attached) {
-        return refuse(409, -32000,
-                      "Conflict: this session's event stream is already open on another connection; close it "
-                      "first (one GET stream per session)");
-    }
-    return outcome;
-}
-
-[[nodiscard]] Outcome decideDelete(Hub& hub, const HttpRequest& request) {
-    const auto id = header(request, "Mcp-Session-Id");
-    if (!id) {
-        return refuse(400, -32000, "Bad Request: DELETE needs the Mcp-Session-Id of the session to end");
-    }
-    const auto found = hub.sessions.find(std::string(*id));
-    if (found == hub.sessions.end()) {
-        return unknownSession(*id);
-    }
-    auto session = found->second;
-    hub.close(session);
-    return answer(Reply{});
-}
-
-[[nodiscard]] Outcome decide(Hub& hub, const HttpRequest& request) {
-    const auto host = header(request, bhttp::field::host);
-    if (!host) {
-        return refuse(400, -32000, "Bad Request: no Host header");
-    }
-    if (auto refused = detail::checkHostAndOrigin(*host, header(request, bhttp::field::origin), hub.loopback,
-                                                  hub.options)) {
-        return answer(refusal(*refused));
-    }
-    std::string_view target(request.target().data(), request.target().size());
-    target = target.substr(0, target.find('?'));
-    if (target != hub.options.path) {
-        return refuse(
-            404, -32000,
-            "Not Found: '" + std::string(target) + "' is not served; MCP is at " + hub.options.path);
-    }
-    switch (request.method()) {
-        case bhttp::verb::post:
-            return decidePost(hub, request);
-        case bhttp::verb::get:
-            return decideGet(hub, request);
-        case bhttp::verb::delete_:
-            return decideDelete(hub, request);
-        default:
-            break;
-    }
-    Outcome outcome =
-        refuse(405, -32000,
-               "Method Not Allowed: " + std::string(request.method_string()) + " " + hub.options.path +
-                   " (use POST for messages, GET for the event stream, DELETE to end a session)");
-    outcome.reply.allow = "GET, POST, DELETE";
-    return outcome;
+// What the decisions read of `request` (its body is moved out).
+[[nodiscard]] detail::HttpRequestHead head(HttpRequest& request) {
+    detail::HttpRequestHead head;
+    head.method = std::string(request.method_string());
+    head.target = std::string(request.target());
+    head.host = copy(header(request, bhttp::field::host));
+    head.origin = copy(header(request, bhttp::field::origin));
+    head.accept = copy(header(request, bhttp::field::accept));
+    head.contentType = copy(header(request, bhttp::field::content_type));
+    head.sessionId = copy(header(request, "Mcp-Session-Id"));
+    head.protocolVersion = copy(header(request, "MCP-Protocol-Version"));
+    head.lastEventId = copy(header(request, "Last-Event-ID"));
+    head.body = std::move(request.body());
+    return head;
 }
 
 // Decides, then performs: a reply, a stream, or a wait for a JSON exchange's responses.
 Task<bool> handle(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> conn, HttpRequest request) {
     const bool keepAlive = request.keep_alive() && !hub->stopping;
-    Outcome outcome = decide(*hub, request);
+    Outcome outcome = detail::decide(*hub, head(request));
     if (outcome.stream && outcome.stream->number() != 0 && outcome.from == 0 && !outcome.stream->attached) {
         // A POST's reply: quick calls finish before their first event, and are then one reply with a
         // length rather than a stream of chunks.
@@ -532,7 +308,7 @@ Task<bool> handle(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> conn, Ht
             outcome.reply =
                 refusal(503, -32000, "Service Unavailable: the session ended before its response");
         } else {
-            outcome.reply.body = jsonReply(*outcome.exchange, outcome.batch);
+            outcome.reply.body = detail::jsonReply(*outcome.exchange, outcome.batch);
             outcome.reply.contentType = "application/json";
         }
     }

@@ -1,10 +1,12 @@
 // The sans-io parts of the streamable HTTP server: header rules (http_rules), event streams and replay
-// (sse_stream), and the routing of a session's frames to POST streams and the GET stream (http_session).
+// (sse_stream), the routing of a session's frames to POST streams and the GET stream (http_session), and
+// what each request gets (http_router).
 
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "http_router.hpp"
 #include "http_rules.hpp"
 #include "http_session.hpp"
 #include "reagent/tools/tool_builder.hpp"
@@ -224,6 +226,95 @@ TEST_CASE("http sessions: responses and progress to their POST, the rest to the 
     session->end();
     CHECK(pending->events.ended());
     CHECK(session->standalone().ended());
+    io.restart();
+    io.run();
+}
+
+namespace {
+
+detail::HttpRequestHead post(std::string body, std::optional<std::string> session = std::nullopt) {
+    detail::HttpRequestHead head;
+    head.method = "POST";
+    head.target = "/mcp";
+    head.host = "127.0.0.1:8080";
+    head.accept = "application/json, text/event-stream";
+    head.contentType = "application/json";
+    head.sessionId = std::move(session);
+    head.body = std::move(body);
+    return head;
+}
+
+const std::string kInitialize =
+    R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})";
+
+}  // namespace
+
+TEST_CASE("http router: each request's reply, stream or refusal", "[mcp][http]") {
+    boost::asio::io_context io;
+    mcp::HttpServeOptions options;
+    options.maxSessions = 2;
+    detail::HttpSessions hub(mcp::Server(echoRegistry()), options, io.get_executor(), true);
+
+    auto opened = detail::decide(hub, post(kInitialize));
+    CHECK(opened.reply.status == 200);
+    CHECK(opened.reply.contentType == "text/event-stream");
+    REQUIRE(opened.reply.sessionId.size() == 32);
+    CHECK(opened.reply.body.find(R"("protocolVersion":"2025-11-25")") != std::string::npos);
+    const std::string id = opened.reply.sessionId;
+    CHECK(hub.sessions.size() == 1);
+
+    CHECK(detail::decide(hub, post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})", id))
+              .reply.status == 202);
+    const auto ping = detail::decide(hub, post(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", id));
+    CHECK(ping.reply.body.find(R"("result":{})") != std::string::npos);
+    const auto call = detail::decide(
+        hub,
+        post(
+            R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m"}}})",
+            id));
+    REQUIRE(call.stream);  // the call runs: its stream is written as it comes
+    io.run();
+    CHECK(call.stream->ended());
+
+    auto refusedWith = [&hub](detail::HttpRequestHead head) { return detail::decide(hub, head).reply; };
+    auto evil = post(kInitialize);
+    evil.host = "evil.example.com";
+    CHECK(refusedWith(evil).status == 403);
+    auto elsewhere = post(kInitialize);
+    elsewhere.target = "/other";
+    CHECK(refusedWith(elsewhere).status == 404);
+    auto put = post("{}", id);
+    put.method = "PUT";
+    CHECK(refusedWith(put).status == 405);
+    CHECK(refusedWith(put).allow == "GET, POST, DELETE");
+    auto jsonOnly = post(R"({"jsonrpc":"2.0","id":4,"method":"ping"})", id);
+    jsonOnly.accept = "application/json";
+    CHECK(refusedWith(jsonOnly).status == 406);
+    CHECK(refusedWith(post(R"({"jsonrpc":"2.0","id":4,"method":"ping"})")).status == 400);
+    CHECK(refusedWith(post(R"({"jsonrpc":"2.0","id":4,"method":"ping"})", "unknown")).status == 404);
+    CHECK(refusedWith(post("{nope", id)).status == 400);
+
+    detail::HttpRequestHead get;
+    get.method = "GET";
+    get.target = "/mcp";
+    get.host = "localhost";
+    get.accept = "text/event-stream";
+    get.sessionId = id;
+    const auto stream = detail::decide(hub, get);
+    REQUIRE(stream.stream);
+    CHECK(stream.stream->number() == 0);
+    stream.stream->attached = true;
+    CHECK(refusedWith(get).status == 409);
+    stream.stream->attached = false;
+
+    CHECK(detail::decide(hub, post(kInitialize)).reply.status == 200);
+    CHECK(refusedWith(post(kInitialize)).status == 503);  // 2 sessions: the limit
+
+    auto remove = get;
+    remove.method = "DELETE";
+    CHECK(refusedWith(remove).status == 200);
+    CHECK(refusedWith(remove).status == 404);
+    CHECK(hub.sessions.size() == 1);
     io.restart();
     io.run();
 }
