@@ -224,11 +224,11 @@ Task<bool> streamReply(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> con
         co_return false;
     }
     // The priming event (2025-11-25): an id to resume from before any message, and the retry delay.
-    std::string first;
-    if (session->core->protocolVersion() >= "2025-11-25") {
-        first = detail::primingEvent(detail::EventId{stream->number(), from},
-                                     static_cast<std::uint64_t>(hub->options.retry.count()));
-    }
+    // Older clients get the delay alone (a block without data is no event for them).
+    const auto retry = static_cast<std::uint64_t>(hub->options.retry.count());
+    std::string first = session->core->protocolVersion() >= "2025-11-25"
+                            ? detail::primingEvent(detail::EventId{stream->number(), from}, retry)
+                            : "retry: " + std::to_string(retry) + "\n\n";
     auto pumping = pump(hub, conn, session, stream, from, std::move(first), keepAlive);
     co_return co_await std::move(pumping);
 }
