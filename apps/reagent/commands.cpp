@@ -199,6 +199,14 @@ void report(const agent::RunResult& result, const RunOptions& options, std::chro
 
 }  // namespace
 
+expected<std::vector<tools::Tool>, std::string> workspaceTools(const RunOptions& options) {
+    auto made = builtins::builtinTools(builtinSelection(options));
+    if (!made) {
+        return fail("--workspace: " + made.error().message);
+    }
+    return std::move(made->tools);
+}
+
 int runCommand(asio::io_context& io, const RunOptions& options) {
     auto provider = chooseProvider(options);
     if (!provider) {

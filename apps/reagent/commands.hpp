@@ -6,6 +6,10 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include "reagent/core/expected.hpp"
+#include "reagent/tools/tool.hpp"
 
 namespace reagent::cli {
 
@@ -76,6 +80,11 @@ struct MemoryOptions {
 /// \brief Reads an episodic memory file written by `run --memory`: search it, list recent episodes, or
 /// show one in full. A missing file is an error (never created here).
 [[nodiscard]] int memoryCommand(const MemoryOptions& options);
+
+/// \brief The built-in tools as `run` gives them (`builtins::builtinTools`): code-execute (in its own
+/// temporary directory), http-get, web-search and crypto-price; with `--workspace` the file tools on it,
+/// and unless `--read-only` shell-execute and the program tools. Used by `mcp serve`.
+[[nodiscard]] expected<std::vector<tools::Tool>, std::string> workspaceTools(const RunOptions& options);
 
 /// \brief Lists the tools an agent of this CLI offers to the model (`final-answer` included).
 [[nodiscard]] int toolsCommand(const RunOptions& options, bool json);

@@ -7,6 +7,7 @@
 //   reagent run --mcp-config mcp.json "..."     the agent also uses the MCP servers' tools
 //   reagent mcp tools --mcp-config mcp.json     the tools of MCP servers
 //   reagent mcp call SERVER/TOOL '{...}' --mcp-config mcp.json   one MCP tool call
+//   reagent mcp serve --workspace DIR [--http 127.0.0.1:8080]   the built-in tools as an MCP server
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
@@ -25,6 +26,7 @@
 #include "reagent/builtins/builtin_tools.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/mcp/remote_transports.hpp"
+#include "serve_command.hpp"
 
 namespace {
 
@@ -263,7 +265,9 @@ int main(int argc, char** argv) {
 
     McpOptions mcpOptions;
     CLI::App* mcpCmd = app.add_subcommand(
-        "mcp", "Use MCP servers directly: list their tools, call one (servers from --mcp-config FILE)");
+        "mcp",
+        "Use MCP servers directly: list their tools, call one (servers from --mcp-config FILE); or serve the "
+        "built-in tools over MCP");
     mcpCmd->require_subcommand(1);
     const auto addMcpOptions = [&mcpOptions](CLI::App* command) {
         command->add_option("--mcp-config", mcpOptions.configPath, "The mcpServers JSON file")
@@ -282,6 +286,27 @@ int main(int argc, char** argv) {
     mcpCallCmd->add_option("tool", mcpOptions.tool, "SERVER/TOOL")->required();
     mcpCallCmd->add_option("arguments", mcpOptions.arguments, "The arguments as a JSON object (default {})");
     addMcpOptions(mcpCallCmd);
+    ServeOptions serveOptions;
+    CLI::App* mcpServeCmd = mcpCmd->add_subcommand(
+        "serve",
+        "Serve the built-in tools of --workspace to MCP clients: stdio by default, streamable HTTP at /mcp "
+        "with --http; logs on stderr only; SIGINT or SIGTERM shuts down gracefully");
+    mcpServeCmd
+        ->add_option("--workspace", serveOptions.tools.workspace,
+                     "The directory the file, shell and git tools are confined to (the tools of `run "
+                     "--workspace`)")
+        ->required()
+        ->check(CLI::ExistingDirectory);
+    mcpServeCmd->add_flag("--read-only", serveOptions.tools.readOnly,
+                          "Leave out every tool that changes something");
+    mcpServeCmd->add_flag(
+        "-y,--yes", serveOptions.tools.approveAll,
+        "Approve every call that needs approval (file-write, shell-execute); without it they "
+        "are refused, as there is no terminal to ask on");
+    mcpServeCmd->add_option(
+        "--http", serveOptions.http,
+        "Serve streamable HTTP on HOST:PORT (like 127.0.0.1:8080; port 0 picks a free one "
+        "and the address is printed on stderr)");
 
     // Set last: subcommands copy the footer of their parent when they are created.
     app.footer("Run `reagent <command> --help` for the options of a command.");
@@ -316,6 +341,9 @@ int main(int argc, char** argv) {
         }
         run.demoLatency = std::chrono::milliseconds(latencyMs);
         return runCommand(io, run);
+    }
+    if (*mcpCmd && *mcpServeCmd) {
+        return mcpServeCommand(io, serveOptions);
     }
     if (*mcpCmd) {
         mcpOptions.action = *mcpToolsCmd ? "tools" : "call";

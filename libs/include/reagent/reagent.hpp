@@ -34,6 +34,7 @@
 #include "reagent/llm/stream_delta.hpp"
 #include "reagent/mcp/client.hpp"
 #include "reagent/mcp/remote_transports.hpp"
+#include "reagent/mcp/serve_http.hpp"
 #include "reagent/mcp/serve_stdio.hpp"
 #include "reagent/mcp/server.hpp"
 #include "reagent/mcp/server_config.hpp"

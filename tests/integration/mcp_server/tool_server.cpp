@@ -1,12 +1,17 @@
 // A small MCP server over stdio for the server tests: a few ToolBuilder tools served by mcp::Server.
 //
 // usage: tool_server [--page-size N] [--max-in-flight N] [--max-line N] [--marker-dir DIR]
+//                    [--http HOST:PORT [--json] [--max-sessions N] [--max-body N] [--idle-ms N]]
+// With --http it serves streamable HTTP at /mcp (PORT 0 picks one) and prints "listening on PORT" on
+// stderr; SIGINT or SIGTERM shuts it down gracefully.
 // Tools: echo, add, slow (progress; honours cancellation), fail, sleepy (times out), guarded (needs
 // approval, which this server never gives), log (a notifications/message), grow (registers a tool).
 // With --marker-dir, slow writes DIR/slow-started, then DIR/slow-finished or DIR/slow-cancelled.
 
+#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -16,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "reagent/mcp/serve_http.hpp"
 #include "reagent/mcp/serve_stdio.hpp"
 #include "reagent/mcp/server.hpp"
 #include "reagent/tools/tool_builder.hpp"
@@ -33,6 +39,11 @@ struct Settings {
     std::size_t maxInFlight = 64;
     std::size_t maxLine = 0;
     std::string markerDir;
+    std::string http;
+    bool json = false;
+    std::size_t maxSessions = 1024;
+    std::size_t maxBody = 4U << 20U;
+    long idleMs = 0;
 };
 
 void mark(const std::string& dir, const std::string& name) {
@@ -175,12 +186,60 @@ void registerTools(tools::ToolRegistry& registry, const Settings& settings,
                           })));
 }
 
+// Streamable HTTP until SIGINT or SIGTERM.
+int serveOverHttp(const mcp::Server& server, const Settings& settings) {
+    const std::size_t colon = settings.http.rfind(':');
+    mcp::HttpServeOptions options;
+    options.address = settings.http.substr(0, colon);
+    options.port = static_cast<std::uint16_t>(std::stoul(settings.http.substr(colon + 1)));
+    options.replyMode = settings.json ? mcp::HttpReplyMode::json : mcp::HttpReplyMode::event_stream;
+    options.maxSessions = settings.maxSessions;
+    options.maxBodyBytes = settings.maxBody;
+    if (settings.idleMs > 0) {
+        options.sessionIdleTimeout = std::chrono::milliseconds(settings.idleMs);
+    }
+    options.onListening = [](std::uint16_t port) {
+        std::fprintf(stderr, "tool_server: listening on %u\n", static_cast<unsigned>(port));
+    };
+    asio::io_context io(1);
+    asio::cancellation_signal stop;
+    asio::signal_set signals(io, SIGINT, SIGTERM);
+    signals.async_wait([&stop](const boost::system::error_code& ec, int) {
+        if (!ec) {
+            stop.emit(asio::cancellation_type::terminal);
+        }
+    });
+    int status = 0;
+    asio::co_spawn(io, mcp::serveHttp(server, options),
+                   asio::bind_cancellation_slot(
+                       stop.slot(), [&status, &signals](std::exception_ptr error,
+                                                        reagent::expected<void, mcp::McpError> served) {
+                           if (error || !served) {
+                               std::fprintf(stderr, "tool_server: %s\n",
+                                            served ? "exception" : served.error().message.c_str());
+                               status = 1;
+                           }
+                           signals.cancel();
+                       }));
+    io.run();
+    std::fprintf(stderr, "tool_server: stopped\n");
+    return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     Settings settings;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    for (int i = 1; i < argc; i += 2) {
         const std::string flag = argv[i];
+        if (flag == "--json") {
+            settings.json = true;
+            --i;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            break;
+        }
         const std::string value = argv[i + 1];
         if (flag == "--page-size") {
             settings.pageSize = std::stoul(value);
@@ -190,6 +249,14 @@ int main(int argc, char** argv) {
             settings.maxLine = std::stoul(value);
         } else if (flag == "--marker-dir") {
             settings.markerDir = value;
+        } else if (flag == "--http") {
+            settings.http = value;
+        } else if (flag == "--max-sessions") {
+            settings.maxSessions = std::stoul(value);
+        } else if (flag == "--max-body") {
+            settings.maxBody = std::stoul(value);
+        } else if (flag == "--idle-ms") {
+            settings.idleMs = std::stol(value);
         }
     }
     auto registry = std::make_shared<tools::ToolRegistry>();
@@ -202,6 +269,9 @@ int main(int argc, char** argv) {
     options.maxInFlight = settings.maxInFlight;
     server->emplace(registry, options);
 
+    if (!settings.http.empty()) {
+        return serveOverHttp(**server, settings);
+    }
     mcp::StdioServeOptions stdio;
     stdio.maxLineBytes = settings.maxLine;
     asio::io_context io;

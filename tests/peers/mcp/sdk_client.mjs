@@ -1,13 +1,22 @@
-// The official TypeScript SDK client driving a reagent MCP server over stdio: list (all pages), call,
-// progress, cancellation, tool errors, an unknown tool, logging. Exits 0 when every check passed.
-// usage: node sdk_client.mjs <marker-dir> <server> [server args...]
+// The official TypeScript SDK client driving a reagent MCP server over stdio or streamable HTTP: list (all
+// pages), call, progress, cancellation, tool errors, an unknown tool, logging; over HTTP also
+// list_changed on the GET stream and DELETE then 404. Exits 0 when every check passed.
+// usage: node sdk_client.mjs <marker-dir> [--http] <server> [server args...]
 //   the server's slow tool writes <marker-dir>/slow-cancelled when its handler is cancelled.
+//   --http: the server is started with `--http 127.0.0.1:0` added and must print "listening on <port>"
+//   on stderr; the client then speaks streamable HTTP to http://127.0.0.1:<port>/mcp.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const [markerDir, command, ...args] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const markerDir = argv.shift();
+const overHttp = argv[0] === '--http';
+if (overHttp) argv.shift();
+const [command, ...args] = argv;
 let checks = 0;
 function check(ok, what) {
   if (!ok) throw new Error(`check failed: ${what}`);
@@ -15,10 +24,33 @@ function check(ok, what) {
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
+// Starts the server with --http and resolves its URL once it prints its port.
+function startHttpServer() {
+  const child = spawn(command, [...args, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stderr.on('data', (d) => {
+      seen += d;
+      const m = /listening on (?:http:\/\/[^\s]*:)?(\d+)/.exec(seen);
+      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}/mcp` });
+    });
+    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${seen}`)));
+  });
+}
+
+let server;
+let transport;
+if (overHttp) {
+  server = await startHttpServer();
+  transport = new StreamableHTTPClientTransport(new URL(server.url));
+} else {
+  transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
+}
 const client = new Client({ name: 'sdk-client', version: '1.0.0' }, { capabilities: {} });
 const logs = [];
+let listChanges = 0;
 client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => listChanges++);
 await client.connect(transport);
 try {
   check(client.getServerVersion()?.name === 'reagent-tool-server', 'serverInfo.name');
@@ -62,6 +94,8 @@ try {
   await client.setLoggingLevel('warning');
   await client.callTool({ name: 'log', arguments: { level: 'info', message: 'quiet' } });
   await client.callTool({ name: 'log', arguments: { level: 'error', message: 'loud' } });
+  // Over HTTP, session log lines travel on the GET stream, apart from the call's reply.
+  for (let i = 0; i < 50 && overHttp && logs.length === 0; i++) await sleep(20);
   check(logs.length === 1 && logs[0].data === 'loud' && logs[0].level === 'error', `logs: ${JSON.stringify(logs)}`);
 
   const abort = new AbortController();
@@ -75,7 +109,23 @@ try {
 
   const after = await client.callTool({ name: 'echo', arguments: { message: 'still here' } });
   check(after.content[0].text === 'still here', 'serving after a cancellation');
-  console.log(`sdk client: ${checks} checks passed`);
+  if (overHttp) {
+    await sleep(100);  // the GET stream opens after initialized
+    await client.callTool({ name: 'grow', arguments: { name: 'fresh' } });
+    for (let i = 0; i < 100 && listChanges === 0; i++) await sleep(20);
+    check(listChanges === 1, `list_changed on the GET stream (${listChanges})`);
+    const sessionId = transport.sessionId;
+    check(/^[0-9a-f]{32}$/.test(sessionId ?? ''), `session id ${sessionId}`);
+    await transport.terminateSession();
+    const after = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+        'mcp-session-id': sessionId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }) });
+    check(after.status === 404, `a request after DELETE: ${after.status}`);
+  }
+  console.log(`sdk client${overHttp ? ' (http)' : ''}: ${checks} checks passed`);
 } finally {
   await client.close();
+  if (server) server.child.kill('SIGTERM');
 }

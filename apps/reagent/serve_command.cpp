@@ -1,0 +1,114 @@
+// `reagent mcp serve`: the workspace's built-in tools behind reagent's MCP server.
+
+#include "serve_command.hpp"
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <iostream>
+#include <memory>
+
+#include "reagent/mcp/serve_http.hpp"
+#include "reagent/mcp/serve_stdio.hpp"
+#include "reagent/mcp/server.hpp"
+#include "reagent/tools/tool_registry.hpp"
+
+namespace reagent::cli {
+
+namespace asio = boost::asio;
+
+namespace {
+
+Task<bool> approveEverything(tools::ToolCallRequest, tools::ToolDefinition) {
+    co_return true;
+}
+
+// `HOST:PORT` (`[::1]:PORT` too) as options, or nothing.
+std::optional<mcp::HttpServeOptions> httpEndpoint(const std::string& text) {
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string::npos || colon + 1 == text.size()) {
+        return std::nullopt;
+    }
+    std::string host = text.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+    }
+    const std::string port = text.substr(colon + 1);
+    if (host.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(port) > 65535) {
+        return std::nullopt;
+    }
+    mcp::HttpServeOptions options;
+    options.address = host;
+    options.port = static_cast<std::uint16_t>(std::stoul(port));
+    return options;
+}
+
+}  // namespace
+
+int mcpServeCommand(asio::io_context& io, const ServeOptions& options) {
+    std::optional<mcp::HttpServeOptions> http;
+    if (!options.http.empty()) {
+        http = httpEndpoint(options.http);
+        if (!http) {
+            std::cerr << "reagent: --http wants HOST:PORT (like 127.0.0.1:8080), not '" << options.http
+                      << "'\n";
+            return kExitUsage;
+        }
+    }
+    auto tools = workspaceTools(options.tools);
+    if (!tools) {
+        std::cerr << "reagent: " << tools.error() << "\n";
+        return kExitRunFailed;
+    }
+    auto registry = std::make_shared<tools::ToolRegistry>();
+    for (auto& tool : *tools) {
+        if (auto added = registry->add(std::move(tool)); !added) {
+            std::cerr << "reagent: " << added.error().message << "\n";
+            return kExitRunFailed;
+        }
+    }
+    mcp::ServerOptions serverOptions;
+    serverOptions.info = mcp::Implementation{"reagent", REAGENT_VERSION, {}};
+    serverOptions.instructions = "reagent's built-in tools on the workspace " + options.tools.workspace +
+                                 (options.tools.readOnly ? " (read-only)" : "");
+    mcp::Server server(registry, serverOptions);
+    if (options.tools.approveAll) {
+        server.setApprovalHandler(approveEverything);
+    }
+
+    asio::cancellation_signal stop;
+    asio::signal_set signals(io, SIGINT, SIGTERM);
+    signals.async_wait([&stop](const boost::system::error_code& ec, int) {
+        if (!ec) {
+            std::cerr << "reagent: shutting down\n";
+            stop.emit(asio::cancellation_type::terminal);
+        }
+    });
+    int status = kExitSuccess;
+    auto done = [&status, &signals](std::exception_ptr error, expected<void, mcp::McpError> served) {
+        if (error || !served) {
+            std::cerr << "reagent: " << (served ? "the server failed" : served.error().message) << "\n";
+            status = kExitRunFailed;
+        }
+        signals.cancel();
+    };
+    if (http) {
+        const std::string address =
+            http->address.find(':') == std::string::npos ? http->address : "[" + http->address + "]";
+        http->onListening = [address, count = registry->size()](std::uint16_t port) {
+            std::cerr << "reagent: serving " << count << " tools over MCP, listening on http://" << address
+                      << ":" << port << "/mcp\n";
+        };
+        asio::co_spawn(io, mcp::serveHttp(server, *http), asio::bind_cancellation_slot(stop.slot(), done));
+    } else {
+        std::cerr << "reagent: serving " << registry->size() << " tools over MCP on stdio\n";
+        asio::co_spawn(io, mcp::serveStdio(server), asio::bind_cancellation_slot(stop.slot(), done));
+    }
+    io.run();
+    return status;
+}
+
+}  // namespace reagent::cli

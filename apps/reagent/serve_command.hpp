@@ -1,0 +1,26 @@
+#pragma once
+/// \file
+/// \brief `reagent mcp serve`: the built-in tools of a workspace served over MCP (stdio or HTTP).
+
+#include <boost/asio/io_context.hpp>
+#include <string>
+
+#include "commands.hpp"
+
+namespace reagent::cli {
+
+/// \brief What `reagent mcp serve` was asked to do.
+struct ServeOptions {
+    /// `--workspace` (required), `--read-only` and `--yes`, as `reagent run` takes them.
+    RunOptions tools;
+    /// `--http HOST:PORT`: streamable HTTP at `/mcp` (PORT 0 picks one); empty: stdio.
+    std::string http;
+    // (An `--agent` option, serving an agent as a tool, will join here.)
+};
+
+/// \brief Serves `workspaceTools(options.tools)` over MCP until the client ends (stdio), or SIGINT or
+/// SIGTERM shuts the server down gracefully. Logs go to stderr only. Calls that need approval are refused
+/// unless `--yes` (there is no terminal to ask on).
+[[nodiscard]] int mcpServeCommand(boost::asio::io_context& io, const ServeOptions& options);
+
+}  // namespace reagent::cli

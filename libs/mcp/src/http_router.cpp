@@ -1,0 +1,227 @@
+// The streamable HTTP server's decisions (sans-io): routing each request to a session, the header
+// checks, and what the reply is.
+
+#include "http_router.hpp"
+
+#include <chrono>
+
+namespace reagent::mcp::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[nodiscard]] Outcome answer(Reply reply) {
+    Outcome outcome;
+    outcome.reply = std::move(reply);
+    return outcome;
+}
+
+[[nodiscard]] Outcome refuse(unsigned status, int code, std::string message) {
+    return answer(refusal(status, code, std::move(message)));
+}
+
+[[nodiscard]] Outcome unknownSession(std::string_view id) {
+    return refuse(
+        404, -32001,
+        "Not Found: the session '" + std::string(id) +
+            "' does not exist or has ended; send initialize without Mcp-Session-Id to open a new one");
+}
+
+[[nodiscard]] Outcome decidePost(HttpSessions& hub, const HttpRequestHead& request) {
+    const auto accepts = parseAccept(request.accept);
+    if (!accepts.json || !accepts.eventStream) {
+        return refuse(406, -32000,
+                      "Not Acceptable: the client must accept both application/json and text/event-stream "
+                      "(send Accept: application/json, text/event-stream)");
+    }
+    if (const auto type = request.contentType; type && !type->starts_with("application/json")) {
+        return refuse(415, -32000,
+                      "Unsupported Media Type: POST a JSON-RPC message with Content-Type: application/json");
+    }
+    if (auto refused = checkProtocolVersion(request.protocolVersion)) {
+        return answer(refusal(*refused));
+    }
+    auto post = inspectPost(request.body);
+    if (!post) {
+        return answer(refusal(post.error()));
+    }
+    std::shared_ptr<HttpSession> session;
+    bool opened = false;
+    if (const auto id = request.sessionId) {
+        const auto found = hub.sessions.find(std::string(*id));
+        if (found == hub.sessions.end()) {
+            return unknownSession(*id);
+        }
+        session = found->second;
+    } else if (!post->initialize) {
+        return refuse(
+            400, -32000,
+            "Bad Request: no Mcp-Session-Id header; open a session with an initialize request first "
+            "and send its id on every later request");
+    } else if (hub.sessions.size() >= hub.options.maxSessions) {
+        return refuse(503, -32000,
+                      "Service Unavailable: this server has " + std::to_string(hub.sessions.size()) +
+                          " sessions open, its limit; retry later, or end unused sessions with DELETE");
+    } else {
+        session = std::make_shared<HttpSession>(newSessionId(), hub.options.replayEvents);
+        std::weak_ptr<HttpSession> weak = session;
+        session->core = hub.server.connect(hub.executor, [weak](OutgoingFrame frame) {
+            if (auto alive = weak.lock()) {
+                alive->route(std::move(frame));
+            }
+        });
+        hub.sessions.emplace(session->id(), session);
+        opened = true;
+    }
+    session->lastSeen = Clock::now();
+    const bool json = hub.options.replyMode == HttpReplyMode::json;
+    auto exchange = session->openExchange(json);
+    session->deliver(request.body, exchange, post->requests);
+    Outcome outcome;
+    if (opened) {
+        if (session->core->initialized()) {
+            outcome.reply.sessionId = session->id();
+        } else {
+            hub.close(session);  // initialize was refused: no session
+        }
+    }
+    if (exchange->events.ended() && exchange->responses.empty() && exchange->events.last() == 0) {
+        outcome.reply.status = 202;
+        return outcome;
+    }
+    outcome.session = session;
+    if (json) {
+        outcome.exchange = exchange;
+        outcome.batch = post->batch;
+        return outcome;
+    }
+    if (exchange->events.ended()) {
+        // Everything is known: one reply with a length, no chunks.
+        outcome.reply.body = exchange->events.after(0).text;
+        outcome.reply.contentType = "text/event-stream";
+        exchange->events.written = exchange->events.last();
+        return outcome;
+    }
+    outcome.stream = std::shared_ptr<EventStream>(exchange, &exchange->events);
+    return outcome;
+}
+
+[[nodiscard]] Outcome decideGet(HttpSessions& hub, const HttpRequestHead& request) {
+    if (!parseAccept(request.accept).eventStream) {
+        return refuse(406, -32000,
+                      "Not Acceptable: a GET opens an event stream; send Accept: text/event-stream");
+    }
+    if (auto refused = checkProtocolVersion(request.protocolVersion)) {
+        return answer(refusal(*refused));
+    }
+    const auto id = request.sessionId;
+    if (!id) {
+        return refuse(400, -32000,
+                      "Bad Request: no Mcp-Session-Id header; a GET stream belongs to a session opened by "
+                      "initialize");
+    }
+    const auto found = hub.sessions.find(std::string(*id));
+    if (found == hub.sessions.end()) {
+        return unknownSession(*id);
+    }
+    auto session = found->second;
+    session->lastSeen = Clock::now();
+    Outcome outcome;
+    outcome.session = session;
+    // Resumption: the stream the last event id names, from the event after it.
+    if (const auto last = request.lastEventId) {
+        if (const auto event = parseEventId(*last)) {
+            auto named = session->stream(event->stream, session);
+            if (named && named->canReplayFrom(event->sequence)) {
+                outcome.stream = named;
+                outcome.from = event->sequence;
+            }
+        }
+    }
+    if (!outcome.stream) {
+        outcome.stream = session->stream(0, session);
+        outcome.from = outcome.stream->written;
+    }
+    if (outcome.stream->attached) {
+        return refuse(409, -32000,
+                      "Conflict: this session's event stream is already open on another connection; close it "
+                      "first (one GET stream per session)");
+    }
+    return outcome;
+}
+
+[[nodiscard]] Outcome decideDelete(HttpSessions& hub, const HttpRequestHead& request) {
+    const auto id = request.sessionId;
+    if (!id) {
+        return refuse(400, -32000, "Bad Request: DELETE needs the Mcp-Session-Id of the session to end");
+    }
+    const auto found = hub.sessions.find(std::string(*id));
+    if (found == hub.sessions.end()) {
+        return unknownSession(*id);
+    }
+    auto session = found->second;
+    hub.close(session);
+    return answer(Reply{});
+}
+
+}  // namespace
+
+void HttpSessions::close(const std::shared_ptr<HttpSession>& session) {
+    sessions.erase(session->id());
+    session->end();
+    auto core = session->core;
+    closers.spawn(core->close());
+}
+
+Reply refusal(const Refusal& refused) {
+    return Reply{refused.status, errorBody(refused.code, refused.message), "application/json", {}, {}};
+}
+
+Reply refusal(unsigned status, int code, std::string message) {
+    return refusal(Refusal{status, code, std::move(message)});
+}
+
+std::string jsonReply(const Exchange& exchange, bool batch) {
+    if (!batch && exchange.responses.size() == 1) {
+        return exchange.responses.front();
+    }
+    std::string body = "[";
+    for (const auto& response : exchange.responses) {
+        body += (body.size() > 1 ? "," : "") + response;
+    }
+    return body + "]";
+}
+
+Outcome decide(HttpSessions& hub, const HttpRequestHead& request) {
+    const auto host = request.host;
+    if (!host) {
+        return refuse(400, -32000, "Bad Request: no Host header");
+    }
+    if (auto refused = checkHostAndOrigin(*host, request.origin, hub.loopback, hub.options)) {
+        return answer(refusal(*refused));
+    }
+    const std::string_view target = std::string_view(request.target).substr(0, request.target.find('?'));
+    if (target != hub.options.path) {
+        return refuse(
+            404, -32000,
+            "Not Found: '" + std::string(target) + "' is not served; MCP is at " + hub.options.path);
+    }
+    if (request.method == "POST") {
+        return decidePost(hub, request);
+    }
+    if (request.method == "GET") {
+        return decideGet(hub, request);
+    }
+    if (request.method == "DELETE") {
+        return decideDelete(hub, request);
+    }
+    Outcome outcome =
+        refuse(405, -32000,
+               "Method Not Allowed: " + request.method + " " + hub.options.path +
+                   " (use POST for messages, GET for the event stream, DELETE to end a session)");
+    outcome.reply.allow = "GET, POST, DELETE";
+    return outcome;
+}
+
+}  // namespace reagent::mcp::detail

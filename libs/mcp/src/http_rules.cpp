@@ -1,0 +1,209 @@
+// The streamable HTTP server's header and body rules (sans-io).
+
+#include "http_rules.hpp"
+
+#include <sys/random.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <random>
+
+#include "reagent/mcp/protocol_version.hpp"
+
+namespace reagent::mcp::detail {
+
+namespace {
+
+[[nodiscard]] std::string lower(std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
+}
+
+// `host[:port]` without the port; `[::1]:80` keeps its brackets.
+[[nodiscard]] std::string_view withoutPort(std::string_view host) noexcept {
+    if (host.starts_with('[')) {
+        const std::size_t close = host.find(']');
+        return close == std::string_view::npos ? host : host.substr(0, close + 1);
+    }
+    const std::size_t colon = host.rfind(':');
+    return colon == std::string_view::npos ? host : host.substr(0, colon);
+}
+
+[[nodiscard]] bool listed(const std::vector<std::string>& list, std::string_view value) {
+    const std::string wanted = lower(value);
+    return std::any_of(list.begin(), list.end(),
+                       [&](const std::string& item) { return lower(item) == wanted; });
+}
+
+[[nodiscard]] Refusal forbidden(std::string message) {
+    return Refusal{403, -32000, std::move(message)};
+}
+
+}  // namespace
+
+std::string errorBody(int code, std::string_view message) {
+    nlohmann::json error = {{"code", code}, {"message", std::string(message)}};
+    // The message may quote what the client sent (a Host, a session id): invalid UTF-8 is replaced.
+    return nlohmann::json{{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", std::move(error)}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool isLocalHost(std::string_view host) noexcept {
+    const std::string name = lower(withoutPort(host));
+    return name == "localhost" || name == "127.0.0.1" || name == "[::1]";
+}
+
+bool isLocalOrigin(std::string_view origin) noexcept {
+    const std::string text = lower(origin);
+    std::string_view rest(text);
+    if (rest.starts_with("http://")) {
+        rest.remove_prefix(7);
+    } else if (rest.starts_with("https://")) {
+        rest.remove_prefix(8);
+    } else {
+        return false;
+    }
+    if (rest.ends_with('/')) {
+        rest.remove_suffix(1);
+    }
+    return rest.find('/') == std::string_view::npos && isLocalHost(rest);
+}
+
+std::optional<Refusal> checkHostAndOrigin(std::string_view host, std::optional<std::string_view> origin,
+                                          bool loopback, const HttpServeOptions& options) {
+    const std::string_view name = withoutPort(host);
+    if (loopback) {
+        if (!isLocalHost(host) && !listed(options.allowedHosts, name)) {
+            return forbidden("Forbidden: the Host header '" + std::string(host) +
+                             "' is not this server's (a local server accepts localhost, 127.0.0.1 and [::1]; "
+                             "add other names to HttpServeOptions::allowedHosts)");
+        }
+    } else if (!options.allowedHosts.empty() && !listed(options.allowedHosts, name)) {
+        return forbidden("Forbidden: the Host header '" + std::string(host) +
+                         "' is not in this server's allowed hosts");
+    }
+    if (origin && !isLocalOrigin(*origin) && !listed(options.allowedOrigins, *origin)) {
+        return forbidden("Forbidden: requests from the origin '" + std::string(*origin) +
+                         "' are not allowed (add it to HttpServeOptions::allowedOrigins)");
+    }
+    return std::nullopt;
+}
+
+Accepts parseAccept(std::optional<std::string_view> accept) noexcept {
+    if (!accept) {
+        return Accepts{true, true};
+    }
+    Accepts result;
+    std::string_view rest = *accept;
+    while (!rest.empty()) {
+        const std::size_t comma = rest.find(',');
+        std::string_view item = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        item = item.substr(0, item.find(';'));
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) {
+            item.remove_prefix(1);
+        }
+        while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) {
+            item.remove_suffix(1);
+        }
+        const std::string type = lower(item);
+        if (type == "*/*") {
+            result.json = result.eventStream = true;
+        } else if (type == "application/*" || type == "application/json") {
+            result.json = true;
+        } else if (type == "text/*" || type == "text/event-stream") {
+            result.eventStream = true;
+        }
+    }
+    return result;
+}
+
+std::optional<Refusal> checkProtocolVersion(std::optional<std::string_view> header) {
+    if (!header) {
+        return std::nullopt;  // 2025-03-26 is assumed, as the specification says
+    }
+    const auto& supported = kSupportedProtocolVersions;
+    if (std::find(supported.begin(), supported.end(), *header) != supported.end()) {
+        return std::nullopt;
+    }
+    std::string list;
+    for (const auto version : supported) {
+        list += (list.empty() ? "" : ", ") + std::string(version);
+    }
+    return Refusal{400, -32000,
+                   "Bad Request: unsupported MCP-Protocol-Version '" + std::string(*header) +
+                       "' (supported versions: " + list + ")"};
+}
+
+expected<PostBody, Refusal> inspectPost(std::string_view body) {
+    const auto parsed = nlohmann::json::parse(body, nullptr, false);
+    if (parsed.is_discarded()) {
+        return unexpected(Refusal{400, -32700, "Parse error: the request body is not valid JSON"});
+    }
+    PostBody post;
+    auto look = [&post](const nlohmann::json& message) {
+        if (!message.is_object() || !message.contains("method") || !message["method"].is_string()) {
+            return;
+        }
+        const auto id = message.find("id");
+        if (id == message.end()) {
+            return;
+        }
+        if (id->is_number_integer()) {
+            post.requests.emplace_back(id->get<std::int64_t>());
+        } else if (id->is_string()) {
+            post.requests.emplace_back(id->get<std::string>());
+        } else {
+            return;
+        }
+        if (message["method"] == "initialize") {
+            post.initialize = true;
+        }
+    };
+    if (parsed.is_array()) {
+        if (parsed.empty()) {
+            return unexpected(Refusal{400, kInvalidRequest, "Invalid Request: an empty JSON-RPC batch"});
+        }
+        post.batch = true;
+        for (const auto& message : parsed) {
+            look(message);
+        }
+    } else if (parsed.is_object()) {
+        look(parsed);
+    } else {
+        return unexpected(
+            Refusal{400, kInvalidRequest,
+                    "Invalid Request: the body must be a JSON-RPC message (an object) or a batch"});
+    }
+    return post;
+}
+
+std::string newSessionId() {
+    std::array<unsigned char, 16> bytes{};
+    std::size_t filled = 0;
+    while (filled < bytes.size()) {
+        const auto got = ::getrandom(bytes.data() + filled, bytes.size() - filled, 0);
+        if (got <= 0) {
+            // No system generator (should not happen on Linux): fall back to the library's.
+            std::random_device device;
+            for (; filled < bytes.size(); ++filled) {
+                bytes[filled] = static_cast<unsigned char>(device());
+            }
+            break;
+        }
+        filled += static_cast<std::size_t>(got);
+    }
+    static constexpr std::string_view kHex = "0123456789abcdef";
+    std::string id;
+    id.reserve(32);
+    for (const unsigned char byte : bytes) {
+        id += kHex[byte >> 4U];
+        id += kHex[byte & 0x0FU];
+    }
+    return id;
+}
+
+}  // namespace reagent::mcp::detail

@@ -1,0 +1,61 @@
+#pragma once
+// The streamable HTTP server's decisions about one request, with no I/O: which headers are acceptable
+// (Host, Origin, Accept, MCP-Protocol-Version), what a POSTed body holds, and the error bodies of refusals.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reagent/core/expected.hpp"
+#include "reagent/mcp/json_rpc.hpp"
+#include "reagent/mcp/serve_http.hpp"
+
+namespace reagent::mcp::detail {
+
+/// A request refused: the HTTP status and the JSON-RPC error it carries.
+struct Refusal {
+    unsigned status = 400;
+    int code = -32000;
+    std::string message;
+};
+
+/// `{"jsonrpc":"2.0","id":null,"error":{"code":…,"message":…}}`.
+[[nodiscard]] std::string errorBody(int code, std::string_view message);
+
+/// True for `localhost`, `127.0.0.1` and `[::1]`, with or without a port.
+[[nodiscard]] bool isLocalHost(std::string_view host) noexcept;
+/// True for `http(s)://` + a local host (any port).
+[[nodiscard]] bool isLocalOrigin(std::string_view origin) noexcept;
+
+/// DNS-rebinding protection: refuses (403) a `Host` that names another site when bound to a loopback
+/// address (or one outside `allowedHosts` when they are given), and an `Origin` that is present and
+/// neither local nor allowed.
+[[nodiscard]] std::optional<Refusal> checkHostAndOrigin(std::string_view host,
+                                                        std::optional<std::string_view> origin, bool loopback,
+                                                        const HttpServeOptions& options);
+
+/// What an `Accept` header admits (a missing header admits everything).
+struct Accepts {
+    bool json = false;
+    bool eventStream = false;
+};
+[[nodiscard]] Accepts parseAccept(std::optional<std::string_view> accept) noexcept;
+
+/// 400 when the `MCP-Protocol-Version` header is present and not a version reagent speaks.
+[[nodiscard]] std::optional<Refusal> checkProtocolVersion(std::optional<std::string_view> header);
+
+/// What a POSTed body holds: the requests it owes responses to, whether it is an `initialize`.
+struct PostBody {
+    std::vector<RequestId> requests;
+    bool initialize = false;
+    bool batch = false;
+};
+/// 400 with -32700 when `body` is not JSON, -32600 when it is neither an object nor a non-empty array.
+[[nodiscard]] expected<PostBody, Refusal> inspectPost(std::string_view body);
+
+/// A new session id: 128 random bits from the system's generator, as 32 hex digits.
+[[nodiscard]] std::string newSessionId();
+
+}  // namespace reagent::mcp::detail

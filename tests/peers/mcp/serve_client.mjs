@@ -1,0 +1,69 @@
+// The official TypeScript SDK client driving `reagent mcp serve` (stdio, or streamable HTTP with --http):
+// the built-in tools are listed, file-read reads a file of the workspace, a missing file is an error
+// result, and file-write (which needs approval) is refused without --yes. Exits 0 when every check passed.
+// usage: node serve_client.mjs [--http] <reagent> mcp serve --workspace DIR
+//   DIR must hold hello.txt containing "hello from the workspace".
+//   --http: `--http 127.0.0.1:0` is added and the URL read from the server's stderr.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn } from 'node:child_process';
+
+const argv = process.argv.slice(2);
+const overHttp = argv[0] === '--http';
+if (overHttp) argv.shift();
+const [command, ...args] = argv;
+let checks = 0;
+function check(ok, what) {
+  if (!ok) throw new Error(`check failed: ${what}`);
+  checks++;
+}
+
+let child;
+let transport;
+if (overHttp) {
+  child = spawn(command, [...args, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  const url = await new Promise((resolve, reject) => {
+    let seen = '';
+    child.stderr.on('data', (d) => {
+      seen += d;
+      const m = /listening on (http:\/\/\S+\/mcp)/.exec(seen);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`reagent exited (${code}): ${seen}`)));
+  });
+  transport = new StreamableHTTPClientTransport(new URL(url));
+  child.on('exit', () => check(stdout === '', `nothing on stdout: ${stdout}`));
+} else {
+  transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
+}
+const client = new Client({ name: 'serve-client', version: '1.0.0' }, { capabilities: {} });
+await client.connect(transport);
+try {
+  check(client.getServerVersion()?.name === 'reagent', 'serverInfo.name');
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name);
+  for (const n of ['file-read', 'ls', 'grep', 'glob']) check(names.includes(n), `tool ${n} listed: ${names}`);
+
+  const read = await client.callTool({ name: 'file-read', arguments: { path: 'hello.txt' } });
+  check(!read.isError && read.content[0].text.includes('hello from the workspace'), `file-read: ${JSON.stringify(read)}`);
+
+  const missing = await client.callTool({ name: 'file-read', arguments: { path: 'nope.txt' } });
+  check(missing.isError === true, `a missing file is an error result: ${JSON.stringify(missing)}`);
+
+  if (names.includes('file-write')) {
+    const write = await client.callTool({ name: 'file-write', arguments: { path: 'new.txt', content: 'x' } });
+    check(write.isError === true && /approv/.test(write.content[0].text), `file-write refused: ${JSON.stringify(write)}`);
+  }
+  console.log(`serve client${overHttp ? ' (http)' : ''}: ${checks} checks passed`);
+} finally {
+  await client.close();
+  if (child) {
+    const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    const code = await exited;
+    if (code !== 0) throw new Error(`reagent mcp serve exited with ${code} after SIGTERM`);
+  }
+}
