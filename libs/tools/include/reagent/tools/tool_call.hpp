@@ -3,11 +3,14 @@
 /// \brief `ToolCallRequest` and `ToolCallRecord`: a call as asked for and as it happened.
 
 #include <chrono>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "reagent/core/expected.hpp"
+#include "reagent/tools/tool_context.hpp"
 #include "reagent/tools/tool_definition.hpp"
 #include "reagent/tools/tool_error.hpp"
 
@@ -21,6 +24,9 @@ struct ToolCallRequest {
     /// Set when the model's arguments were not valid JSON (`llm::ToolCall::invalidArguments`): the call
     /// is answered with an `invalid_arguments` error saying this, and its handler does not run.
     std::optional<std::string> argumentsProblem{};
+    /// How the handler reaches whoever asked for the call (an MCP server sets one per `tools/call`);
+    /// null for none (an agent's calls). Copied into `ToolContext::request` and `notify`.
+    std::shared_ptr<const CallChannel> channel{};
 };
 
 /// \brief What happened to one call: input, output or error, and timing.
@@ -45,6 +51,10 @@ struct ToolCallRecord {
     ToolMode mode = ToolMode::feedback;
     /// Whatever the handler put in `ToolContext::artifacts`; never shown to the model.
     nlohmann::json artifacts = nlohmann::json::object();
+    /// Whatever the handler put in `ToolContext::content` (MCP content blocks beside the text).
+    std::vector<nlohmann::json> content{};
+    /// Whatever the handler put in `ToolContext::structured` (null: none).
+    nlohmann::json structured = nullptr;
 
     [[nodiscard]] bool succeeded() const noexcept { return outcome.has_value(); }
 };
