@@ -68,7 +68,8 @@ Task<tools::ToolResult> withLogging(json, tools::ToolContext context) {
     for (int i = 0; i < 3; ++i) {
         mcp::logToClient(context, mcp::LogLevel::info, steps[i], "conformance");
         if (i < 2) {
-            co_await pause(context, 50);
+            auto wait = pause(context, 50);
+            co_await std::move(wait);
         }
     }
     co_return std::string("Tool with logging executed successfully");
@@ -78,7 +79,8 @@ Task<tools::ToolResult> withProgress(json, tools::ToolContext context) {
     for (int i = 0; i <= 2; ++i) {
         context.reportProgress(tools::ToolProgress{i * 50.0, 100.0, "step " + std::to_string(i + 1)});
         if (i < 2) {
-            co_await pause(context, 50);
+            auto wait = pause(context, 50);
+            co_await std::move(wait);
         }
     }
     co_return std::string("Progress test completed");
@@ -267,7 +269,8 @@ void registerTools(tools::ToolRegistry& registry) {
     auto reconnection = ToolBuilder::create("test_reconnection");
     reconnection.description("Tests SSE stream disconnection and client reconnection (SEP-1699)")
         .handler([](json, tools::ToolContext context) -> Task<tools::ToolResult> {
-            co_await pause(context, 100);
+            auto wait = pause(context, 100);
+            co_await std::move(wait);
             co_return std::string("Reconnection test completed successfully");
         });
     addTool(registry, reconnection);
@@ -422,7 +425,7 @@ int main(int argc, char** argv) {
         }
 #if defined(REAGENT_CONFORMANCE_HTTP)
         mcp::HttpServeOptions serve;
-        serve.host = host;
+        serve.address = host;  // HttpServeOptions as drafted in the HTTP driver (address, port)
         serve.port = port;
         asio::co_spawn(io, mcp::serveHttp(server, serve), done);
 #else

@@ -350,7 +350,8 @@ TEST_CASE("mcp server over stdio: resources, templates, prompts, completion", "[
         CHECK((*completed)["completion"]["values"] == json::array({"grace"}));
 
         // reagent's client declares no sampling capability: the handler's request is refused clearly.
-        auto sampled = co_await client.callTool("ask_model", json{{"question", "hi"}});
+        const json question = {{"question", "hi"}};
+        auto sampled = co_await client.callTool("ask_model", question);
         REQUIRE(sampled);
         CHECK(sampled->isError);
         CHECK(sampled->text.find("did not declare the sampling capability") != std::string::npos);
