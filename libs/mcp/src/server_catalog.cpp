@@ -19,39 +19,8 @@ namespace {
 
 constexpr std::size_t kMaxCompletionValues = 100;
 
-bool isNameChar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 RpcError rpcError(int code, std::string message, json data = nullptr) {
     return RpcError{code, std::move(message), std::move(data)};
-}
-
-// A percent-encoded value decoded; malformed escapes are kept as they are.
-std::string unescape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    const auto hex = [](char c) -> int {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
-        }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
-    };
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
-            out.push_back(static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2])));
-            i += 2;
-        } else {
-            out.push_back(text[i]);
-        }
-    }
-    return out;
 }
 
 // Exceptions and cancellation of a reader or getter, as the client's error.
@@ -191,72 +160,6 @@ json toJson(const ResourceContents& contents) {
     return out;
 }
 
-bool isValidUriTemplate(std::string_view uriTemplate) {
-    bool previousWasExpression = false;
-    std::size_t i = 0;
-    while (i < uriTemplate.size()) {
-        const char c = uriTemplate[i];
-        if (c == '}') {
-            return false;
-        }
-        if (c != '{') {
-            previousWasExpression = false;
-            ++i;
-            continue;
-        }
-        const auto close = uriTemplate.find('}', i + 1);
-        if (close == std::string_view::npos || close == i + 1 || previousWasExpression) {
-            return false;
-        }
-        for (std::size_t k = i + 1; k < close; ++k) {
-            if (!isNameChar(uriTemplate[k])) {
-                return false;  // operators (+, #, ...) and lists belong to levels 2 to 4
-            }
-        }
-        previousWasExpression = true;
-        i = close + 1;
-    }
-    return true;
-}
-
-std::optional<TemplateVariables> matchUriTemplate(std::string_view uriTemplate, std::string_view uri) {
-    if (!isValidUriTemplate(uriTemplate)) {
-        return std::nullopt;
-    }
-    TemplateVariables variables;
-    std::size_t t = 0;
-    std::size_t u = 0;
-    while (t < uriTemplate.size()) {
-        if (uriTemplate[t] != '{') {
-            if (u >= uri.size() || uri[u] != uriTemplate[t]) {
-                return std::nullopt;
-            }
-            ++t;
-            ++u;
-            continue;
-        }
-        const auto close = uriTemplate.find('}', t);
-        const std::string name(uriTemplate.substr(t + 1, close - t - 1));
-        t = close + 1;
-        // The value runs to the next literal character of the template (or the end), never across '/'.
-        const std::size_t stop = t < uriTemplate.size() ? uri.find(uriTemplate[t], u) : uri.size();
-        const std::size_t end = stop == std::string_view::npos ? uri.size() : stop;
-        const std::string_view value = uri.substr(u, end - u);
-        if (value.empty() || value.find('/') != std::string_view::npos) {
-            return std::nullopt;
-        }
-        const auto [existing, inserted] = variables.emplace(name, unescape(value));
-        if (!inserted && existing->second != unescape(value)) {
-            return std::nullopt;  // one name, two values
-        }
-        u = end;
-    }
-    if (u != uri.size()) {
-        return std::nullopt;
-    }
-    return variables;
-}
-
 void Server::State::tellSessions(const std::string& method) {
     std::erase_if(sessions, [](const auto& weak) { return weak.expired(); });
     const auto open = sessions;
@@ -336,170 +239,201 @@ void Server::resourceUpdated(const std::string& uri) const {
     }
 }
 
-void Session::handleCatalog(const Request& request) {
+namespace {
+
+// resources/*: true when answered (else the method is unknown).
+bool serveResources(Session& self, const Request& request) {
     const std::string& method = request.method;
     const json& params = request.params;
-    const auto& catalog = *server;
-    const std::size_t pageSize = server->options.pageSize;
-    const bool resources = !catalog.resources.empty() || !catalog.templates.empty();
-    const bool prompts = !catalog.prompts.empty();
-
-    if (method.starts_with("resources/") && resources) {
-        if (method == "resources/list") {
-            respond(request.id,
-                    listPage(catalog.resources, params, "resources@", "resources", pageSize, shownResource));
-            return;
-        }
-        if (method == "resources/templates/list") {
-            respond(request.id, listPage(catalog.templates, params, "templates@", "resourceTemplates",
-                                         pageSize, shownTemplate));
-            return;
-        }
-        if (method == "resources/read" || method == "resources/subscribe" ||
-            method == "resources/unsubscribe") {
-            const auto uri = stringParam(params, "uri");
-            if (!uri) {
-                respond(request.id, fail(rpcError(kInvalidParams, method + " needs params.uri (a string)")));
-                return;
-            }
-            if (method == "resources/unsubscribe") {
-                subscriptions.erase(*uri);
-                respond(request.id, json::object());
-                return;
-            }
-            const auto direct = std::find_if(catalog.resources.begin(), catalog.resources.end(),
-                                             [&](const auto& resource) { return resource.info.uri == *uri; });
-            std::optional<TemplateVariables> variables;
-            const Server::State::Template* matched = nullptr;
-            if (direct == catalog.resources.end()) {
-                for (const auto& entry : catalog.templates) {
-                    if ((variables = matchUriTemplate(entry.info.uriTemplate, *uri))) {
-                        matched = &entry;
-                        break;
-                    }
-                }
-            }
-            if (direct == catalog.resources.end() && matched == nullptr) {
-                respond(request.id,
-                        fail(rpcError(kResourceNotFound, "Resource not found", json{{"uri", *uri}})));
-                return;
-            }
-            if (method == "resources/subscribe") {
-                subscriptions.insert(*uri);
-                respond(request.id, json::object());
-            } else if (matched == nullptr) {
-                calls.spawn(readResource(shared_from_this(), request.id, direct->reader, *uri));
-            } else {
-                calls.spawn(readTemplate(shared_from_this(), request.id, matched->reader, *uri,
-                                         std::move(*variables)));
-            }
-            return;
-        }
-    } else if (method.starts_with("prompts/") && prompts) {
-        if (method == "prompts/list") {
-            respond(request.id,
-                    listPage(catalog.prompts, params, "prompts@", "prompts", pageSize, shownPrompt));
-            return;
-        }
-        if (method == "prompts/get") {
-            const auto name = stringParam(params, "name");
-            if (!name) {
-                respond(request.id,
-                        fail(rpcError(kInvalidParams, "prompts/get needs params.name (a string)")));
-                return;
-            }
-            const auto prompt = std::find_if(catalog.prompts.begin(), catalog.prompts.end(),
-                                             [&](const auto& entry) { return entry.info.name == *name; });
-            if (prompt == catalog.prompts.end()) {
-                respond(request.id, fail(rpcError(kInvalidParams, "Unknown prompt: " + *name)));
-                return;
-            }
-            PromptArguments arguments;
-            if (const auto given = params.find("arguments"); given != params.end() && !given->is_null()) {
-                if (!given->is_object()) {
-                    respond(request.id, fail(rpcError(kInvalidParams,
-                                                      "prompts/get arguments must be an object of strings")));
-                    return;
-                }
-                for (const auto& [key, value] : given->items()) {
-                    if (!value.is_string()) {
-                        respond(request.id,
-                                fail(rpcError(kInvalidParams, "prompt argument " + key +
-                                                                  " must be a string, not " +
-                                                                  std::string(value.type_name()))));
-                        return;
-                    }
-                    arguments.emplace(key, value.get<std::string>());
-                }
-            }
-            for (const auto& argument : prompt->info.arguments) {
-                if (argument.required && !arguments.contains(argument.name)) {
-                    respond(request.id, fail(rpcError(kInvalidParams, "prompt " + *name + " needs argument " +
-                                                                          argument.name + " (required)")));
-                    return;
-                }
-            }
-            calls.spawn(getPrompt(shared_from_this(), request.id, prompt->getter, std::move(arguments)));
-            return;
-        }
-    } else if (method == "completion/complete" && !catalog.completions.empty()) {
-        const json ref = params.is_object() ? params.value("ref", json()) : json();
-        const json argument = params.is_object() ? params.value("argument", json()) : json();
-        const auto type = stringParam(ref, "type");
-        const auto argumentName = stringParam(argument, "name");
-        const auto value = stringParam(argument, "value");
-        if (!type || (*type != "ref/prompt" && *type != "ref/resource") || !argumentName || !value) {
-            respond(request.id, fail(rpcError(kInvalidParams,
-                                              "completion/complete needs params.ref ({type: \"ref/prompt\", "
-                                              "name} or {type: \"ref/resource\", uri}) and params.argument "
-                                              "({name, value})")));
-            return;
-        }
-        const bool isPrompt = *type == "ref/prompt";
-        const auto name = stringParam(ref, isPrompt ? "name" : "uri");
-        const bool known =
-            name &&
-            (isPrompt ? std::any_of(catalog.prompts.begin(), catalog.prompts.end(),
-                                    [&](const auto& entry) { return entry.info.name == *name; })
-                      : std::any_of(catalog.templates.begin(), catalog.templates.end(),
-                                    [&](const auto& entry) { return entry.info.uriTemplate == *name; }) ||
-                            std::any_of(catalog.resources.begin(), catalog.resources.end(),
-                                        [&](const auto& entry) { return entry.info.uri == *name; }));
-        if (!known) {
-            respond(request.id, fail(rpcError(kInvalidParams, std::string(isPrompt ? "Unknown prompt: "
-                                                                                   : "Unknown resource: ") +
-                                                                  (name ? *name : std::string("(none)")))));
-            return;
-        }
-        const auto kind = isPrompt ? CompletionRef::Kind::prompt : CompletionRef::Kind::resource;
-        CompletionResult found;
-        for (const auto& completion : catalog.completions) {
-            if (completion.ref.kind == kind && completion.ref.name == *name &&
-                completion.argument == *argumentName) {
-                json context = json::object();
-                if (const auto given = params.find("context"); given != params.end() && given->is_object()) {
-                    context = given->value("arguments", json::object());
-                }
-                auto settled = settleCall(completion.provider, *value, context);
-                if (settled) {
-                    found = std::move(*settled);
-                }
-                break;
-            }
-        }
-        if (found.values.size() > kMaxCompletionValues) {
-            found.total = found.total.value_or(found.values.size());
-            found.values.resize(kMaxCompletionValues);
-            found.hasMore = true;
-        }
-        json completion = {{"values", found.values}, {"hasMore", found.hasMore}};
-        if (found.total) {
-            completion["total"] = *found.total;
-        }
-        respond(request.id, json{{"completion", std::move(completion)}});
-        return;
+    const auto& catalog = *self.server;
+    const std::size_t pageSize = catalog.options.pageSize;
+    if (method == "resources/list") {
+        self.respond(request.id,
+                     listPage(catalog.resources, params, "resources@", "resources", pageSize, shownResource));
+        return true;
     }
-    respond(request.id, fail(rpcError(kMethodNotFound, "method not found: " + method)));
+    if (method == "resources/templates/list") {
+        self.respond(request.id, listPage(catalog.templates, params, "templates@", "resourceTemplates",
+                                          pageSize, shownTemplate));
+        return true;
+    }
+    if (method == "resources/read" || method == "resources/subscribe" || method == "resources/unsubscribe") {
+        const auto uri = stringParam(params, "uri");
+        if (!uri) {
+            self.respond(request.id, fail(rpcError(kInvalidParams, method + " needs params.uri (a string)")));
+            return true;
+        }
+        if (method == "resources/unsubscribe") {
+            self.subscriptions.erase(*uri);
+            self.respond(request.id, json::object());
+            return true;
+        }
+        const auto direct = std::find_if(catalog.resources.begin(), catalog.resources.end(),
+                                         [&](const auto& resource) { return resource.info.uri == *uri; });
+        std::optional<TemplateVariables> variables;
+        const Server::State::Template* matched = nullptr;
+        if (direct == catalog.resources.end()) {
+            for (const auto& entry : catalog.templates) {
+                if ((variables = matchUriTemplate(entry.info.uriTemplate, *uri))) {
+                    matched = &entry;
+                    break;
+                }
+            }
+        }
+        if (direct == catalog.resources.end() && matched == nullptr) {
+            self.respond(request.id,
+                         fail(rpcError(kResourceNotFound, "Resource not found", json{{"uri", *uri}})));
+            return true;
+        }
+        if (method == "resources/subscribe") {
+            self.subscriptions.insert(*uri);
+            self.respond(request.id, json::object());
+        } else if (matched == nullptr) {
+            self.calls.spawn(readResource(self.shared_from_this(), request.id, direct->reader, *uri));
+        } else {
+            self.calls.spawn(readTemplate(self.shared_from_this(), request.id, matched->reader, *uri,
+                                          std::move(*variables)));
+        }
+        return true;
+    }
+    return false;
+}
+
+// prompts/*: true when answered.
+bool servePrompts(Session& self, const Request& request) {
+    const std::string& method = request.method;
+    const json& params = request.params;
+    const auto& catalog = *self.server;
+    const std::size_t pageSize = catalog.options.pageSize;
+    if (method == "prompts/list") {
+        self.respond(request.id,
+                     listPage(catalog.prompts, params, "prompts@", "prompts", pageSize, shownPrompt));
+        return true;
+    }
+    if (method == "prompts/get") {
+        const auto name = stringParam(params, "name");
+        if (!name) {
+            self.respond(request.id,
+                         fail(rpcError(kInvalidParams, "prompts/get needs params.name (a string)")));
+            return true;
+        }
+        const auto prompt = std::find_if(catalog.prompts.begin(), catalog.prompts.end(),
+                                         [&](const auto& entry) { return entry.info.name == *name; });
+        if (prompt == catalog.prompts.end()) {
+            self.respond(request.id, fail(rpcError(kInvalidParams, "Unknown prompt: " + *name)));
+            return true;
+        }
+        PromptArguments arguments;
+        if (const auto given = params.find("arguments"); given != params.end() && !given->is_null()) {
+            if (!given->is_object()) {
+                self.respond(
+                    request.id,
+                    fail(rpcError(kInvalidParams, "prompts/get arguments must be an object of strings")));
+                return true;
+            }
+            for (const auto& [key, value] : given->items()) {
+                if (!value.is_string()) {
+                    self.respond(
+                        request.id,
+                        fail(rpcError(kInvalidParams, "prompt argument " + key + " must be a string, not " +
+                                                          std::string(value.type_name()))));
+                    return true;
+                }
+                arguments.emplace(key, value.get<std::string>());
+            }
+        }
+        for (const auto& argument : prompt->info.arguments) {
+            if (argument.required && !arguments.contains(argument.name)) {
+                self.respond(request.id,
+                             fail(rpcError(kInvalidParams, "prompt " + *name + " needs argument " +
+                                                               argument.name + " (required)")));
+                return true;
+            }
+        }
+        self.calls.spawn(
+            getPrompt(self.shared_from_this(), request.id, prompt->getter, std::move(arguments)));
+        return true;
+    }
+    return false;
+}
+
+// completion/complete.
+bool serveCompletion(Session& self, const Request& request) {
+    const json& params = request.params;
+    const auto& catalog = *self.server;
+    const json ref = params.is_object() ? params.value("ref", json()) : json();
+    const json argument = params.is_object() ? params.value("argument", json()) : json();
+    const auto type = stringParam(ref, "type");
+    const auto argumentName = stringParam(argument, "name");
+    const auto value = stringParam(argument, "value");
+    if (!type || (*type != "ref/prompt" && *type != "ref/resource") || !argumentName || !value) {
+        self.respond(request.id, fail(rpcError(kInvalidParams,
+                                               "completion/complete needs params.ref ({type: \"ref/prompt\", "
+                                               "name} or {type: \"ref/resource\", uri}) and params.argument "
+                                               "({name, value})")));
+        return true;
+    }
+    const bool isPrompt = *type == "ref/prompt";
+    const auto name = stringParam(ref, isPrompt ? "name" : "uri");
+    const bool known =
+        name && (isPrompt ? std::any_of(catalog.prompts.begin(), catalog.prompts.end(),
+                                        [&](const auto& entry) { return entry.info.name == *name; })
+                          : std::any_of(catalog.templates.begin(), catalog.templates.end(),
+                                        [&](const auto& entry) { return entry.info.uriTemplate == *name; }) ||
+                                std::any_of(catalog.resources.begin(), catalog.resources.end(),
+                                            [&](const auto& entry) { return entry.info.uri == *name; }));
+    if (!known) {
+        self.respond(
+            request.id,
+            fail(rpcError(kInvalidParams, std::string(isPrompt ? "Unknown prompt: " : "Unknown resource: ") +
+                                              (name ? *name : std::string("(none)")))));
+        return true;
+    }
+    const auto kind = isPrompt ? CompletionRef::Kind::prompt : CompletionRef::Kind::resource;
+    CompletionResult found;
+    for (const auto& completion : catalog.completions) {
+        if (completion.ref.kind == kind && completion.ref.name == *name &&
+            completion.argument == *argumentName) {
+            json context = json::object();
+            if (const auto given = params.find("context"); given != params.end() && given->is_object()) {
+                context = given->value("arguments", json::object());
+            }
+            auto settled = settleCall(completion.provider, *value, context);
+            if (settled) {
+                found = std::move(*settled);
+            }
+            break;
+        }
+    }
+    if (found.values.size() > kMaxCompletionValues) {
+        found.total = found.total.value_or(found.values.size());
+        found.values.resize(kMaxCompletionValues);
+        found.hasMore = true;
+    }
+    json completion = {{"values", found.values}, {"hasMore", found.hasMore}};
+    if (found.total) {
+        completion["total"] = *found.total;
+    }
+    self.respond(request.id, json{{"completion", std::move(completion)}});
+    return true;
+}
+
+}  // namespace
+
+void Session::handleCatalog(const Request& request) {
+    const std::string& method = request.method;
+    const auto& catalog = *server;
+    bool answered = false;
+    if (method.starts_with("resources/") && (!catalog.resources.empty() || !catalog.templates.empty())) {
+        answered = serveResources(*this, request);
+    } else if (method.starts_with("prompts/") && !catalog.prompts.empty()) {
+        answered = servePrompts(*this, request);
+    } else if (method == "completion/complete" && !catalog.completions.empty()) {
+        answered = serveCompletion(*this, request);
+    }
+    if (!answered) {
+        respond(request.id, fail(rpcError(kMethodNotFound, "method not found: " + method)));
+    }
 }
 
 }  // namespace reagent::mcp

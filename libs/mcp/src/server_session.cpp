@@ -1,5 +1,6 @@
 // A server session: dispatches the client's requests and runs its tool calls.
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
@@ -403,7 +404,10 @@ void Session::receiveBatch(RpcSession::Received received) {
             }
         }
     }
-    if (!served) {
+    const bool asks = std::any_of(received.events.begin(), received.events.end(), [](const auto& event) {
+        return std::holds_alternative<Request>(event) || std::holds_alternative<Notification>(event);
+    });
+    if (!served && asks) {
         const std::string why = initialized ? "protocol version " + version +
                                                   " has no JSON-RPC batches (2025-06-18 removed them): "
                                                   "send one message per frame"

@@ -247,3 +247,15 @@ TEST_CASE("rich content, structuredContent, outputSchema and call-tied log lines
           json::array({{{"type", "image"}, {"data", "AAAA"}, {"mimeType", "image/png"}}}));
     CHECK_FALSE(image["result"].contains("structuredContent"));
 }
+
+TEST_CASE("an answer inside a batch reaches its handler in any version", "[mcp][server][channel][batch]") {
+    Harness h;
+    h.initialize(json{{"sampling", json::object()}});
+    const auto asked = h.send(call(1, "ask_model"));
+    REQUIRE(asked["method"] == "sampling/createMessage");
+    const json batch = json::array({answer(
+        asked, json{{"role", "assistant"}, {"content", {{"type", "text"}, {"text", "b"}}}, {"model", "m"}})});
+    const auto result = h.send(batch);
+    REQUIRE(h.out.size() == 1);  // no refusal: the batch held only a response
+    CHECK(result["result"]["content"][0]["text"] == "model said b (m)");
+}
