@@ -306,3 +306,22 @@ TEST_CASE("server batches: served in 2025-03-26, refused otherwise", "[mcp][serv
     Harness fresh;
     CHECK(fresh.send(json::array({request(1, "ping")}))["error"]["code"] == mcp::kInvalidRequest);
 }
+
+TEST_CASE("server replaces and removes resources", "[mcp][server][catalog]") {
+    Harness h;
+    addCatalog(h.server);
+    h.initialize();
+    h.server.addResource(mcp::ResourceInfo{"test://a", "A2", "", ""},
+                         [](std::string uri) { return textOf(std::move(uri), "alpha 2"); });
+    const auto listed = h.send(request(1, "resources/list"))["result"]["resources"];
+    CHECK(listed.size() == 4);
+    CHECK(listed[0]["name"] == "A2");
+    CHECK(h.send(request(2, "resources/read", json{{"uri", "test://a"}}))["result"]["contents"][0]["text"] ==
+          "alpha 2");
+    h.out.clear();
+    CHECK(h.server.removeResource("test://a"));
+    CHECK_FALSE(h.server.removeResource("test://a"));
+    CHECK(h.out.size() == 1);  // one list_changed
+    CHECK(h.send(request(3, "resources/read", json{{"uri", "test://a"}}))["error"]["code"] ==
+          mcp::kResourceNotFound);
+}
