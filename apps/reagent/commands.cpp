@@ -74,6 +74,8 @@ tools::BuiltinSelection builtinSelection(const RunOptions& options) {
     return selection;
 }
 
+}  // namespace
+
 expected<agent::AgentBuilder, std::string> agentBuilder(const RunOptions& options,
                                                         std::shared_ptr<llm::Provider> provider) {
     auto tools = demoTools();
@@ -109,6 +111,8 @@ expected<agent::AgentBuilder, std::string> agentBuilder(const RunOptions& option
 }
 
 // Builds the agent (connecting its MCP servers), runs the prompt, disposes the agent.
+namespace {
+
 Task<expected<agent::RunResult, std::string>> buildRunDispose(agent::AgentBuilder builder,
                                                               std::string prompt) {
     auto agent = co_await builder.buildAsync();
@@ -124,6 +128,8 @@ Task<expected<agent::RunResult, std::string>> buildRunDispose(agent::AgentBuilde
 Task<expected<agent::RunResult, std::string>> buildAndRun(agent::AgentBuilder builder, std::string prompt) {
     co_return co_await withCheckedCancellation(buildRunDispose(std::move(builder), std::move(prompt)));
 }
+
+}  // namespace
 
 expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOptions& options) {
     std::optional<providers::ProviderConfig> config;
@@ -157,6 +163,8 @@ expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOp
     }
     return std::move(*made);
 }
+
+namespace {
 
 // The library's messages speak to programmers (withMaxIterations, ...); a CLI user needs the flag.
 void explainForCli(agent::RunResult& result, const RunOptions& options, bool timedOut) {

@@ -5,10 +5,13 @@
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "reagent/agent/agent.hpp"
 #include "reagent/core/expected.hpp"
+#include "reagent/llm/provider.hpp"
 #include "reagent/tools/tool.hpp"
 
 namespace reagent::cli {
@@ -80,6 +83,14 @@ struct MemoryOptions {
 /// \brief Reads an episodic memory file written by `run --memory`: search it, list recent episodes, or
 /// show one in full. A missing file is an error (never created here).
 [[nodiscard]] int memoryCommand(const MemoryOptions& options);
+
+/// \brief The provider `--provider` names, else the first configured in the environment, else the offline
+/// demo (with a notice on stderr).
+[[nodiscard]] expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOptions& options);
+/// \brief The agent `run` builds: the demo tools, the built-in tools, reasoning, terminal approval,
+/// memory and MCP servers as `options` say.
+[[nodiscard]] expected<agent::AgentBuilder, std::string> agentBuilder(
+    const RunOptions& options, std::shared_ptr<llm::Provider> provider);
 
 /// \brief The built-in tools as `run` gives them (`builtins::builtinTools`): code-execute (in its own
 /// temporary directory), http-get, web-search and crypto-price; with `--workspace` the file tools on it,

@@ -58,7 +58,15 @@ expected<ModelReply, ProviderError> answerFromResults(const ModelRequest& reques
     // The arguments of each call, by id, so the answer can quote the expression that was computed.
     std::map<std::string, json> argumentsById;
     std::vector<const Message*> results;
-    for (const Message& message : request.messages) {
+    // Only this turn's results: in a conversation (`reagent chat`) earlier turns are in the history too.
+    std::size_t turnStart = 0;
+    for (std::size_t i = 0; i < request.messages.size(); ++i) {
+        if (request.messages[i].role == Role::user) {
+            turnStart = i;
+        }
+    }
+    for (std::size_t i = turnStart; i < request.messages.size(); ++i) {
+        const Message& message = request.messages[i];
         for (const llm::ToolCall& call : message.toolCalls) {
             argumentsById[call.id] = call.arguments;
         }
@@ -113,6 +121,8 @@ std::shared_ptr<llm::ScriptedProvider> makeDemoProvider(std::chrono::millisecond
     auto provider = std::make_shared<llm::ScriptedProvider>();
     provider->then(llm::ScriptedTurn::respond(planTools).delay(latency));
     provider->then(llm::ScriptedTurn::respond(answerFromResults).delay(latency));
+    // Every turn of a conversation plans, then answers.
+    provider->loop();
     return provider;
 }
 

@@ -14,7 +14,8 @@ namespace reagent::cli {
 inline constexpr const char* kDemoNotice =
     "reagent: no provider configured \u2014 using the offline demo provider (scripted, no model involved)";
 
-/// \brief A `ScriptedProvider` playing two turns, with no model involved.
+/// \brief A `ScriptedProvider` playing two turns (started over for each turn of `reagent chat`), with no
+/// model involved.
 ///
 /// Turn 1 asks for three tool calls at once (a parallel batch): `calculator` on the arithmetic found in
 /// the prompt (or `6*7`), `word_count` on the prompt, and `current_time`. Turn 2 reads the tool results

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "chat_command.hpp"
 #include "commands.hpp"
 #include "mcp_command.hpp"
 #include "reagent/builtins/builtin_tools.hpp"
@@ -223,6 +224,30 @@ int main(int argc, char** argv) {
         "corrupt, disk full) does not change the status: the answer exists; each one is a warning on stderr "
         "(\"reagent: warning: ...\") and in the \"warnings\" list of --json.");
 
+    ChatOptions chat;
+    CLI::App* chatCmd = app.add_subcommand(
+        "chat",
+        "Talk with the agent: one message per line on stdin, answers streamed to stdout; the "
+        "conversation is kept until exit (/reset forgets it, /exit ends it)");
+    chatCmd->add_option("--system", chat.system, "A system prompt for the whole conversation");
+    chatCmd
+        ->add_option("--provider", chat.run.provider,
+                     "Model API: anthropic, openai, gemini, ollama or demo (default: the first configured in "
+                     "the environment, else demo)")
+        ->check(CLI::IsMember({"anthropic", "openai", "gemini", "ollama", "demo"}));
+    chatCmd->add_option("--model", chat.run.model, "Model id (default: the provider's default model)");
+    chatCmd->add_option("--base-url", chat.run.baseUrl, "Base URL of the model API (as for run)");
+    chatCmd->add_option("--max-iterations", chat.run.maxIterations, "Model calls allowed per turn")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    chatCmd->add_option("--workspace", chat.run.workspace, "The built-in tools' workspace (as for run)")
+        ->check(CLI::ExistingDirectory);
+    chatCmd->add_flag("--read-only", chat.run.readOnly, "Leave out every tool that changes something");
+    chatCmd->add_flag("-y,--yes", chat.run.approveAll, "Approve every call that needs approval");
+    chatCmd->add_flag("-q,--quiet", chat.run.quiet, "No trace of tool calls on stderr");
+    chatCmd->add_option("--mcp-config", chat.run.mcpConfigPath, "MCP servers whose tools join (as for run)")
+        ->check(nonEmpty("a file path"));
+
     bool toolsJson = false;
     CLI::App* toolsCmd =
         app.add_subcommand("tools", "List the tools offered to the model: name, description, JSON Schema");
@@ -341,6 +366,9 @@ int main(int argc, char** argv) {
         }
         run.demoLatency = std::chrono::milliseconds(latencyMs);
         return runCommand(io, run);
+    }
+    if (*chatCmd) {
+        return chatCommand(io, chat);
     }
     if (*mcpCmd && *mcpServeCmd) {
         return mcpServeCommand(io, serveOptions);

@@ -233,3 +233,21 @@ TEST_CASE("a turn cut off while streaming ends its line before the error", "[cli
     trace(reagent::agent::RunFinished{reagent::agent::TerminatedBy::provider_error, 1});
     CHECK(out.str() == "run: \"hi\"\nmodel turn 1: Half an answer \uFFFD\uFFFD\n");
 }
+
+TEST_CASE("chat answers one turn per line until its input ends or /exit", "[cli][chat]") {
+    const auto chat = runCli({"chat", "--provider", "demo", "--quiet"},
+                             std::string("What is 6*7?\n\n/reset\nWhat is 2+3?\n"));
+    INFO(chat.err);
+    REQUIRE(chat.status == 0);
+    CHECK(chat.out.find("42") != std::string::npos);
+    CHECK(chat.out.find("5") != std::string::npos);
+    CHECK(chat.err.find("the conversation was reset") != std::string::npos);
+
+    const auto stopped =
+        runCli({"chat", "--provider", "demo", "--quiet"}, std::string("/exit\nWhat is 6*7?\n"));
+    REQUIRE(stopped.status == 0);
+    CHECK(stopped.out.find("42") == std::string::npos);
+
+    const auto bad = runCli({"chat", "--provider", "nobody"}, std::string("hi\n"));
+    CHECK(bad.status == 2);
+}

@@ -132,9 +132,10 @@ Task<RunResult> driveToEnd(std::shared_ptr<Agent::State> state, ReactLoop& loop,
     co_return result;
 }
 
-Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::string prompt) {
+Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::vector<llm::Message> history,
+                         std::string prompt) {
     const auto started = std::chrono::steady_clock::now();
-    ReactLoop loop(state->loopConfig(), prompt);
+    ReactLoop loop(state->loopConfig(), std::move(history), prompt);
     state->emit(RunStarted{std::move(prompt)});
     auto first = loop.start();
     auto run = driveToEnd(state, loop, std::move(first), started);
@@ -265,7 +266,11 @@ LoopConfig Agent::State::loopConfig() const {
 Agent::Agent(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 Task<RunResult> Agent::run(std::string prompt) const {
-    return runAgent(state_, std::move(prompt));
+    return runAgent(state_, {}, std::move(prompt));
+}
+
+Task<RunResult> Agent::run(std::vector<llm::Message> history, std::string prompt) const {
+    return runAgent(state_, std::move(history), std::move(prompt));
 }
 
 expected<void, tools::ToolError> Agent::registerTool(tools::Tool tool) const {

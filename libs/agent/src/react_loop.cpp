@@ -80,6 +80,19 @@ ReactLoop::ReactLoop(LoopConfig config, std::string prompt)
     messages_.push_back(llm::Message::user(std::move(prompt)));
 }
 
+ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, std::string prompt)
+    : ReactLoop(std::move(config)) {
+    if (!config_.systemPrompt.empty()) {
+        messages_.push_back(llm::Message::system(config_.systemPrompt));
+    }
+    for (llm::Message& message : history) {
+        if (message.role != llm::Role::system) {  // the agent's own system prompt leads
+            messages_.push_back(std::move(message));
+        }
+    }
+    messages_.push_back(llm::Message::user(std::move(prompt)));
+}
+
 void ReactLoop::expectState(Awaiting expected, const char* operation) const {
     if (awaiting_ == expected) {
         return;

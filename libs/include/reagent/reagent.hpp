@@ -6,6 +6,7 @@
 #include "reagent/agent/agent_config.hpp"
 #include "reagent/agent/agent_error.hpp"
 #include "reagent/agent/agent_event.hpp"
+#include "reagent/agent/conversation.hpp"
 #include "reagent/agent/react_loop.hpp"
 #include "reagent/agent/run_result.hpp"
 #include "reagent/builtins/agent_tools.hpp"

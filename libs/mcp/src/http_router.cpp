@@ -75,6 +75,21 @@ using Clock = std::chrono::steady_clock;
         opened = true;
     }
     session->lastSeen = Clock::now();
+    // Batches exist only in 2025-03-26 (2025-06-18 removed them). The session core refuses one with a
+    // single error of id null, which no POST waits for: refuse it here, on this POST, instead.
+    if (post->batch && !post->requests.empty() &&
+        (!session->core->initialized() || session->core->protocolVersion() != "2025-03-26")) {
+        if (opened) {
+            hub.close(session);
+        }
+        return refuse(
+            400, kInvalidRequest,
+            "Invalid Request: " +
+                (session->core->initialized() ? "protocol version " + session->core->protocolVersion() +
+                                                    " has no JSON-RPC batches (2025-06-18 removed them)"
+                                              : std::string("a JSON-RPC batch cannot carry initialize")) +
+                "; send one message per POST");
+    }
     const bool json = hub.options.replyMode == HttpReplyMode::json;
     auto exchange = session->openExchange(json);
     session->deliver(request.body, exchange, post->requests);

@@ -1,5 +1,7 @@
 // A server session: dispatches the client's requests and runs its tool calls.
 
+#include <algorithm>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/experimental/parallel_group.hpp>
@@ -41,6 +43,7 @@ Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallR
     self->inFlight.erase(id);
     if (order[0] == 1 || state->cancelled || self->closed ||
         isCancelled(co_await asio::this_coro::cancellation_state)) {
+        self->unanswered(id);
         co_return;  // cancelled: the client expects no response
     }
     if (error) {
@@ -51,7 +54,97 @@ Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallR
                                          self->server->options.maxResultBytes));
         co_return;
     }
-    self->respond(id, detail::callResult(record.outcome, self->server->options.maxResultBytes));
+    self->respond(id, detail::callResult(record, self->server->options.maxResultBytes));
+}
+
+// The capability a client must have declared for a request a handler sends it; empty: none needed.
+std::string capabilityFor(std::string_view method) {
+    if (method == "sampling/createMessage") {
+        return "sampling";
+    }
+    if (method == "elicitation/create") {
+        return "elicitation";
+    }
+    if (method == "roots/list") {
+        return "roots";
+    }
+    return {};
+}
+
+// A request from a tool handler to the client of the call `related`: sent on that call's stream, answered
+// through `Session::complete`. Cancelling the handler (or the session closing) forgets the request.
+Task<expected<json, tools::ToolError>> askClient(std::weak_ptr<Session> weak, RequestId related,
+                                                 std::string method, json params) {
+    using tools::ToolErrc;
+    using tools::ToolError;
+    const auto self = weak.lock();
+    if (!self || self->closed) {
+        co_return fail(
+            ToolError{ToolErrc::failed, "the client's session is closed: " + method + " was not sent"});
+    }
+    const std::string capability = capabilityFor(method);
+    if (!capability.empty() && !self->clientCapabilities.contains(capability)) {
+        co_return fail(ToolError{ToolErrc::failed,
+                                 "the client did not declare the " + capability +
+                                     " capability in initialize, so the server cannot send it " + method,
+                                 json{{"capability", capability}}});
+    }
+    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+        co_return fail(ToolError{ToolErrc::cancelled, "cancelled before " + method + " was sent"});
+    }
+    auto outgoing = self->rpc.request(method, std::move(params));
+    const RequestId id = outgoing.id;
+    auto waiting = std::make_shared<Session::Pending>(self->executor);
+    self->pending.emplace(id, waiting);
+    self->send(OutgoingFrame{std::move(outgoing.frame), related, false});
+    waiting->wake.expires_after(self->server->options.clientRequestTimeout);
+    auto wait = waiting->wake.async_wait(asio::as_tuple(asio::use_awaitable));
+    auto [error] = co_await std::move(wait);
+    self->pending.erase(id);
+    if (waiting->outcome) {
+        if (!*waiting->outcome) {
+            const auto& refused = waiting->outcome->error();
+            co_return fail(ToolError{ToolErrc::failed,
+                                     "the client refused " + method + ": " + refused.describe(),
+                                     json{{"code", refused.code}, {"message", refused.message}}});
+        }
+        co_return std::move(**waiting->outcome);
+    }
+    self->rpc.forget(id);  // a late answer is then reported, not delivered
+    if (error == asio::error::operation_aborted) {
+        co_return fail(ToolError{ToolErrc::cancelled, method + " was abandoned: the call was cancelled"});
+    }
+    co_return fail(ToolError{ToolErrc::timeout,
+                             "the client did not answer " + method + " within " +
+                                 std::to_string(self->server->options.clientRequestTimeout.count()) + " ms"});
+}
+
+std::shared_ptr<const tools::CallChannel> channelFor(const std::shared_ptr<Session>& session,
+                                                     RequestId related) {
+    auto channel = std::make_shared<tools::CallChannel>();
+    std::weak_ptr<Session> weak = session;
+    channel->request = [weak, related](std::string method, json params) {
+        return askClient(weak, related, std::move(method), std::move(params));
+    };
+    channel->notify = [weak, related](std::string method, json params) {
+        const auto self = weak.lock();
+        if (!self || !self->initialized) {
+            return;
+        }
+        if (method == "notifications/message" && params.is_object()) {
+            const auto level = parseLogLevel(params.value("level", std::string()));
+            if (level && *level < self->level) {
+                return;  // below the level the client asked for
+            }
+        }
+        self->send(OutgoingFrame{self->rpc.notify(std::move(method), std::move(params)), related, false});
+    };
+    return channel;
+}
+
+bool isBatch(std::string_view frame) {
+    const auto first = frame.find_first_not_of(" \t\r\n");
+    return first != std::string_view::npos && frame[first] == '[';
 }
 
 }  // namespace
@@ -64,7 +157,43 @@ void Session::send(OutgoingFrame frame) {
 }
 
 void Session::respond(const RequestId& id, expected<json, RpcError> outcome) {
+    for (auto& batch : batches) {
+        if (batch->waiting.erase(id) > 0) {
+            batch->responses.push_back(rpc.respond(id, std::move(outcome)));
+            unanswered(id);  // sends the array once the batch's last request is answered
+            return;
+        }
+    }
     send(OutgoingFrame{rpc.respond(id, std::move(outcome)), id, true});
+}
+
+void Session::unanswered(const RequestId& id) {
+    for (auto it = batches.begin(); it != batches.end(); ++it) {
+        auto& batch = **it;
+        batch.waiting.erase(id);
+        if (!batch.waiting.empty()) {
+            continue;
+        }
+        if (!batch.responses.empty()) {
+            std::string array = "[";
+            for (std::size_t i = 0; i < batch.responses.size(); ++i) {
+                array += (i == 0 ? "" : ",") + batch.responses[i];
+            }
+            array += "]";
+            send(OutgoingFrame{std::move(array), batch.first, true});
+        }
+        batches.erase(it);
+        return;
+    }
+}
+
+void Session::complete(RpcSession::Completed completed) {
+    const auto found = pending.find(completed.id);
+    if (found == pending.end()) {
+        return;  // the waiting handler already gave up
+    }
+    found->second->outcome = std::move(completed.outcome);
+    found->second->wake.cancel();
 }
 
 void Session::notify(std::string method, json params) {
@@ -99,13 +228,26 @@ void Session::initialize(const Request& request) {
     if (params.contains("clientInfo") && params["clientInfo"].is_object()) {
         clientInfo = params["clientInfo"];
     }
+    if (params.contains("capabilities") && params["capabilities"].is_object()) {
+        clientCapabilities = params["capabilities"];
+    }
     const ServerOptions& options = server->options;
     json info = {{"name", options.info.name}, {"version", options.info.version}};
     if (!options.info.title.empty()) {
         info["title"] = options.info.title;
     }
+    json capabilities = {{"tools", {{"listChanged", true}}}, {"logging", json::object()}};
+    if (!server->resources.empty() || !server->templates.empty()) {
+        capabilities["resources"] = {{"subscribe", true}, {"listChanged", true}};
+    }
+    if (!server->prompts.empty()) {
+        capabilities["prompts"] = {{"listChanged", true}};
+    }
+    if (!server->completions.empty()) {
+        capabilities["completions"] = json::object();
+    }
     json result = {{"protocolVersion", version},
-                   {"capabilities", {{"tools", {{"listChanged", true}}}, {"logging", json::object()}}},
+                   {"capabilities", std::move(capabilities)},
                    {"serverInfo", std::move(info)}};
     if (!options.instructions.empty()) {
         result["instructions"] = options.instructions;
@@ -151,6 +293,7 @@ void Session::startCall(const Request& request) {
             server->progress[call.id] = ProgressRoute{weak_from_this(), request.id, *token};
         }
     }
+    call.channel = channelFor(shared_from_this(), request.id);
     auto state = std::make_shared<Call>(executor);
     inFlight.emplace(request.id, state);
     calls.spawn(runCall(shared_from_this(), request.id, std::move(call), std::move(state)));
@@ -172,6 +315,9 @@ void Session::handle(Request request) {
                                               server->options.pageSize));
     } else if (method == "tools/call") {
         startCall(request);
+    } else if (method.starts_with("resources/") || method.starts_with("prompts/") ||
+               method == "completion/complete") {
+        handleCatalog(request);
     } else if (method == "logging/setLevel") {
         const json& params = request.params;
         const auto wanted = params.is_object() && params.contains("level") && params["level"].is_string()
@@ -230,13 +376,60 @@ void ServerSession::receive(std::string_view frame) {
     for (auto& reply : received.replies) {
         state_->send(OutgoingFrame{std::move(reply), std::nullopt, true});
     }
+    if (received.replies.empty() && isBatch(frame)) {
+        state_->receiveBatch(std::move(received));
+        return;
+    }
     for (auto& event : received.events) {
         if (auto* request = std::get_if<Request>(&event)) {
             state_->handle(std::move(*request));
         } else if (const auto* notification = std::get_if<Notification>(&event)) {
             state_->handle(*notification);
+        } else if (auto* completed = std::get_if<RpcSession::Completed>(&event)) {
+            state_->complete(std::move(*completed));
         }
-        // Responses (the server sends no requests yet) and problems (answered above when owed) end here.
+        // Problems (answered above when owed) end here.
+    }
+}
+
+void Session::receiveBatch(RpcSession::Received received) {
+    // Responses to our requests are delivered whatever the version: refusing them would strand a handler.
+    const bool served = initialized && version == "2025-03-26";
+    auto batch = std::make_shared<Batch>();
+    for (auto& event : received.events) {
+        if (const auto* request = std::get_if<Request>(&event); request && served) {
+            batch->waiting.insert(request->id);
+            if (!batch->first) {
+                batch->first = request->id;
+            }
+        }
+    }
+    const bool asks = std::any_of(received.events.begin(), received.events.end(), [](const auto& event) {
+        return std::holds_alternative<Request>(event) || std::holds_alternative<Notification>(event);
+    });
+    if (!served && asks) {
+        const std::string why = initialized ? "protocol version " + version +
+                                                  " has no JSON-RPC batches (2025-06-18 removed them): "
+                                                  "send one message per frame"
+                                            : "a JSON-RPC batch cannot come before initialize: send one "
+                                              "message per frame";
+        const json refusal = {
+            {"jsonrpc", "2.0"}, {"id", nullptr}, {"error", {{"code", kInvalidRequest}, {"message", why}}}};
+        send(OutgoingFrame{refusal.dump(-1, ' ', false, json::error_handler_t::replace), std::nullopt, true});
+    }
+    if (!batch->waiting.empty()) {
+        batches.push_back(batch);
+    }
+    for (auto& event : received.events) {
+        if (auto* completed = std::get_if<RpcSession::Completed>(&event)) {
+            complete(std::move(*completed));
+        } else if (!served) {
+            continue;
+        } else if (auto* request = std::get_if<Request>(&event)) {
+            handle(std::move(*request));
+        } else if (const auto* notification = std::get_if<Notification>(&event)) {
+            handle(*notification);
+        }
     }
 }
 

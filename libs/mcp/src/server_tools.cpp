@@ -46,35 +46,48 @@ json listedTool(const tools::ToolDefinition& definition, bool sideEffect) {
     } else {
         annotations["idempotentHint"] = true;
     }
-    return json{{"name", definition.name},
-                {"description", definition.description},
-                {"inputSchema", definition.inputSchema},
-                {"annotations", std::move(annotations)}};
+    json listed = {{"name", definition.name},
+                   {"description", definition.description},
+                   {"inputSchema", definition.inputSchema},
+                   {"annotations", std::move(annotations)}};
+    if (!definition.outputSchema.is_null()) {
+        listed["outputSchema"] = definition.outputSchema;
+    }
+    return listed;
+}
+
+expected<std::size_t, RpcError> pageStart(const json& params, std::string_view prefix, std::size_t count) {
+    if (!params.is_object() || !params.contains("cursor") || params["cursor"].is_null()) {
+        return std::size_t{0};
+    }
+    const json& cursor = params["cursor"];
+    const std::string text = cursor.is_string() ? cursor.get<std::string>() : std::string();
+    std::size_t start = 0;
+    bool valid = text.size() > prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
+    if (valid) {
+        const std::string digits = text.substr(prefix.size());
+        valid = digits.find_first_not_of("0123456789") == std::string::npos && digits.size() < 10;
+        if (valid) {
+            start = std::stoul(digits);
+            valid = start <= count;
+        }
+    }
+    if (!valid) {
+        return fail(RpcError{
+            kInvalidParams,
+            "invalid cursor: " + cursor.dump() + " (pass the nextCursor of the previous page)", nullptr});
+    }
+    return start;
 }
 
 expected<json, RpcError> toolsPage(const tools::ToolRegistry& registry, const tools::ToolExecutor& executor,
                                    const json& params, std::size_t pageSize) {
-    std::size_t start = 0;
     const auto all = registry.all();
-    if (params.is_object() && params.contains("cursor") && !params["cursor"].is_null()) {
-        const json& cursor = params["cursor"];
-        const std::string text = cursor.is_string() ? cursor.get<std::string>() : std::string();
-        bool valid =
-            text.size() > kCursorPrefix.size() && text.compare(0, kCursorPrefix.size(), kCursorPrefix) == 0;
-        if (valid) {
-            const std::string digits = text.substr(kCursorPrefix.size());
-            valid = digits.find_first_not_of("0123456789") == std::string::npos && digits.size() < 10;
-            if (valid) {
-                start = std::stoul(digits);
-                valid = start <= all.size();
-            }
-        }
-        if (!valid) {
-            return fail(RpcError{
-                kInvalidParams,
-                "invalid cursor: " + cursor.dump() + " (pass the nextCursor of the previous page)", nullptr});
-        }
+    const auto first = pageStart(params, kCursorPrefix, all.size());
+    if (!first) {
+        return fail(first.error());
     }
+    const std::size_t start = *first;
     json listed = json::array();
     const std::size_t end = std::min(all.size(), start + pageSize);
     for (std::size_t i = start; i < end; ++i) {
@@ -93,6 +106,26 @@ json callResult(const tools::ToolResult& outcome, std::size_t maxBytes) {
         return textResult(bounded(*outcome, maxBytes), false);
     }
     return textResult(bounded(outcome.error().describe(), maxBytes), true);
+}
+
+json callResult(const tools::ToolCallRecord& record, std::size_t maxBytes) {
+    json result = callResult(record.outcome, maxBytes);
+    if (!record.outcome) {
+        return result;
+    }
+    if (!record.content.empty()) {
+        json& content = result["content"];
+        if (content.size() == 1 && content[0]["text"].get_ref<const std::string&>().empty()) {
+            content = json::array();
+        }
+        for (const auto& block : record.content) {
+            content.push_back(block);
+        }
+    }
+    if (!record.structured.is_null()) {
+        result["structuredContent"] = record.structured;
+    }
+    return result;
 }
 
 }  // namespace reagent::mcp::detail

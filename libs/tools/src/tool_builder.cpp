@@ -93,6 +93,11 @@ ToolBuilder& ToolBuilder::schema(json schema) {
     return *this;
 }
 
+ToolBuilder& ToolBuilder::outputSchema(nlohmann::json schema) {
+    tool_.definition.outputSchema = std::move(schema);
+    return *this;
+}
+
 ToolBuilder& ToolBuilder::category(std::string category) {
     tool_.definition.category = std::move(category);
     return *this;

@@ -326,6 +326,12 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
     Executor executor = co_await asio::this_coro::executor;
     auto context = ToolContext{call.id, definition.name, tripIndex, std::move(executor), &record.artifacts};
     context.runStatus = call.runStatus;
+    context.content = &record.content;
+    context.structured = &record.structured;
+    if (call.channel) {
+        context.request = call.channel->request;
+        context.notify = call.channel->notify;
+    }
     if (sink_) {
         // The executor outlives every call it runs, so `this` stays valid while the handler may report.
         context.progress = [this, id = call.id, name = definition.name,

@@ -382,17 +382,21 @@ TEST_CASE("mcp server over http: JSON replies", "[mcp][server][http]") {
         auto startup = start(**f.server, options);
         auto running = co_await std::move(startup);
         auto session = co_await openSession(running.port);
-        auto batchCall =
-            raw(running.port, bhttp::verb::post, with(kAccept, "Mcp-Session-Id", session),
-                "[" + request(2, "ping") + "," +
-                    request(3, "tools/call", json{{"name", "slow"}, {"arguments", {{"steps", 2}}}}) + "]");
+        auto slowCall = raw(running.port, bhttp::verb::post, with(kAccept, "Mcp-Session-Id", session),
+                            request(3, "tools/call", json{{"name", "slow"}, {"arguments", {{"steps", 2}}}}));
+        auto slow = co_await std::move(slowCall);
+        CHECK(slow.status == 200);
+        CHECK(slow.headers["Content-Type"] == "application/json");
+        const auto reply = json::parse(slow.body);
+        REQUIRE(reply.is_object());
+        CHECK(reply["result"]["content"][0]["text"] == "done 2");
+
+        // This session agreed on 2025-11-25, which has no batches: refused on the POST itself.
+        auto batchCall = raw(running.port, bhttp::verb::post, with(kAccept, "Mcp-Session-Id", session),
+                             "[" + request(4, "ping") + "," + request(5, "ping") + "]");
         auto batch = co_await std::move(batchCall);
-        CHECK(batch.status == 200);
-        CHECK(batch.headers["Content-Type"] == "application/json");
-        const auto replies = json::parse(batch.body);
-        REQUIRE(replies.is_array());
-        REQUIRE(replies.size() == 2);
-        CHECK(replies[1]["result"]["content"][0]["text"] == "done 2");
+        CHECK(batch.status == 400);
+        CHECK_THAT(batch.body, Catch::Contains("no JSON-RPC batches"));
 
         auto connected = co_await mcp::Client::connect(httpConfig(running));
         REQUIRE(connected);

@@ -1,5 +1,6 @@
 // reagent's MCP server over stdio (tests/integration/mcp_server/tool_server.cpp) driven by reagent's own
-// MCP client: listing with pagination, calls, tool errors, progress, cancellation, logging, list changes.
+// MCP client: listing with pagination, calls, tool errors, progress, cancellation, logging, list changes,
+// resources, templates, prompts and completion.
 
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
@@ -75,8 +76,9 @@ TEST_CASE("mcp server over stdio: initialize and paginated listing and annotatio
 
         auto tools = co_await client.listTools();  // follows every page
         REQUIRE(tools);
-        CHECK(tools->size() == 8);
-        for (const auto* name : {"echo", "add", "slow", "fail", "sleepy", "guarded", "log", "grow"}) {
+        CHECK(tools->size() == 10);
+        for (const auto* name :
+             {"echo", "add", "slow", "fail", "sleepy", "guarded", "log", "grow", "ask_model", "ask_user"}) {
             CHECK(hasTool(*tools, name));
         }
         const auto guarded =
@@ -133,7 +135,7 @@ TEST_CASE("mcp server over stdio: calls and tool errors as isError and unknown t
         CHECK(unknown.error().code == mcp::McpErrc::remote_error);
         CHECK(unknown.error().message.find("Unknown tool: nope") != std::string::npos);
 
-        auto method = co_await client.request("resources/list", json::object());
+        auto method = co_await client.request("no/such/method", json::object());
         REQUIRE_FALSE(method);
         CHECK(method.error().message.find("-32601") != std::string::npos);
         co_await client.close();
@@ -305,6 +307,54 @@ TEST_CASE("mcp server over stdio: sequential echo throughput", "[.][bench]") {
         std::sort(latencies.begin(), latencies.end());
         std::printf("echo x%d: %.0f calls/s, median %.0f us, p90 %.0f us\n", kCalls, kCalls / seconds,
                     latencies[latencies.size() / 2], latencies[latencies.size() * 9 / 10]);
+        co_await client.close();
+    }());
+}
+
+TEST_CASE("mcp server over stdio: resources, templates, prompts, completion", "[mcp][server]") {
+    runCoro([]() -> Task<void> {
+        auto connected = co_await mcp::Client::connect(toolServer());
+        REQUIRE(connected);
+        auto& client = **connected;
+        const auto& capabilities = client.server().capabilities;
+        CHECK(capabilities["resources"] == json{{"subscribe", true}, {"listChanged", true}});
+        CHECK(capabilities.contains("prompts"));
+        CHECK(capabilities.contains("completions"));
+
+        const json greetingUri = {{"uri", "test://greeting"}};
+        auto read = co_await client.request("resources/read", greetingUri);
+        REQUIRE(read);
+        CHECK((*read)["contents"][0]["text"] == "hello from reagent");
+        const json itemUri = {{"uri", "test://items/42"}};
+        auto item = co_await client.request("resources/read", itemUri);
+        REQUIRE(item);
+        CHECK((*item)["contents"][0]["text"] == "item 42");
+        const json nowhere = {{"uri", "test://nowhere"}};
+        auto missing = co_await client.request("resources/read", nowhere);
+        REQUIRE_FALSE(missing);
+        CHECK(missing.error().message.find("-32002") != std::string::npos);
+
+        const json greet = {{"name", "greet"}, {"arguments", {{"who", "Ada"}}}};
+        auto prompt = co_await client.request("prompts/get", greet);
+        REQUIRE(prompt);
+        CHECK((*prompt)["messages"][0]["content"]["text"] == "Say hello to Ada");
+        const json bare = {{"name", "greet"}};
+        auto refused = co_await client.request("prompts/get", bare);
+        REQUIRE_FALSE(refused);
+        CHECK(refused.error().message.find("needs argument who") != std::string::npos);
+
+        const json complete = {{"ref", {{"type", "ref/prompt"}, {"name", "greet"}}},
+                               {"argument", {{"name", "who"}, {"value", "g"}}}};
+        auto completed = co_await client.request("completion/complete", complete);
+        REQUIRE(completed);
+        CHECK((*completed)["completion"]["values"] == json::array({"grace"}));
+
+        // reagent's client declares no sampling capability: the handler's request is refused clearly.
+        const json question = {{"question", "hi"}};
+        auto sampled = co_await client.callTool("ask_model", question);
+        REQUIRE(sampled);
+        CHECK(sampled->isError);
+        CHECK(sampled->text.find("did not declare the sampling capability") != std::string::npos);
         co_await client.close();
     }());
 }

@@ -5,7 +5,9 @@
 // With --http it serves streamable HTTP at /mcp (PORT 0 picks one) and prints "listening on PORT" on
 // stderr; SIGINT or SIGTERM shuts it down gracefully.
 // Tools: echo, add, slow (progress; honours cancellation), fail, sleepy (times out), guarded (needs
-// approval, which this server never gives), log (a notifications/message), grow (registers a tool).
+// approval, which this server never gives), log (a notifications/message), grow (registers a tool),
+// ask_model (samples the client's model), ask_user (elicits input from the client's user).
+// Beside tools: resource test://greeting, template test://items/{id}, prompt greet {who}, with completion.
 // With --marker-dir, slow writes DIR/slow-started, then DIR/slow-finished or DIR/slow-cancelled.
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -24,6 +26,7 @@
 #include "reagent/mcp/serve_http.hpp"
 #include "reagent/mcp/serve_stdio.hpp"
 #include "reagent/mcp/server.hpp"
+#include "reagent/mcp/tool_channel.hpp"
 #include "reagent/tools/tool_builder.hpp"
 
 namespace asio = boost::asio;
@@ -84,6 +87,72 @@ Task<tools::ToolResult> sleepFor(std::chrono::milliseconds limit) {
     asio::steady_timer timer(co_await asio::this_coro::executor, limit);
     co_await timer.async_wait(asio::use_awaitable);
     co_return std::string("woke up");
+}
+
+Task<tools::ToolResult> askModel(json args, tools::ToolContext context) {
+    mcp::SamplingRequest request;
+    request.messages.push_back(
+        mcp::SamplingMessage{"user", json{{"type", "text"}, {"text", args["question"].get<std::string>()}}});
+    request.maxTokens = 50;
+    auto asked = mcp::sample(context, std::move(request));
+    auto answer = co_await std::move(asked);
+    if (!answer) {
+        co_return reagent::fail(std::move(answer.error()));
+    }
+    co_return answer->model + ": " + answer->content.value("text", std::string());
+}
+
+Task<tools::ToolResult> askUser(json args, tools::ToolContext context) {
+    mcp::ElicitRequest request;
+    request.message = args["message"].get<std::string>();
+    request.requestedSchema =
+        json{{"type", "object"},
+             {"properties", {{"name", {{"type", "string"}, {"description", "your name"}}}}},
+             {"required", {"name"}}};
+    auto asked = mcp::elicit(context, std::move(request));
+    auto answer = co_await std::move(asked);
+    if (!answer) {
+        co_return reagent::fail(std::move(answer.error()));
+    }
+    co_return answer->action + " " + answer->content.dump();
+}
+
+using Contents = reagent::expected<std::vector<mcp::ResourceContents>, mcp::RpcError>;
+
+Task<Contents> textResource(std::string uri, std::string text) {
+    std::vector<mcp::ResourceContents> out;
+    out.push_back(mcp::ResourceContents{std::move(uri), "text/plain", std::move(text), {}});
+    co_return out;
+}
+
+Task<reagent::expected<mcp::PromptResult, mcp::RpcError>> greet(mcp::PromptArguments args) {
+    std::vector<mcp::PromptMessage> messages;
+    messages.push_back(
+        mcp::PromptMessage{"user", json{{"type", "text"}, {"text", "Say hello to " + args["who"]}}});
+    co_return mcp::PromptResult{"A greeting", std::move(messages)};
+}
+
+void registerCatalog(mcp::Server& server) {
+    server.addResource(mcp::ResourceInfo{"test://greeting", "greeting", "A fixed text", "text/plain"},
+                       [](std::string uri) { return textResource(std::move(uri), "hello from reagent"); });
+    (void)server.addResourceTemplate(
+        mcp::ResourceTemplateInfo{"test://items/{id}", "item", "An item by id", "text/plain"},
+        [](std::string uri, mcp::TemplateVariables vars) {
+            return textResource(std::move(uri), "item " + vars["id"]);
+        });
+    server.addPrompt(
+        mcp::PromptInfo{"greet", "Greets someone", {mcp::PromptArgument{"who", "whom to greet", true}}},
+        greet);
+    server.addCompletion(mcp::CompletionRef{mcp::CompletionRef::Kind::prompt, "greet"}, "who",
+                         [](const std::string& value, const json&) {
+                             mcp::CompletionResult result;
+                             for (const char* name : {"ada", "alan", "grace"}) {
+                                 if (std::string(name).starts_with(value)) {
+                                     result.values.emplace_back(name);
+                                 }
+                             }
+                             return result;
+                         });
 }
 
 tools::Tool build(tools::ToolBuilder& builder) {
@@ -184,6 +253,15 @@ void registerTools(tools::ToolRegistry& registry, const Settings& settings,
                               }
                               co_return std::string("grown");
                           })));
+    addTool(registry,
+            std::move(tools::ToolBuilder::create("ask_model")
+                          .description("Asks the client's model a question (sampling)")
+                          .param("question", "string", "the question", ParamOptions{.required = true})
+                          .handler(askModel)));
+    addTool(registry, std::move(tools::ToolBuilder::create("ask_user")
+                                    .description("Asks the client's user for their name (elicitation)")
+                                    .param("message", "string", "what to ask", ParamOptions{.required = true})
+                                    .handler(askUser)));
 }
 
 // Streamable HTTP until SIGINT or SIGTERM.
@@ -268,6 +346,7 @@ int main(int argc, char** argv) {
     options.pageSize = settings.pageSize;
     options.maxInFlight = settings.maxInFlight;
     server->emplace(registry, options);
+    registerCatalog(**server);
 
     if (!settings.http.empty()) {
         return serveOverHttp(**server, settings);

@@ -1,6 +1,8 @@
 // The official TypeScript SDK client driving a reagent MCP server over stdio or streamable HTTP: list (all
-// pages), call, progress, cancellation, tool errors, an unknown tool, logging; over HTTP also
-// list_changed on the GET stream and DELETE then 404. Exits 0 when every check passed.
+// pages), call, progress, cancellation, tool errors, an unknown tool, logging; resources, templates,
+// subscriptions, prompts, completion; sampling and elicitation requested by tool handlers (this client
+// answers them); over HTTP also list_changed on the GET stream and DELETE then 404. Exits 0 when every
+// check passed.
 // usage: node sdk_client.mjs <marker-dir> [--http] <server> [server args...]
 //   the server's slow tool writes <marker-dir>/slow-cancelled when its handler is cancelled.
 //   --http: the server is started with `--http 127.0.0.1:0` added and must print "listening on <port>"
@@ -8,7 +10,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
@@ -46,11 +50,20 @@ if (overHttp) {
 } else {
   transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
 }
-const client = new Client({ name: 'sdk-client', version: '1.0.0' }, { capabilities: {} });
+const client = new Client({ name: 'sdk-client', version: '1.0.0' },
+  { capabilities: { sampling: {}, elicitation: {} } });
 const logs = [];
 let listChanges = 0;
 client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => listChanges++);
+const sampled = [];
+client.setRequestHandler(CreateMessageRequestSchema, async (r) => {
+  sampled.push(r.params);
+  return { role: 'assistant', content: { type: 'text', text: 'forty-two' }, model: 'sdk-model', stopReason: 'endTurn' };
+});
+let elicitAction = 'accept';
+client.setRequestHandler(ElicitRequestSchema, async (r) => (
+  elicitAction === 'accept' ? { action: 'accept', content: { name: 'Ada' } } : { action: elicitAction }));
 await client.connect(transport);
 try {
   check(client.getServerVersion()?.name === 'reagent-tool-server', 'serverInfo.name');
@@ -109,6 +122,45 @@ try {
 
   const after = await client.callTool({ name: 'echo', arguments: { message: 'still here' } });
   check(after.content[0].text === 'still here', 'serving after a cancellation');
+
+  // Resources, templates, subscriptions.
+  const caps = client.getServerCapabilities();
+  check(caps?.resources?.subscribe === true && caps?.prompts && caps?.completions, `capabilities: ${JSON.stringify(caps)}`);
+  const resources = await client.listResources();
+  check(resources.resources.some((r) => r.uri === 'test://greeting' && r.mimeType === 'text/plain'), 'resources/list');
+  const templates = await client.listResourceTemplates();
+  check(templates.resourceTemplates[0]?.uriTemplate === 'test://items/{id}', 'resources/templates/list');
+  const greeting = await client.readResource({ uri: 'test://greeting' });
+  check(greeting.contents[0].text === 'hello from reagent', `read: ${JSON.stringify(greeting)}`);
+  const item = await client.readResource({ uri: 'test://items/7' });
+  check(item.contents[0].text === 'item 7' && item.contents[0].uri === 'test://items/7', 'read through a template');
+  let missing;
+  try { await client.readResource({ uri: 'test://nowhere' }); } catch (e) { missing = e; }
+  check(missing?.code === -32002, `unknown resource: ${missing}`);
+  check(JSON.stringify(await client.subscribeResource({ uri: 'test://greeting' })) === '{}', 'subscribe');
+  check(JSON.stringify(await client.unsubscribeResource({ uri: 'test://greeting' })) === '{}', 'unsubscribe');
+
+  // Prompts and completion.
+  const prompts = await client.listPrompts();
+  check(prompts.prompts[0]?.name === 'greet' && prompts.prompts[0].arguments[0].required === true, 'prompts/list');
+  const prompt = await client.getPrompt({ name: 'greet', arguments: { who: 'Grace' } });
+  check(prompt.messages[0].content.text === 'Say hello to Grace', `prompts/get: ${JSON.stringify(prompt)}`);
+  let noArg;
+  try { await client.getPrompt({ name: 'greet', arguments: {} }); } catch (e) { noArg = e; }
+  check(noArg?.code === -32602, `missing prompt argument: ${noArg}`);
+  const completed = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'a' } });
+  check(JSON.stringify(completed.completion.values) === '["ada","alan"]', `complete: ${JSON.stringify(completed)}`);
+
+  // Sampling and elicitation from tool handlers, answered by this client.
+  const answer = await client.callTool({ name: 'ask_model', arguments: { question: 'six times seven?' } });
+  check(answer.content[0].text === 'sdk-model: forty-two', `ask_model: ${JSON.stringify(answer)}`);
+  check(sampled.length === 1 && sampled[0].messages[0].content.text === 'six times seven?' && sampled[0].maxTokens === 50,
+    `sampling params: ${JSON.stringify(sampled)}`);
+  const accepted = await client.callTool({ name: 'ask_user', arguments: { message: 'who are you?' } });
+  check(accepted.content[0].text === 'accept {"name":"Ada"}', `ask_user accept: ${JSON.stringify(accepted)}`);
+  elicitAction = 'decline';
+  const declined = await client.callTool({ name: 'ask_user', arguments: { message: 'who are you?' } });
+  check(declined.content[0].text === 'decline null', `ask_user decline: ${JSON.stringify(declined)}`);
   if (overHttp) {
     await sleep(100);  // the GET stream opens after initialized
     await client.callTool({ name: 'grow', arguments: { name: 'fresh' } });

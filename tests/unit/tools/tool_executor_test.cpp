@@ -237,3 +237,51 @@ TEST_CASE("a declaration-only tool is not executable", "[tools][executor]") {
     CHECK(record.outcome.error().message ==
           "tool lookup_customer is declaration-only: its caller executes it");
 }
+
+namespace {
+
+// Uses the caller's channel: one request, one notification, a content block and a structured value.
+Task<ToolResult> useChannel(ToolContext context) {
+    if (!context.request || !context.notify) {
+        co_return std::string("no channel");
+    }
+    context.notify("note", json{{"n", 1}});
+    auto asked = context.request("ask", json{{"q", 2}});
+    auto answered = co_await std::move(asked);
+    if (!answered) {
+        co_return tl::make_unexpected(answered.error());
+    }
+    context.content->push_back(json{{"type", "image"}});
+    *context.structured = *answered;
+    co_return std::string("asked");
+}
+
+Task<expected<json, ToolError>> echoRequest(std::string method, json params) {
+    co_return json{{"method", method}, {"params", params}};
+}
+
+}  // namespace
+
+TEST_CASE("a call's channel reaches its handler, and its rich results the record", "[tools][executor]") {
+    ToolRegistry registry;
+    REQUIRE(registry.add(
+        toolWith("chan", [](json, ToolContext context) { return useChannel(std::move(context)); })));
+    ToolExecutor executor(registry);
+
+    const auto plain = runCoro(executor.executeOne(call("c1", "chan", json::object()), 0));
+    CHECK(*plain.outcome == "no channel");  // an agent's calls have none
+    CHECK(plain.content.empty());
+    CHECK(plain.structured.is_null());
+
+    auto notes = std::make_shared<std::vector<std::string>>();
+    auto channel = std::make_shared<CallChannel>();
+    channel->request = echoRequest;
+    channel->notify = [notes](std::string method, json) { notes->push_back(method); };
+    auto request = call("c2", "chan", json::object());
+    request.channel = channel;
+    const auto record = runCoro(executor.executeOne(std::move(request), 0));
+    CHECK(*record.outcome == "asked");
+    CHECK(*notes == std::vector<std::string>{"note"});
+    CHECK(record.content == std::vector<json>{json{{"type", "image"}}});
+    CHECK(record.structured == json{{"method", "ask"}, {"params", {{"q", 2}}}});
+}

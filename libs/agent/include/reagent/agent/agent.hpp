@@ -55,6 +55,10 @@ class Agent {
     /// result. Cancelling the awaiting coroutine (Asio per-operation cancellation) reaches the model
     /// call or every tool call in flight.
     [[nodiscard]] Task<RunResult> run(std::string prompt) const;
+    /// \brief Runs `prompt` as the next turn after `history` (earlier messages of a conversation, without
+    /// the system prompt, which the agent adds); `RunResult::messages` holds all of them. See
+    /// `Conversation`, which keeps the history for you.
+    [[nodiscard]] Task<RunResult> run(std::vector<llm::Message> history, std::string prompt) const;
 
     /// \brief Continues a run that stopped for declaration-only calls (`RunResult::state`, possibly saved
     /// by another process) with their results, one per pending call: it finishes exactly as it would have

@@ -58,7 +58,6 @@ struct Fail {
 
 using LoopAction = std::variant<CallModel, RunTools, Finish, Fail>;
 
-
 /// \brief The ReAct loop without I/O: feed it what happened, it says what to do next.
 ///
 /// States: start → CallModel → (reply with tool calls) RunTools → CallModel → ... → Finish | Fail.
@@ -86,6 +85,9 @@ class ReactLoop {
   public:
     /// \brief A loop for one prompt; an `options.maxIterations` below 1 counts as 1.
     ReactLoop(LoopConfig config, std::string prompt);
+    /// \brief A loop for the next turn of a conversation: the system prompt, `history` (its system messages
+    /// left out), then `prompt`.
+    ReactLoop(LoopConfig config, std::vector<llm::Message> history, std::string prompt);
 
     /// \brief The first action: always `CallModel`.
     [[nodiscard]] LoopAction start();

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `Server`: serves a tool registry over MCP, one `ServerSession` per connected client.
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "reagent/mcp/client.hpp"
 #include "reagent/mcp/json_rpc.hpp"
 #include "reagent/mcp/rpc_session.hpp"
+#include "reagent/mcp/server_catalog.hpp"
 #include "reagent/tools/tool_executor.hpp"
 #include "reagent/tools/tool_registry.hpp"
 
@@ -47,6 +49,10 @@ struct ServerOptions {
     RpcLimits limits{};
     /// How calls run (the parallel cap applies to batches only; each `tools/call` is one call).
     tools::ExecutionPolicy execution{};
+    /// How long a request to the client (`sampling/createMessage`, `elicitation/create`, ...) made by a
+    /// tool handler may wait for its answer (a person may be answering). The tool's own timeout still
+    /// applies. Invariant: > 0. Default 5 min.
+    std::chrono::milliseconds clientRequestTimeout{300'000};
 };
 
 /// \brief JSON-RPC error code of a request refused because `ServerOptions::maxInFlight` requests run.
@@ -70,7 +76,19 @@ class ServerSession;
 
 /// \brief An MCP server over a shared tool registry: `initialize`, `ping`, `tools/list` (paginated),
 /// `tools/call` (through `tools::ToolExecutor`: validation, approval, `init`, timeouts), progress,
-/// cancellation, logging and `notifications/tools/list_changed`.
+/// cancellation, logging and `notifications/tools/list_changed`; resources, resource templates, prompts
+/// and completions when the owner adds them; requests from tool handlers to the client (sampling,
+/// elicitation: see `tool_channel.hpp`).
+///
+/// `initialize` declares `tools` and `logging` always, `resources` (with `subscribe` and `listChanged`)
+/// when a resource or template was added, `prompts` when a prompt was, `completions` when a completion
+/// provider was.
+///
+/// \par Batches
+/// A JSON-RPC batch (an array) is served when the session agreed on 2025-03-26, the only version that
+/// allowed them: every request in it is answered in one array, sent when the last of them ends. In any
+/// other version (they were removed in 2025-06-18), or before `initialize`, the batch is refused whole
+/// with one `-32600` error whose id is null.
 ///
 /// A transport driver (`serveStdio`, ...) opens one `ServerSession` per client with `connect` and hands
 /// it every frame it reads; the session answers through the driver's `FrameSink`.
@@ -79,8 +97,9 @@ class ServerSession;
 /// A tool's failure (invalid arguments, timeout, refusal, an exception, its own error) is a result with
 /// `isError: true` whose text says what went wrong (`"<code>: <message>"`). JSON-RPC errors are kept for
 /// the protocol: `-32700` unreadable JSON, `-32600` an invalid request (or one before `initialize`),
-/// `-32601` an unknown method, `-32602` bad params or an unknown tool, `kServerBusy` over the in-flight
-/// bound.
+/// `-32601` an unknown method, `-32602` bad params, an unknown tool or prompt, a prompt's missing required
+/// argument, `kResourceNotFound` (-32002) a URI no resource or template serves, `kServerBusy` over the
+/// in-flight bound.
 ///
 /// \par Thread safety and lifetime
 /// A handle: copies share one server. Use it and its sessions from one strand (the registry too). The
@@ -101,6 +120,25 @@ class Server {
     /// \brief Sends `notifications/message` to every initialised session whose level admits `level`.
     /// Tool handlers may call it too (capture a copy of the server).
     void log(LogLevel level, nlohmann::json data, std::string logger = {}) const;
+
+    /// \brief Serves the resource `info.uri` (replacing one of the same URI); initialised sessions get
+    /// `notifications/resources/list_changed`.
+    void addResource(ResourceInfo info, ResourceReader reader);
+    /// \brief Serves every URI that `info.uriTemplate` matches (see `matchUriTemplate`); a direct resource
+    /// of the same URI wins. \par Errors `McpErrc::invalid_config` for a template that is not level 1.
+    [[nodiscard]] expected<void, McpError> addResourceTemplate(ResourceTemplateInfo info,
+                                                               TemplateReader reader);
+    /// \brief Removes a resource; false when there was none. Sessions are told.
+    bool removeResource(const std::string& uri);
+    /// \brief Serves the prompt `info.name` (replacing one of the same name); sessions are told.
+    void addPrompt(PromptInfo info, PromptGetter getter);
+    /// \brief Removes a prompt; false when there was none. Sessions are told.
+    bool removePrompt(const std::string& name);
+    /// \brief Suggests values for `argument` of `ref` in `completion/complete`. Arguments with no provider
+    /// get no suggestions.
+    void addCompletion(CompletionRef ref, std::string argument, CompletionProvider provider);
+    /// \brief Sends `notifications/resources/updated` to every session subscribed to `uri`.
+    void resourceUpdated(const std::string& uri) const;
 
     [[nodiscard]] const ServerOptions& options() const noexcept;
     [[nodiscard]] const std::shared_ptr<tools::ToolRegistry>& registry() const noexcept;

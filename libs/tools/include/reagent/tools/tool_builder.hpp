@@ -45,6 +45,8 @@ class ToolBuilder {
                        ParamOptions options = {});
     /// Replaces the generated schema with a complete JSON Schema of the arguments.
     ToolBuilder& schema(nlohmann::json schema);
+    /// \brief Sets `ToolDefinition::outputSchema` (the schema of the structured result).
+    ToolBuilder& outputSchema(nlohmann::json schema);
     ToolBuilder& category(std::string category);
     ToolBuilder& tags(std::vector<std::string> tags);
     ToolBuilder& riskLevel(RiskLevel level);

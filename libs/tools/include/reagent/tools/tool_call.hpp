@@ -4,11 +4,14 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "reagent/core/expected.hpp"
+#include "reagent/tools/tool_context.hpp"
 #include "reagent/tools/tool_definition.hpp"
 #include "reagent/tools/tool_error.hpp"
 
@@ -25,6 +28,9 @@ struct ToolCallRequest {
     /// A snapshot of the run that asked for the call, handed to the handler as `ToolContext::runStatus`
     /// (the agent sets it; `context-status` reads it). Empty outside an agent run.
     std::function<nlohmann::json()> runStatus{};
+    /// How the handler reaches whoever asked for the call (an MCP server sets one per `tools/call`);
+    /// null for none (an agent's calls). Copied into `ToolContext::request` and `notify`.
+    std::shared_ptr<const CallChannel> channel{};
 };
 
 /// \brief What happened to one call: input, output or error, and timing.
@@ -49,6 +55,10 @@ struct ToolCallRecord {
     ToolMode mode = ToolMode::feedback;
     /// Whatever the handler put in `ToolContext::artifacts`; never shown to the model.
     nlohmann::json artifacts = nlohmann::json::object();
+    /// Whatever the handler put in `ToolContext::content` (MCP content blocks beside the text).
+    std::vector<nlohmann::json> content{};
+    /// Whatever the handler put in `ToolContext::structured` (null: none).
+    nlohmann::json structured = nullptr;
 
     [[nodiscard]] bool succeeded() const noexcept { return outcome.has_value(); }
 };

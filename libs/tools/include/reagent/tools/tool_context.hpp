@@ -3,11 +3,15 @@
 /// \brief `ToolContext`: what a handler knows about the call it serves.
 
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
+#include "reagent/tools/tool_error.hpp"
 
 namespace reagent::tools {
 
@@ -18,10 +22,30 @@ struct ToolProgress {
     std::string message;
 };
 
+/// \brief A request to whoever asked for a call (an MCP client: `sampling/createMessage`,
+/// `elicitation/create`, `roots/list`): its result, or a `ToolError` (refused, timed out, cancelled).
+using CallerRequest =
+    std::function<Task<expected<nlohmann::json, ToolError>>(std::string method, nlohmann::json params)>;
+/// \brief A notification to whoever asked for a call, tied to the call (e.g. `notifications/message`).
+using CallerNotify = std::function<void(std::string method, nlohmann::json params)>;
+
+/// \brief How a handler reaches the caller of one call, set by whoever asked for it (an MCP server sets
+/// one per `tools/call`; an agent sets none). `ToolExecutor` copies it into the call's `ToolContext`.
+///
+/// \par Thread safety
+/// The functions are called on the call's executor only.
+struct CallChannel {
+    /// Empty when the caller takes no requests.
+    CallerRequest request{};
+    /// Empty when the caller takes no notifications.
+    CallerNotify notify{};
+};
+
 /// \brief Per-call context handed to a tool handler.
 ///
 /// \par Lifetime
-/// `artifacts` points into the call's record and stays valid until the handler's task completes.
+/// `artifacts`, `content` and `structured` point into the call's record and stay valid until the
+/// handler's task completes.
 struct ToolContext {
     /// The model's id for this call (unique within a run).
     std::string callId;
@@ -47,6 +71,18 @@ struct ToolContext {
             progress(value);
         }
     }
+
+    // --- The caller's channel and rich results (set from `ToolCallRequest::channel`). An agent's loop
+    // ignores all of these for now: the text result is what the model reads.
+    /// A request to the caller (see `CallerRequest`); empty when the caller offers none.
+    CallerRequest request{};
+    /// A notification to the caller tied to this call; empty when the caller offers none.
+    CallerNotify notify{};
+    /// Extra MCP-shaped content blocks (`image`, `audio`, `resource`, `resource_link`) that accompany the
+    /// text result; an MCP server sends the text block first (unless the text is empty), then these.
+    std::vector<nlohmann::json>* content = nullptr;
+    /// The call's `structuredContent` (a JSON object), or null for none.
+    nlohmann::json* structured = nullptr;
 };
 
 }  // namespace reagent::tools

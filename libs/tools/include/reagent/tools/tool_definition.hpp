@@ -43,6 +43,9 @@ struct ToolDefinition {
     ActionText action;
     /// JSON Schema of the arguments; must describe an object. Default: an object with no properties.
     nlohmann::json inputSchema = nlohmann::json{{"type", "object"}, {"properties", nlohmann::json::object()}};
+    /// Optional JSON Schema of the handler's structured result (`ToolContext::structured`); an MCP server
+    /// lists it as `outputSchema`. Null (default): none.
+    nlohmann::json outputSchema = nullptr;
     /// Free-form grouping ("file", "http", ...). Default: empty.
     std::string category;
     std::vector<std::string> tags;

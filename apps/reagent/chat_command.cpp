@@ -1,0 +1,152 @@
+#include "chat_command.hpp"
+
+#include <unistd.h>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "output.hpp"
+#include "reagent/agent/conversation.hpp"
+#include "trace.hpp"
+
+namespace reagent::cli {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// Runs `task` on `io` to its end; Ctrl-C (SIGINT) cancels it, a second one quits the process.
+template <class T>
+std::optional<T> runInteractively(asio::io_context& io, Task<T> task) {
+    asio::cancellation_signal cancel;
+    asio::signal_set signals(io, SIGINT, SIGTERM);
+    int interrupts = 0;
+    std::function<void(const boost::system::error_code&, int)> onSignal =
+        [&](const boost::system::error_code& ec, int) {
+            if (ec) {
+                return;
+            }
+            if (++interrupts > 1) {
+                std::_Exit(130);  // 128 + SIGINT, as a shell reports it
+            }
+            std::cerr << "\nreagent: cancelling this turn (Ctrl-C again to quit)\n";
+            cancel.emit(asio::cancellation_type::terminal);
+            signals.async_wait(onSignal);
+        };
+    signals.async_wait(onSignal);
+    std::optional<T> out;
+    asio::co_spawn(io, std::move(task),
+                   asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr error, T value) {
+                       if (!error) {
+                           out = std::move(value);
+                       }
+                       signals.cancel();
+                   }));
+    io.restart();
+    io.run();
+    return out;
+}
+
+// In an optional: co_spawn needs a result it can default-construct, which an Agent is not.
+Task<std::optional<expected<agent::Agent, agent::AgentError>>> build(agent::AgentBuilder builder) {
+    auto building = builder.buildAsync();
+    co_return co_await std::move(building);
+}
+
+Task<bool> dispose(agent::Agent agent) {
+    co_await agent.dispose();
+    co_return true;
+}
+
+}  // namespace
+
+int chatCommand(asio::io_context& io, const ChatOptions& options) {
+    auto provider = chooseProvider(options.run);
+    if (!provider) {
+        std::cerr << "reagent: " << provider.error() << "\n";
+        return kExitUsage;
+    }
+    auto builder = agentBuilder(options.run, std::move(*provider));
+    if (!builder) {
+        std::cerr << "reagent: " << builder.error() << "\n";
+        return kExitUsage;
+    }
+    if (!options.system.empty()) {
+        builder->withSystemPrompt(options.system);
+    }
+    // The answer streams to stdout as it comes; the trace (tools, retries) goes to stderr.
+    auto streamed = std::make_shared<bool>(false);
+    auto printer = options.run.quiet ? nullptr : std::make_shared<TracePrinter>(std::cerr);
+    builder->withEventHandler([streamed, printer](const agent::AgentEvent& event) {
+        if (const auto* delta = std::get_if<agent::TextDelta>(&event)) {
+            std::cout << delta->text << std::flush;
+            *streamed = true;
+        } else if (printer && !std::holds_alternative<agent::ModelResponded>(event)) {
+            (*printer)(event);
+        }
+    });
+    auto built = runInteractively(io, build(std::move(*builder)));
+    if (!built || !*built || !**built) {
+        std::cerr << "reagent: "
+                  << (built && *built ? (**built).error().message : std::string("cancelled while starting"))
+                  << "\n";
+        return kExitUsage;
+    }
+    agent::Agent agentHandle = std::move(***built);
+    agent::Conversation chat(agentHandle);
+    const bool terminal = ::isatty(STDIN_FILENO) != 0;
+    if (terminal) {
+        std::cerr << "reagent chat: one message per line; /reset forgets the conversation, /exit ends it\n";
+    }
+    int status = kExitSuccess;
+    std::string line;
+    for (;;) {
+        if (terminal) {
+            std::cerr << "> " << std::flush;
+        }
+        if (!std::getline(std::cin, line) || line == "/exit" || line == "/quit") {
+            break;
+        }
+        if (line == "/reset") {
+            chat.reset();
+            std::cerr << "(the conversation was reset)\n";
+            continue;
+        }
+        if (line.find_first_not_of(" \t") == std::string::npos) {
+            continue;
+        }
+        *streamed = false;
+        auto turn = runInteractively(io, chat.send(line));
+        if (!turn || !*turn) {
+            std::cerr << "reagent: "
+                      << (turn ? (*turn).error().message : std::string("the turn was cancelled")) << "\n";
+            status = kExitRunFailed;
+            continue;
+        }
+        const agent::RunResult& result = **turn;
+        if (!result.success()) {
+            std::cerr << "reagent: " << result.errorMessage << " (this turn is not kept)\n";
+            status = kExitRunFailed;
+            continue;
+        }
+        if (!*streamed || result.terminatedBy == agent::TerminatedBy::final_answer) {
+            // A final-answer's output arrives as a tool argument, not as streamed text.
+            std::cout << (*streamed ? "\n" : "") << result.output;
+        }
+        std::cout << "\n" << std::flush;
+        status = kExitSuccess;
+    }
+    (void)runInteractively(io, dispose(agentHandle));
+    return status;
+}
+
+}  // namespace reagent::cli

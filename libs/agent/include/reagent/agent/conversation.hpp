@@ -1,0 +1,94 @@
+#pragma once
+/// \file
+/// \brief `Conversation`: an agent's turns that go on, each run seeing the ones before it.
+
+#include <chrono>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "reagent/agent/agent.hpp"
+#include "reagent/agent/agent_error.hpp"
+#include "reagent/agent/run_result.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/core/task.hpp"
+#include "reagent/llm/message.hpp"
+
+namespace reagent::agent {
+
+/// \brief One message of a conversation, with what a chat application needs to show and address it (seed
+/// 001's `ConversationMessage`).
+struct ConversationMessage {
+    /// Unique within the conversation (`m1`, `m2`, ... in order).
+    std::string id;
+    std::chrono::system_clock::time_point createdAt;
+    llm::Message message;
+    /// The latest checkpoint recorded up to this message (for a rollback to it), or empty.
+    std::string lastCheckpointId;
+};
+
+/// \brief A conversation with an agent: `send` runs the next turn with the whole history, and keeps the
+/// turn's messages (the user's, the model's, the tools') when it succeeds.
+///
+/// A turn that does not succeed (provider error, cancelled, iteration limit) leaves the history as it was,
+/// so the next `send` starts from the last good state; its result still shows what happened. A turn that
+/// stops for declaration-only calls is kept pending (`RunResult::state`): finish it with `resume`.
+///
+/// \par Thread safety
+/// Use from the agent's strand; one turn at a time (a `send` while one runs is `invalid_state`).
+class Conversation {
+  public:
+    explicit Conversation(Agent agent);
+
+    /// \brief Runs `text` as the next user turn.
+    ///
+    /// \par Errors
+    /// `invalid_state` when a turn is running or waits for `resume`. Everything else is in the result.
+    [[nodiscard]] Task<expected<RunResult, AgentError>> send(std::string text);
+
+    /// \brief Finishes a turn that stopped for declaration-only calls, with their results (see
+    /// `Agent::resume`); on success its messages join the history.
+    [[nodiscard]] Task<expected<RunResult, AgentError>> resume(std::vector<ExternalResult> results);
+
+    /// \brief The history, oldest first (no system prompt: the agent adds its own to each turn).
+    [[nodiscard]] const std::vector<ConversationMessage>& messages() const noexcept { return messages_; }
+    /// \brief The tool calls of every kept turn, in order.
+    [[nodiscard]] const std::vector<tools::ToolCallRecord>& toolCalls() const noexcept { return toolCalls_; }
+    /// \brief Tokens of every turn, kept or not.
+    [[nodiscard]] const llm::Usage& usage() const noexcept { return usage_; }
+
+    /// \brief Forgets the history (and a turn waiting for `resume`); ids go on counting.
+    void reset();
+
+    /// \brief Drops the messages from the one that asked for the call that recorded `checkpointId`
+    /// onwards (the files are restored separately, with `Agent::rollback`).
+    ///
+    /// \par Errors
+    /// `invalid_state` for a checkpoint no kept turn recorded; the history is unchanged then.
+    [[nodiscard]] expected<void, AgentError> truncateAt(const std::string& checkpointId);
+
+    /// \brief The history as JSON (`"format": "reagent.conversation/1"`), to continue in another process.
+    [[nodiscard]] nlohmann::json save() const;
+    /// \brief A conversation with `agent` continuing a saved history.
+    ///
+    /// \par Errors
+    /// `invalid_state`, naming the field at fault.
+    [[nodiscard]] static expected<Conversation, AgentError> restore(Agent agent, const nlohmann::json& saved);
+
+  private:
+    void keep(const RunResult& result, std::size_t historySize);
+
+    Agent agent_;
+    std::vector<ConversationMessage> messages_;
+    std::vector<tools::ToolCallRecord> toolCalls_;
+    std::vector<CheckpointMark> checkpoints_;
+    llm::Usage usage_;
+    std::uint64_t nextId_ = 1;
+    bool running_ = false;
+    /// A turn stopped for declaration-only calls, and the history size it started from.
+    nlohmann::json pending_;
+    std::size_t pendingHistory_ = 0;
+};
+
+}  // namespace reagent::agent

@@ -1,0 +1,206 @@
+// A conversation: runs with the history, keeps what successful turns added.
+
+#include "reagent/agent/conversation.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "run_state_codec.hpp"
+
+namespace reagent::agent {
+
+namespace {
+
+constexpr const char* kConversationFormat = "reagent.conversation/1";
+
+std::vector<llm::Message> plainHistory(const std::vector<ConversationMessage>& messages) {
+    std::vector<llm::Message> history;
+    history.reserve(messages.size());
+    for (const ConversationMessage& entry : messages) {
+        history.push_back(entry.message);
+    }
+    return history;
+}
+
+// A turn may be kept when it ended with an answer; the others leave no trace in the history.
+bool keepable(const RunResult& result) {
+    return result.success();
+}
+
+// Clears the running flag on every path out of a turn, cancellation included.
+struct RunningGuard {
+    bool* flag;
+    ~RunningGuard() { *flag = false; }
+};
+
+Task<expected<RunResult, AgentError>> busy() {
+    co_return fail(AgentError{AgentErrc::invalid_state,
+                              "a turn of this conversation is already running; wait for it before sending"});
+}
+
+}  // namespace
+
+Conversation::Conversation(Agent agent) : agent_(std::move(agent)) {}
+
+Task<expected<RunResult, AgentError>> Conversation::send(std::string text) {
+    if (running_) {
+        co_return co_await busy();
+    }
+    if (!pending_.is_null()) {
+        co_return fail(AgentError{AgentErrc::invalid_state,
+                                  "the last turn waits for the results of declaration-only calls: finish it "
+                                  "with resume (or reset the conversation)"});
+    }
+    running_ = true;
+    const RunningGuard guard{&running_};
+    const std::size_t before = messages_.size();
+    auto run = agent_.run(plainHistory(messages_), std::move(text));
+    RunResult result = co_await std::move(run);
+    usage_ += result.usage;
+    if (result.terminatedBy == TerminatedBy::external_tool_calls && result.state.is_object()) {
+        pending_ = result.state;
+        pendingHistory_ = before;
+    } else if (keepable(result)) {
+        keep(result, before);
+    }
+    co_return result;
+}
+
+Task<expected<RunResult, AgentError>> Conversation::resume(std::vector<ExternalResult> results) {
+    if (running_) {
+        co_return co_await busy();
+    }
+    if (pending_.is_null()) {
+        co_return fail(
+            AgentError{AgentErrc::invalid_state, "no turn of this conversation waits for results"});
+    }
+    running_ = true;
+    const RunningGuard guard{&running_};
+    auto resuming = agent_.resume(pending_, std::move(results));
+    auto resumed = co_await std::move(resuming);
+    if (!resumed) {
+        co_return fail(std::move(resumed.error()));  // the turn still waits
+    }
+    usage_ += resumed->usage;
+    if (resumed->terminatedBy == TerminatedBy::external_tool_calls && resumed->state.is_object()) {
+        pending_ = resumed->state;
+    } else {
+        pending_ = nullptr;
+        if (keepable(*resumed)) {
+            keep(*resumed, pendingHistory_);
+        }
+    }
+    co_return resumed;
+}
+
+void Conversation::keep(const RunResult& result, std::size_t historySize) {
+    // The run's messages are: the system prompt (when the agent has one), the history it was given, then
+    // this turn's. Only this turn's are new.
+    const std::size_t offset =
+        (!result.messages.empty() && result.messages.front().role == llm::Role::system) ? 1 : 0;
+    const std::size_t first = std::min(offset + historySize, result.messages.size());
+    const auto now = std::chrono::system_clock::now();
+    const std::size_t base = messages_.size();
+    std::size_t checkpoint = 0;
+    std::string lastCheckpoint = messages_.empty() ? std::string() : messages_.back().lastCheckpointId;
+    for (std::size_t i = first; i < result.messages.size(); ++i) {
+        // A checkpoint belongs to the messages from the tool result of the call that recorded it on.
+        const llm::Message& message = result.messages[i];
+        for (; checkpoint < result.checkpoints.size(); ++checkpoint) {
+            if (message.role == llm::Role::tool &&
+                message.toolCallId == result.checkpoints[checkpoint].toolCallId) {
+                lastCheckpoint = result.checkpoints[checkpoint].id;
+            } else {
+                break;
+            }
+        }
+        messages_.push_back(
+            ConversationMessage{"m" + std::to_string(nextId_++), now, message, lastCheckpoint});
+    }
+    toolCalls_.insert(toolCalls_.end(), result.toolCalls.begin(), result.toolCalls.end());
+    for (CheckpointMark mark : result.checkpoints) {
+        // Indices into the conversation's history rather than the run's messages.
+        mark.messageIndex = mark.messageIndex >= first ? base + (mark.messageIndex - first) : base;
+        checkpoints_.push_back(std::move(mark));
+    }
+}
+
+void Conversation::reset() {
+    messages_.clear();
+    toolCalls_.clear();
+    checkpoints_.clear();
+    pending_ = nullptr;
+    pendingHistory_ = 0;
+}
+
+expected<void, AgentError> Conversation::truncateAt(const std::string& checkpointId) {
+    const auto found = std::find_if(checkpoints_.begin(), checkpoints_.end(),
+                                    [&](const CheckpointMark& mark) { return mark.id == checkpointId; });
+    if (found == checkpoints_.end()) {
+        return fail(AgentError{AgentErrc::invalid_state,
+                               "no turn of this conversation recorded checkpoint '" + checkpointId + "'"});
+    }
+    const std::size_t end = std::min(found->messageIndex, messages_.size());
+    messages_.resize(end);
+    checkpoints_.erase(found, checkpoints_.end());
+    pending_ = nullptr;
+    return {};
+}
+
+nlohmann::json Conversation::save() const {
+    using nlohmann::json;
+    json messages = json::array();
+    for (const ConversationMessage& entry : messages_) {
+        json item = detail::toJson(entry.message);
+        item["id"] = entry.id;
+        item["createdAt"] =
+            std::chrono::duration_cast<std::chrono::microseconds>(entry.createdAt.time_since_epoch()).count();
+        if (!entry.lastCheckpointId.empty()) {
+            item["lastCheckpointId"] = entry.lastCheckpointId;
+        }
+        messages.push_back(std::move(item));
+    }
+    json checkpoints = json::array();
+    for (const CheckpointMark& mark : checkpoints_) {
+        checkpoints.push_back(detail::toJson(mark));
+    }
+    return json{{"format", kConversationFormat},
+                {"nextId", nextId_},
+                {"messages", std::move(messages)},
+                {"checkpoints", std::move(checkpoints)},
+                {"usage", {{"input", usage_.inputTokens}, {"output", usage_.outputTokens}}}};
+}
+
+expected<Conversation, AgentError> Conversation::restore(Agent agent, const nlohmann::json& saved) {
+    using namespace detail;
+    Conversation conversation(std::move(agent));
+    try {
+        const std::string path = "conversation";
+        const auto format = field<std::string>(saved, "format", path);
+        if (format != kConversationFormat) {
+            throw StateError("conversation.format is '" + format + "', not " + kConversationFormat);
+        }
+        conversation.nextId_ = field<std::uint64_t>(saved, "nextId", path);
+        conversation.messages_ =
+            arrayField(saved, "messages", path, [](const nlohmann::json& item, const std::string& at) {
+                ConversationMessage entry;
+                entry.message = messageFromJson(item, at);
+                entry.id = field<std::string>(item, "id", at);
+                entry.createdAt = std::chrono::system_clock::time_point(
+                    std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                        std::chrono::microseconds(field<std::int64_t>(item, "createdAt", at))));
+                entry.lastCheckpointId = optionalField<std::string>(item, "lastCheckpointId", at, {});
+                return entry;
+            });
+        conversation.checkpoints_ = arrayField(saved, "checkpoints", path, checkpointFromJson);
+        const auto usage = optionalField<nlohmann::json>(saved, "usage", path, nlohmann::json::object());
+        conversation.usage_.inputTokens = optionalField<std::int64_t>(usage, "input", path + ".usage", 0);
+        conversation.usage_.outputTokens = optionalField<std::int64_t>(usage, "output", path + ".usage", 0);
+    } catch (const StateError& error) {
+        return fail(AgentError{AgentErrc::invalid_state,
+                               std::string("cannot restore the conversation: ") + error.what()});
+    }
+    return conversation;
+}
+
+}  // namespace reagent::agent

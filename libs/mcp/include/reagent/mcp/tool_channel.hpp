@@ -1,0 +1,83 @@
+#pragma once
+/// \file
+/// \brief Helpers for tool handlers served by an MCP `Server`: sampling, elicitation and log lines sent
+/// to the client that made the call.
+///
+/// They work through `tools::ToolContext::request` / `notify`, which the server fills in for each
+/// `tools/call`. A call that came from somewhere else (an agent) has neither, and the helpers say so.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reagent/core/expected.hpp"
+#include "reagent/core/task.hpp"
+#include "reagent/mcp/server.hpp"
+#include "reagent/tools/tool_context.hpp"
+#include "reagent/tools/tool_error.hpp"
+
+namespace reagent::mcp {
+
+/// \brief One message of a sampling request: a role and one content block (`{type:"text",text}`, ...).
+struct SamplingMessage {
+    std::string role = "user";
+    nlohmann::json content;
+};
+
+/// \brief `sampling/createMessage` params.
+struct SamplingRequest {
+    std::vector<SamplingMessage> messages;
+    /// Invariant: > 0. Default 1000.
+    int maxTokens = 1000;
+    /// Empty: not sent.
+    std::string systemPrompt;
+    std::optional<double> temperature;
+    std::vector<std::string> stopSequences;
+    /// `{hints:[{name}], costPriority, speedPriority, intelligencePriority}`; null: not sent.
+    nlohmann::json modelPreferences = nullptr;
+};
+
+/// \brief The client's answer. Untrusted: it is model output.
+struct SamplingResult {
+    std::string role;
+    nlohmann::json content;
+    std::string model;
+    std::string stopReason;
+};
+
+/// \brief `elicitation/create` params (form mode): a message for the user and a flat object schema.
+struct ElicitRequest {
+    std::string message;
+    nlohmann::json requestedSchema =
+        nlohmann::json{{"type", "object"}, {"properties", nlohmann::json::object()}};
+};
+
+/// \brief The user's answer: `action` is `accept` (then `content` holds the values), `decline` or `cancel`.
+/// Untrusted: it is user input.
+struct ElicitResult {
+    std::string action;
+    nlohmann::json content = nullptr;
+};
+
+/// \brief Asks the client's model for a message (`sampling/createMessage`).
+///
+/// \par Errors
+/// `ToolErrc::failed` when the call has no channel, when the client did not declare `sampling` in
+/// `initialize`, when the client answers with an error or a malformed result; `timeout` after
+/// `ServerOptions::clientRequestTimeout`; `cancelled` when the call is cancelled (the pending request is
+/// forgotten).
+[[nodiscard]] Task<expected<SamplingResult, tools::ToolError>> sample(const tools::ToolContext& context,
+                                                                      SamplingRequest request);
+
+/// \brief Asks the client's user for input (`elicitation/create`). Errors as `sample` (capability
+/// `elicitation`).
+[[nodiscard]] Task<expected<ElicitResult, tools::ToolError>> elicit(const tools::ToolContext& context,
+                                                                    ElicitRequest request);
+
+/// \brief Sends `notifications/message` tied to this call, if the session's level admits `level`; does
+/// nothing for a call without a channel.
+void logToClient(const tools::ToolContext& context, LogLevel level, nlohmann::json data,
+                 std::string logger = {});
+
+}  // namespace reagent::mcp
