@@ -1,7 +1,8 @@
 // A small A2A agent built with the official JS SDK's server classes (DefaultRequestHandler, express
 // jsonRpcHandler, agentCardHandler), for reagent's interop tests: it echoes the text it gets ("echo: ..."),
 // streaming submitted -> working -> artifact -> completed. A text starting with "slow" waits 20 s (or until
-// canceled). It speaks A2A 1.0 and, through the SDK's compat layer, 0.3. Prints its port on the first line.
+// canceled). It speaks A2A 1.0 and, through the SDK's compat layer, 0.3. Prints its port and pid on the
+// first line.
 import express from 'express';
 import { AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
@@ -71,7 +72,10 @@ const server = app.listen(0, '127.0.0.1', () => {
     const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
     app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
     app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
-    console.log(port);
+    console.log(`${port} ${process.pid}`);
 });
-process.stdin.on('end', () => process.exit(0));
-process.stdin.resume();
+// Ends with its stdin, unless --no-stdin (then with a signal).
+if (!process.argv.includes('--no-stdin')) {
+    process.stdin.on('end', () => process.exit(0));
+    process.stdin.resume();
+}

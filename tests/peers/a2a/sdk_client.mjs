@@ -1,5 +1,5 @@
 // The official JS SDK's client against an A2A agent, for reagent's interop tests and benchmark.
-//   node sdk_client.mjs BASE_URL send|stream [--legacy] [--count N]
+//   node sdk_client.mjs BASE_URL send|stream [--legacy] [--count N]   (N > 1: after 200 untimed)
 // send/stream: one message "hello from js" (N times for a round-trip figure); prints one JSON line per
 // result or event, then `ok` (or the error, exit 1). --legacy talks 0.3 (the SDK's compat transport)
 // to the card's JSON-RPC URL; otherwise ClientFactory picks from the card (1.0 first).
@@ -14,6 +14,8 @@ const [baseUrl, mode = 'send', ...rest] = process.argv.slice(2);
 const legacy = rest.includes('--legacy');
 const countAt = rest.indexOf('--count');
 const count = countAt >= 0 ? Number(rest[countAt + 1]) : 1;
+// With --count, this many untimed round trips first (JIT and connection warm-up).
+const warmup = count > 1 ? Math.min(200, count) : 0;
 
 async function main() {
     const factory = new ClientFactory();
@@ -23,8 +25,9 @@ async function main() {
         const endpoint = card.url ?? card.supportedInterfaces.find((i) => i.protocolVersion.startsWith('0.')).url;
         client = new Client(new LegacyJsonRpcTransport({ endpoint }), client.agentCard ?? (await client.getAgentCard()));
     }
-    const started = performance.now();
-    for (let i = 0; i < count; ++i) {
+    let started = performance.now();
+    for (let i = -warmup; i < count; ++i) {
+        if (i === 0) started = performance.now();
         const message = Message.fromJSON({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hello from js' }] });
         if (mode === 'stream') {
             let last;
