@@ -1,7 +1,8 @@
 // 08 — A2A: serve an agent to other agents, and delegate to it from a parent agent as a tool.
 //
 // The worker agent is served by a2a::Server on 127.0.0.1 (what `reagent serve --a2a` does); the parent
-// reaches it through a2a::remoteAgentTool, which discovers the Agent Card and streams the task. Both
+// reaches it with withRemoteAgent (a2a::remoteAgentTool underneath), which discovers the Agent Card and
+// streams the task. Both
 // models are scripted, so the example runs offline; everything else is real HTTP over loopback.
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -13,7 +14,6 @@
 #include <optional>
 
 #include "example_support.hpp"
-#include "reagent/a2a/remote_agent_tool.hpp"
 #include "reagent/a2a/server.hpp"
 #include "reagent/reagent.hpp"
 
@@ -57,7 +57,6 @@ int main() {
                           boost::asio::bind_cancellation_slot(stopServer.slot(), [](std::exception_ptr) {}));
 
     // 3. The parent: the remote worker is one of its tools. Its model delegates, then answers from the reply.
-    auto delegate = a2a::remoteAgentTool("worker", server->baseUrl());
     auto parentModel = std::make_shared<llm::ScriptedProvider>();
     parentModel->then(llm::ScriptedTurn::toolCall("worker", json{{"message", "the quarterly report"}}));
     parentModel->then(llm::ScriptedTurn::respond([](const llm::ModelRequest& request) {
@@ -65,7 +64,8 @@ int main() {
         reply.text = "The worker says: " + request.messages.back().text;
         return expected<llm::ModelReply, llm::ProviderError>(reply);
     }));
-    auto parent = agent::Agent::create().withProvider(parentModel).withTool(std::move(delegate)).build();
+    auto parent =
+        agent::Agent::create().withProvider(parentModel).withRemoteAgent("worker", server->baseUrl()).build();
     examples::check(parent.has_value(), "the parent builds");
 
     // 4. Run the parent; when it is done, stop the server (gracefully) so io.run() returns.

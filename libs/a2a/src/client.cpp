@@ -240,7 +240,8 @@ Task<expected<Client, A2aError>> Client::connect(std::string baseUrl, ClientOpti
     request.headers = options.headers;
     request.headers.set("Accept", "application/json");
     // Servers with a 0.3 compatibility layer (the JS SDK) shape the card by this header (absent: 0.3).
-    request.headers.set("A2A-Version", std::string(toString(options.version.value_or(ProtocolVersion::v1_0))));
+    request.headers.set("A2A-Version",
+                        std::string(toString(options.version.value_or(ProtocolVersion::v1_0))));
     request.timeout = options.timeout;
     const std::string what = "fetching the Agent Card " + request.url;
     auto pending = http.send(std::move(request));

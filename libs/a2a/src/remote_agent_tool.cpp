@@ -1,5 +1,6 @@
 #include "reagent/a2a/remote_agent_tool.hpp"
 
+#include "reagent/tools/remote_agent_catalog.hpp"
 #include "reagent/tools/tool_builder.hpp"
 
 namespace reagent::a2a {
@@ -100,6 +101,19 @@ expected<tools::Tool, tools::ToolError> remoteAgentTool(std::string name, std::s
             return callRemote(remote, std::move(args), std::move(context));
         })
         .build();
+}
+
+bool enableRemoteAgents() {
+    return tools::setRemoteAgentToolMaker([](const tools::RemoteAgentSpec& spec) {
+        ClientOptions options;
+        for (const auto& [name, value] : spec.headers) {
+            options.headers.set(name, value);
+        }
+        if (spec.timeout) {
+            options.timeout = *spec.timeout;
+        }
+        return remoteAgentTool(spec.name, spec.url, std::move(options));
+    });
 }
 
 }  // namespace reagent::a2a

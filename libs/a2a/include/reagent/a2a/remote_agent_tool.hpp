@@ -28,4 +28,9 @@ namespace reagent::a2a {
 [[nodiscard]] expected<tools::Tool, tools::ToolError> remoteAgentTool(std::string name, std::string url,
                                                                       ClientOptions options = {});
 
+/// \brief Installs `remoteAgentTool` as the maker behind `AgentBuilder::withRemoteAgent`
+/// (`tools::setRemoteAgentToolMaker`). Idempotent; returns true. `<reagent/reagent.hpp>` calls it before
+/// `main`.
+bool enableRemoteAgents();
+
 }  // namespace reagent::a2a
