@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "json_access.hpp"
+
 namespace reagent::a2a {
 
 namespace {
@@ -73,14 +75,14 @@ json makeError(const json& id, int code, std::string message) {
 
 expected<json, A2aError> parseResponse(std::string_view body) {
     json parsed = json::parse(body, nullptr, false);
-    if (parsed.is_discarded() || !parsed.is_object() || parsed.value("jsonrpc", std::string()) != "2.0") {
+    if (parsed.is_discarded() || !parsed.is_object() || detail::optString(parsed, "jsonrpc") != "2.0") {
         std::string excerpt(body.substr(0, 200));
         return fail(A2aError{A2aErrc::protocol_error, "not a JSON-RPC 2.0 response: " + excerpt});
     }
     if (const auto it = parsed.find("error"); it != parsed.end() && !it->is_null()) {
-        const int code = it->is_object() ? it->value("code", 0) : 0;
-        const std::string message =
-            it->is_object() ? it->value("message", std::string("(no message)")) : std::string("(no message)");
+        const auto codeAt = it->is_object() ? it->find("code") : it->end();
+        const int code = codeAt != it->end() && codeAt->is_number_integer() ? codeAt->get<int>() : 0;
+        const std::string message = detail::optString(*it, "message", "(no message)");
         return fail(A2aError{A2aErrc::remote_error, "[" + std::to_string(code) + "] " + message});
     }
     const auto it = parsed.find("result");

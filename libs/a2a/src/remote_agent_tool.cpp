@@ -1,5 +1,6 @@
 #include "reagent/a2a/remote_agent_tool.hpp"
 
+#include "json_access.hpp"
 #include "reagent/tools/remote_agent_catalog.hpp"
 #include "reagent/tools/tool_builder.hpp"
 
@@ -47,7 +48,7 @@ Task<tools::ToolResult> callRemote(std::shared_ptr<Remote> remote, nlohmann::jso
         co_return fail(connected.error());
     }
     const Client client = *remote->client;
-    Message message = Message::userText(args.value("message", std::string()));
+    Message message = Message::userText(detail::optString(args, "message"));
     if (!client.card().streaming) {
         auto pending = client.send(std::move(message));
         auto result = co_await std::move(pending);

@@ -22,6 +22,7 @@
 #include <deque>
 #include <map>
 
+#include "json_access.hpp"
 #include "reagent/a2a/json_rpc.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
@@ -255,7 +256,7 @@ Task<bool> handleRpc(StatePtr s, beast::tcp_stream& stream, std::string body, bo
                                      makeError(nullptr, rpc::kParseError, "invalid JSON"), keepAlive);
     }
     const json id = request.is_object() ? request.value("id", json()) : json();
-    if (!request.is_object() || request.value("jsonrpc", std::string()) != "2.0" ||
+    if (!request.is_object() || detail::optString(request, "jsonrpc") != "2.0" ||
         !request.contains("method") || !request["method"].is_string()) {
         auto answer = makeError(id, rpc::kInvalidRequest, "not a JSON-RPC 2.0 request");
         co_return co_await writeJson(stream, bhttp::status::ok, answer, keepAlive);
@@ -279,11 +280,18 @@ Task<bool> handleRpc(StatePtr s, beast::tcp_stream& stream, std::string body, bo
             co_await streamEvents(stream, entry, id, version);
             co_return false;
         }
-        co_await waitTerminal(entry);
+        // Blocking unless the client asked otherwise (0.3 `blocking: false`, 1.0 `returnImmediately`).
+        const json configuration = params.value("configuration", json::object());
+        const bool immediate =
+            configuration.is_object() && (detail::optBool(configuration, "blocking", true) == false ||
+                                          detail::optBool(configuration, "returnImmediately", false));
+        if (!immediate) {
+            co_await waitTerminal(entry);
+        }
         auto answer = makeResult(id, toJson(SendResult(entry->task), version));
         co_return co_await writeJson(stream, bhttp::status::ok, answer, keepAlive);
     }
-    const std::string taskId = params.is_object() ? params.value("id", std::string()) : std::string();
+    const std::string taskId = params.is_object() ? detail::optString(params, "id") : std::string();
     const auto found = s->tasks.find(taskId);
     if (found == s->tasks.end()) {
         auto answer = makeError(id, rpc::kTaskNotFound, "no task '" + taskId + "' on this server");

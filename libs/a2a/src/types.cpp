@@ -4,6 +4,7 @@
 #include <array>
 #include <random>
 
+#include "json_access.hpp"
 #include "reagent/a2a/agent_card.hpp"
 #include "reagent/a2a/agent_task.hpp"
 #include "reagent/a2a/message.hpp"
@@ -146,13 +147,13 @@ constexpr std::array<std::pair<TaskState, std::string_view>, 9> kStates{{
         return fail(taskId.error());
     }
     update.taskId = std::move(*taskId);
-    update.contextId = j.value("contextId", std::string());
+    update.contextId = detail::optString(j, "contextId");
     auto status = parseStatus(j.value("status", json()));
     if (!status) {
         return fail(status.error());
     }
     update.status = std::move(*status);
-    update.final = j.value("final", false);
+    update.final = detail::optBool(j, "final", false);
     return update;
 }
 
@@ -163,14 +164,14 @@ constexpr std::array<std::pair<TaskState, std::string_view>, 9> kStates{{
         return fail(taskId.error());
     }
     update.taskId = std::move(*taskId);
-    update.contextId = j.value("contextId", std::string());
+    update.contextId = detail::optString(j, "contextId");
     auto artifact = parseArtifact(j.value("artifact", json()));
     if (!artifact) {
         return fail(artifact.error());
     }
     update.artifact = std::move(*artifact);
-    update.append = j.value("append", false);
-    update.lastChunk = j.value("lastChunk", false);
+    update.append = detail::optBool(j, "append", false);
+    update.lastChunk = detail::optBool(j, "lastChunk", false);
     return update;
 }
 
@@ -272,8 +273,8 @@ expected<Part, A2aError> parsePart(const json& j) {
         return fail(bad("a part is not an object"));
     }
     Part part;
-    part.mediaType = j.value("mediaType", std::string());
-    part.filename = j.value("filename", std::string());
+    part.mediaType = detail::optString(j, "mediaType");
+    part.filename = detail::optString(j, "filename");
     const std::string kind = j.contains("kind") && j["kind"].is_string() ? j["kind"].get<std::string>() : "";
     if (kind == "text" || (kind.empty() && j.contains("text"))) {
         auto text = stringField(j, "text", true);
@@ -285,7 +286,7 @@ expected<Part, A2aError> parsePart(const json& j) {
     }
     if (kind == "data" || (kind.empty() && j.contains("data"))) {
         part.kind = Part::Kind::data;
-        part.data = j.at("data");
+        part.data = j.contains("data") ? j["data"] : json();
         return part;
     }
     if (kind == "file") {
@@ -294,16 +295,16 @@ expected<Part, A2aError> parsePart(const json& j) {
         if (!file.is_object()) {
             return fail(bad("field 'file' is not an object"));
         }
-        part.fileUri = file.value("uri", std::string());
-        part.fileBytes = file.value("bytes", std::string());
-        part.mediaType = file.value("mimeType", std::string());
-        part.filename = file.value("name", std::string());
+        part.fileUri = detail::optString(file, "uri");
+        part.fileBytes = detail::optString(file, "bytes");
+        part.mediaType = detail::optString(file, "mimeType");
+        part.filename = detail::optString(file, "name");
         return part;
     }
     if (kind.empty() && (j.contains("url") || j.contains("raw"))) {
         part.kind = Part::Kind::file;
-        part.fileUri = j.value("url", std::string());
-        part.fileBytes = j.value("raw", std::string());
+        part.fileUri = detail::optString(j, "url");
+        part.fileBytes = detail::optString(j, "raw");
         return part;
     }
     return fail(bad("a part has no text, data or file content"));
@@ -647,7 +648,7 @@ expected<AgentCard, A2aError> parseAgentCard(const json& j) {
         if (!it->is_object()) {
             return fail(malformed("field 'capabilities' is not an object"));
         }
-        card.streaming = it->value("streaming", false);
+        card.streaming = detail::optBool(*it, "streaming", false);
     }
     const auto usableUrl = [](const json& url) {
         if (!url.is_string()) {
@@ -661,13 +662,13 @@ expected<AgentCard, A2aError> parseAgentCard(const json& j) {
             return fail(malformed("field 'supportedInterfaces' is not an array"));
         }
         for (const auto& item : *it) {
-            if (!item.is_object() || item.value("protocolBinding", std::string()) != "JSONRPC") {
+            if (!item.is_object() || detail::optString(item, "protocolBinding") != "JSONRPC") {
                 continue;
             }
             if (!usableUrl(item.value("url", json()))) {
                 return fail(malformed("an interface of 'supportedInterfaces' has no http(s) 'url'"));
             }
-            const std::string version = item.value("protocolVersion", std::string("1.0"));
+            const std::string version = detail::optString(item, "protocolVersion", "1.0");
             card.interfaces.push_back(
                 AgentInterface{item["url"].get<std::string>(),
                                version.rfind("0.", 0) == 0 ? ProtocolVersion::v0_3 : ProtocolVersion::v1_0});
@@ -678,13 +679,13 @@ expected<AgentCard, A2aError> parseAgentCard(const json& j) {
         if (!usableUrl(*it)) {
             return fail(malformed("field 'url' is not an http(s) URL"));
         }
-        if (j.value("preferredTransport", std::string("JSONRPC")) == "JSONRPC") {
+        if (detail::optString(j, "preferredTransport", "JSONRPC") == "JSONRPC") {
             card.interfaces.push_back(AgentInterface{it->get<std::string>(), ProtocolVersion::v0_3});
         }
     }
     if (const auto it = j.find("additionalInterfaces"); it != j.end() && it->is_array()) {
         for (const auto& item : *it) {
-            if (item.is_object() && item.value("transport", std::string()) == "JSONRPC" &&
+            if (item.is_object() && detail::optString(item, "transport") == "JSONRPC" &&
                 usableUrl(item.value("url", json()))) {
                 card.interfaces.push_back(
                     AgentInterface{item["url"].get<std::string>(), ProtocolVersion::v0_3});
@@ -699,9 +700,9 @@ expected<AgentCard, A2aError> parseAgentCard(const json& j) {
     if (const auto it = j.find("skills"); it != j.end() && it->is_array()) {
         for (const auto& item : *it) {
             if (item.is_object()) {
-                card.skills.push_back(AgentSkill{item.value("id", std::string()),
-                                                 item.value("name", std::string()),
-                                                 item.value("description", std::string()),
+                card.skills.push_back(AgentSkill{detail::optString(item, "id"),
+                                                 detail::optString(item, "name"),
+                                                 detail::optString(item, "description"),
                                                  {}});
             }
         }

@@ -46,3 +46,11 @@ TEST_CASE("responses: results, errors, garbage", "[a2a][rpc]") {
     CHECK(parseResponse(R"({"jsonrpc":"2.0","id":1})").error().code == A2aErrc::protocol_error);
     CHECK(rpcCode(A2aError{A2aErrc::timeout, "[5] x"}) == 0);
 }
+
+TEST_CASE("an error object of the wrong shape is still an error", "[a2a][rpc]") {
+    auto odd = parseResponse(R"({"jsonrpc":"2.0","id":1,"error":{"code":"x","message":7}})");
+    REQUIRE_FALSE(odd);
+    CHECK(odd.error().code == A2aErrc::remote_error);
+    CHECK(rpcCode(odd.error()) == 0);
+    CHECK(parseResponse(R"({"jsonrpc":"2.0","id":1,"error":"boom"})").error().code == A2aErrc::remote_error);
+}

@@ -130,3 +130,20 @@ TEST_CASE("agent cards: 0.3, 1.0, and malformed ones", "[a2a][card]") {
     CHECK(reread->preferred().version == ProtocolVersion::v1_0);
     CHECK(parseAgentCard(toJson(ours, true))->preferred().version == ProtocolVersion::v0_3);
 }
+
+TEST_CASE("fields of the wrong type never throw", "[a2a][types]") {
+    const json update = {{"kind", "status-update"},
+                         {"taskId", "t"},
+                         {"contextId", 5},
+                         {"final", "yes"},
+                         {"status", {{"state", "working"}}}};
+    auto event = parseStreamEvent(update);
+    REQUIRE(event);
+    CHECK(std::get<StatusUpdate>(*event).contextId.empty());
+    CHECK_FALSE(std::get<StatusUpdate>(*event).final);
+    CHECK(parsePart(json{{"kind", "data"}}));
+    CHECK(parsePart(json{{"kind", "file"}, {"file", {{"uri", 3}}}}));
+    CHECK(parseAgentCard(json{{"name", "x"}, {"url", "http://h"}, {"capabilities", {{"streaming", "yes"}}}}));
+    CHECK(parseAgentCard(json{{"name", "x"}, {"url", "http://h"}, {"supportedInterfaces", {1, "a"}}}));
+    CHECK_FALSE(parseStreamEvent(json{{"kind", "task"}, {"id", 1}}));
+}

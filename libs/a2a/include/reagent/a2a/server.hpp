@@ -44,7 +44,8 @@ struct ServerConfig {
 /// \brief An A2A server for one agent.
 ///
 /// Serves `GET /.well-known/agent-card.json` and `POST <rpcPath>` with `message/send` / `SendMessage`
-/// (blocking: answers with the finished task), `message/stream` / `SendStreamingMessage` (SSE: the task,
+/// (blocking: answers with the finished task; with 0.3 `blocking: false` or 1.0 `returnImmediately`, at
+/// once with the task as it stands), `message/stream` / `SendStreamingMessage` (SSE: the task,
 /// `working`, progress, the artifact, the terminal status), `tasks/get` / `GetTask` and
 /// `tasks/cancel` / `CancelTask`. Responses use the version of the method name the client called. Each
 /// task runs `RunFunction` in its own coroutine; canceling the task cancels it.
