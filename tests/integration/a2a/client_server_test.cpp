@@ -328,3 +328,36 @@ TEST_CASE("remoteAgentTool: the reply, and failures naming the remote agent", "[
     CHECK(result.error().message.find("remote agent 'helper' (" + down + ")") != std::string::npos);
     CHECK(result.error().message.find("unreachable") != std::string::npos);
 }
+
+TEST_CASE("a non-blocking send answers at once; the task is then polled", "[a2a][integration]") {
+    withServer(slowRun, ServerConfig{}, [](Server server) -> Task<void> {
+        http::HttpClient http;
+        http::HttpRequest request;
+        request.method = "POST";
+        request.url = server.card().interfaces.front().url;
+        Message message = Message::userText("slow");
+        nlohmann::json params = sendParams(message, ProtocolVersion::v1_0);
+        params["configuration"] = {{"returnImmediately", true}};
+        request.body = makeRequest(Method::send, ProtocolVersion::v1_0, params, 1).dump();
+        const auto start = std::chrono::steady_clock::now();
+        auto sending = http.send(std::move(request));
+        auto response = co_await std::move(sending);
+        REQUIRE(response);
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+        auto result = parseResponse(response->body);
+        REQUIRE(result);
+        auto sent = parseSendResult(*result);
+        REQUIRE(sent);
+        const auto& task = std::get<AgentTask>(*sent);
+        CHECK_FALSE(isTerminal(task.status.state));
+        Client client(server.card());
+        auto getting = client.getTask(task.id);
+        auto got = co_await std::move(getting);
+        REQUIRE(got);
+        CHECK(got->status.state == TaskState::working);
+        auto cancelling = client.cancelTask(task.id);
+        auto cancelled = co_await std::move(cancelling);
+        REQUIRE(cancelled);
+        CHECK(cancelled->status.state == TaskState::canceled);
+    });
+}

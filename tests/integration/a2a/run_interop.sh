@@ -43,4 +43,11 @@ else
         # shellcheck disable=SC2086
         "$node" sdk_client.mjs "$base" $args | grep -E '^(answer|ok)'
     done
+    # SIGTERM stops the server gracefully, with status 0.
+    kill -TERM "${pids[0]}"
+    status=0
+    wait "${pids[0]}" || status=$?
+    grep -q 'server stopped' "$work/serve.log" || { echo "no graceful stop:"; cat "$work/serve.log"; exit 1; }
+    [ "$status" = 0 ] || { echo "reagent serve exited with status $status"; exit 1; }
+    echo "== SIGTERM: stopped gracefully, status 0"
 fi
