@@ -25,7 +25,19 @@ Task<expected<std::string, std::string>> runAgent(agent::Agent agent, std::strin
 }
 
 // With the demo provider, whose script is one run long, each task gets an agent of its own.
-Task<expected<std::string, std::string>> runDemoAgent(RunOptions options, std::string prompt) {
+// A progress line for a remote caller: the tool calls and the tools' own progress reports.
+std::string progressLine(const agent::AgentEvent& event) {
+    if (const auto* calling = std::get_if<tools::ToolCalling>(&event)) {
+        return calling->action.empty() ? "calling " + calling->tool : calling->action;
+    }
+    if (const auto* progressed = std::get_if<tools::ToolProgressed>(&event)) {
+        return progressed->tool + ": " + progressed->progress.message;
+    }
+    return {};
+}
+
+Task<expected<std::string, std::string>> runDemoAgent(RunOptions options, std::string prompt,
+                                                      a2a::ProgressSink progress) {
     auto builder = demoAgentBuilder(options);
     if (!builder) {
         co_return fail(builder.error());
@@ -34,6 +46,12 @@ Task<expected<std::string, std::string>> runDemoAgent(RunOptions options, std::s
     if (!built) {
         co_return fail(built.error().describe());
     }
+    // The agent is this task's alone, so its events are this run's: they stream as progress.
+    built->subscribe([progress](const agent::AgentEvent& event) {
+        if (auto line = progressLine(event); !line.empty() && progress) {
+            progress(std::move(line));
+        }
+    });
     auto result = co_await runAgent(*built, std::move(prompt));
     co_await built->dispose();
     co_return result;
@@ -67,8 +85,8 @@ Task<int> serve(agent::AgentBuilder builder, bool demo, ServeOptions options) {
         return runAgent(agent, std::move(prompt));
     };
     if (demo) {
-        run = [agentOptions = options.agent](std::string prompt, a2a::ProgressSink) {
-            return runDemoAgent(agentOptions, std::move(prompt));
+        run = [agentOptions = options.agent](std::string prompt, a2a::ProgressSink progress) {
+            return runDemoAgent(agentOptions, std::move(prompt), std::move(progress));
         };
     }
     auto ex = co_await asio::this_coro::executor;
