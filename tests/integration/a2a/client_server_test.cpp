@@ -329,7 +329,7 @@ TEST_CASE("remoteAgentTool: the reply, and failures naming the remote agent", "[
     CHECK(result.error().message.find("unreachable") != std::string::npos);
 }
 
-TEST_CASE("a non-blocking send answers at once; the task is then polled", "[a2a][integration]") {
+TEST_CASE("a non-blocking send answers at once, then the task is polled and canceled", "[a2a][integration]") {
     withServer(slowRun, ServerConfig{}, [](Server server) -> Task<void> {
         http::HttpClient http;
         http::HttpRequest request;
