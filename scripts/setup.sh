@@ -72,4 +72,13 @@ if [ "$for_tests" = 1 ] \
     (cd "$mcp_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     cp "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.reagent-package-lock.json"
 fi
+# The A2A interop peers (the official JavaScript SDK and express, its server's peer dependency), pinned by
+# tests/peers/a2a/package-lock.json, installed the same way; they run on the Node 22 of the MCP peers.
+a2a_dir="$root/tests/peers/a2a"
+if [ "$for_tests" = 1 ] \
+        && ! cmp -s "$a2a_dir/package-lock.json" "$a2a_dir/node_modules/.reagent-package-lock.json"; then
+    echo "setup: installing the A2A test peers (npm ci in tests/peers/a2a)"
+    (cd "$a2a_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    cp "$a2a_dir/package-lock.json" "$a2a_dir/node_modules/.reagent-package-lock.json"
+fi
 echo "setup: dependencies ready"

@@ -24,6 +24,7 @@
 #include "reagent/builtins/builtin_tools.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/providers/http_provider.hpp"
+#include "serve_command.hpp"
 #include "terminal_text.hpp"
 #include "trace.hpp"
 
@@ -331,6 +332,41 @@ int toolsCommand(const RunOptions& given, bool json) {
         printTools(std::cout, specs);
     }
     return kExitSuccess;
+}
+
+namespace {
+
+// A server has no one at a terminal to ask: calls that need approval are refused unless --yes.
+void refuseApprovals(agent::AgentBuilder& builder, const RunOptions& options) {
+    if (!options.approveAll) {
+        builder.withApprovalHandler(
+            [](tools::ToolCallRequest, tools::ToolDefinition) -> Task<bool> { co_return false; });
+    }
+}
+
+}  // namespace
+
+expected<agent::AgentBuilder, std::string> serverAgentBuilder(const RunOptions& options, bool* demo) {
+    auto provider = chooseProvider(options);
+    if (!provider) {
+        return fail(provider.error());
+    }
+    if (demo != nullptr) {
+        *demo = std::dynamic_pointer_cast<llm::ScriptedProvider>(*provider) != nullptr;
+    }
+    auto builder = agentBuilder(options, std::move(*provider));
+    if (builder) {
+        refuseApprovals(*builder, options);
+    }
+    return builder;
+}
+
+expected<agent::AgentBuilder, std::string> demoAgentBuilder(const RunOptions& options) {
+    auto builder = agentBuilder(options, makeDemoProvider(options.demoLatency));
+    if (builder) {
+        refuseApprovals(*builder, options);
+    }
+    return builder;
 }
 
 }  // namespace reagent::cli

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "a2a_serve_command.hpp"
 #include "chat_command.hpp"
 #include "commands.hpp"
 #include "mcp_command.hpp"
@@ -258,6 +259,45 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingDirectory);
     toolsCmd->add_flag("--read-only", toolsOptions.readOnly, "Without the tools that change something");
 
+    A2aServeOptions serve;
+    bool serveA2a = false;
+    int serveLatencyMs = 0;
+    CLI::App* serveCmd = app.add_subcommand(
+        "serve", "Serve the agent `run` would build to other agents, over A2A (Agent Card + JSON-RPC)");
+    serveCmd->add_flag("--a2a", serveA2a, "Speak the A2A protocol (0.3 and 1.0 JSON-RPC, SSE streaming)")
+        ->required();
+    serveCmd->add_option("--port", serve.port, "Port to listen on (0: a free one, printed on stderr)")
+        ->capture_default_str();
+    serveCmd->add_option("--host", serve.host, "Address to listen on (0.0.0.0 to accept other machines)")
+        ->capture_default_str();
+    serveCmd->add_option("--max-tasks", serve.maxTasks, "Tasks running at once; more are refused")
+        ->check(wholeNumber(100'000))
+        ->capture_default_str();
+    serveCmd
+        ->add_option(
+            "--provider", serve.agent.provider,
+            "Model API: anthropic, openai, gemini, ollama or demo (default: the environment's, else demo)")
+        ->check(CLI::IsMember({"anthropic", "openai", "gemini", "ollama", "demo"}));
+    serveCmd->add_option("--model", serve.agent.model, "Model id (default: the provider's default model)");
+    serveCmd->add_option("--base-url", serve.agent.baseUrl, "Base URL of the model API")
+        ->check(nonEmpty("a URL"));
+    serveCmd->add_option("--max-iterations", serve.agent.maxIterations, "Model calls allowed per task")
+        ->check(wholeNumber(1'000'000))
+        ->capture_default_str();
+    serveCmd
+        ->add_option("--mcp-config", serve.agent.mcpConfigPath, "MCP servers whose tools join the agent's")
+        ->check(nonEmpty("a file path"));
+    serveCmd
+        ->add_option("--workspace", serve.agent.workspace, "The directory the file and shell tools work in")
+        ->check(CLI::ExistingDirectory);
+    serveCmd->add_flag("--read-only", serve.agent.readOnly, "Leave out every tool that changes something");
+    serveCmd->add_flag(
+        "-y,--yes", serve.agent.approveAll,
+        "Approve every call that needs approval (otherwise refused: a server has no terminal)");
+    serveCmd->add_option("--demo-latency", serveLatencyMs, "Simulated latency (ms) of each demo model turn")
+        ->check(CLI::Range(0, 3'600'000));
+    serveCmd->footer("SIGINT or SIGTERM stops the server gracefully: running tasks end canceled.");
+
     MemoryOptions memoryOptions;
     CLI::App* memoryCmd = app.add_subcommand(
         "memory",
@@ -342,8 +382,9 @@ int main(int argc, char** argv) {
         // CLI11 reports an unknown command as a missing one; name it instead.
         const auto extra = app.remaining();
         if (app.get_subcommands().empty() && !extra.empty() && extra.front().rfind('-', 0) != 0) {
-            std::cerr << "reagent: unknown command '" << extra.front()
-                      << "' (commands: run, tools, memory, mcp)\nRun with --help for more information.\n";
+            std::cerr
+                << "reagent: unknown command '" << extra.front()
+                << "' (commands: run, tools, memory, mcp, serve)\nRun with --help for more information.\n";
             return kExitUsage;
         }
         // --help and --version arrive here too, with a zero status; every real parse error is a usage error.
@@ -369,6 +410,10 @@ int main(int argc, char** argv) {
     }
     if (*chatCmd) {
         return chatCommand(io, chat);
+    }
+    if (*serveCmd) {
+        serve.agent.demoLatency = std::chrono::milliseconds(serveLatencyMs);
+        return a2aServeCommand(io, serve);
     }
     if (*mcpCmd && *mcpServeCmd) {
         return mcpServeCommand(io, serveOptions);

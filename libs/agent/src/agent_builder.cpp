@@ -103,6 +103,17 @@ AgentBuilder& AgentBuilder::withTools(std::vector<tools::Tool> tools) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withRemoteAgent(std::string name, std::string url) {
+    tools::RemoteAgentSpec spec;
+    spec.name = std::move(name);
+    spec.url = std::move(url);
+    return withRemoteAgent(std::move(spec));
+}
+
+AgentBuilder& AgentBuilder::withRemoteAgent(tools::RemoteAgentSpec spec) {
+    return withTool(tools::makeRemoteAgentTool(spec));
+}
+
 AgentBuilder& AgentBuilder::withTool(expected<tools::Tool, tools::ToolError> tool) {
     config_.toolsEnabled = true;
     if (tool) {

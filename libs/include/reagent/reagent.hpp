@@ -2,6 +2,7 @@
 /// \file
 /// \brief The umbrella header: everything a program needs to build and run agents.
 
+#include "reagent/a2a/remote_agent_tool.hpp"
 #include "reagent/agent/agent.hpp"
 #include "reagent/agent/agent_config.hpp"
 #include "reagent/agent/agent_error.hpp"
@@ -73,5 +74,8 @@ inline const bool kMcpRemoteTransportsEnabled = mcp::enableRemoteTransports();
 
 /// ... and `AgentBuilder::withTools()` registers the built-in tools (`builtins::builtinTools`).
 inline const bool kBuiltinToolsEnabled = builtins::enableBuiltinTools();
+
+/// ... and `AgentBuilder::withRemoteAgent` reaches A2A agents (`a2a::remoteAgentTool`).
+inline const bool kRemoteAgentsEnabled = a2a::enableRemoteAgents();
 
 }  // namespace reagent::detail

@@ -20,6 +20,7 @@
 #include "reagent/llm/model_request.hpp"
 #include "reagent/llm/provider.hpp"
 #include "reagent/llm/provider_error.hpp"
+#include "reagent/tools/remote_agent_catalog.hpp"
 #include "reagent/tools/tool.hpp"
 
 namespace reagent::agent {
@@ -152,6 +153,13 @@ class AgentBuilder {
     AgentBuilder& withTools(std::vector<tools::Tool> tools);
     /// \brief Adds one tool straight from `ToolBuilder::build()`; a build error is reported by `build()`.
     AgentBuilder& withTool(expected<tools::Tool, tools::ToolError> tool);
+    /// \brief Adds the remote A2A agent at `url` as a tool named `name` (input `{message}`, output its
+    /// reply), made by the hook `tools::setRemoteAgentToolMaker` that `reagent::a2a` installs
+    /// (`<reagent/reagent.hpp>` does it); without it, `build()` reports how to enable it.
+    /// See `a2a::remoteAgentTool` for the behaviour and errors.
+    AgentBuilder& withRemoteAgent(std::string name, std::string url);
+    /// \brief The same with headers (auth) and a timeout.
+    AgentBuilder& withRemoteAgent(tools::RemoteAgentSpec spec);
     /// \brief Enables the ReAct loop's meta-tool `final-answer` and its system guidance. The iteration limit
     /// is `withMaxIterations`'s, whatever the order of the calls.
     AgentBuilder& withReasoning();

@@ -1,0 +1,135 @@
+#include "a2a_serve_command.hpp"
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <iostream>
+
+#include "reagent/a2a/server.hpp"
+
+namespace reagent::cli {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// One agent serves every task: runs are independent (each starts from a fresh conversation).
+Task<expected<std::string, std::string>> runAgent(agent::Agent agent, std::string prompt) {
+    agent::RunResult result = co_await agent.run(std::move(prompt));
+    if (result.success()) {
+        co_return std::move(result.output);
+    }
+    co_return fail(result.error() ? result.error()->describe() : std::string("the run failed"));
+}
+
+// With the demo provider, whose script is one run long, each task gets an agent of its own.
+// A progress line for a remote caller: the tool calls and the tools' own progress reports.
+std::string progressLine(const agent::AgentEvent& event) {
+    if (const auto* calling = std::get_if<tools::ToolCalling>(&event)) {
+        return calling->action.empty() ? "calling " + calling->tool : calling->action;
+    }
+    if (const auto* progressed = std::get_if<tools::ToolProgressed>(&event)) {
+        return progressed->tool + ": " + progressed->progress.message;
+    }
+    return {};
+}
+
+Task<expected<std::string, std::string>> runDemoAgent(RunOptions options, std::string prompt,
+                                                      a2a::ProgressSink progress) {
+    auto builder = demoAgentBuilder(options);
+    if (!builder) {
+        co_return fail(builder.error());
+    }
+    auto built = co_await builder->buildAsync();
+    if (!built) {
+        co_return fail(built.error().describe());
+    }
+    // The agent is this task's alone, so its events are this run's: they stream as progress.
+    built->subscribe([progress](const agent::AgentEvent& event) {
+        if (auto line = progressLine(event); !line.empty() && progress) {
+            progress(std::move(line));
+        }
+    });
+    auto result = co_await runAgent(*built, std::move(prompt));
+    co_await built->dispose();
+    co_return result;
+}
+
+a2a::AgentCard cardFor(const agent::Agent& agent, const RunOptions& options) {
+    a2a::AgentCard card;
+    card.name = agent.config().name;
+    card.description = "A reagent agent (ReAct loop with tools); send it a task in plain text.";
+    if (!options.workspace.empty()) {
+        card.description += " It works in a workspace directory.";
+    }
+    for (const auto& tool : agent.toolDefinitions()) {
+        card.skills.push_back(a2a::AgentSkill{tool.name, tool.name, tool.description, {tool.category}});
+    }
+    return card;
+}
+
+Task<int> serve(agent::AgentBuilder builder, bool demo, A2aServeOptions options) {
+    auto built = co_await builder.buildAsync();
+    if (!built) {
+        std::cerr << "reagent: cannot build the agent: " << built.error().describe() << "\n";
+        co_return kExitUsage;
+    }
+    agent::Agent agent = *built;
+    a2a::ServerConfig config;
+    config.host = options.host;
+    config.port = options.port;
+    config.maxConcurrentTasks = options.maxTasks;
+    a2a::RunFunction run = [agent](std::string prompt, a2a::ProgressSink) {
+        return runAgent(agent, std::move(prompt));
+    };
+    if (demo) {
+        run = [agentOptions = options.agent](std::string prompt, a2a::ProgressSink progress) {
+            return runDemoAgent(agentOptions, std::move(prompt), std::move(progress));
+        };
+    }
+    auto ex = co_await asio::this_coro::executor;
+    auto server = a2a::Server::bind(ex, config, cardFor(agent, options.agent), std::move(run));
+    if (!server) {
+        std::cerr << "reagent: " << server.error() << "\n";
+        co_await agent.dispose();
+        co_return kExitUsage;
+    }
+    std::cerr << "reagent: serving agent '" << server->card().name << "' over A2A at " << server->baseUrl()
+              << " (card: " << server->baseUrl() << a2a::kAgentCardPath
+              << ", JSON-RPC: " << server->card().interfaces.front().url << "); Ctrl-C stops\n";
+    co_await server->run();
+    co_await agent.dispose();
+    std::cerr << "reagent: server stopped\n";
+    co_return kExitSuccess;
+}
+
+}  // namespace
+
+int a2aServeCommand(asio::io_context& io, const A2aServeOptions& options) {
+    bool demo = false;
+    auto builder = serverAgentBuilder(options.agent, &demo);
+    if (!builder) {
+        std::cerr << "reagent: " << builder.error() << "\n";
+        return kExitUsage;
+    }
+    asio::cancellation_signal stop;
+    asio::signal_set signals(io, SIGINT, SIGTERM);
+    signals.async_wait([&](const boost::system::error_code& ec, int number) {
+        if (!ec) {
+            std::cerr << "\nreagent: " << ::strsignal(number) << " \u2014 stopping the server\n";
+            stop.emit(asio::cancellation_type::terminal);
+        }
+    });
+    int status = kExitRunFailed;
+    asio::co_spawn(io, serve(std::move(*builder), demo, options),
+                   asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr error, int value) {
+                       status = error ? kExitRunFailed : value;
+                       signals.cancel();
+                   }));
+    io.run();
+    return status;
+}
+
+}  // namespace reagent::cli

@@ -1,0 +1,39 @@
+#pragma once
+/// \file
+/// \brief `reagent serve --a2a`: the agent `reagent run` would build, served over A2A.
+
+#include <boost/asio/io_context.hpp>
+#include <cstdint>
+#include <string>
+
+#include "commands.hpp"
+#include "reagent/agent/agent.hpp"
+#include "reagent/core/expected.hpp"
+
+namespace reagent::cli {
+
+/// \brief What `reagent serve` was asked to do.
+struct A2aServeOptions {
+    /// The agent, configured as for `run` (provider, model, workspace, MCP servers, ...); `prompt` unused.
+    RunOptions agent;
+    /// `--host`: the address to listen on. Default 127.0.0.1 (this machine only).
+    std::string host = "127.0.0.1";
+    /// `--port`: the port; 0 picks a free one (printed on stderr). Default 0.
+    std::uint16_t port = 0;
+    /// `--max-tasks`: tasks running at once. Default 64.
+    std::size_t maxTasks = 64;
+};
+
+/// \brief The builder `run` uses (provider from the options or the environment, else the demo), with
+/// tool calls that need approval denied unless `--yes` (a server has no terminal to ask). `demo`, when
+/// given, is set when the offline demo provider was chosen.
+[[nodiscard]] expected<agent::AgentBuilder, std::string> serverAgentBuilder(const RunOptions& options,
+                                                                            bool* demo = nullptr);
+/// \brief The same with a fresh offline demo provider (it plays two scripted turns: one run's worth).
+[[nodiscard]] expected<agent::AgentBuilder, std::string> demoAgentBuilder(const RunOptions& options);
+
+/// \brief Serves the agent over A2A until SIGINT or SIGTERM, then stops gracefully (running tasks end
+/// canceled). Logs on stderr. Returns `kExitUsage` when the agent cannot be built or the port bound.
+[[nodiscard]] int a2aServeCommand(boost::asio::io_context& io, const A2aServeOptions& options);
+
+}  // namespace reagent::cli

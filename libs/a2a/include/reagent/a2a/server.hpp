@@ -1,0 +1,88 @@
+#pragma once
+/// \file
+/// \brief `a2a::Server`: serves one agent over A2A (card + JSON-RPC, 0.3 and 1.0 method names, SSE).
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "reagent/a2a/agent_card.hpp"
+#include "reagent/core/task.hpp"
+
+namespace reagent::a2a {
+
+/// \brief Reports a progress line of a run (sent to streaming clients as a `working` status update).
+using ProgressSink = std::function<void(std::string text)>;
+/// \brief Runs the agent on a prompt (the text parts of the user's message): the answer, or an error
+/// message (the task then fails). Must react to cancellation (the task was canceled or the server stops).
+using RunFunction =
+    std::function<Task<expected<std::string, std::string>>(std::string prompt, ProgressSink progress)>;
+
+/// \brief Settings of a server. Every field has a default.
+struct ServerConfig {
+    /// Address to listen on (default 127.0.0.1: only this machine). Use 0.0.0.0 behind a load balancer.
+    std::string host = "127.0.0.1";
+    /// Port; 0 (the default) picks a free one (`Server::port` tells which).
+    std::uint16_t port = 0;
+    /// Path of the JSON-RPC endpoint (default `/a2a/jsonrpc`).
+    std::string rpcPath = "/a2a/jsonrpc";
+    /// Base URL written in the card; empty (the default): `http://<host>:<port>`.
+    std::string publicUrl;
+    /// Largest request body (bytes; default 1 MiB). Larger: HTTP 413 with JSON-RPC error -32600.
+    std::size_t maxBodyBytes = 1U << 20U;
+    /// Tasks running at once (default 64). One more: JSON-RPC error -32004 naming the limit.
+    std::size_t maxConcurrentTasks = 64;
+    /// Finished tasks kept for `tasks/get` (default 1000; the oldest go first).
+    std::size_t maxStoredTasks = 1000;
+    /// Limit on reading one request, headers and body (default 30 s).
+    std::chrono::milliseconds readTimeout{30'000};
+};
+
+/// \brief An A2A server for one agent.
+///
+/// Serves `GET /.well-known/agent-card.json` and `POST <rpcPath>` with `message/send` / `SendMessage`
+/// (blocking: answers with the finished task; with 0.3 `blocking: false` or 1.0 `returnImmediately`, at
+/// once with the task as it stands), `message/stream` / `SendStreamingMessage` (SSE: the task,
+/// `working`, progress, the artifact, the terminal status), `tasks/get` / `GetTask` and
+/// `tasks/cancel` / `CancelTask`. Responses use the version of the method name the client called. Each
+/// task runs `RunFunction` in its own coroutine; canceling the task cancels it.
+///
+/// \par Cancellation
+/// Cancelling the coroutine awaiting `run` stops the server gracefully: it stops accepting, cancels the
+/// running tasks (they end `canceled`), lets open streams send their last event, then returns.
+///
+/// \par Thread safety
+/// Use from one strand (a single-threaded `io_context`); the run function runs there too.
+class Server {
+  public:
+    /// \brief Binds the listening socket now (so the port is known) on `executor`.
+    ///
+    /// `card.interfaces` is filled in from the address (both versions, at `rpcPath`).
+    ///
+    /// \par Errors
+    /// The reason the address could not be bound, as a sentence.
+    [[nodiscard]] static expected<Server, std::string> bind(Executor executor, ServerConfig config,
+                                                            AgentCard card, RunFunction run);
+
+    /// \brief The bound port, and `http://host:port`.
+    [[nodiscard]] std::uint16_t port() const noexcept;
+    [[nodiscard]] std::string baseUrl() const;
+    /// \brief The card served.
+    [[nodiscard]] const AgentCard& card() const noexcept;
+    /// \brief Tasks running now.
+    [[nodiscard]] std::size_t runningTasks() const noexcept;
+
+    /// \brief Serves until the awaiting coroutine is cancelled, then shuts down gracefully. Never throws.
+    [[nodiscard]] Task<void> run() const;
+
+    struct State;
+
+  private:
+    explicit Server(std::shared_ptr<State> state);
+    std::shared_ptr<State> state_;
+};
+
+}  // namespace reagent::a2a
