@@ -25,6 +25,7 @@
 #include "json_access.hpp"
 #include "reagent/a2a/json_rpc.hpp"
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/detail/listen.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 
@@ -373,16 +374,7 @@ expected<Server, std::string> Server::bind(Executor executor, ServerConfig confi
         std::make_shared<State>(std::move(executor), std::move(config), std::move(card), std::move(run));
     const tcp::endpoint endpoint(address, state->config.port);
     auto& acceptor = state->acceptor;
-    acceptor.open(endpoint.protocol(), ec);
-    if (!ec) {
-        acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-    }
-    if (!ec) {
-        acceptor.bind(endpoint, ec);
-    }
-    if (!ec) {
-        acceptor.listen(asio::socket_base::max_listen_connections, ec);
-    }
+    ec = reagent::detail::listenOn(acceptor, endpoint);
     if (ec) {
         return fail("cannot listen on " + state->config.host + ":" + std::to_string(state->config.port) +
                     ": " + ec.message());

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/detail/listen.hpp"
 
 namespace reagent::mcp {
 
@@ -100,16 +101,7 @@ Task<expected<std::string, McpError>> awaitRedirect(AuthorizationRequest request
     const auto executor = co_await asio::this_coro::executor;
     tcp::acceptor acceptor(executor);
     beast::error_code ec;
-    acceptor.open(point->endpoint.protocol(), ec);
-    if (!ec) {
-        acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-    }
-    if (!ec) {
-        acceptor.bind(point->endpoint, ec);
-    }
-    if (!ec) {
-        acceptor.listen(asio::socket_base::max_listen_connections, ec);
-    }
+    ec = reagent::detail::listenOn(acceptor, point->endpoint);
     if (ec) {
         co_return unexpected(refused("cannot listen on " + point->origin + " for the OAuth redirect (" +
                                      ec.message() +

@@ -24,6 +24,7 @@
 
 #include "http_router.hpp"
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/detail/listen.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/core/timeout.hpp"
@@ -432,16 +433,7 @@ Task<expected<void, McpError>> serve(Server server, HttpServeOptions options) {
     }
     tcp::acceptor acceptor(executor);
     const tcp::endpoint endpoint(address, options.port);
-    acceptor.open(endpoint.protocol(), ec);
-    if (!ec) {
-        acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-    }
-    if (!ec) {
-        acceptor.bind(endpoint, ec);
-    }
-    if (!ec) {
-        acceptor.listen(asio::socket_base::max_listen_connections, ec);
-    }
+    ec = reagent::detail::listenOn(acceptor, endpoint);
     if (ec) {
         co_return unexpected(bindFailure(options, ec.message()));
     }
