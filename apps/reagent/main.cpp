@@ -368,6 +368,9 @@ int main(int argc, char** argv) {
         "-y,--yes", serveOptions.tools.approveAll,
         "Approve every call that needs approval (file-write, shell-execute); without it they "
         "are refused, as there is no terminal to ask on");
+    mcpServeCmd->add_flag("--agent", serveOptions.agent,
+                          "Also serve the agent itself (configured as for `run`: provider from the "
+                          "environment, else the offline demo) as one tool, `agent`");
     mcpServeCmd->add_option(
         "--http", serveOptions.http,
         "Serve streamable HTTP on HOST:PORT (like 127.0.0.1:8080; port 0 picks a free one "

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 
+#include "a2a_serve_command.hpp"
 #include "reagent/mcp/serve_http.hpp"
 #include "reagent/mcp/serve_stdio.hpp"
 #include "reagent/mcp/server.hpp"
@@ -67,6 +68,26 @@ int mcpServeCommand(asio::io_context& io, const ServeOptions& options) {
     for (auto& tool : *tools) {
         if (auto added = registry->add(std::move(tool)); !added) {
             std::cerr << "reagent: " << added.error().message << "\n";
+            return kExitRunFailed;
+        }
+    }
+    if (options.agent) {
+        auto builder = serverAgentBuilder(options.tools);
+        if (!builder) {
+            std::cerr << "reagent: --agent: " << builder.error() << "\n";
+            return kExitUsage;
+        }
+        auto built = builder->build();
+        if (!built) {
+            std::cerr << "reagent: --agent: " << built.error().message << "\n";
+            return kExitUsage;
+        }
+        auto tool = built->asTool(
+            "agent", "Ask reagent's agent to do a task on the workspace " + options.tools.workspace +
+                         ": it plans, uses its tools (files, code, the web) and replies with its "
+                         "answer. Give the whole task in `message`.");
+        if (auto added = registry->add(std::move(tool)); !added) {
+            std::cerr << "reagent: --agent: " << added.error().message << "\n";
             return kExitRunFailed;
         }
     }

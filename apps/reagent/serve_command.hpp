@@ -15,7 +15,9 @@ struct ServeOptions {
     RunOptions tools;
     /// `--http HOST:PORT`: streamable HTTP at `/mcp` (PORT 0 picks one); empty: stdio.
     std::string http;
-    // (An `--agent` option, serving an agent as a tool, will join here.)
+    /// `--agent`: also serve the agent `run` would build (provider from the environment, else the demo)
+    /// as one tool, `agent` (input `{message}`, output its answer).
+    bool agent = false;
 };
 
 /// \brief Serves `workspaceTools(options.tools)` over MCP until the client ends (stdio), or SIGINT or

@@ -1,7 +1,8 @@
 // The official TypeScript SDK client driving `reagent mcp serve` (stdio, or streamable HTTP with --http):
 // the built-in tools are listed, file-read reads a file of the workspace, a missing file is an error
 // result, and file-write (which needs approval) is refused without --yes. Exits 0 when every check passed.
-// usage: node serve_client.mjs [--http] <reagent> mcp serve --workspace DIR
+// usage: node serve_client.mjs [--http] <reagent> mcp serve --workspace DIR [--agent]
+//   --agent: the `agent` tool is called too (the offline demo provider must answer it).
 //   DIR must hold hello.txt containing "hello from the workspace".
 //   --http: `--http 127.0.0.1:0` is added and the URL read from the server's stderr.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -56,6 +57,13 @@ try {
   if (names.includes('file-write')) {
     const write = await client.callTool({ name: 'file-write', arguments: { path: 'new.txt', content: 'x' } });
     check(write.isError === true && /approv/.test(write.content[0].text), `file-write refused: ${JSON.stringify(write)}`);
+  }
+  if (names.includes('agent')) {
+    // --agent: the agent itself as one tool (the offline demo provider answers arithmetic).
+    const answer = await client.callTool({ name: 'agent', arguments: { message: 'What is 6*7?' } });
+    check(!answer.isError && answer.content[0].text.includes('42'), `agent: ${JSON.stringify(answer)}`);
+    const bad = await client.callTool({ name: 'agent', arguments: {} });
+    check(bad.isError === true && bad.content[0].text.includes('message'), `agent without a message: ${JSON.stringify(bad)}`);
   }
   console.log(`serve client${overHttp ? ' (http)' : ''}: ${checks} checks passed`);
 } finally {

@@ -143,3 +143,34 @@ TEST_CASE("a conversation turn paused for a declaration-only call resumes into t
     CHECK(chat.messages()[2].message.role == Role::tool);
     CHECK_FALSE(runCoro(chat.resume(answers)));
 }
+
+TEST_CASE("a local sub-agent as a tool answers the parent and reports its failure", "[agent][multi]") {
+    auto subProvider = std::make_shared<ScriptedProvider>();
+    subProvider->then(ScriptedTurn::text("Paris").expectLastMessageContains("capital of France"))
+        .then(ScriptedTurn::error(down()));
+    auto researcher = Agent::create().withProvider(subProvider).withName("researcher").build();
+    REQUIRE(researcher);
+    const auto tool = researcher->asTool();
+    CHECK(tool.definition.name == "researcher");
+    CHECK(tool.definition.inputSchema["required"] == json{"message"});
+
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::toolCall("research", {{"message", "What is the capital of France?"}}))
+        .then(ScriptedTurn::toolCall("research", {{"message", "and of Peru?"}})
+                  .expectLastMessageContains("Paris"))
+        .then(ScriptedTurn::text("Paris, and Peru is unknown")
+                  .expectLastMessageContains("agent 'research' did not finish its task: provider_failed"));
+    reagent::agent::ToolsConfig none;
+    none.include = std::vector<std::string>{};
+    auto parent =
+        Agent::create().withProvider(provider).withTools(none).withAgentTool("research", *researcher).build();
+    REQUIRE(parent);
+    const auto result = runCoro(parent->run("capitals"));
+    INFO(result.errorMessage);
+    REQUIRE(result.success());
+    REQUIRE(result.toolCalls.size() == 2);
+    CHECK(*result.toolCalls[0].outcome == "Paris");
+    REQUIRE_FALSE(result.toolCalls[1].succeeded());
+    CHECK(result.toolCalls[1].outcome.error().details["terminatedBy"] == "provider_error");
+    CHECK(subProvider->requests().size() == 2);
+}

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `Agent`: a configured ReAct agent, and `AgentBuilder`, which assembles one.
 
+#include <chrono>
 #include <concepts>
 #include <functional>
 #include <memory>
@@ -72,6 +73,18 @@ class Agent {
     /// the field or the call. Everything else is reported in the `RunResult`, as by `run`.
     [[nodiscard]] Task<expected<RunResult, AgentError>> resume(nlohmann::json state,
                                                                std::vector<ExternalResult> results) const;
+
+    /// \brief This agent as a tool another agent (or an MCP client) can call: input `{message}`, output
+    /// the run's answer. Each call is one run of this agent, with its own loop, iteration budget and tools;
+    /// cancelling the call cancels the run. A run that does not succeed is a `ToolErrc::failed` error
+    /// naming the agent, with the run's error code and message, and `details` holding `terminatedBy` and
+    /// `iterations`.
+    ///
+    /// \param name the tool's name (`isValidToolName`); empty: the agent's name.
+    /// \param description what the model reads; empty: "Ask the agent <name> ...".
+    /// \param timeout the whole run's bound. Default 10 minutes.
+    [[nodiscard]] tools::Tool asTool(std::string name = {}, std::string description = {},
+                                     std::chrono::milliseconds timeout = std::chrono::minutes(10)) const;
 
     /// \brief Adds a tool after build. Errors as `ToolRegistry::add`.
     [[nodiscard]] expected<void, tools::ToolError> registerTool(tools::Tool tool) const;
@@ -160,6 +173,9 @@ class AgentBuilder {
     AgentBuilder& withRemoteAgent(std::string name, std::string url);
     /// \brief The same with headers (auth) and a timeout.
     AgentBuilder& withRemoteAgent(tools::RemoteAgentSpec spec);
+    /// \brief A local sub-agent as a tool (`agent.asTool(name, description)`): the model delegates a task
+    /// to it with `{message}` and reads its answer.
+    AgentBuilder& withAgentTool(std::string name, Agent agent, std::string description = {});
     /// \brief Enables the ReAct loop's meta-tool `final-answer` and its system guidance. The iteration limit
     /// is `withMaxIterations`'s, whatever the order of the calls.
     AgentBuilder& withReasoning();

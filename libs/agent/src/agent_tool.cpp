@@ -1,0 +1,61 @@
+// An agent as a tool: each call is one run of the agent on the call's message.
+
+#include <utility>
+
+#include "reagent/agent/agent.hpp"
+
+namespace reagent::agent {
+
+namespace {
+
+Task<tools::ToolResult> delegate(Agent agent, std::string name, nlohmann::json args) {
+    std::string message = args.value("message", std::string());
+    auto running = agent.run(std::move(message));
+    RunResult result = co_await std::move(running);
+    if (result.success()) {
+        co_return std::move(result.output);
+    }
+    const auto error = result.error();
+    tools::ToolError failure{tools::ToolErrc::failed,
+                             "agent '" + name + "' did not finish its task: " +
+                                 (error ? error->describe() : std::string("no answer"))};
+    failure.details = {{"terminatedBy", toString(result.terminatedBy)}, {"iterations", result.iterations}};
+    co_return fail(std::move(failure));
+}
+
+}  // namespace
+
+tools::Tool Agent::asTool(std::string name, std::string description,
+                          std::chrono::milliseconds timeout) const {
+    if (name.empty()) {
+        name = config().name;
+    }
+    if (description.empty()) {
+        description = "Ask the agent '" + name +
+                      "' to do a task: give it the whole task in `message`, with what it needs to know; it "
+                      "works on its own with its tools and replies with its answer.";
+    }
+    tools::Tool tool;
+    tool.definition.name = name;
+    tool.definition.description = std::move(description);
+    tool.definition.inputSchema = {
+        {"type", "object"},
+        {"properties",
+         {{"message", {{"type", "string"}, {"description", "The task, complete and self-contained."}}}}},
+        {"required", {"message"}}};
+    tool.definition.category = "agent";
+    tool.definition.timeout = timeout;
+    tool.definition.action = [name](const nlohmann::json&) { return "Delegating to the agent " + name; };
+    tool.handler = [agent = *this, name](nlohmann::json args, tools::ToolContext) {
+        return delegate(agent, name, std::move(args));
+    };
+    return tool;
+}
+
+AgentBuilder& AgentBuilder::withAgentTool(std::string name, Agent agent, std::string description) {
+    config_.toolsEnabled = true;
+    tools_.push_back(agent.asTool(std::move(name), std::move(description)));
+    return *this;
+}
+
+}  // namespace reagent::agent
