@@ -1,0 +1,75 @@
+// Cost of pausing and resuming a run: ReactLoop::save as JSON text, and ReactLoop::restore from that text,
+// for a run that has made `turns` tool calls (each a model turn with a 200-byte result), compared with
+// the CPU cost of a whole agent run (agent_run_bench: the same machine, the same build) to read as a ratio.
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "reagent/agent/react_loop.hpp"
+
+namespace {
+
+using namespace reagent;
+using nlohmann::json;
+
+agent::LoopConfig loopConfig() {
+    agent::LoopConfig config;
+    config.systemPrompt = "You are a careful assistant.";
+    config.options.maxIterations = 1000;
+    config.tools.push_back({"lookup", "Look a word up", {{"type", "object"}}});
+    return config;
+}
+
+// A loop after `turns` model turns, each asking for one call whose 200-byte result came back.
+agent::ReactLoop loopAfter(int turns) {
+    agent::ReactLoop loop(loopConfig(), "Define the words one by one");
+    (void)loop.start();
+    for (int i = 0; i < turns; ++i) {
+        llm::ModelReply reply;
+        const std::string id = "call_" + std::to_string(i);
+        reply.toolCalls.push_back(llm::ToolCall{id, "lookup", json{{"word", "w" + std::to_string(i)}}});
+        reply.usage = llm::Usage{100, 10};
+        (void)loop.onModelReply(reply);
+        tools::ToolCallRecord record;
+        record.id = id;
+        record.tripIndex = i;
+        record.name = "lookup";
+        record.input = json{{"word", "w" + std::to_string(i)}};
+        record.outcome = std::string(200, 'x');
+        (void)loop.onToolResults({record});
+    }
+    return loop;
+}
+
+void BM_SaveRunState(benchmark::State& state) {
+    const agent::ReactLoop loop = loopAfter(static_cast<int>(state.range(0)));
+    std::size_t bytes = 0;
+    for (auto _ : state) {
+        std::string text = loop.save().dump();
+        bytes = text.size();
+        benchmark::DoNotOptimize(text);
+    }
+    state.counters["state_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_SaveRunState)->Arg(1)->Arg(10)->Arg(50)->Unit(benchmark::kMicrosecond);
+
+void BM_RestoreRunState(benchmark::State& state) {
+    const std::string text = loopAfter(static_cast<int>(state.range(0))).save().dump();
+    for (auto _ : state) {
+        auto restored = agent::ReactLoop::restore(loopConfig(), json::parse(text));
+        if (!restored) {
+            state.SkipWithError("the saved state did not restore");
+            break;
+        }
+        auto next = restored->proceed();
+        benchmark::DoNotOptimize(next);
+    }
+}
+BENCHMARK(BM_RestoreRunState)->Arg(1)->Arg(10)->Arg(50)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
