@@ -30,7 +30,7 @@ struct ShellRun {
     ShellToolOptions options;
 };
 
-Task<ToolResult> runShell(std::shared_ptr<const ShellRun> run, json args, ToolContext) {
+Task<ToolResult> runShell(std::shared_ptr<const ShellRun> run, json args, ToolContext context) {
     const ShellToolOptions& options = run->options;
     const std::string command = args.value("command", std::string());
     CommandRequest request;
@@ -81,6 +81,7 @@ Task<ToolResult> runShell(std::shared_ptr<const ShellRun> run, json args, ToolCo
     if (ran->checkpointId) {
         result["checkpoint"] = *ran->checkpointId;
     }
+    detail::recordCheckpoint(context, ran->checkpointId);
     co_return detail::dumpToolJson(result);
 }
 

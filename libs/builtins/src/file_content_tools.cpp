@@ -13,17 +13,11 @@ namespace {
 
 using detail::boolArg;
 using detail::quotedPath;
+using detail::recordCheckpoint;
 using detail::sizeArg;
 using detail::stringArg;
 using nlohmann::json;
 using tools::ToolResult;
-
-// Records the checkpoint id where the system (not the model) can find it, to roll the change back.
-void recordCheckpoint(const tools::ToolContext& context, const std::optional<std::string>& id) {
-    if (id && context.artifacts != nullptr) {
-        (*context.artifacts)["checkpointId"] = *id;
-    }
-}
 
 std::string checkpointNote(const std::optional<std::string>& id) {
     return id ? "; checkpoint " + *id + " holds the state before it" : std::string();

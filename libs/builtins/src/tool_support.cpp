@@ -113,4 +113,10 @@ std::string shortened(std::string_view text, std::size_t maxBytes) {
     return cut;
 }
 
+void recordCheckpoint(const tools::ToolContext& context, const std::optional<std::string>& id) {
+    if (id && context.artifacts != nullptr) {
+        (*context.artifacts)[tools::kCheckpointArtifact] = *id;
+    }
+}
+
 }  // namespace reagent::builtins::detail

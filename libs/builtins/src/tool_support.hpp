@@ -11,7 +11,9 @@
 #include "reagent/builtins/command.hpp"
 #include "reagent/builtins/workspace_error.hpp"
 #include "reagent/core/expected.hpp"
+#include "reagent/tools/builtin_catalog.hpp"
 #include "reagent/tools/tool_builder.hpp"
+#include "reagent/tools/tool_context.hpp"
 #include "reagent/tools/tool_error.hpp"
 #include "workspace_root.hpp"
 
@@ -26,6 +28,10 @@ namespace reagent::builtins::detail {
 
 /// `json` as the tools' text: compact, invalid UTF-8 in command output replaced rather than thrown on.
 [[nodiscard]] std::string dumpToolJson(const nlohmann::json& json);
+
+/// Records the checkpoint a call took in its artifacts (`tools::kCheckpointArtifact`), where the system
+/// (not the model) finds it: the agent gathers it on `RunResult::checkpoints`.
+void recordCheckpoint(const tools::ToolContext& context, const std::optional<std::string>& id);
 
 /// The key of `ToolError::details` that holds the workspace's code (`"outside_workspace"`).
 inline constexpr const char* kWorkspaceCodeKey = "workspaceCode";

@@ -310,3 +310,26 @@ TEST_CASE("a scripted agent with withTools reads edits greps runs code and rolls
     REQUIRE(before);
     CHECK(before->back().role == reagent::llm::Role::tool);
 }
+
+TEST_CASE("shell-execute's checkpoint is gathered on the run like the file tools'",
+          "[builtins][agent][rollback]") {
+    WorkspaceFixture ws;
+    ws.file("a.txt", "one\n");
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::toolCall("shell-execute", {{"command", "echo two > a.txt"}}))
+        .then(ScriptedTurn::text("changed"));
+    ToolsConfig config;
+    config.workspace = ws.root.string();
+    config.include = std::vector<std::string>{"shell-execute"};
+    auto agent =
+        Agent::create().withProvider(provider).withTools(config).withApprovalHandler(&approve).build();
+    REQUIRE(agent);
+    const RunResult result = ws.run(agent->run("change a"));
+    INFO(result.errorMessage);
+    REQUIRE(result.success());
+    CHECK(WorkspaceFixture::readFile(ws.root / "a.txt") == "two\n");
+    REQUIRE(result.checkpoints.size() == 1);
+    CHECK(result.checkpoints[0].toolName == "shell-execute");
+    REQUIRE(ws.run(agent->rollback(result.checkpoints[0].id)));
+    CHECK(WorkspaceFixture::readFile(ws.root / "a.txt") == "one\n");
+}
