@@ -295,9 +295,13 @@ expected<LoopAction, AgentError> ReactLoop::resume(std::vector<ExternalResult> r
         return fail(AgentError{AgentErrc::invalid_state,
                                "this run is not waiting for the results of declaration-only tools"});
     }
+    // Each pending call's result, found once: nothing is applied until every call has one and nothing
+    // else was given, so a refused resume leaves the loop as it was.
     std::vector<bool> used(results.size(), false);
+    std::vector<ExternalResult*> matched(held_.size(), nullptr);
     std::string missing;
-    for (tools::ToolCallRecord& record : held_) {
+    for (std::size_t i = 0; i < held_.size(); ++i) {
+        const tools::ToolCallRecord& record = held_[i];
         if (!isExternal(record)) {
             continue;
         }
@@ -309,6 +313,7 @@ expected<LoopAction, AgentError> ReactLoop::resume(std::vector<ExternalResult> r
             continue;
         }
         used[static_cast<std::size_t>(found - results.begin())] = true;
+        matched[i] = &*found;
     }
     if (!missing.empty()) {
         return fail(
@@ -321,15 +326,12 @@ expected<LoopAction, AgentError> ReactLoop::resume(std::vector<ExternalResult> r
                                                          "', which is not a pending call of this run"});
         }
     }
-    // Checked above: every pending call has its result and nothing else was given.
-    for (tools::ToolCallRecord& record : held_) {
-        if (!isExternal(record)) {
+    for (std::size_t i = 0; i < held_.size(); ++i) {
+        if (matched[i] == nullptr) {
             continue;
         }
-        auto& result = *std::find_if(results.begin(), results.end(), [&](const ExternalResult& supplied) {
-            return supplied.callId == record.id;
-        });
-        record.outcome = std::move(result.outcome);
+        tools::ToolCallRecord& record = held_[i];
+        record.outcome = std::move(matched[i]->outcome);
         if (!record.outcome && record.outcome.error().code == tools::ToolErrc::not_executable) {
             record.outcome.error().code = tools::ToolErrc::failed;  // never taken for pending again
         }
