@@ -1,5 +1,7 @@
 #include "reagent/a2a/remote_agent_tool.hpp"
 
+#include <memory>
+
 #include "json_access.hpp"
 #include "reagent/tools/remote_agent_catalog.hpp"
 #include "reagent/tools/tool_builder.hpp"
@@ -24,6 +26,8 @@ struct Remote {
     tools::ToolError out{code,
                          "remote agent '" + remote.name + "' (" + remote.url + "): " + error.describe()};
     out.details = nlohmann::json{{"a2a", std::string(toString(error.code))}, {"url", remote.url}};
+    out.cause = std::make_shared<const tools::ErrorCause>(
+        tools::ErrorCause{"a2a", std::string(toString(error.code)), error.message, {{"url", remote.url}}});
     return out;
 }
 

@@ -16,10 +16,14 @@ Task<tools::ToolResult> delegate(Agent agent, std::string name, nlohmann::json a
         co_return std::move(result.output);
     }
     const auto error = result.error();
-    tools::ToolError failure{tools::ToolErrc::failed,
-                             "agent '" + name + "' did not finish its task: " +
-                                 (error ? error->describe() : std::string("no answer"))};
-    failure.details = {{"terminatedBy", toString(result.terminatedBy)}, {"iterations", result.iterations}};
+    const nlohmann::json details = {{"terminatedBy", toString(result.terminatedBy)},
+                                    {"iterations", result.iterations}};
+    auto failure = tools::ToolError::failure(
+        "agent '" + name +
+            "' did not finish its task: " + (error ? error->describe() : std::string("no answer")),
+        tools::ErrorCause{"agent", error ? std::string(toString(error->code)) : std::string(),
+                          error ? error->message : std::string("no answer"), details});
+    failure.details = details;
     co_return fail(std::move(failure));
 }
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <utility>
 
 namespace reagent::agent::detail {
@@ -23,7 +24,7 @@ llm::Role roleFromString(const std::string& name, const std::string& path) {
 }
 
 tools::ToolErrc toolErrcFromString(const std::string& name, const std::string& path) {
-    for (int code = 0; code <= static_cast<int>(tools::ToolErrc::not_run); ++code) {
+    for (int code = 0; code <= static_cast<int>(tools::ToolErrc::approval_pending); ++code) {
         const auto candidate = static_cast<tools::ToolErrc>(code);
         if (tools::toString(candidate) == name) {
             return candidate;
@@ -122,10 +123,38 @@ tools::ToolCallRequest callFromJson(const json& value, const std::string& path) 
     return call;
 }
 
+json toJson(const tools::ErrorCause& cause) {
+    json out = {{"domain", cause.domain}, {"code", cause.code}, {"message", cause.message}};
+    if (!cause.details.is_null()) {
+        out["details"] = cause.details;
+    }
+    if (cause.cause) {
+        out["cause"] = toJson(*cause.cause);
+    }
+    return out;
+}
+
+std::shared_ptr<const tools::ErrorCause> causeFromJson(const json& value, const std::string& path) {
+    tools::ErrorCause cause{
+        field<std::string>(value, "domain", path), field<std::string>(value, "code", path),
+        field<std::string>(value, "message", path), optionalField<json>(value, "details", path, nullptr)};
+    if (value.contains("cause")) {
+        cause.cause = causeFromJson(field<json>(value, "cause", path), path + ".cause");
+    }
+    return std::make_shared<const tools::ErrorCause>(std::move(cause));
+}
+
 json toJson(const tools::ToolError& error) {
     json out = {{"code", tools::toString(error.code)}, {"message", error.message}};
     if (!error.details.is_null()) {
         out["details"] = error.details;
+    }
+    if (!error.tool.empty()) {
+        out["tool"] = error.tool;
+        out["tripIndex"] = error.tripIndex;
+    }
+    if (error.cause) {
+        out["cause"] = toJson(*error.cause);
     }
     return out;
 }
@@ -135,6 +164,11 @@ tools::ToolError toolErrorFromJson(const json& value, const std::string& path) {
     error.code = toolErrcFromString(field<std::string>(value, "code", path), path);
     error.message = field<std::string>(value, "message", path);
     error.details = optionalField<json>(value, "details", path, nullptr);
+    error.tool = optionalField<std::string>(value, "tool", path, std::string());
+    error.tripIndex = optionalField<int>(value, "tripIndex", path, -1);
+    if (value.contains("cause")) {
+        error.cause = causeFromJson(field<json>(value, "cause", path), path + ".cause");
+    }
     return error;
 }
 

@@ -32,8 +32,34 @@ std::string_view toString(ToolErrc code) noexcept {
             return "init_failed";
         case ToolErrc::not_run:
             return "not_run";
+        case ToolErrc::approval_pending:
+            return "approval_pending";
     }
     return "unknown";
+}
+
+std::string ErrorCause::describe() const {
+    return reagent::detail::describeError(code.empty() ? domain : domain + "/" + code, message);
+}
+
+ErrorCause ToolError::asCause() const {
+    return ErrorCause{"tool", std::string(toString(code)), message, details, cause};
+}
+
+std::vector<const ErrorCause*> ToolError::causes() const {
+    std::vector<const ErrorCause*> chain;
+    for (const ErrorCause* next = cause.get(); next != nullptr; next = next->cause.get()) {
+        chain.push_back(next);
+    }
+    return chain;
+}
+
+const ErrorCause* ToolError::rootCause() const {
+    const ErrorCause* root = cause.get();
+    while (root != nullptr && root->cause) {
+        root = root->cause.get();
+    }
+    return root;
 }
 
 std::string ToolError::describe() const {

@@ -56,8 +56,11 @@ ToolError fromEffect(const EffectError& error, const std::string& tool, std::chr
             return {ToolErrc::timeout, "tool " + tool + " timed out after " + milliseconds(limit)};
         case EffectErrc::cancelled:
             return {ToolErrc::cancelled, "tool " + tool + " was cancelled"};
-        case EffectErrc::exception:
-            return {ToolErrc::exception, "tool " + tool + " threw: " + error.message};
+        case EffectErrc::exception: {
+            ToolError thrown{ToolErrc::exception, "tool " + tool + " threw: " + error.message};
+            thrown.cause = std::make_shared<const ErrorCause>(ErrorCause{"exception", {}, error.message});
+            return thrown;
+        }
     }
     return {ToolErrc::failed, error.message};
 }
@@ -167,6 +170,8 @@ ToolCallRecord ToolExecutor::notStarted(const ToolCallRequest& call, int tripInd
     }
     record.startedAt = SystemClock::now();
     record.endedAt = record.startedAt;
+    error.tool = call.name;
+    error.tripIndex = tripIndex;
     record.outcome = fail(error);
     if (sink_) {
         emit(ToolFailed{record.id, record.name, record.input, std::move(error), tripIndex, record.duration});
@@ -251,6 +256,11 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
 
     // Every path ends here: the record is completed and the matching event emitted.
     auto finish = [&](ToolResult outcome) {
+        if (!outcome) {
+            // One error shape for every failure of a call: which tool, which turn (seed 004).
+            outcome.error().tool = record.name;
+            outcome.error().tripIndex = tripIndex;
+        }
         record.outcome = std::move(outcome);
         record.endedAt = SystemClock::now();
         record.duration =
@@ -283,7 +293,10 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
     }
     auto args = tool->validator.validate(call.arguments);
     if (!args) {
-        co_return finish(fail(std::move(args.error())));
+        auto invalid = std::move(args.error());
+        invalid.cause = std::make_shared<const ErrorCause>(
+            ErrorCause{"schema", "validation", invalid.message, invalid.details});
+        co_return finish(fail(std::move(invalid)));
     }
     record.input = std::move(*args);
     const auto cancelledCall = ToolError{ToolErrc::cancelled, "tool " + call.name + " was cancelled"};

@@ -2,9 +2,11 @@
 /// \file
 /// \brief `ToolError`: why a tool call produced no output.
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace reagent::tools {
 
@@ -36,23 +38,70 @@ enum class ToolErrc {
     init_failed,
     /// The call was not run: it came after `final-answer` in the same reply, which ends the run.
     not_run,
+    /// The call requires approval and the run pauses for the caller's decision
+    /// (`AgentBuilder::withDeferredApproval`); it runs, or is refused, when the run resumes.
+    approval_pending,
 };
 
 /// \brief The code's name as shown to the model and in logs (`"invalid_arguments"`, ...).
 [[nodiscard]] std::string_view toString(ToolErrc code) noexcept;
 
+/// \brief The failure underneath a tool error, in its own terms: a sub-agent's `AgentError`, a remote
+/// agent's A2A error, a schema violation, the exception a handler threw. Causes chain: a workflow step's
+/// cause is the sub-agent's error, whose cause is the tool error that ended it, and so on.
+struct ErrorCause {
+    /// Where it came from: `tool`, `schema`, `exception`, `agent`, `a2a`, `mcp`, `workflow`, ...
+    std::string domain;
+    /// Its code in that domain (`provider_error`, `timeout`, ...); may be empty (an exception).
+    std::string code;
+    std::string message;
+    /// Structured context, as the domain's error had it (untrusted text possible).
+    nlohmann::json details = nullptr;
+    /// What caused it in turn, or null.
+    std::shared_ptr<const ErrorCause> cause{};
+
+    /// \brief `"<domain>/<code>: <message>"` (`"<domain>: <message>"` without a code).
+    [[nodiscard]] std::string describe() const;
+};
+
 /// \brief A failed tool call or definition: a code, a message a person (or model) can act on, details.
+///
+/// Every failure of a call, whatever went wrong, is one `ToolError` (seed 004's `ToolExecutionError`): the
+/// executor fills in `tool` and `tripIndex`, and `cause` holds the original error when there was one
+/// (`schema` for invalid arguments, `exception` for a handler that threw, `agent` for a sub-agent or
+/// workflow step that failed, `a2a` for a remote agent).
 struct ToolError {
     ToolErrc code = ToolErrc::failed;
     std::string message;
     /// Optional structured context (for validation: the failing paths and rules). Untrusted text may
     /// appear here when it came from a tool or the model.
     nlohmann::json details = nullptr;
+    /// For a failed call: the tool the model called (set by `ToolExecutor`); empty for a definition error.
+    std::string tool{};
+    /// For a failed call: the model turn that asked for it (0-based); -1 when not a call's error.
+    int tripIndex = -1;
+    /// The original error, or null.
+    std::shared_ptr<const ErrorCause> cause{};
 
     /// \brief A handler's own failure: `ToolError::failure("file not found: a.txt")`.
     [[nodiscard]] static ToolError failure(std::string message) {
         return {ToolErrc::failed, std::move(message)};
     }
+    /// \brief A handler's failure caused by another error (kept as `cause`).
+    [[nodiscard]] static ToolError failure(std::string message, ErrorCause cause) {
+        ToolError error{ToolErrc::failed, std::move(message)};
+        error.cause = std::make_shared<const ErrorCause>(std::move(cause));
+        return error;
+    }
+
+    /// \brief This error as the cause of another (domain `tool`, its own cause chained).
+    [[nodiscard]] ErrorCause asCause() const;
+    /// \brief The causes, outermost first (empty without one).
+    [[nodiscard]] std::vector<const ErrorCause*> causes() const;
+    /// \brief The root of the chain: the innermost cause, or null.
+    [[nodiscard]] const ErrorCause* rootCause() const;
+
+    /// \brief A handler's own failure: `ToolError::failure("file not found: a.txt")`.
 
     /// \brief The text the model reads: `"<code>: <message>"`.
     [[nodiscard]] std::string describe() const;
