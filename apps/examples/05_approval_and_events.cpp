@@ -47,6 +47,7 @@ struct EventName {
     std::string operator()(const agent::ModelRetrying&) const { return "model retrying"; }
     std::string operator()(const tools::ToolProgressed&) const { return "tool progressed"; }
     std::string operator()(const agent::ServerLogged&) const { return "server logged"; }
+    std::string operator()(const agent::SubAgentEvent&) const { return "sub-agent event"; }
 };
 
 int main() {

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <iostream>
 
+#include "a2a_runner.hpp"
 #include "reagent/a2a/server.hpp"
 
 namespace reagent::cli {
@@ -15,27 +16,7 @@ namespace asio = boost::asio;
 
 namespace {
 
-// One agent serves every task: runs are independent (each starts from a fresh conversation).
-Task<expected<std::string, std::string>> runAgent(agent::Agent agent, std::string prompt) {
-    agent::RunResult result = co_await agent.run(std::move(prompt));
-    if (result.success()) {
-        co_return std::move(result.output);
-    }
-    co_return fail(result.error() ? result.error()->describe() : std::string("the run failed"));
-}
-
 // With the demo provider, whose script is one run long, each task gets an agent of its own.
-// A progress line for a remote caller: the tool calls and the tools' own progress reports.
-std::string progressLine(const agent::AgentEvent& event) {
-    if (const auto* calling = std::get_if<tools::ToolCalling>(&event)) {
-        return calling->action.empty() ? "calling " + calling->tool : calling->action;
-    }
-    if (const auto* progressed = std::get_if<tools::ToolProgressed>(&event)) {
-        return progressed->tool + ": " + progressed->progress.message;
-    }
-    return {};
-}
-
 Task<expected<std::string, std::string>> runDemoAgent(RunOptions options, std::string prompt,
                                                       a2a::ProgressSink progress) {
     auto builder = demoAgentBuilder(options);
@@ -46,13 +27,8 @@ Task<expected<std::string, std::string>> runDemoAgent(RunOptions options, std::s
     if (!built) {
         co_return fail(built.error().describe());
     }
-    // The agent is this task's alone, so its events are this run's: they stream as progress.
-    built->subscribe([progress](const agent::AgentEvent& event) {
-        if (auto line = progressLine(event); !line.empty() && progress) {
-            progress(std::move(line));
-        }
-    });
-    auto result = co_await runAgent(*built, std::move(prompt));
+    auto running = runAgentTask(*built, std::move(prompt), std::move(progress));
+    auto result = co_await std::move(running);
     co_await built->dispose();
     co_return result;
 }
@@ -81,9 +57,7 @@ Task<int> serve(agent::AgentBuilder builder, bool demo, A2aServeOptions options)
     config.host = options.host;
     config.port = options.port;
     config.maxConcurrentTasks = options.maxTasks;
-    a2a::RunFunction run = [agent](std::string prompt, a2a::ProgressSink) {
-        return runAgent(agent, std::move(prompt));
-    };
+    a2a::RunFunction run = sharedAgentRunner(agent);
     if (demo) {
         run = [agentOptions = options.agent](std::string prompt, a2a::ProgressSink progress) {
             return runDemoAgent(agentOptions, std::move(prompt), std::move(progress));

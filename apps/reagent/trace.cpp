@@ -144,4 +144,45 @@ void TracePrinter::print(const agent::ServerLogged& event) {
           << "\n";
 }
 
+void TracePrinter::print(const agent::SubAgentEvent& event) {
+    // A sub-agent's run, indented under the call that started it: its model turns, tool calls, progress
+    // and end (its streamed text is left out: its answer comes back as the call's result).
+    std::string prefix = "    " + oneLine(event.tool, 64) + " \u203a ";
+    const agent::AgentEvent* inner = &event.inner->event;
+    while (const auto* deeper = std::get_if<agent::SubAgentEvent>(inner)) {
+        prefix += oneLine(deeper->tool, 64) + " \u203a ";
+        inner = &deeper->inner->event;
+    }
+    if (const auto* calling = std::get_if<tools::ToolCalling>(inner)) {
+        *out_ << prefix << "\u2192 " << oneLine(calling->tool, 64) << ": "
+              << (calling->action.empty() ? oneLine(dumpJson(calling->input)) : oneLine(calling->action))
+              << "\n";
+    } else if (const auto* called = std::get_if<tools::ToolCalled>(inner)) {
+        *out_ << prefix << "\u2713 " << oneLine(called->record.name, 64) << " ("
+              << formatDuration(called->record.duration)
+              << "): " << oneLine(called->record.outcome ? *called->record.outcome : std::string()) << "\n";
+    } else if (const auto* failed = std::get_if<tools::ToolFailed>(inner)) {
+        *out_ << prefix << "\u2717 " << oneLine(failed->tool, 64) << ": "
+              << oneLine(failed->error.describe(), 160) << "\n";
+    } else if (const auto* progressed = std::get_if<tools::ToolProgressed>(inner)) {
+        *out_ << prefix << "progress " << oneLine(progressed->tool) << ": " << progressed->progress.progress;
+        if (progressed->progress.total) {
+            *out_ << "/" << *progressed->progress.total;
+        }
+        if (!progressed->progress.message.empty()) {
+            *out_ << " " << oneLine(progressed->progress.message);
+        }
+        *out_ << "\n";
+    } else if (const auto* responded = std::get_if<agent::ModelResponded>(inner)) {
+        *out_ << prefix << "model turn " << responded->iteration + 1 << ":";
+        if (!responded->text.empty()) {
+            *out_ << " " << oneLine(responded->text);
+        }
+        *out_ << "\n";
+    } else if (const auto* finished = std::get_if<agent::RunFinished>(inner)) {
+        *out_ << prefix << "finished: " << agent::toString(finished->terminatedBy) << " after "
+              << finished->iterations << (finished->iterations == 1 ? " model call" : " model calls") << "\n";
+    }
+}
+
 }  // namespace reagent::cli

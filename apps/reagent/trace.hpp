@@ -36,6 +36,7 @@ class TracePrinter {
     void print(const agent::ModelRetrying& event);
     void print(const tools::ToolProgressed& event);
     void print(const agent::ServerLogged& event);
+    void print(const agent::SubAgentEvent& event);
 
     std::ostream* out_;
     int turns_ = 0;

@@ -1,3 +1,4 @@
+#include <any>
 #include <boost/asio/cancellation_state.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <chrono>
@@ -20,10 +21,10 @@ namespace {
 
 namespace asio = boost::asio;
 
-// Turns provider deltas into agent events. The State outlives the run that holds it.
-std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_ptr<Agent::State>& state,
+// Turns provider deltas into agent events. The run's events outlive its model calls.
+std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_ptr<RunEvents>& events,
                                                              int iteration) {
-    return [raw = state.get(), iteration](const llm::StreamDelta& delta) {
+    return [raw = events.get(), iteration](const llm::StreamDelta& delta) {
         if (delta.kind == llm::StreamDelta::Kind::text) {
             raw->emit(TextDelta{iteration, delta.text});
         } else {
@@ -36,7 +37,7 @@ std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_p
 
 // The small coroutine shell around the sans-io loop: it performs each action and reports back. Between
 // steps it checks for cancellation so that a cancelled run still ends with a result.
-Task<void> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
+Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents> events, ReactLoop* loop,
                  std::shared_ptr<std::vector<std::string>> warnings, RunResult* out, LoopAction action) {
     for (;;) {
         if (auto* call = std::get_if<CallModel>(&action)) {
@@ -46,10 +47,10 @@ Task<void> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
             }
             const int iteration = call->iteration;
             llm::ModelRequest request = std::move(call->request);
-            if (!state->subscribers.empty()) {
+            if (events->listening()) {
                 // Only subscribers need the reply as it streams; without them the provider may skip it.
-                request.onDelta = streamDeltaSink(state, iteration);
-                request.onRetry = [raw = state.get(), iteration](const llm::RetryNotice& notice) {
+                request.onDelta = streamDeltaSink(events, iteration);
+                request.onRetry = [raw = events.get(), iteration](const llm::RetryNotice& notice) {
                     raw->emit(ModelRetrying{iteration, notice});
                 };
             }
@@ -59,7 +60,7 @@ Task<void> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
                 continue;
             }
             if (reply) {
-                state->emit(ModelResponded{iteration, reply->text, reply->toolCalls, reply->usage});
+                events->emit(ModelResponded{iteration, reply->text, reply->toolCalls, reply->usage});
             }
             action = loop->onModelReply(std::move(reply));
         } else if (auto* run = std::get_if<RunTools>(&action)) {
@@ -71,13 +72,22 @@ Task<void> drive(std::shared_ptr<Agent::State> state, ReactLoop* loop,
             std::vector<tools::ToolCallRequest> calls = std::move(run->calls);
             auto transforms = takeTransforms(*state, calls);
             attachRunStatus(calls, *loop, state->workingMemory);
+            const auto callEvents = events->callEvents();
+            if (!loop->sessionState().is_object()) {
+                loop->sessionState() = nlohmann::json::object();
+            }
+            for (tools::ToolCallRequest& call : calls) {
+                call.events = callEvents;
+                call.session = &loop->sessionState();  // the loop outlives the batch
+            }
             auto records = co_await state->executor.execute(std::move(calls), tripIndex);
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-                processResultsNow(*state, records, *warnings);
+                processResultsNow(*state, *events, records, *warnings);
                 action = loop->onCancelled(std::move(records));
                 continue;
             }
-            records = co_await processResults(state, std::move(records), std::move(transforms), warnings);
+            records =
+                co_await processResults(state, events, std::move(records), std::move(transforms), warnings);
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
                 action = loop->onCancelled(std::move(records));
                 continue;
@@ -105,12 +115,12 @@ RunResult resultOf(LoopAction action) {
 
 // Nothing escapes a run: an exception from a component that broke its contract still yields a result
 // holding everything the loop had recorded.
-Task<RunResult> driveToEnd(std::shared_ptr<Agent::State> state, ReactLoop& loop, LoopAction first,
-                           std::chrono::steady_clock::time_point started) {
+Task<RunResult> driveToEnd(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents> events,
+                           ReactLoop& loop, LoopAction first, std::chrono::steady_clock::time_point started) {
     auto warnings = std::make_shared<std::vector<std::string>>();
     // The result is written in place: a RunResult is large, and settling it by value would move it twice.
     RunResult result;
-    auto driving = drive(state, &loop, warnings, &result, std::move(first));
+    auto driving = drive(state, events, &loop, warnings, &result, std::move(first));
     const auto driven = co_await settle(std::move(driving));
     if (!driven) {
         const bool wasCancelled = driven.error().code == EffectErrc::cancelled;
@@ -128,17 +138,21 @@ Task<RunResult> driveToEnd(std::shared_ptr<Agent::State> state, ReactLoop& loop,
     result.warnings = std::move(*warnings);
     result.duration =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
-    state->emit(RunFinished{result.terminatedBy, result.iterations});
+    events->emit(RunFinished{result.terminatedBy, result.iterations});
     co_return result;
 }
 
 Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::vector<llm::Message> history,
-                         std::string prompt) {
+                         std::string prompt, RunOptions options) {
     const auto started = std::chrono::steady_clock::now();
     ReactLoop loop(state->loopConfig(), std::move(history), prompt);
-    state->emit(RunStarted{std::move(prompt)});
+    if (options.sessionState.is_object()) {
+        loop.sessionState() = std::move(options.sessionState);
+    }
+    auto events = RunEvents::make(state, std::move(options.onEvent));
+    events->emit(RunStarted{std::move(prompt)});
     auto first = loop.start();
-    auto run = driveToEnd(state, loop, std::move(first), started);
+    auto run = driveToEnd(state, events, loop, std::move(first), started);
     co_return co_await std::move(run);
 }
 
@@ -153,7 +167,7 @@ std::string promptOf(const ReactLoop& loop) {
 }
 
 Task<expected<RunResult, AgentError>> resumeAgent(std::shared_ptr<Agent::State> state, nlohmann::json saved,
-                                                  std::vector<ExternalResult> results) {
+                                                  ResumeInput input) {
     const auto started = std::chrono::steady_clock::now();
     auto restored = ReactLoop::restore(state->loopConfig(), saved);
     if (!restored) {
@@ -162,21 +176,23 @@ Task<expected<RunResult, AgentError>> resumeAgent(std::shared_ptr<Agent::State> 
     ReactLoop loop = std::move(*restored);
     LoopAction first;
     if (loop.awaitingResults()) {
-        auto resumed = loop.resume(std::move(results));
+        auto resumed = loop.resume(std::move(input.results), std::move(input.decisions));
         if (!resumed) {
             co_return fail(std::move(resumed.error()));
         }
         first = std::move(*resumed);
     } else if (loop.done()) {
         co_return fail(AgentError{AgentErrc::invalid_state, "cannot resume the run: it has already ended"});
-    } else if (!results.empty()) {
-        co_return fail(AgentError{AgentErrc::invalid_state,
-                                  "results were supplied, but the saved run was not waiting for any"});
+    } else if (!input.results.empty() || !input.decisions.empty()) {
+        co_return fail(
+            AgentError{AgentErrc::invalid_state,
+                       "results or decisions were supplied, but the saved run was not waiting for any"});
     } else {
         first = loop.proceed();
     }
-    state->emit(RunStarted{promptOf(loop)});
-    auto run = driveToEnd(state, loop, std::move(first), started);
+    auto events = RunEvents::make(state, std::move(input.onEvent));
+    events->emit(RunStarted{promptOf(loop)});
+    auto run = driveToEnd(state, events, loop, std::move(first), started);
     co_return co_await std::move(run);
 }
 
@@ -219,13 +235,43 @@ Agent::State::State(AgentConfig agentConfig)
     // The executor lives inside this State, so the raw pointer never outlives it.
 }
 
-void Agent::State::updateEventSink() {
-    // With no subscriber the executor is given no sink, so it does not build events at all.
-    if (subscribers.empty()) {
-        executor.setEventSink(nullptr);
-    } else {
-        // The executor lives inside this State, so the raw pointer never outlives it.
-        executor.setEventSink([this](const tools::ToolEvent& event) { emit(toAgentEvent(event)); });
+std::shared_ptr<RunEvents> RunEvents::make(std::shared_ptr<Agent::State> state, EventHandler onEvent) {
+    auto events = std::shared_ptr<RunEvents>(new RunEvents(std::move(state), std::move(onEvent)));
+    events->self_ = events;
+    return events;
+}
+
+std::shared_ptr<const tools::CallEvents> RunEvents::callEvents() {
+    if (!listening()) {
+        return nullptr;
+    }
+    if (!calls_) {
+        // Weak: the calls' sinks may be copied into tasks that outlive the run (a tool's stray report).
+        tools::CallEvents calls;
+        calls.sink = [weak = self_](const tools::ToolEvent& event) {
+            if (const auto run = weak.lock()) {
+                run->emit(toAgentEvent(event));
+            }
+        };
+        calls.relay = [weak = self_](const std::string& callId, const std::string& tool, int tripIndex,
+                                     std::any event) {
+            const auto run = weak.lock();
+            auto* inner = std::any_cast<AgentEvent>(&event);
+            if (run && inner != nullptr) {
+                run->emit(
+                    SubAgentEvent{callId, tool, tripIndex,
+                                  std::make_shared<const AgentEventBox>(AgentEventBox{std::move(*inner)})});
+            }
+        };
+        calls_ = std::make_shared<const tools::CallEvents>(std::move(calls));
+    }
+    return calls_;
+}
+
+void RunEvents::emit(const AgentEvent& event) const {
+    state_->emit(event);
+    if (onEvent_) {
+        (void)settleCall(onEvent_, event);  // observers must not be able to break a run
     }
 }
 
@@ -266,11 +312,19 @@ LoopConfig Agent::State::loopConfig() const {
 Agent::Agent(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 Task<RunResult> Agent::run(std::string prompt) const {
-    return runAgent(state_, {}, std::move(prompt));
+    return runAgent(state_, {}, std::move(prompt), RunOptions{});
 }
 
 Task<RunResult> Agent::run(std::vector<llm::Message> history, std::string prompt) const {
-    return runAgent(state_, std::move(history), std::move(prompt));
+    return runAgent(state_, std::move(history), std::move(prompt), RunOptions{});
+}
+
+Task<RunResult> Agent::run(std::string prompt, RunOptions options) const {
+    return runAgent(state_, {}, std::move(prompt), std::move(options));
+}
+
+Task<RunResult> Agent::run(std::vector<llm::Message> history, std::string prompt, RunOptions options) const {
+    return runAgent(state_, std::move(history), std::move(prompt), std::move(options));
 }
 
 expected<void, tools::ToolError> Agent::registerTool(tools::Tool tool) const {
@@ -316,13 +370,11 @@ std::vector<tools::ToolDefinition> Agent::toolDefinitions() const {
 SubscriptionId Agent::subscribe(EventHandler handler) const {
     const SubscriptionId id = state_->nextSubscription++;
     state_->subscribers.emplace(id, std::move(handler));
-    state_->updateEventSink();
     return id;
 }
 
 void Agent::unsubscribe(SubscriptionId id) const {
     state_->subscribers.erase(id);
-    state_->updateEventSink();
 }
 
 memory::WorkingMemory& Agent::workingMemory() const noexcept {
@@ -339,7 +391,13 @@ const AgentConfig& Agent::config() const noexcept {
 
 Task<expected<RunResult, AgentError>> Agent::resume(nlohmann::json state,
                                                     std::vector<ExternalResult> results) const {
-    return resumeAgent(state_, std::move(state), std::move(results));
+    ResumeInput input;
+    input.results = std::move(results);
+    return resumeAgent(state_, std::move(state), std::move(input));
+}
+
+Task<expected<RunResult, AgentError>> Agent::resumeWith(nlohmann::json state, ResumeInput input) const {
+    return resumeAgent(state_, std::move(state), std::move(input));
 }
 
 Task<expected<std::string, AgentError>> Agent::rollback(std::string checkpointId) const {

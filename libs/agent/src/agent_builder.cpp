@@ -154,6 +154,11 @@ AgentBuilder& AgentBuilder::withApprovalHandler(tools::ApprovalHandler handler) 
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withDeferredApproval() {
+    config_.toolSettings.execution.deferApproval = true;
+    return *this;
+}
+
 AgentBuilder& AgentBuilder::withEventHandler(EventHandler handler) {
     handlers_.push_back(std::move(handler));
     return *this;
@@ -275,6 +280,11 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
     if (settings.execution.maxParallel < 1) {
         problems.push_back("execution.maxParallel must be at least 1");
     }
+    if (config_.toolSettings.execution.deferApproval && config_.approval) {
+        problems.push_back(
+            "both an approval handler and deferred approval are set: choose withApprovalHandler (decide "
+            "during the run) or withDeferredApproval (pause the run for a decision)");
+    }
     if (settings.resultCompression.budget < 1) {
         problems.push_back("resultCompression.budget must be at least 1 character");
     }
@@ -381,7 +391,6 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
     for (const EventHandler& handler : handlers_) {
         state->subscribers.emplace(state->nextSubscription++, handler);
     }
-    state->updateEventSink();
     return Agent(std::move(state));
 }
 

@@ -20,6 +20,8 @@ std::string_view toString(AgentErrc code) noexcept {
             return "rollback_failed";
         case AgentErrc::invalid_state:
             return "invalid_state";
+        case AgentErrc::approval_required:
+            return "approval_required";
     }
     return "unknown";
 }

@@ -2,6 +2,7 @@
 // Private to libs/agent: what every copy of an `Agent` handle shares.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "reagent/memory/episodic_store.hpp"
 #include "reagent/memory/working_memory.hpp"
 #include "reagent/tools/builtin_catalog.hpp"
+#include "reagent/tools/tool_event.hpp"
 #include "reagent/tools/tool_executor.hpp"
 #include "reagent/tools/tool_registry.hpp"
 
@@ -40,8 +42,6 @@ struct Agent::State {
     /// Restores the built-in tools' workspace to a checkpoint; empty without a workspace.
     tools::CheckpointRollback rollback;
 
-    /// Gives the executor an event sink exactly when someone subscribes (events cost copies).
-    void updateEventSink();
     /// Calls every subscriber; a handler that throws is skipped, never the run.
     void emit(const AgentEvent& event) const;
     /// The tools offered to the model: every registered tool once tools or reasoning are enabled. Built
@@ -55,6 +55,31 @@ struct Agent::State {
 
   private:
     mutable std::optional<llm::ToolList> offered_;
+};
+
+/// The events of one run: the agent's subscribers see each, then the run's own handler
+/// (`RunOptions::onEvent`). Held by shared pointer: the sinks handed to the run's calls refer to it weakly,
+/// so that a call that reports after the run ended reaches nobody.
+class RunEvents {
+  public:
+    [[nodiscard]] static std::shared_ptr<RunEvents> make(std::shared_ptr<Agent::State> state,
+                                                         EventHandler onEvent);
+    /// True when someone would see an event (events are built only then).
+    [[nodiscard]] bool listening() const noexcept { return !state_->subscribers.empty() || onEvent_; }
+    void emit(const AgentEvent& event) const;
+    /// For the run's calls (`ToolCallRequest::events`): their tool events, and their sub-agents' events
+    /// nested (`SubAgentEvent`); null while nobody listens.
+    [[nodiscard]] std::shared_ptr<const tools::CallEvents> callEvents();
+
+  private:
+    RunEvents(std::shared_ptr<Agent::State> state, EventHandler onEvent)
+        : state_(std::move(state)), onEvent_(std::move(onEvent)) {}
+
+    std::shared_ptr<Agent::State> state_;
+    EventHandler onEvent_;
+    /// Made on first need: a run nobody listens to builds no sinks.
+    std::shared_ptr<const tools::CallEvents> calls_;
+    std::weak_ptr<const RunEvents> self_;
 };
 
 /// The `final-answer` meta-tool registered by `withReasoning()`.

@@ -1,5 +1,6 @@
 // An agent as a tool: each call is one run of the agent on the call's message.
 
+#include <any>
 #include <utility>
 
 #include "reagent/agent/agent.hpp"
@@ -8,9 +9,15 @@ namespace reagent::agent {
 
 namespace {
 
-Task<tools::ToolResult> delegate(Agent agent, std::string name, nlohmann::json args) {
+Task<tools::ToolResult> delegate(Agent agent, std::string name, nlohmann::json args,
+                                 tools::EventRelay relay) {
     std::string message = args.value("message", std::string());
-    auto running = agent.run(std::move(message));
+    RunOptions options;
+    if (relay) {
+        // The sub-agent's events reach the parent's listeners, nested under this call.
+        options.onEvent = [relay = std::move(relay)](const AgentEvent& event) { relay(std::any(event)); };
+    }
+    auto running = agent.run(std::move(message), std::move(options));
     RunResult result = co_await std::move(running);
     if (result.success()) {
         co_return std::move(result.output);
@@ -50,8 +57,8 @@ tools::Tool Agent::asTool(std::string name, std::string description,
     tool.definition.category = "agent";
     tool.definition.timeout = timeout;
     tool.definition.action = [name](const nlohmann::json&) { return "Delegating to the agent " + name; };
-    tool.handler = [agent = *this, name](nlohmann::json args, tools::ToolContext) {
-        return delegate(agent, name, std::move(args));
+    tool.handler = [agent = *this, name](nlohmann::json args, tools::ToolContext context) {
+        return delegate(agent, name, std::move(args), std::move(context.relay));
     };
     return tool;
 }

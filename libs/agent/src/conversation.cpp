@@ -43,54 +43,72 @@ Task<expected<RunResult, AgentError>> busy() {
 Conversation::Conversation(Agent agent) : agent_(std::move(agent)) {}
 
 Task<expected<RunResult, AgentError>> Conversation::send(std::string text) {
+    return send(std::move(text), EventHandler{});
+}
+
+Task<expected<RunResult, AgentError>> Conversation::send(std::string text, EventHandler onEvent) {
     if (running_) {
         co_return co_await busy();
     }
     if (!pending_.is_null()) {
         co_return fail(AgentError{AgentErrc::invalid_state,
-                                  "the last turn waits for the results of declaration-only calls: finish it "
-                                  "with resume (or reset the conversation)"});
+                                  "the last turn waits for the results of declaration-only calls or for "
+                                  "approvals: finish it with resume (or reset the conversation)"});
+    }
+    if (!sessionState_.is_object()) {
+        co_return fail(AgentError{AgentErrc::invalid_state,
+                                  "the conversation's session state must be a JSON "
+                                  "object, not " +
+                                      std::string(sessionState_.type_name())});
     }
     running_ = true;
     const RunningGuard guard{&running_};
     const std::size_t before = messages_.size();
-    auto run = agent_.run(plainHistory(messages_), std::move(text));
+    RunOptions options;
+    options.onEvent = std::move(onEvent);
+    options.sessionState = sessionState_;
+    auto run = agent_.run(plainHistory(messages_), std::move(text), std::move(options));
     RunResult result = co_await std::move(run);
-    usage_ += result.usage;
-    if (result.terminatedBy == TerminatedBy::external_tool_calls && result.state.is_object()) {
-        pending_ = result.state;
-        pendingHistory_ = before;
-    } else if (keepable(result)) {
-        keep(result, before);
-    }
+    settle(result, before);
     co_return result;
 }
 
 Task<expected<RunResult, AgentError>> Conversation::resume(std::vector<ExternalResult> results) {
+    ResumeInput input;
+    input.results = std::move(results);
+    return resumeWith(std::move(input));
+}
+
+Task<expected<RunResult, AgentError>> Conversation::resumeWith(ResumeInput input) {
     if (running_) {
         co_return co_await busy();
     }
     if (pending_.is_null()) {
-        co_return fail(
-            AgentError{AgentErrc::invalid_state, "no turn of this conversation waits for results"});
+        co_return fail(AgentError{AgentErrc::invalid_state,
+                                  "no turn of this conversation waits for results or approvals"});
     }
     running_ = true;
     const RunningGuard guard{&running_};
-    auto resuming = agent_.resume(pending_, std::move(results));
+    auto resuming = agent_.resumeWith(pending_, std::move(input));
     auto resumed = co_await std::move(resuming);
     if (!resumed) {
         co_return fail(std::move(resumed.error()));  // the turn still waits
     }
-    usage_ += resumed->usage;
-    if (resumed->terminatedBy == TerminatedBy::external_tool_calls && resumed->state.is_object()) {
-        pending_ = resumed->state;
-    } else {
-        pending_ = nullptr;
-        if (keepable(*resumed)) {
-            keep(*resumed, pendingHistory_);
-        }
-    }
+    settle(*resumed, pendingHistory_);
     co_return resumed;
+}
+
+void Conversation::settle(const RunResult& result, std::size_t historySize) {
+    usage_ += result.usage;
+    if (result.state.is_object()) {
+        pending_ = result.state;
+        pendingHistory_ = historySize;
+        return;
+    }
+    pending_ = nullptr;
+    if (keepable(result)) {
+        keep(result, historySize);
+    }
 }
 
 void Conversation::keep(const RunResult& result, std::size_t historySize) {
@@ -118,6 +136,11 @@ void Conversation::keep(const RunResult& result, std::size_t historySize) {
             ConversationMessage{"m" + std::to_string(nextId_++), now, message, lastCheckpoint});
     }
     toolCalls_.insert(toolCalls_.end(), result.toolCalls.begin(), result.toolCalls.end());
+    responses_.push_back(result.output);
+    sessionState_ = result.sessionState;
+    if (result.lastToolError) {
+        lastToolError_ = result.lastToolError;
+    }
     for (CheckpointMark mark : result.checkpoints) {
         // Indices into the conversation's history rather than the run's messages.
         mark.messageIndex = mark.messageIndex >= first ? base + (mark.messageIndex - first) : base;
@@ -129,6 +152,9 @@ void Conversation::reset() {
     messages_.clear();
     toolCalls_.clear();
     checkpoints_.clear();
+    responses_.clear();
+    sessionState_ = nlohmann::json::object();
+    lastToolError_.reset();
     pending_ = nullptr;
     pendingHistory_ = 0;
 }
@@ -168,6 +194,10 @@ nlohmann::json Conversation::save() const {
                 {"nextId", nextId_},
                 {"messages", std::move(messages)},
                 {"checkpoints", std::move(checkpoints)},
+                {"responses", responses_},
+                {"pending", pending_},
+                {"pendingHistory", pendingHistory_},
+                {"sessionState", sessionState_},
                 {"usage", {{"input", usage_.inputTokens}, {"output", usage_.outputTokens}}}};
 }
 
@@ -193,6 +223,22 @@ expected<Conversation, AgentError> Conversation::restore(Agent agent, const nloh
                 return entry;
             });
         conversation.checkpoints_ = arrayField(saved, "checkpoints", path, checkpointFromJson);
+        conversation.responses_ =
+            optionalField<std::vector<std::string>>(saved, "responses", path, std::vector<std::string>());
+        conversation.sessionState_ =
+            optionalField<nlohmann::json>(saved, "sessionState", path, nlohmann::json::object());
+        if (!conversation.sessionState_.is_object()) {
+            throw StateError("conversation.sessionState must be an object");
+        }
+        // A turn waiting for results or approvals goes on in this process too (`resume`, `resumeWith`).
+        conversation.pending_ = optionalField<nlohmann::json>(saved, "pending", path, nullptr);
+        if (!conversation.pending_.is_null() && !conversation.pending_.is_object()) {
+            throw StateError("conversation.pending must be a saved run state or null");
+        }
+        conversation.pendingHistory_ = optionalField<std::size_t>(saved, "pendingHistory", path, 0);
+        if (conversation.pendingHistory_ > conversation.messages_.size()) {
+            throw StateError("conversation.pendingHistory is beyond the history");
+        }
         const auto usage = optionalField<nlohmann::json>(saved, "usage", path, nlohmann::json::object());
         conversation.usage_.inputTokens = optionalField<std::int64_t>(usage, "input", path + ".usage", 0);
         conversation.usage_.outputTokens = optionalField<std::int64_t>(usage, "output", path + ".usage", 0);

@@ -67,6 +67,55 @@ bool isExternal(const tools::ToolCallRecord& record) {
     return !record.succeeded() && record.outcome.error().code == tools::ToolErrc::not_executable;
 }
 
+bool awaitsApproval(const tools::ToolCallRecord& record) {
+    return !record.succeeded() && record.outcome.error().code == tools::ToolErrc::approval_pending;
+}
+
+// A call the run cannot answer itself: the caller executes it, or decides on it.
+bool isPaused(const tools::ToolCallRecord& record) {
+    return isExternal(record) || awaitsApproval(record);
+}
+
+// A failure that counts as the run's last tool error (not a pause, not a call left unrun).
+bool isToolFailure(const tools::ToolCallRecord& record) {
+    return !record.succeeded() && !isPaused(record) &&
+           record.outcome.error().code != tools::ToolErrc::not_run;
+}
+
+// A held batch with the records of its calls that ran since (approved on resume) in their places; `held` is
+// left empty.
+std::vector<tools::ToolCallRecord> fillHeld(std::vector<tools::ToolCallRecord>& held,
+                                            std::vector<tools::ToolCallRecord> ran) {
+    for (tools::ToolCallRecord& record : ran) {
+        const auto slot = std::find_if(held.begin(), held.end(), [&](const tools::ToolCallRecord& waiting) {
+            return waiting.id == record.id;
+        });
+        if (slot != held.end()) {
+            *slot = std::move(record);
+        }
+    }
+    return std::exchange(held, {});
+}
+
+// Seed 004's merge of artifacts bags: objects merge key by key, arrays concatenate, the rest is replaced.
+void mergeArtifacts(nlohmann::json& into, const nlohmann::json& from) {
+    if (!from.is_object()) {
+        return;
+    }
+    for (auto it = from.begin(); it != from.end(); ++it) {
+        auto existing = into.find(it.key());
+        if (existing == into.end()) {
+            into[it.key()] = it.value();
+        } else if (existing->is_object() && it->is_object()) {
+            mergeArtifacts(*existing, *it);
+        } else if (existing->is_array() && it->is_array()) {
+            existing->insert(existing->end(), it->begin(), it->end());
+        } else {
+            *existing = *it;
+        }
+    }
+}
+
 }  // namespace
 
 ReactLoop::ReactLoop(LoopConfig config, std::string prompt)
@@ -179,8 +228,8 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
 
 void ReactLoop::appendToolResults(const std::vector<tools::ToolCallRecord>& records) {
     for (const tools::ToolCallRecord& record : records) {
-        if (isExternal(record)) {
-            continue;  // the caller supplies this result
+        if (isPaused(record)) {
+            continue;  // the caller supplies this result, or decides whether the call runs
         }
         if (record.mode == tools::ToolMode::silent) {
             messages_.push_back(llm::Message::toolResult(record.id, record.name, kSilentPlaceholder));
@@ -199,6 +248,9 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
     if (records.size() != pending_.size()) {
         throw std::logic_error("ReactLoop::onToolResults() got " + std::to_string(records.size()) +
                                " records for a batch of " + std::to_string(pending_.size()) + " calls");
+    }
+    if (!held_.empty()) {
+        records = fillHeld(held_, std::move(records));  // the approved calls of a held batch ran
     }
     const std::string terminalName =
         std::any_of(records.begin(), records.end(),
@@ -225,7 +277,7 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
         std::any_of(records.begin(), records.end(), [](const tools::ToolCallRecord& record) {
             return isSuccessfulFinalAnswer(record) || isSuccessfulTaskComplete(record);
         });
-    if (!answered && std::any_of(records.begin(), records.end(), isExternal)) {
+    if (!answered && std::any_of(records.begin(), records.end(), isPaused)) {
         held_ = std::move(records);
         awaiting_ = Awaiting::external;
         return pausedResult();
@@ -236,6 +288,7 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
 LoopAction ReactLoop::completeBatch(std::vector<tools::ToolCallRecord> records) {
     appendToolResults(records);
     noteCheckpoints(records);
+    noteLastError(records);
 
     const auto answer = std::find_if(records.begin(), records.end(), isSuccessfulFinalAnswer);
     if (answer != records.end()) {
@@ -271,19 +324,34 @@ LoopAction ReactLoop::pausedResult() {
     appendToolResults(held_);
     noteCheckpoints(held_);
     std::vector<tools::ToolCallRequest> external;
+    std::vector<tools::ToolCallRequest> approvals;
     std::string names;
+    std::string approvalNames;
     for (const tools::ToolCallRecord& record : held_) {
         if (isExternal(record)) {
             external.push_back(tools::ToolCallRequest{record.id, record.name, record.input});
             names += (names.empty() ? "" : ", ") + record.name;
+        } else if (awaitsApproval(record)) {
+            approvals.push_back(tools::ToolCallRequest{record.id, record.name, record.input});
+            approvalNames += (approvalNames.empty() ? "" : ", ") + record.name;
         }
     }
     result_.pendingToolCalls = std::move(external);
+    result_.pendingApprovals = std::move(approvals);
     result_.output = lastText_;
-    result_.terminatedBy = TerminatedBy::external_tool_calls;
-    result_.errorMessage = "the model called declaration-only tools (" + names +
-                           "); execute them and continue with their results (see pendingToolCalls, and "
-                           "Agent::resume with RunResult::state)";
+    if (!approvalNames.empty()) {
+        result_.terminatedBy = TerminatedBy::approval_required;
+        result_.errorMessage =
+            "calls wait for approval (" + approvalNames + ")" +
+            (names.empty() ? "" : " and declaration-only calls for results (" + names + ")") +
+            "; decide on them and continue (see pendingApprovals, and Agent::resume with "
+            "RunResult::state and the decisions)";
+    } else {
+        result_.terminatedBy = TerminatedBy::external_tool_calls;
+        result_.errorMessage = "the model called declaration-only tools (" + names +
+                               "); execute them and continue with their results (see pendingToolCalls, and "
+                               "Agent::resume with RunResult::state)";
+    }
     RunResult paused = completeResult();
     messages_ = keptMessages;
     result_ = keptResult;
@@ -291,52 +359,99 @@ LoopAction ReactLoop::pausedResult() {
 }
 
 expected<LoopAction, AgentError> ReactLoop::resume(std::vector<ExternalResult> results) {
+    return resume(std::move(results), {});
+}
+
+expected<LoopAction, AgentError> ReactLoop::resume(std::vector<ExternalResult> results,
+                                                   std::vector<ApprovalDecision> decisions) {
     if (awaiting_ != Awaiting::external) {
-        return fail(AgentError{AgentErrc::invalid_state,
-                               "this run is not waiting for the results of declaration-only tools"});
+        return fail(
+            AgentError{AgentErrc::invalid_state, "this run is not waiting for tool results or approvals"});
     }
-    // Each pending call's result, found once: nothing is applied until every call has one and nothing
+    // Each paused call's answer, found once: nothing is applied until every call has one and nothing
     // else was given, so a refused resume leaves the loop as it was.
-    std::vector<bool> used(results.size(), false);
-    std::vector<ExternalResult*> matched(held_.size(), nullptr);
+    std::vector<bool> resultUsed(results.size(), false);
+    std::vector<bool> decisionUsed(decisions.size(), false);
+    std::vector<ExternalResult*> matchedResult(held_.size(), nullptr);
+    std::vector<ApprovalDecision*> matchedDecision(held_.size(), nullptr);
     std::string missing;
+    std::string undecided;
     for (std::size_t i = 0; i < held_.size(); ++i) {
         const tools::ToolCallRecord& record = held_[i];
-        if (!isExternal(record)) {
-            continue;
+        const auto named = " " + record.id + " (" + record.name + ")";
+        if (isExternal(record)) {
+            const auto found =
+                std::find_if(results.begin(), results.end(),
+                             [&](const ExternalResult& result) { return result.callId == record.id; });
+            if (found == results.end()) {
+                missing += (missing.empty() ? "" : ",") + named;
+                continue;
+            }
+            resultUsed[static_cast<std::size_t>(found - results.begin())] = true;
+            matchedResult[i] = &*found;
+        } else if (awaitsApproval(record)) {
+            const auto found =
+                std::find_if(decisions.begin(), decisions.end(),
+                             [&](const ApprovalDecision& decision) { return decision.callId == record.id; });
+            if (found == decisions.end()) {
+                undecided += (undecided.empty() ? "" : ",") + named;
+                continue;
+            }
+            decisionUsed[static_cast<std::size_t>(found - decisions.begin())] = true;
+            matchedDecision[i] = &*found;
         }
-        const auto found = std::find_if(results.begin(), results.end(), [&](const ExternalResult& result) {
-            return result.callId == record.id;
-        });
-        if (found == results.end()) {
-            missing += (missing.empty() ? "" : ", ") + record.id + " (" + record.name + ")";
-            continue;
-        }
-        used[static_cast<std::size_t>(found - results.begin())] = true;
-        matched[i] = &*found;
     }
     if (!missing.empty()) {
         return fail(
-            AgentError{AgentErrc::invalid_state, "no result supplied for the pending call(s) " + missing});
+            AgentError{AgentErrc::invalid_state, "no result supplied for the pending call(s)" + missing});
+    }
+    if (!undecided.empty()) {
+        return fail(AgentError{AgentErrc::invalid_state,
+                               "no decision supplied for the call(s) waiting for approval" + undecided});
     }
     for (std::size_t i = 0; i < results.size(); ++i) {
-        if (!used[i]) {
+        if (!resultUsed[i]) {
             return fail(
                 AgentError{AgentErrc::invalid_state, "a result was supplied for call '" + results[i].callId +
                                                          "', which is not a pending call of this run"});
         }
     }
-    for (std::size_t i = 0; i < held_.size(); ++i) {
-        if (matched[i] == nullptr) {
-            continue;
+    for (std::size_t i = 0; i < decisions.size(); ++i) {
+        if (!decisionUsed[i]) {
+            return fail(AgentError{AgentErrc::invalid_state,
+                                   "a decision was supplied for call '" + decisions[i].callId +
+                                       "', which is not a call of this run waiting for approval"});
         }
+    }
+    std::vector<tools::ToolCallRequest> approved;
+    for (std::size_t i = 0; i < held_.size(); ++i) {
         tools::ToolCallRecord& record = held_[i];
-        record.outcome = std::move(matched[i]->outcome);
-        if (!record.outcome && record.outcome.error().code == tools::ToolErrc::not_executable) {
-            record.outcome.error().code = tools::ToolErrc::failed;  // never taken for pending again
+        if (matchedResult[i] != nullptr) {
+            record.outcome = std::move(matchedResult[i]->outcome);
+            if (!record.outcome && (record.outcome.error().code == tools::ToolErrc::not_executable ||
+                                    record.outcome.error().code == tools::ToolErrc::approval_pending)) {
+                record.outcome.error().code = tools::ToolErrc::failed;  // never taken for paused again
+            }
+        } else if (matchedDecision[i] != nullptr && matchedDecision[i]->approved) {
+            tools::ToolCallRequest call{record.id, record.name, record.input};
+            call.preApproved = true;
+            approved.push_back(std::move(call));
+        } else if (matchedDecision[i] != nullptr) {
+            const std::string& reason = matchedDecision[i]->reason;
+            tools::ToolError refusal{tools::ToolErrc::approval_denied,
+                                     "refused: the call to tool " + record.name + " was not approved" +
+                                         (reason.empty() ? std::string() : ": " + reason)};
+            refusal.tool = record.name;
+            refusal.tripIndex = record.tripIndex;
+            record.outcome = unexpected(std::move(refusal));
         }
     }
     awaiting_ = Awaiting::tools;
+    if (!approved.empty()) {
+        // The held batch stays held; the approved calls' records take their places (onToolResults).
+        pending_ = std::move(approved);
+        return LoopAction{RunTools{pending_, iterations_ - 1}};
+    }
     auto records = std::move(held_);
     held_.clear();
     return completeBatch(std::move(records));
@@ -351,6 +466,10 @@ LoopAction ReactLoop::onCancelled(std::vector<tools::ToolCallRecord> inFlight) {
         where = "while waiting for the model (iteration " + std::to_string(iterations_) + ")";
     } else if (awaiting_ == Awaiting::tools) {
         where = "while tools were running (iteration " + std::to_string(iterations_) + ")";
+        if (!held_.empty()) {
+            // Approved calls of a resumed batch were running: the batch shows whole, in call order.
+            inFlight = fillHeld(held_, std::move(inFlight));
+        }
         appendToolResults(inFlight);
     }
     return failWith(TerminatedBy::cancelled, "the run was cancelled " + where);
@@ -361,6 +480,17 @@ LoopAction ReactLoop::onInternalError(std::string message) {
         expectState(Awaiting::model, "onInternalError()");  // throws: the run is over
     }
     return failWith(TerminatedBy::internal_error, std::move(message));
+}
+
+void ReactLoop::noteLastError(const std::vector<tools::ToolCallRecord>& records) {
+    const auto last = std::find_if(records.rbegin(), records.rend(), isToolFailure);
+    if (last != records.rend()) {
+        const tools::ToolError& error = last->outcome.error();
+        session_["lastToolError"] = {{"toolId", last->name},
+                                     {"code", tools::toString(error.code)},
+                                     {"error", error.message},
+                                     {"args", last->input}};
+    }
 }
 
 void ReactLoop::noteCheckpoints(const std::vector<tools::ToolCallRecord>& records) {
@@ -379,6 +509,31 @@ void ReactLoop::noteCheckpoints(const std::vector<tools::ToolCallRecord>& record
 RunResult ReactLoop::completeResult() {
     result_.messages = messages_;
     result_.iterations = iterations_;
+    result_.sessionState = session_.is_object() ? session_ : nlohmann::json::object();
+    result_.lastToolError.reset();
+    const auto last = std::find_if(result_.toolCalls.rbegin(), result_.toolCalls.rend(), isToolFailure);
+    if (last != result_.toolCalls.rend()) {
+        result_.lastToolError = LastToolError{last->name, last->outcome.error(), last->input};
+    }
+    // Most runs' tools fill no artifacts: then there is nothing to merge (and nothing allocated).
+    const bool anyArtifacts = std::any_of(
+        result_.toolCalls.begin(), result_.toolCalls.end(),
+        [](const auto& record) { return record.artifacts.is_object() && !record.artifacts.empty(); });
+    result_.iterationArtifacts.clear();
+    result_.artifacts = nullptr;
+    if (anyArtifacts) {
+        result_.artifacts = nlohmann::json::object();
+        result_.iterationArtifacts.assign(static_cast<std::size_t>(iterations_), nlohmann::json::object());
+        for (const tools::ToolCallRecord& record : result_.toolCalls) {
+            if (record.tripIndex >= 0 && record.tripIndex < iterations_ && record.artifacts.is_object()) {
+                mergeArtifacts(result_.iterationArtifacts[static_cast<std::size_t>(record.tripIndex)],
+                               record.artifacts);
+            }
+        }
+        for (const nlohmann::json& bag : result_.iterationArtifacts) {
+            mergeArtifacts(result_.artifacts, bag);
+        }
+    }
     return result_;
 }
 
@@ -451,7 +606,8 @@ nlohmann::json ReactLoop::save() const {
                    {"terminatedBy", toString(result_.terminatedBy)},
                    {"output", result_.output},
                    {"errorMessage", result_.errorMessage},
-                   {"pendingToolCalls", calls(result_.pendingToolCalls)}};
+                   {"pendingToolCalls", calls(result_.pendingToolCalls)},
+                   {"pendingApprovals", calls(result_.pendingApprovals)}};
     if (result_.finalAnswer) {
         result["finalAnswer"] = toJson(*result_.finalAnswer);
     }
@@ -464,6 +620,7 @@ nlohmann::json ReactLoop::save() const {
                 {"pending", calls(pending_)},
                 {"skipped", calls(skipped_)},
                 {"held", records(held_)},
+                {"session", session_},
                 {"result", std::move(result)}};
 }
 
@@ -504,8 +661,14 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         loop.skipped_ = arrayField(state, "skipped", path, callFromJson);
         loop.held_ = arrayField(state, "held", path, recordFromJson);
         if (loop.awaiting_ == Awaiting::external &&
-            std::none_of(loop.held_.begin(), loop.held_.end(), isExternal)) {
-            throw StateError("state.held has no declaration-only call, but the run waits for results");
+            std::none_of(loop.held_.begin(), loop.held_.end(), isPaused)) {
+            throw StateError(
+                "state.held has no declaration-only call or call waiting for approval, but the run waits for "
+                "them");
+        }
+        loop.session_ = optionalField<json>(state, "session", path, nullptr);
+        if (!loop.session_.is_object() && !loop.session_.is_null()) {
+            throw StateError("state.session must be an object");
         }
         const json result = field<json>(state, "result", path);
         RunResult& out = loop.result_;
@@ -519,7 +682,7 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         const auto reason =
             optionalField<std::string>(result, "terminatedBy", "state.result", "internal_error");
         bool reasonKnown = false;
-        for (int i = 0; i <= static_cast<int>(TerminatedBy::internal_error); ++i) {
+        for (int i = 0; i <= static_cast<int>(TerminatedBy::approval_required); ++i) {
             if (toString(static_cast<TerminatedBy>(i)) == reason) {
                 out.terminatedBy = static_cast<TerminatedBy>(i);
                 reasonKnown = true;
@@ -530,6 +693,9 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         }
         if (result.contains("pendingToolCalls")) {
             out.pendingToolCalls = arrayField(result, "pendingToolCalls", "state.result", callFromJson);
+        }
+        if (result.contains("pendingApprovals")) {
+            out.pendingApprovals = arrayField(result, "pendingApprovals", "state.result", callFromJson);
         }
         if (result.contains("finalAnswer")) {
             out.finalAnswer = finalAnswerFromJson(result["finalAnswer"], "state.result.finalAnswer");

@@ -58,21 +58,23 @@ std::vector<PendingEpisode> episodesOf(const Agent::State& state,
     return pending;
 }
 
-void warn(const Agent::State& state, std::vector<std::string>& warnings, const PendingEpisode& item,
+void warn(const RunEvents& events, std::vector<std::string>& warnings, const PendingEpisode& item,
           const std::string& why) {
     std::string message = item.call + " was not logged to episodic memory: " + why;
-    state.emit(MemoryWarning{message});
+    events.emit(MemoryWarning{message});
     warnings.push_back(std::move(message));
 }
 
 // Tries each of `pending[from..]` once, never waiting for a lock; `context` explains a busy file.
-void logWithoutWaiting(const Agent::State& state, const std::vector<PendingEpisode>& pending,
-                       std::size_t from, std::vector<std::string>& warnings, const std::string& context) {
+void logWithoutWaiting(const Agent::State& state, const RunEvents& events,
+                       const std::vector<PendingEpisode>& pending, std::size_t from,
+                       std::vector<std::string>& warnings, const std::string& context) {
     for (std::size_t i = from; i < pending.size(); ++i) {
         auto recorded = state.episodic->record(pending[i].episode, std::chrono::milliseconds(0));
         if (!recorded) {
             const bool busy = recorded.error().code == memory::MemoryErrc::busy;
-            warn(state, warnings, pending[i], recorded.error().describe() + (busy ? context : std::string()));
+            warn(events, warnings, pending[i],
+                 recorded.error().describe() + (busy ? context : std::string()));
         }
     }
 }
@@ -80,7 +82,8 @@ void logWithoutWaiting(const Agent::State& state, const std::vector<PendingEpiso
 // Logs the episodes, sleeping asynchronously (never blocking the io thread) while another connection
 // holds the file's lock, up to the store's busy timeout per episode. Cancellation ends the sleep; what
 // is left is then tried once without waiting.
-Task<void> logEpisodes(std::shared_ptr<Agent::State> state, std::vector<PendingEpisode> pending,
+Task<void> logEpisodes(std::shared_ptr<Agent::State> state, std::shared_ptr<const RunEvents> events,
+                       std::vector<PendingEpisode> pending,
                        std::shared_ptr<std::vector<std::string>> warnings) {
     namespace asio = boost::asio;
     using std::chrono::steady_clock;
@@ -94,28 +97,30 @@ Task<void> logEpisodes(std::shared_ptr<Agent::State> state, std::vector<PendingE
                 break;
             }
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-                logWithoutWaiting(*state, pending, i, *warnings, " (the run was cancelled while it waited)");
+                logWithoutWaiting(*state, *events, pending, i, *warnings,
+                                  " (the run was cancelled while it waited)");
                 co_return;
             }
             const std::chrono::milliseconds step(attempt < 5 ? 1 << attempt : 50);
             timer.expires_after(std::min<steady_clock::duration>(step, left));
             auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
             if (ec) {
-                logWithoutWaiting(*state, pending, i, *warnings, " (the run was cancelled while it waited)");
+                logWithoutWaiting(*state, *events, pending, i, *warnings,
+                                  " (the run was cancelled while it waited)");
                 co_return;
             }
             recorded = state->episodic->record(pending[i].episode, std::chrono::milliseconds(0));
         }
         if (!recorded) {
             const bool busy = recorded.error().code == memory::MemoryErrc::busy;
-            warn(*state, *warnings, pending[i],
+            warn(*events, *warnings, pending[i],
                  recorded.error().describe() + (busy ? " (still locked after the busy timeout)" : ""));
         }
     }
 }
 
 // Puts `shown` in place of the record's output, telling subscribers what was condensed.
-void replaceOutput(const Agent::State& state, tools::ToolCallRecord& record, memory::CompressedResult shown,
+void replaceOutput(const RunEvents& events, tools::ToolCallRecord& record, memory::CompressedResult shown,
                    std::size_t originalChars, std::string transformError) {
     ToolResultCompressed event;
     event.callId = record.id;
@@ -127,18 +132,18 @@ void replaceOutput(const Agent::State& state, tools::ToolCallRecord& record, mem
     event.transformError = std::move(transformError);
     record.memoryKey = std::move(shown.key);
     record.outcome = std::move(shown.preview);
-    state.emit(event);
+    events.emit(event);
 }
 
 // Compresses an oversized output into working memory; within budget it is left alone.
-void compressRecord(Agent::State& state, tools::ToolCallRecord& record) {
+void compressRecord(Agent::State& state, const RunEvents& events, tools::ToolCallRecord& record) {
     if (!memory::exceedsBudget(*record.outcome, state.config.toolSettings.resultCompression)) {
         return;
     }
     const std::size_t originalChars = memory::characterCount(*record.outcome);
     auto shown = memory::compressAndStore(state.workingMemory, record.name, std::move(*record.outcome),
                                           state.config.toolSettings.resultCompression);
-    replaceOutput(state, record, std::move(shown), originalChars, {});
+    replaceOutput(events, record, std::move(shown), originalChars, {});
 }
 
 // Where a recalled value already lives, so that a failed transform does not store it a second time.
@@ -150,7 +155,8 @@ std::string recalledKey(const tools::ToolCallRecord& record) {
 }
 
 // The standard preview (or the output itself, when short) followed by why the transform failed.
-void fallBack(Agent::State& state, tools::ToolCallRecord& record, const std::string& error) {
+void fallBack(Agent::State& state, const RunEvents& events, tools::ToolCallRecord& record,
+              const std::string& error) {
     const std::size_t originalChars = memory::characterCount(*record.outcome);
     auto shown = record.name == kRecallTool
                      ? memory::compress(record.name, *record.outcome, recalledKey(record),
@@ -159,15 +165,16 @@ void fallBack(Agent::State& state, tools::ToolCallRecord& record, const std::str
                                                 state.config.toolSettings.resultCompression);
     shown.preview += "\n[transform failed: " + error + " — showing the " +
                      (shown.compressed ? "standard preview" : "whole result") + " instead]";
-    replaceOutput(state, record, std::move(shown), originalChars, error);
+    replaceOutput(events, record, std::move(shown), originalChars, error);
 }
 
 // A transform's output is what the model reads; when itself oversized, it is compressed like any result.
-void useTransformed(Agent::State& state, tools::ToolCallRecord& record, std::string transformed) {
+void useTransformed(Agent::State& state, const RunEvents& events, tools::ToolCallRecord& record,
+                    std::string transformed) {
     const std::size_t originalChars = memory::characterCount(*record.outcome);
     auto shown = memory::compressAndStore(state.workingMemory, record.name, std::move(transformed),
                                           state.config.toolSettings.resultCompression);
-    replaceOutput(state, record, std::move(shown), originalChars, {});
+    replaceOutput(events, record, std::move(shown), originalChars, {});
 }
 
 }  // namespace
@@ -244,17 +251,17 @@ Task<std::string> evaluateAll(std::vector<PendingTransform>& pending, const Tool
 }  // namespace
 
 Task<std::vector<tools::ToolCallRecord>> processResults(
-    std::shared_ptr<Agent::State> state, std::vector<tools::ToolCallRecord> records,
-    std::vector<std::optional<TransformRequest>> transforms,
+    std::shared_ptr<Agent::State> state, std::shared_ptr<const RunEvents> events,
+    std::vector<tools::ToolCallRecord> records, std::vector<std::optional<TransformRequest>> transforms,
     std::shared_ptr<std::vector<std::string>> warnings) {
     auto episodes = episodesOf(*state, records);
     if (!episodes.empty()) {
-        co_await logEpisodes(state, std::move(episodes), warnings);
+        co_await logEpisodes(state, events, std::move(episodes), warnings);
         if (isCancelled(co_await boost::asio::this_coro::cancellation_state)) {
             // The run ends now: what the model would read next no longer matters beyond compression.
             for (tools::ToolCallRecord& record : records) {
                 if (condensable(record)) {
-                    compressRecord(*state, record);
+                    compressRecord(*state, *events, record);
                 }
             }
             co_return records;
@@ -272,11 +279,11 @@ Task<std::vector<tools::ToolCallRecord>> processResults(
             continue;
         }
         if (!transformed) {
-            compressRecord(*state, record);
+            compressRecord(*state, *events, record);
             continue;
         }
         if (!transforms[i]->problem.empty()) {
-            fallBack(*state, record, "invalid_expression: " + transforms[i]->problem);
+            fallBack(*state, *events, record, "invalid_expression: " + transforms[i]->problem);
             continue;
         }
         pending.push_back(PendingTransform{i, transforms[i]->expression, *record.outcome, std::nullopt});
@@ -292,24 +299,24 @@ Task<std::vector<tools::ToolCallRecord>> processResults(
             !item.outcome || (!stopped.empty() && !*item.outcome &&
                               item.outcome->error().code == transform::TransformErrc::cancelled);
         if (stoppedEarly) {
-            fallBack(*state, record, stopped.empty() ? std::string("cancelled") : stopped);
+            fallBack(*state, *events, record, stopped.empty() ? std::string("cancelled") : stopped);
         } else if (*item.outcome) {
-            useTransformed(*state, record, std::move(**item.outcome));
+            useTransformed(*state, *events, record, std::move(**item.outcome));
         } else {
-            fallBack(*state, record, item.outcome->error().describe());
+            fallBack(*state, *events, record, item.outcome->error().describe());
         }
     }
     co_return records;
 }
 
-void processResultsNow(Agent::State& state, std::vector<tools::ToolCallRecord>& records,
-                       std::vector<std::string>& warnings) {
+void processResultsNow(Agent::State& state, const RunEvents& events,
+                       std::vector<tools::ToolCallRecord>& records, std::vector<std::string>& warnings) {
     if (state.episodic) {
-        logWithoutWaiting(state, episodesOf(state, records), 0, warnings, " (the run was cancelled)");
+        logWithoutWaiting(state, events, episodesOf(state, records), 0, warnings, " (the run was cancelled)");
     }
     for (tools::ToolCallRecord& record : records) {
         if (condensable(record)) {
-            compressRecord(state, record);
+            compressRecord(state, events, record);
         }
     }
 }

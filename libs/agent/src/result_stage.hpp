@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "agent_state.hpp"
 #include "reagent/agent/agent.hpp"
 #include "reagent/core/task.hpp"
 #include "reagent/tools/tool_call.hpp"
@@ -34,13 +35,13 @@ struct TransformRequest {
 /// transforms are skipped, and the records come back (compressed) for the cancelled result. Each episode
 /// not logged appends a sentence to `warnings` (for `RunResult::warnings`) and emits a `MemoryWarning`.
 [[nodiscard]] Task<std::vector<tools::ToolCallRecord>> processResults(
-    std::shared_ptr<Agent::State> state, std::vector<tools::ToolCallRecord> records,
-    std::vector<std::optional<TransformRequest>> transforms,
+    std::shared_ptr<Agent::State> state, std::shared_ptr<const RunEvents> events,
+    std::vector<tools::ToolCallRecord> records, std::vector<std::optional<TransformRequest>> transforms,
     std::shared_ptr<std::vector<std::string>> warnings);
 
 /// The synchronous part of `processResults` (no transforms, episodes tried once without waiting for a
 /// lock), for a batch that was cancelled.
-void processResultsNow(Agent::State& state, std::vector<tools::ToolCallRecord>& records,
-                       std::vector<std::string>& warnings);
+void processResultsNow(Agent::State& state, const RunEvents& events,
+                       std::vector<tools::ToolCallRecord>& records, std::vector<std::string>& warnings);
 
 }  // namespace reagent::agent

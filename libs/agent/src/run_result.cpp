@@ -25,6 +25,8 @@ std::string_view toString(TerminatedBy reason) noexcept {
             return "cancelled";
         case TerminatedBy::internal_error:
             return "internal_error";
+        case TerminatedBy::approval_required:
+            return "approval_required";
     }
     return "unknown";
 }
@@ -50,6 +52,8 @@ std::optional<AgentErrc> errorCode(TerminatedBy reason) noexcept {
             return AgentErrc::cancelled;
         case TerminatedBy::internal_error:
             return AgentErrc::internal_error;
+        case TerminatedBy::approval_required:
+            return AgentErrc::approval_required;
     }
     return AgentErrc::internal_error;
 }

@@ -110,6 +110,9 @@ json toJson(const tools::ToolCallRequest& call) {
     if (call.argumentsProblem) {
         out["argumentsProblem"] = *call.argumentsProblem;
     }
+    if (call.preApproved) {
+        out["preApproved"] = true;
+    }
     return out;
 }
 
@@ -120,6 +123,7 @@ tools::ToolCallRequest callFromJson(const json& value, const std::string& path) 
     if (value.contains("argumentsProblem")) {
         call.argumentsProblem = field<std::string>(value, "argumentsProblem", path);
     }
+    call.preApproved = optionalField<bool>(value, "preApproved", path, false);
     return call;
 }
 

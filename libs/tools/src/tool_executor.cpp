@@ -114,6 +114,12 @@ Task<void> disposeEach(std::vector<std::shared_ptr<const RegisteredTool>> tools)
     }
 }
 
+void emit(const ToolEventSink* sink, const ToolEvent& event) {
+    if (sink != nullptr) {
+        (void)settleCall(*sink, event);  // a faulty observer must not break the run
+    }
+}
+
 std::string availableTools(const ToolRegistry& registry) {
     std::string names;
     for (const auto& entry : registry.all()) {
@@ -152,11 +158,11 @@ bool ToolExecutor::runsAlone(const ToolCallRequest& call) const {
     return tool && isSideEffect(tool->tool.definition);
 }
 
-void ToolExecutor::emit(const ToolEvent& event) const {
-    if (!sink_) {
-        return;
+const ToolEventSink* ToolExecutor::sinkFor(const ToolCallRequest& call) const {
+    if (call.events) {
+        return call.events->sink ? &call.events->sink : nullptr;
     }
-    (void)settleCall(sink_, event);  // a faulty observer must not break the run
+    return sink_ ? &sink_ : nullptr;
 }
 
 ToolCallRecord ToolExecutor::notStarted(const ToolCallRequest& call, int tripIndex, ToolError error) const {
@@ -173,8 +179,9 @@ ToolCallRecord ToolExecutor::notStarted(const ToolCallRequest& call, int tripInd
     error.tool = call.name;
     error.tripIndex = tripIndex;
     record.outcome = fail(error);
-    if (sink_) {
-        emit(ToolFailed{record.id, record.name, record.input, std::move(error), tripIndex, record.duration});
+    if (const ToolEventSink* sink = sinkFor(call)) {
+        emit(sink,
+             ToolFailed{record.id, record.name, record.input, std::move(error), tripIndex, record.duration});
     }
     return record;
 }
@@ -254,6 +261,8 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
     record.input = call.arguments;
     record.startedAt = SystemClock::now();
 
+    const ToolEventSink* sink = sinkFor(call);
+
     // Every path ends here: the record is completed and the matching event emitted.
     auto finish = [&](ToolResult outcome) {
         if (!outcome) {
@@ -266,13 +275,13 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
         record.duration =
             std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - clockStart);
         if (record.outcome) {
-            if (sink_) {
-                emit(ToolCalled{record});
+            if (sink != nullptr) {
+                emit(sink, ToolCalled{record});
             }
         } else {
-            if (sink_) {
-                emit(ToolFailed{record.id, record.name, record.input, record.outcome.error(), tripIndex,
-                                record.duration});
+            if (sink != nullptr) {
+                emit(sink, ToolFailed{record.id, record.name, record.input, record.outcome.error(), tripIndex,
+                                      record.duration});
             }
         }
         return std::move(record);
@@ -304,7 +313,13 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
         co_return finish(fail(cancelledCall));
     }
 
-    if (definition.requiresApproval) {
+    if (definition.requiresApproval && !call.preApproved) {
+        if (policy_.deferApproval) {
+            co_return finish(fail(ToolError{ToolErrc::approval_pending,
+                                            "tool " + call.name +
+                                                " requires approval: the run pauses until its caller "
+                                                "approves or refuses this call"}));
+        }
         auto request = ToolCallRequest{call.id, call.name, record.input};
         auto decision = askApproval(approval_, std::move(request), definition);
         const auto refusal = co_await std::move(decision);
@@ -322,9 +337,9 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
     }
 
     // Events are built only when someone listens: they copy the arguments and the record.
-    if (sink_) {
-        emit(ToolCalling{record.id, record.name, record.input, tripIndex,
-                         actionText(definition, record.input)});
+    if (sink != nullptr) {
+        emit(sink, ToolCalling{record.id, record.name, record.input, tripIndex,
+                               actionText(definition, record.input)});
     }
 
     auto init = ensureInitialised(tool);
@@ -339,17 +354,23 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
     Executor executor = co_await asio::this_coro::executor;
     auto context = ToolContext{call.id, definition.name, tripIndex, std::move(executor), &record.artifacts};
     context.runStatus = call.runStatus;
+    context.session = call.session;
     context.content = &record.content;
     context.structured = &record.structured;
     if (call.channel) {
         context.request = call.channel->request;
         context.notify = call.channel->notify;
     }
-    if (sink_) {
-        // The executor outlives every call it runs, so `this` stays valid while the handler may report.
-        context.progress = [this, id = call.id, name = definition.name,
+    if (call.events && call.events->relay) {
+        context.relay = [relay = call.events->relay, id = call.id, name = definition.name,
+                         tripIndex](std::any event) { relay(id, name, tripIndex, std::move(event)); };
+    }
+    if (sink != nullptr) {
+        // A copy of the sink: a handler may report until its task completes, and the call's request (and
+        // the executor, for its own sink) outlive that, but the copy needs neither.
+        context.progress = [progressSink = *sink, id = call.id, name = definition.name,
                             tripIndex](const ToolProgress& value) {
-            emit(ToolProgressed{id, name, tripIndex, value});
+            emit(&progressSink, ToolProgressed{id, name, tripIndex, value});
         };
     }
     auto handler = runHandler(tool, record.input, std::move(context));

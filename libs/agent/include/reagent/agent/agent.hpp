@@ -38,6 +38,26 @@ class AgentBuilder;
 template <class Tag = void>
 struct ProviderByKind;
 
+/// \brief Options of one run (`Agent::run`).
+struct RunOptions {
+    /// This run's events, after the agent's subscribers see them (seed 004's per-call subscription; the
+    /// builder's `withEventHandler` and `Agent::subscribe` are the factory and instance levels).
+    EventHandler onEvent{};
+    /// The session state the run's tools share (`ToolContext::session`), returned as
+    /// `RunResult::sessionState`; a JSON object (null, the default, or anything else: an empty one).
+    nlohmann::json sessionState;
+};
+
+/// \brief What a paused run needs to go on (`Agent::resumeWith`, `Conversation::resumeWith`).
+struct ResumeInput {
+    /// The results of its declaration-only calls (`RunResult::pendingToolCalls`), one per call.
+    std::vector<ExternalResult> results{};
+    /// The decisions on its calls waiting for approval (`RunResult::pendingApprovals`), one per call.
+    std::vector<ApprovalDecision> decisions{};
+    /// The resumed run's events, as `RunOptions::onEvent`.
+    EventHandler onEvent{};
+};
+
 /// \brief A ready agent: runs prompts through the ReAct loop with its provider and tools.
 ///
 /// An `Agent` is a cheap handle; copies share the same tools, provider and subscriptions. Each run
@@ -61,6 +81,11 @@ class Agent {
     /// the system prompt, which the agent adds); `RunResult::messages` holds all of them. See
     /// `Conversation`, which keeps the history for you.
     [[nodiscard]] Task<RunResult> run(std::vector<llm::Message> history, std::string prompt) const;
+    /// \brief Runs `prompt` with this run's own event handler and session state.
+    [[nodiscard]] Task<RunResult> run(std::string prompt, RunOptions options) const;
+    /// \brief Runs `prompt` after `history`, with options.
+    [[nodiscard]] Task<RunResult> run(std::vector<llm::Message> history, std::string prompt,
+                                      RunOptions options) const;
 
     /// \brief Continues a run that stopped for declaration-only calls (`RunResult::state`, possibly saved
     /// by another process) with their results, one per pending call: it finishes exactly as it would have
@@ -73,6 +98,15 @@ class Agent {
     /// the field or the call. Everything else is reported in the `RunResult`, as by `run`.
     [[nodiscard]] Task<expected<RunResult, AgentError>> resume(nlohmann::json state,
                                                                std::vector<ExternalResult> results) const;
+    /// \brief Continues a paused run with the results of its declaration-only calls and the decisions on
+    /// its calls waiting for approval (`approval_required`): approved calls run now, refused ones are
+    /// answered `approval_denied`, and the run goes on as if it had not stopped.
+    ///
+    /// \par Errors
+    /// As above; also `invalid_state` for a call waiting for approval without a decision, or a decision
+    /// for a call that is not waiting. Nothing runs then.
+    [[nodiscard]] Task<expected<RunResult, AgentError>> resumeWith(nlohmann::json state,
+                                                                   ResumeInput input) const;
 
     /// \brief This agent as a tool another agent (or an MCP client) can call: input `{message}`, output
     /// the run's answer. Each call is one run of this agent, with its own loop, iteration budget and tools;
@@ -188,7 +222,13 @@ class AgentBuilder {
     AgentBuilder& withSystemPrompt(std::string prompt);
     /// \brief Model calls allowed per run (`LoopOptions::maxIterations`, default 10).
     AgentBuilder& withMaxIterations(int iterations);
+    /// \brief Decides, during the run, whether a call of a tool that requires approval may run.
     AgentBuilder& withApprovalHandler(tools::ApprovalHandler handler);
+    /// \brief Calls of tools that require approval pause the run instead (`TerminatedBy::approval_required`,
+    /// `RunResult::pendingApprovals` and `state`), for a decision taken later, by a person, possibly in
+    /// another process: `Agent::resumeWith(state, input)` with `ResumeInput::decisions`. Not with
+    /// `withApprovalHandler` (`build()` reports both).
+    AgentBuilder& withDeferredApproval();
     AgentBuilder& withEventHandler(EventHandler handler);
     AgentBuilder& withTemperature(double temperature);
     AgentBuilder& withMaxTokens(int tokens);

@@ -29,6 +29,8 @@ enum class AgentErrc {
     /// A saved run state that cannot be read or resumed (not made by `ReactLoop::save`, a run that is not
     /// waiting, results that do not match its pending calls); the message names the field or call.
     invalid_state,
+    /// Calls that require approval wait for the caller's decision (see `RunResult::pendingApprovals`).
+    approval_required,
 };
 
 [[nodiscard]] std::string_view toString(AgentErrc code) noexcept;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
@@ -92,6 +93,19 @@ struct ServerLogged {
     nlohmann::json data;
 };
 
+struct AgentEventBox;
+
+/// \brief An event of a run that a call of this run started (a sub-agent's, `withAgentTool` / `asTool`),
+/// nested under that call. A sub-agent's own sub-agents nest one level deeper.
+struct SubAgentEvent {
+    /// The call of this run that started the sub-agent's run.
+    std::string callId;
+    std::string tool;
+    int tripIndex = 0;
+    /// The sub-agent's event: `inner->event` (never null).
+    std::shared_ptr<const AgentEventBox> inner;
+};
+
 /// \brief A run ended.
 struct RunFinished {
     TerminatedBy terminatedBy = TerminatedBy::end_turn;
@@ -106,7 +120,12 @@ struct RunFinished {
 using AgentEvent =
     std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled, tools::ToolFailed,
                  RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed, MemoryWarning, ModelRetrying,
-                 tools::ToolProgressed, ServerLogged>;
+                 tools::ToolProgressed, ServerLogged, SubAgentEvent>;
+
+/// \brief Holds a nested event (`SubAgentEvent::inner`): a variant cannot hold itself directly.
+struct AgentEventBox {
+    AgentEvent event;
+};
 
 /// \brief Receives events on the run's executor. Exceptions it throws are swallowed.
 using EventHandler = std::function<void(const AgentEvent&)>;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,9 @@ struct ConversationMessage {
 ///
 /// A turn that does not succeed (provider error, cancelled, iteration limit) leaves the history as it was,
 /// so the next `send` starts from the last good state; its result still shows what happened. A turn that
-/// stops for declaration-only calls is kept pending (`RunResult::state`): finish it with `resume`.
+/// stops for declaration-only calls or approvals is kept pending (`RunResult::state`): finish it with
+/// `resume`. The session state (`sessionState()`) goes from turn to turn like the history, and is saved
+/// with it.
 ///
 /// \par Thread safety
 /// Use from the agent's strand; one turn at a time (a `send` while one runs is `invalid_state`).
@@ -46,19 +49,36 @@ class Conversation {
     /// \par Errors
     /// `invalid_state` when a turn is running or waits for `resume`. Everything else is in the result.
     [[nodiscard]] Task<expected<RunResult, AgentError>> send(std::string text);
+    /// \brief The same, with this turn's own event handler (`RunOptions::onEvent`).
+    [[nodiscard]] Task<expected<RunResult, AgentError>> send(std::string text, EventHandler onEvent);
 
     /// \brief Finishes a turn that stopped for declaration-only calls, with their results (see
     /// `Agent::resume`); on success its messages join the history.
     [[nodiscard]] Task<expected<RunResult, AgentError>> resume(std::vector<ExternalResult> results);
+    /// \brief Finishes a turn that stopped for declaration-only calls or approvals (`approval_required`)
+    /// with their results and decisions (see `Agent::resumeWith`).
+    [[nodiscard]] Task<expected<RunResult, AgentError>> resumeWith(ResumeInput input);
 
     /// \brief The history, oldest first (no system prompt: the agent adds its own to each turn).
     [[nodiscard]] const std::vector<ConversationMessage>& messages() const noexcept { return messages_; }
     /// \brief The tool calls of every kept turn, in order.
     [[nodiscard]] const std::vector<tools::ToolCallRecord>& toolCalls() const noexcept { return toolCalls_; }
+    /// \brief The answer of every kept turn, in order (seed 001's `ConversationResult::responses`).
+    [[nodiscard]] const std::vector<std::string>& responses() const noexcept { return responses_; }
+    /// \brief The session state the turns' tools share (`ToolContext::session`; seed 001's
+    /// `sessionState`): each turn starts from it, and a kept turn's changes stay. Set it before a turn to
+    /// give the tools data; it must stay a JSON object.
+    [[nodiscard]] nlohmann::json& sessionState() noexcept { return sessionState_; }
+    [[nodiscard]] const nlohmann::json& sessionState() const noexcept { return sessionState_; }
+    /// \brief The last failed call of the kept turns (also in `sessionState()["lastToolError"]`).
+    [[nodiscard]] const std::optional<LastToolError>& lastToolError() const noexcept {
+        return lastToolError_;
+    }
     /// \brief Tokens of every turn, kept or not.
     [[nodiscard]] const llm::Usage& usage() const noexcept { return usage_; }
 
-    /// \brief Forgets the history (and a turn waiting for `resume`); ids go on counting.
+    /// \brief Forgets the history, the answers, the session state (and a turn waiting for `resume`); ids go
+    /// on counting.
     void reset();
 
     /// \brief Drops the messages from the one that asked for the call that recorded `checkpointId`
@@ -68,7 +88,8 @@ class Conversation {
     /// `invalid_state` for a checkpoint no kept turn recorded; the history is unchanged then.
     [[nodiscard]] expected<void, AgentError> truncateAt(const std::string& checkpointId);
 
-    /// \brief The history as JSON (`"format": "reagent.conversation/1"`), to continue in another process.
+    /// \brief The history as JSON (`"format": "reagent.conversation/1"`), to continue in another process:
+    /// messages, answers, session state, and a turn waiting for `resume` (finish it after `restore`).
     [[nodiscard]] nlohmann::json save() const;
     /// \brief A conversation with `agent` continuing a saved history.
     ///
@@ -78,11 +99,16 @@ class Conversation {
 
   private:
     void keep(const RunResult& result, std::size_t historySize);
+    /// Takes the outcome of a turn (run or resumed): pending again, kept, or dropped.
+    void settle(const RunResult& result, std::size_t historySize);
 
     Agent agent_;
     std::vector<ConversationMessage> messages_;
     std::vector<tools::ToolCallRecord> toolCalls_;
     std::vector<CheckpointMark> checkpoints_;
+    std::vector<std::string> responses_;
+    nlohmann::json sessionState_ = nlohmann::json::object();
+    std::optional<LastToolError> lastToolError_;
     llm::Usage usage_;
     std::uint64_t nextId_ = 1;
     bool running_ = false;

@@ -118,7 +118,8 @@ class ReactLoop {
     [[nodiscard]] bool done() const noexcept {
         return awaiting_ == Awaiting::done || awaiting_ == Awaiting::external;
     }
-    /// \brief True when the loop ended with `external_tool_calls` and waits for `resume`.
+    /// \brief True when the loop ended with `external_tool_calls` or `approval_required` and waits for
+    /// `resume`.
     [[nodiscard]] bool awaitingResults() const noexcept { return awaiting_ == Awaiting::external; }
 
     /// \brief After a `Finish` with `external_tool_calls`: the results of the pending calls (one per call,
@@ -129,6 +130,20 @@ class ReactLoop {
     /// `invalid_state`: the loop is not waiting for results, a pending call has no result, or a result
     /// names a call that is not pending. The loop is unchanged then.
     [[nodiscard]] expected<LoopAction, AgentError> resume(std::vector<ExternalResult> results);
+    /// \brief After a `Finish` with `external_tool_calls` or `approval_required`: the results of the
+    /// declaration-only calls and the decisions on the calls waiting for approval. Refused calls get an
+    /// `approval_denied` error; when some were approved the next action is `RunTools` with just those
+    /// (`preApproved`), whose records complete the held batch; otherwise the batch completes now.
+    ///
+    /// \par Errors
+    /// `invalid_state` as above, and for a call waiting for approval without a decision or a decision for
+    /// a call that is not waiting. The loop is unchanged then.
+    [[nodiscard]] expected<LoopAction, AgentError> resume(std::vector<ExternalResult> results,
+                                                          std::vector<ApprovalDecision> decisions);
+
+    /// \brief The run's session state (`ToolContext::session`, `RunResult::sessionState`): set it before
+    /// `start`; the driver points each call at it (making it an object first). Saved with the loop.
+    [[nodiscard]] nlohmann::json& sessionState() noexcept { return session_; }
 
     /// \brief The loop's whole state as JSON (`"format": "reagent.run/1"`): where it stands, messages,
     /// iterations, the batch in flight or held, and the result so far. Plain data: store it anywhere.
@@ -157,6 +172,8 @@ class ReactLoop {
     void appendToolResults(const std::vector<tools::ToolCallRecord>& records);
     /// Gathers the checkpoints the batch's calls recorded (`tools::kCheckpointArtifact`).
     void noteCheckpoints(const std::vector<tools::ToolCallRecord>& records);
+    /// Keeps the batch's last failure in the session state (`lastToolError`).
+    void noteLastError(const std::vector<tools::ToolCallRecord>& records);
     [[nodiscard]] LoopAction callModel();
     [[nodiscard]] llm::ModelRequest modelRequest() const;
     /// Ends with `output`; `errorMessage` only for an end that is not a success (external calls).
@@ -180,8 +197,11 @@ class ReactLoop {
     std::vector<tools::ToolCallRequest> pending_;
     /// Calls of the last reply that came after `final-answer`: recorded as `not_run`, never executed.
     std::vector<tools::ToolCallRequest> skipped_;
-    /// A batch waiting for the results of its declaration-only calls (`resume`).
+    /// A batch waiting for the results of its declaration-only calls or for approvals (`resume`); still
+    /// held while the approved calls run, whose records then take their places in it.
     std::vector<tools::ToolCallRecord> held_;
+    /// The session state the run's tools share: null until the run is given one or dispatches a call.
+    nlohmann::json session_;
     RunResult result_;
 };
 

@@ -37,6 +37,9 @@ enum class TerminatedBy {
     cancelled,
     /// An unexpected exception ended the run (see `AgentErrc::internal_error`).
     internal_error,
+    /// Calls that require approval wait for the caller's decision (`AgentBuilder::withDeferredApproval`):
+    /// see `pendingApprovals`, and resume with `ResumeInput::decisions`.
+    approval_required,
 };
 
 [[nodiscard]] std::string_view toString(TerminatedBy reason) noexcept;
@@ -79,6 +82,26 @@ struct ExternalResult {
     expected<std::string, tools::ToolError> outcome;
 };
 
+/// \brief The caller's decision on a call that waits for approval (`RunResult::pendingApprovals`), for
+/// `Agent::resume`: an approved call runs when the run resumes; a refused one is answered
+/// `ToolErrc::approval_denied` with `reason`, which the model reads.
+struct ApprovalDecision {
+    /// The call's id (`RunResult::pendingApprovals[i].id`).
+    std::string callId;
+    bool approved = false;
+    /// Why it was refused (shown to the model); optional.
+    std::string reason{};
+};
+
+/// \brief The last call of a run that failed (seed 001's `LastToolError`); the run's session state holds
+/// the same under `lastToolError` (`{toolId, error, args}`) for the tools to read.
+struct LastToolError {
+    std::string tool;
+    tools::ToolError error;
+    /// The arguments of the failed call.
+    nlohmann::json arguments;
+};
+
 /// \brief What one run produced. How it ended is stored once, in `terminatedBy`; `success()` and `error()`
 /// are derived from it, so they cannot disagree.
 struct RunResult {
@@ -113,6 +136,21 @@ struct RunResult {
     nlohmann::json state;
     /// The checkpoints recorded by the run's tool calls, in order.
     std::vector<CheckpointMark> checkpoints;
+    /// Calls waiting for the caller's approval (with `approval_required`), their arguments validated.
+    std::vector<tools::ToolCallRequest> pendingApprovals;
+    /// The session state as the run left it (`ToolContext::session`): a JSON object, the one the run was
+    /// given (`RunOptions::sessionState`) as its tools changed it.
+    nlohmann::json sessionState;
+    /// The run's last failed call, if any (calls left unrun after `final-answer` do not count).
+    std::optional<LastToolError> lastToolError;
+    /// Seed 004's artifacts bag: what the run's tools put in `ToolContext::artifacts`, merged per iteration
+    /// (index: the trip index; empty objects for turns without any; empty when no call put anything in its
+    /// bag) in call order, then across
+    /// iterations in order. Merging: objects merge key by key, arrays are concatenated, anything else is
+    /// replaced by the later value. Never shown to the model; the per-call bags stay on `toolCalls`.
+    std::vector<nlohmann::json> iterationArtifacts;
+    /// Every iteration's artifacts merged, as above; null when no call put anything in its bag.
+    nlohmann::json artifacts;
     std::chrono::microseconds duration{0};
 
     /// \brief True when the run ended with an answer (`isSuccess(terminatedBy)`).

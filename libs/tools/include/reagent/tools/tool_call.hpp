@@ -17,6 +17,9 @@
 
 namespace reagent::tools {
 
+/// \brief Where one run's call events go (defined in `tool_event.hpp`).
+struct CallEvents;
+
 /// \brief A call the model asked for. The arguments are untrusted model output.
 struct ToolCallRequest {
     std::string id;
@@ -31,6 +34,15 @@ struct ToolCallRequest {
     /// How the handler reaches whoever asked for the call (an MCP server sets one per `tools/call`);
     /// null for none (an agent's calls). Copied into `ToolContext::request` and `notify`.
     std::shared_ptr<const CallChannel> channel{};
+    /// The events of this call (and what its handler relays), for whoever asked for it: an agent sets one
+    /// per run, so that concurrent runs sharing an executor each see their own calls. When set, the
+    /// executor sends the call's events there instead of to its own sink.
+    std::shared_ptr<const CallEvents> events{};
+    /// The session state the call may read and write (`ToolContext::session`); null outside an agent run.
+    nlohmann::json* session = nullptr;
+    /// The caller already approved this call (a paused run resumed with its approval): a tool that
+    /// requires approval runs without asking again.
+    bool preApproved = false;
 };
 
 /// \brief What happened to one call: input, output or error, and timing.

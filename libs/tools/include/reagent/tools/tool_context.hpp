@@ -2,6 +2,7 @@
 /// \file
 /// \brief `ToolContext`: what a handler knows about the call it serves.
 
+#include <any>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -21,6 +22,10 @@ struct ToolProgress {
     std::optional<double> total;
     std::string message;
 };
+
+/// \brief Passes on an event of a run that a call started (a sub-agent's `agent::AgentEvent`, held in the
+/// `std::any`) to whoever asked for the call, which shows it nested under the call.
+using EventRelay = std::function<void(std::any event)>;
 
 /// \brief A request to whoever asked for a call (an MCP client: `sampling/createMessage`,
 /// `elicitation/create`, `roots/list`): its result, or a `ToolError` (refused, timed out, cancelled).
@@ -64,6 +69,14 @@ struct ToolContext {
     /// pending, working-memory keys, tokens (see the `context-status` meta-tool). Empty when the call does
     /// not come from an agent run (an MCP client, the tools facade).
     std::function<nlohmann::json()> runStatus{};
+    /// The session state of the run (seed 001's `sessionState`): a JSON object the run's tools share and
+    /// the caller reads back (`RunResult::sessionState`); a `Conversation` keeps it from turn to turn. The
+    /// run keeps the last failed call under `lastToolError`. Null when the call does not come from an agent
+    /// run. Calls of one batch may run at once, on the run's executor: update it in one step.
+    nlohmann::json* session = nullptr;
+    /// Passes on the events of a run this call starts (a sub-agent's), shown nested under the call; empty
+    /// when nobody listens.
+    EventRelay relay{};
 
     /// \brief Reports progress if anyone listens.
     void reportProgress(const ToolProgress& value) const {

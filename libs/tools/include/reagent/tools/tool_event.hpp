@@ -2,6 +2,7 @@
 /// \file
 /// \brief Tool events: calling, called, failed.
 
+#include <any>
 #include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -53,5 +54,15 @@ using ToolEvent = std::variant<ToolCalling, ToolCalled, ToolFailed, ToolProgress
 
 /// \brief Receives tool events on the run's executor. Must not throw (exceptions are swallowed).
 using ToolEventSink = std::function<void(const ToolEvent&)>;
+
+/// \brief Where the events of a run's calls go (`ToolCallRequest::events`).
+struct CallEvents {
+    /// The calls' tool events; empty: none are built.
+    ToolEventSink sink{};
+    /// Events of runs the calls start (a sub-agent's), relayed through `ToolContext::relay` with the
+    /// identity of the call that relays them; empty: none.
+    std::function<void(const std::string& callId, const std::string& tool, int tripIndex, std::any event)>
+        relay{};
+};
 
 }  // namespace reagent::tools

@@ -26,6 +26,9 @@ struct ExecutionPolicy {
     /// Name prefixes that mark a tool as side-effecting, so it runs alone.
     std::vector<std::string> sideEffectPrefixes{"create_", "delete_", "send_",   "push_",
                                                 "update_", "write_",  "remove_", "post_"};
+    /// Calls that require approval are not decided here: each is answered `ToolErrc::approval_pending`
+    /// (an agent's run then pauses for the caller's decision), unless `ToolCallRequest::preApproved`.
+    bool deferApproval = false;
 };
 
 /// \brief Runs tool calls: unknown tool, invalid input, exception, timeout and refusal all become a
@@ -74,7 +77,9 @@ class ToolExecutor {
     // The record (and `ToolFailed` event) of a call that never ran.
     [[nodiscard]] ToolCallRecord notStarted(const ToolCallRequest& call, int tripIndex,
                                             ToolError error) const;
-    void emit(const ToolEvent& event) const;
+    // Where the call's events go: its own sink (`ToolCallRequest::events`), else the executor's; null
+    // when nobody listens.
+    [[nodiscard]] const ToolEventSink* sinkFor(const ToolCallRequest& call) const;
 
     const ToolRegistry* registry_;
     ExecutionPolicy policy_;
