@@ -1,5 +1,6 @@
 #include "demo_tools.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <nlohmann/json.hpp>
@@ -39,8 +40,21 @@ Task<ToolResult> calculate(json args, ToolContext) {
     co_return formatNumber(*value);
 }
 
-Task<ToolResult> countWords(json args, ToolContext) {
+// How often word_count reports progress: about ten times over the text, and after its last line.
+constexpr std::size_t kProgressReports = 10;
+
+void reportLines(const ToolContext& context, std::size_t done, std::size_t total) {
+    context.reportProgress(
+        tools::ToolProgress{static_cast<double>(done), static_cast<double>(total), "lines counted"});
+}
+
+Task<ToolResult> countWords(json args, ToolContext context) {
     const std::string text = args.value("text", std::string{});
+    // The lines are known first, so that each progress report says how far through them the count is.
+    // A last line without a trailing newline still counts as a line.
+    const auto totalNewlines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    const std::size_t lines = totalNewlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
+    const std::size_t reportEvery = std::max<std::size_t>(1, lines / kProgressReports);
     std::size_t words = 0;
     std::size_t characters = 0;
     std::size_t newlines = 0;
@@ -54,10 +68,16 @@ Task<ToolResult> countWords(json args, ToolContext) {
         const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
         words += !space && !inWord ? 1 : 0;
         inWord = !space;
-        newlines += c == '\n' ? 1 : 0;
+        if (c == '\n') {
+            ++newlines;
+            if (newlines % reportEvery == 0 && newlines < lines) {
+                reportLines(context, newlines, lines);
+            }
+        }
     }
-    // A last line without a trailing newline still counts as a line.
-    const std::size_t lines = newlines + (!text.empty() && text.back() != '\n' ? 1 : 0);
+    if (lines > 0) {
+        reportLines(context, lines, lines);
+    }
     // Ordered, so the output reads in the order of the description.
     co_return nlohmann::ordered_json{{"words", words}, {"characters", characters}, {"lines", lines}}.dump();
 }
