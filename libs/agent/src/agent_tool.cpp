@@ -2,19 +2,12 @@
 
 #include <utility>
 
+#include "agent_delegate.hpp"
 #include "reagent/agent/agent.hpp"
 
 namespace reagent::agent {
 
-namespace {
-
-Task<tools::ToolResult> delegate(Agent agent, std::string name, nlohmann::json args) {
-    std::string message = args.value("message", std::string());
-    auto running = agent.run(std::move(message));
-    RunResult result = co_await std::move(running);
-    if (result.success()) {
-        co_return std::move(result.output);
-    }
+tools::ToolError runFailure(const std::string& name, const RunResult& result) {
     const auto error = result.error();
     const nlohmann::json details = {{"terminatedBy", toString(result.terminatedBy)},
                                     {"iterations", result.iterations}};
@@ -24,10 +17,17 @@ Task<tools::ToolResult> delegate(Agent agent, std::string name, nlohmann::json a
         tools::ErrorCause{"agent", error ? std::string(toString(error->code)) : std::string(),
                           error ? error->message : std::string("no answer"), details});
     failure.details = details;
-    co_return fail(std::move(failure));
+    return failure;
 }
 
-}  // namespace
+Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string prompt) {
+    auto running = agent.run(std::move(prompt));
+    RunResult result = co_await std::move(running);
+    if (result.success()) {
+        co_return std::move(result.output);
+    }
+    co_return fail(runFailure(name, result));
+}
 
 tools::Tool Agent::asTool(std::string name, std::string description,
                           std::chrono::milliseconds timeout) const {
@@ -51,7 +51,7 @@ tools::Tool Agent::asTool(std::string name, std::string description,
     tool.definition.timeout = timeout;
     tool.definition.action = [name](const nlohmann::json&) { return "Delegating to the agent " + name; };
     tool.handler = [agent = *this, name](nlohmann::json args, tools::ToolContext) {
-        return delegate(agent, name, std::move(args));
+        return delegateRun(agent, name, args.value("message", std::string()));
     };
     return tool;
 }
