@@ -91,9 +91,10 @@ int main() {
     examples::check(parent.has_value(), "the parent builds");
 
     // 4. Subscribe to the parent's events: tool calls starting and ending, and the progress reports.
-    //    A sub-agent's own events go to its own subscribers (subscribe to it too to see inside it).
+    //    The sub-agent's events come nested under the call that delegated to it (SubAgentEvent).
     std::vector<tools::ToolProgress> reports;
-    const auto subscription = parent->subscribe([&reports](const agent::AgentEvent& event) {
+    int nested = 0;
+    const auto subscription = parent->subscribe([&reports, &nested](const agent::AgentEvent& event) {
         if (const auto* calling = std::get_if<tools::ToolCalling>(&event)) {
             std::cout << "  -> " << calling->tool << ": " << calling->action << "\n";
         } else if (const auto* progressed = std::get_if<tools::ToolProgressed>(&event)) {
@@ -104,17 +105,20 @@ int main() {
         } else if (const auto* called = std::get_if<tools::ToolCalled>(&event)) {
             std::cout << "  <- " << called->record.name << ": " << called->record.outcome.value_or("")
                       << "\n";
-        }
-    });
-    const auto subSubscription = summarizer->subscribe([](const agent::AgentEvent& event) {
-        if (std::holds_alternative<agent::RunStarted>(event)) {
-            std::cout << "     (the summarizer starts a run of its own)\n";
+        } else if (const auto* sub = std::get_if<agent::SubAgentEvent>(&event)) {
+            ++nested;
+            if (std::holds_alternative<agent::RunStarted>(sub->inner->event)) {
+                std::cout << "     " << sub->tool << " (call " << sub->callId
+                          << ") starts a run of its own\n";
+            } else if (const auto* finished = std::get_if<agent::RunFinished>(&sub->inner->event)) {
+                std::cout << "     " << sub->tool << " finished: " << agent::toString(finished->terminatedBy)
+                          << "\n";
+            }
         }
     });
 
     const agent::RunResult result = examples::runTask(parent->run("How are the latest reports?"));
     parent->unsubscribe(subscription);
-    summarizer->unsubscribe(subSubscription);
     std::cout << "answer: " << result.output << "\n";
 
     examples::check(result.success(), "the parent answered");
@@ -126,5 +130,6 @@ int main() {
                         result.toolCalls[1].succeeded(),
                     "the delegation is an ordinary tool call");
     examples::check(subModel->requests().size() == 1, "the sub-agent ran once, with its own model");
+    examples::check(nested >= 3, "the sub-agent's run showed nested under the delegating call");
     return 0;
 }

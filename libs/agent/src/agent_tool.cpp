@@ -3,25 +3,12 @@
 #include <any>
 #include <utility>
 
+#include "agent_delegate.hpp"
 #include "reagent/agent/agent.hpp"
 
 namespace reagent::agent {
 
-namespace {
-
-Task<tools::ToolResult> delegate(Agent agent, std::string name, nlohmann::json args,
-                                 tools::EventRelay relay) {
-    std::string message = args.value("message", std::string());
-    RunOptions options;
-    if (relay) {
-        // The sub-agent's events reach the parent's listeners, nested under this call.
-        options.onEvent = [relay = std::move(relay)](const AgentEvent& event) { relay(std::any(event)); };
-    }
-    auto running = agent.run(std::move(message), std::move(options));
-    RunResult result = co_await std::move(running);
-    if (result.success()) {
-        co_return std::move(result.output);
-    }
+tools::ToolError runFailure(const std::string& name, const RunResult& result) {
     const auto error = result.error();
     const nlohmann::json details = {{"terminatedBy", toString(result.terminatedBy)},
                                     {"iterations", result.iterations}};
@@ -31,10 +18,27 @@ Task<tools::ToolResult> delegate(Agent agent, std::string name, nlohmann::json a
         tools::ErrorCause{"agent", error ? std::string(toString(error->code)) : std::string(),
                           error ? error->message : std::string("no answer"), details});
     failure.details = details;
-    co_return fail(std::move(failure));
+    return failure;
 }
 
-}  // namespace
+Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string prompt) {
+    return delegateRun(std::move(agent), std::move(name), std::move(prompt), tools::EventRelay());
+}
+
+Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string prompt,
+                                    tools::EventRelay relay) {
+    RunOptions options;
+    if (relay) {
+        // The sub-agent's events reach the parent's listeners, nested under the call.
+        options.onEvent = [relay = std::move(relay)](const AgentEvent& event) { relay(std::any(event)); };
+    }
+    auto running = agent.run(std::move(prompt), std::move(options));
+    RunResult result = co_await std::move(running);
+    if (result.success()) {
+        co_return std::move(result.output);
+    }
+    co_return fail(runFailure(name, result));
+}
 
 tools::Tool Agent::asTool(std::string name, std::string description,
                           std::chrono::milliseconds timeout) const {
@@ -58,7 +62,7 @@ tools::Tool Agent::asTool(std::string name, std::string description,
     tool.definition.timeout = timeout;
     tool.definition.action = [name](const nlohmann::json&) { return "Delegating to the agent " + name; };
     tool.handler = [agent = *this, name](nlohmann::json args, tools::ToolContext context) {
-        return delegate(agent, name, std::move(args), std::move(context.relay));
+        return delegateRun(agent, name, args.value("message", std::string()), std::move(context.relay));
     };
     return tool;
 }

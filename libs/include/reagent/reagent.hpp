@@ -10,6 +10,7 @@
 #include "reagent/agent/conversation.hpp"
 #include "reagent/agent/react_loop.hpp"
 #include "reagent/agent/run_result.hpp"
+#include "reagent/agent/workflow.hpp"
 #include "reagent/builtins/agent_tools.hpp"
 #include "reagent/builtins/builtin_tools.hpp"
 #include "reagent/builtins/code_execute.hpp"
