@@ -236,6 +236,10 @@ Task<expected<void, ToolError>> ToolExecutor::ensureInitialised(std::shared_ptr<
         failure = ToolError{ToolErrc::init_failed,
                             "tool " + name + " failed to initialise: " + outcome->error().message,
                             outcome->error().details};
+        // The hook's own cause (an A2A or MCP error, say) is the original error; else the hook's error is.
+        failure->cause = outcome->error().cause
+                             ? outcome->error().cause
+                             : std::make_shared<const ErrorCause>(outcome->error().asCause());
     }
     gate->failure = failure;
     if (!failure) {
