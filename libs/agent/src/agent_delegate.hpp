@@ -19,6 +19,9 @@ namespace reagent::agent {
 /// `AgentErrc` and message) and `details` (`terminatedBy`, `iterations`) on both.
 [[nodiscard]] tools::ToolError runFailure(const std::string& name, const RunResult& result);
 
+/// The input schema of a tool that hands a task to an agent or a workflow: `{message}`, required.
+[[nodiscard]] nlohmann::json taskInputSchema();
+
 /// Runs `prompt` on `agent` (named `name` in errors): its answer, or `runFailure`. Never throws (as
 /// `Agent::run`); cancelling the awaiting coroutine cancels the run.
 [[nodiscard]] Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string prompt);

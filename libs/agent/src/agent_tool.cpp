@@ -8,6 +8,13 @@
 
 namespace reagent::agent {
 
+nlohmann::json taskInputSchema() {
+    return {{"type", "object"},
+            {"properties",
+             {{"message", {{"type", "string"}, {"description", "The task, complete and self-contained."}}}}},
+            {"required", {"message"}}};
+}
+
 tools::ToolError runFailure(const std::string& name, const RunResult& result) {
     const auto error = result.error();
     const nlohmann::json details = {{"terminatedBy", toString(result.terminatedBy)},
@@ -53,11 +60,7 @@ tools::Tool Agent::asTool(std::string name, std::string description,
     tools::Tool tool;
     tool.definition.name = name;
     tool.definition.description = std::move(description);
-    tool.definition.inputSchema = {
-        {"type", "object"},
-        {"properties",
-         {{"message", {{"type", "string"}, {"description", "The task, complete and self-contained."}}}}},
-        {"required", {"message"}}};
+    tool.definition.inputSchema = taskInputSchema();
     tool.definition.category = "agent";
     tool.definition.timeout = timeout;
     tool.definition.action = [name](const nlohmann::json&) { return "Delegating to the agent " + name; };

@@ -97,6 +97,29 @@ std::vector<tools::ToolCallRecord> fillHeld(std::vector<tools::ToolCallRecord>& 
     return std::exchange(held, {});
 }
 
+// The answer (a result or a decision) for call `id`, marked in `used`; null when none names it.
+template <class Answer>
+Answer* claim(std::vector<Answer>& answers, std::vector<bool>& used, const std::string& id) {
+    const auto found = std::find_if(answers.begin(), answers.end(),
+                                    [&](const Answer& answer) { return answer.callId == id; });
+    if (found == answers.end()) {
+        return nullptr;
+    }
+    used[static_cast<std::size_t>(found - answers.begin())] = true;
+    return &*found;
+}
+
+// The first answer no paused call claimed, or null.
+template <class Answer>
+const Answer* unclaimed(const std::vector<Answer>& answers, const std::vector<bool>& used) {
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+        if (!used[i]) {
+            return &answers[i];
+        }
+    }
+    return nullptr;
+}
+
 // Seed 004's merge of artifacts bags: objects merge key by key, arrays concatenate, the rest is replaced.
 void mergeArtifacts(nlohmann::json& into, const nlohmann::json& from) {
     if (!from.is_object()) {
@@ -344,7 +367,7 @@ LoopAction ReactLoop::pausedResult() {
         result_.errorMessage =
             "calls wait for approval (" + approvalNames + ")" +
             (names.empty() ? "" : " and declaration-only calls for results (" + names + ")") +
-            "; decide on them and continue (see pendingApprovals, and Agent::resume with "
+            "; decide on them and continue (see pendingApprovals, and Agent::resumeWith with "
             "RunResult::state and the decisions)";
     } else {
         result_.terminatedBy = TerminatedBy::external_tool_calls;
@@ -380,25 +403,15 @@ expected<LoopAction, AgentError> ReactLoop::resume(std::vector<ExternalResult> r
         const tools::ToolCallRecord& record = held_[i];
         const auto named = " " + record.id + " (" + record.name + ")";
         if (isExternal(record)) {
-            const auto found =
-                std::find_if(results.begin(), results.end(),
-                             [&](const ExternalResult& result) { return result.callId == record.id; });
-            if (found == results.end()) {
+            matchedResult[i] = claim(results, resultUsed, record.id);
+            if (matchedResult[i] == nullptr) {
                 missing += (missing.empty() ? "" : ",") + named;
-                continue;
             }
-            resultUsed[static_cast<std::size_t>(found - results.begin())] = true;
-            matchedResult[i] = &*found;
         } else if (awaitsApproval(record)) {
-            const auto found =
-                std::find_if(decisions.begin(), decisions.end(),
-                             [&](const ApprovalDecision& decision) { return decision.callId == record.id; });
-            if (found == decisions.end()) {
+            matchedDecision[i] = claim(decisions, decisionUsed, record.id);
+            if (matchedDecision[i] == nullptr) {
                 undecided += (undecided.empty() ? "" : ",") + named;
-                continue;
             }
-            decisionUsed[static_cast<std::size_t>(found - decisions.begin())] = true;
-            matchedDecision[i] = &*found;
         }
     }
     if (!missing.empty()) {
@@ -409,19 +422,14 @@ expected<LoopAction, AgentError> ReactLoop::resume(std::vector<ExternalResult> r
         return fail(AgentError{AgentErrc::invalid_state,
                                "no decision supplied for the call(s) waiting for approval" + undecided});
     }
-    for (std::size_t i = 0; i < results.size(); ++i) {
-        if (!resultUsed[i]) {
-            return fail(
-                AgentError{AgentErrc::invalid_state, "a result was supplied for call '" + results[i].callId +
-                                                         "', which is not a pending call of this run"});
-        }
+    if (const ExternalResult* extra = unclaimed(results, resultUsed)) {
+        return fail(AgentError{AgentErrc::invalid_state, "a result was supplied for call '" + extra->callId +
+                                                             "', which is not a pending call of this run"});
     }
-    for (std::size_t i = 0; i < decisions.size(); ++i) {
-        if (!decisionUsed[i]) {
-            return fail(AgentError{AgentErrc::invalid_state,
-                                   "a decision was supplied for call '" + decisions[i].callId +
-                                       "', which is not a call of this run waiting for approval"});
-        }
+    if (const ApprovalDecision* extra = unclaimed(decisions, decisionUsed)) {
+        return fail(AgentError{AgentErrc::invalid_state,
+                               "a decision was supplied for call '" + extra->callId +
+                                   "', which is not a call of this run waiting for approval"});
     }
     std::vector<tools::ToolCallRequest> approved;
     for (std::size_t i = 0; i < held_.size(); ++i) {

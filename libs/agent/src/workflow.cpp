@@ -500,11 +500,7 @@ tools::Tool Workflow::asTool(std::string description, std::chrono::milliseconds 
     tools::Tool tool;
     tool.definition.name = state.name;
     tool.definition.description = std::move(description);
-    tool.definition.inputSchema = {
-        {"type", "object"},
-        {"properties",
-         {{"message", {{"type", "string"}, {"description", "The task, complete and self-contained."}}}}},
-        {"required", {"message"}}};
+    tool.definition.inputSchema = taskInputSchema();
     tool.definition.category = "workflow";
     tool.definition.timeout = timeout;
     tool.definition.action = [name = state.name](const nlohmann::json&) {
