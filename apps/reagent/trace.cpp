@@ -50,22 +50,22 @@ void TracePrinter::print(const agent::ModelResponded& event) {
 }
 
 void TracePrinter::print(const tools::ToolCalling& event) {
-    started_[event.callId] = std::chrono::steady_clock::now();
-    *out_ << "  \u2192 " << oneLine(event.tool, 64) << ": "
+    started_[nest_ + event.callId] = std::chrono::steady_clock::now();
+    *out_ << "  " << nest_ << "\u2192 " << oneLine(event.tool, 64) << ": "
           << (event.action.empty() ? oneLine(dumpJson(event.input)) : oneLine(event.action)) << "\n";
 }
 
 void TracePrinter::print(const tools::ToolCalled& event) {
-    started_.erase(event.record.id);
+    started_.erase(nest_ + event.record.id);
     const std::string output = event.record.outcome ? *event.record.outcome : std::string{};
-    *out_ << "  \u2713 " << oneLine(event.record.name, 64) << " (" << formatDuration(event.record.duration)
-          << "): " << oneLine(output) << "\n";
+    *out_ << "  " << nest_ << "\u2713 " << oneLine(event.record.name, 64) << " ("
+          << formatDuration(event.record.duration) << "): " << oneLine(output) << "\n";
 }
 
 void TracePrinter::print(const tools::ToolFailed& event) {
-    *out_ << "  \u2717 " << oneLine(event.tool, 64);
+    *out_ << "  " << nest_ << "\u2717 " << oneLine(event.tool, 64);
     // A call refused before it ran (unknown tool, invalid arguments) has no start and no duration.
-    if (const auto it = started_.find(event.callId); it != started_.end()) {
+    if (const auto it = started_.find(nest_ + event.callId); it != started_.end()) {
         const auto elapsed = std::chrono::steady_clock::now() - it->second;
         *out_ << " (" << formatDuration(std::chrono::duration_cast<std::chrono::microseconds>(elapsed))
               << ")";
@@ -128,7 +128,7 @@ void TracePrinter::print(const agent::RunFinished&) {
 }
 
 void TracePrinter::print(const tools::ToolProgressed& event) {
-    *out_ << "  progress " << oneLine(event.tool) << ": " << event.progress.progress;
+    *out_ << "  " << nest_ << "progress " << oneLine(event.tool) << ": " << event.progress.progress;
     if (event.progress.total) {
         *out_ << "/" << *event.progress.total;
     }
@@ -145,44 +145,29 @@ void TracePrinter::print(const agent::ServerLogged& event) {
 }
 
 void TracePrinter::print(const agent::SubAgentEvent& event) {
-    // A sub-agent's run, indented under the call that started it: its model turns, tool calls, progress
-    // and end (its streamed text is left out: its answer comes back as the call's result).
-    std::string prefix = "    " + oneLine(event.tool, 64) + " \u203a ";
-    const agent::AgentEvent* inner = &event.inner->event;
-    while (const auto* deeper = std::get_if<agent::SubAgentEvent>(inner)) {
-        prefix += oneLine(deeper->tool, 64) + " \u203a ";
-        inner = &deeper->inner->event;
-    }
-    if (const auto* calling = std::get_if<tools::ToolCalling>(inner)) {
-        *out_ << prefix << "\u2192 " << oneLine(calling->tool, 64) << ": "
-              << (calling->action.empty() ? oneLine(dumpJson(calling->input)) : oneLine(calling->action))
-              << "\n";
-    } else if (const auto* called = std::get_if<tools::ToolCalled>(inner)) {
-        *out_ << prefix << "\u2713 " << oneLine(called->record.name, 64) << " ("
-              << formatDuration(called->record.duration)
-              << "): " << oneLine(called->record.outcome ? *called->record.outcome : std::string()) << "\n";
-    } else if (const auto* failed = std::get_if<tools::ToolFailed>(inner)) {
-        *out_ << prefix << "\u2717 " << oneLine(failed->tool, 64) << ": "
-              << oneLine(failed->error.describe(), 160) << "\n";
-    } else if (const auto* progressed = std::get_if<tools::ToolProgressed>(inner)) {
-        *out_ << prefix << "progress " << oneLine(progressed->tool) << ": " << progressed->progress.progress;
-        if (progressed->progress.total) {
-            *out_ << "/" << *progressed->progress.total;
-        }
-        if (!progressed->progress.message.empty()) {
-            *out_ << " " << oneLine(progressed->progress.message);
-        }
-        *out_ << "\n";
-    } else if (const auto* responded = std::get_if<agent::ModelResponded>(inner)) {
-        *out_ << prefix << "model turn " << responded->iteration + 1 << ":";
+    // A sub-agent's run, indented under the call that started it: its tool calls and progress as the
+    // parent's are printed, its model turns and its end on a line each (its streamed text is left out: its
+    // answer comes back as the call's result). A deeper sub-agent extends the indent.
+    const std::string outer = nest_;
+    nest_ += (outer.empty() ? "  " : "") + oneLine(event.tool, 64) + " \u203a ";
+    const agent::AgentEvent& inner = event.inner->event;
+    if (const auto* responded = std::get_if<agent::ModelResponded>(&inner)) {
+        *out_ << "  " << nest_ << "model turn " << responded->iteration + 1 << ":";
         if (!responded->text.empty()) {
             *out_ << " " << oneLine(responded->text);
         }
         *out_ << "\n";
-    } else if (const auto* finished = std::get_if<agent::RunFinished>(inner)) {
-        *out_ << prefix << "finished: " << agent::toString(finished->terminatedBy) << " after "
+    } else if (const auto* finished = std::get_if<agent::RunFinished>(&inner)) {
+        *out_ << "  " << nest_ << "finished: " << agent::toString(finished->terminatedBy) << " after "
               << finished->iterations << (finished->iterations == 1 ? " model call" : " model calls") << "\n";
+    } else if (std::holds_alternative<tools::ToolCalling>(inner) ||
+               std::holds_alternative<tools::ToolCalled>(inner) ||
+               std::holds_alternative<tools::ToolFailed>(inner) ||
+               std::holds_alternative<tools::ToolProgressed>(inner) ||
+               std::holds_alternative<agent::SubAgentEvent>(inner)) {
+        std::visit([this](const auto& e) { print(e); }, inner);
     }
+    nest_ = outer;
 }
 
 }  // namespace reagent::cli

@@ -44,8 +44,12 @@ class TracePrinter {
     bool streamed_ = false;
     /// The streamed text of the current turn, made safe for the terminal piece by piece.
     StreamedTerminalText streamedText_;
-    /// When each call in flight started, to time calls that fail (a failure event carries no duration).
+    /// When each call in flight started, to time calls that fail (a failure event carries no duration);
+    /// keyed by `nest_` and the call's id, since a sub-agent's call ids may repeat the parent's.
     std::map<std::string, std::chrono::steady_clock::time_point> started_;
+    /// Before the lines of a sub-agent's events: "  <tool> › ", then "<tool> › " per deeper level; empty
+    /// at the top.
+    std::string nest_;
 };
 
 /// \brief `text` made safe for a terminal (`terminalSafe`) on one line, cut to `limit` bytes (at a UTF-8

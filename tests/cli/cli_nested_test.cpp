@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "a2a_runner.hpp"
+#include "agent_fixtures.hpp"
 #include "run_coro.hpp"
 #include "trace.hpp"
 
@@ -19,17 +20,12 @@ using reagent::Task;
 using reagent::agent::Agent;
 using reagent::llm::ScriptedProvider;
 using reagent::llm::ScriptedTurn;
+using reagent::test::noBuiltinTools;
 using reagent::tools::ToolBuilder;
 using reagent::tools::ToolContext;
 using reagent::tools::ToolResult;
 
 namespace {
-
-reagent::agent::ToolsConfig noBuiltins() {
-    reagent::agent::ToolsConfig none;
-    none.include = std::vector<std::string>{};
-    return none;
-}
 
 // A tool that reports progress naming its input, then echoes it after a pause (so that tasks overlap).
 reagent::tools::Tool slowEcho() {
@@ -56,15 +52,18 @@ TEST_CASE("the trace shows a sub-agent's calls indented under the parent's call"
     auto sub = Agent::create()
                    .withName("helper")
                    .withProvider(subProvider)
-                   .withTools(noBuiltins())
+                   .withTools(noBuiltinTools())
                    .withTool(slowEcho())
                    .build();
     REQUIRE(sub);
     auto provider = std::make_shared<ScriptedProvider>();
     provider->then(ScriptedTurn::toolCall("helper", {{"message", "do it"}}))
         .then(ScriptedTurn::text("all done"));
-    auto parent =
-        Agent::create().withProvider(provider).withTools(noBuiltins()).withAgentTool("helper", *sub).build();
+    auto parent = Agent::create()
+                      .withProvider(provider)
+                      .withTools(noBuiltinTools())
+                      .withAgentTool("helper", *sub)
+                      .build();
     REQUIRE(parent);
     std::ostringstream out;
     reagent::cli::TracePrinter trace(out);
@@ -104,7 +103,8 @@ TEST_CASE("the A2A server's shared agent streams each task's own progress", "[cl
         return reagent::expected<reagent::llm::ModelReply, reagent::llm::ProviderError>(reply);
     }));
     provider->then(ScriptedTurn::text("done")).then(ScriptedTurn::text("done"));
-    auto agent = Agent::create().withProvider(provider).withTools(noBuiltins()).withTool(slowEcho()).build();
+    auto agent =
+        Agent::create().withProvider(provider).withTools(noBuiltinTools()).withTool(slowEcho()).build();
     REQUIRE(agent);
     const auto run = reagent::cli::sharedAgentRunner(*agent);
 
@@ -127,4 +127,45 @@ TEST_CASE("the A2A server's shared agent streams each task's own progress", "[cl
     CHECK(finished == 2);
     CHECK(first == std::vector<std::string>{"calling echo", "echo: working on alpha"});
     CHECK(second == std::vector<std::string>{"calling echo", "echo: working on beta"});
+}
+
+TEST_CASE("the trace shows a sub-agent's own sub-agent one level deeper", "[cli][trace][nested]") {
+    auto innerProvider = std::make_shared<ScriptedProvider>();
+    innerProvider->then(ScriptedTurn::toolCall("echo", {{"text", "deep"}}, "call_1"))
+        .then(ScriptedTurn::text("inner done"));
+    auto inner =
+        Agent::create().withProvider(innerProvider).withTools(noBuiltinTools()).withTool(slowEcho()).build();
+    REQUIRE(inner);
+    auto middleProvider = std::make_shared<ScriptedProvider>();
+    middleProvider->then(ScriptedTurn::toolCall("scout", {{"message", "look"}}, "call_1"))
+        .then(ScriptedTurn::text("middle done"));
+    auto middle = Agent::create()
+                      .withProvider(middleProvider)
+                      .withTools(noBuiltinTools())
+                      .withAgentTool("scout", *inner)
+                      .build();
+    REQUIRE(middle);
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::toolCall("lead", {{"message", "go"}}, "call_1"))
+        .then(ScriptedTurn::text("all done"));
+    auto parent = Agent::create()
+                      .withProvider(provider)
+                      .withTools(noBuiltinTools())
+                      .withAgentTool("lead", *middle)
+                      .build();
+    REQUIRE(parent);
+    std::ostringstream out;
+    reagent::cli::TracePrinter trace(out);
+    reagent::agent::RunOptions options;
+    options.onEvent = [&trace](const reagent::agent::AgentEvent& event) { trace(event); };
+    const auto result = reagent::test::runCoro(parent->run("delegate twice", std::move(options)));
+    REQUIRE(result.success());
+    const std::string text = out.str();
+    INFO(text);
+    CHECK(text.find("    lead \u203a \u2192 scout:") != std::string::npos);
+    CHECK(text.find("    lead \u203a scout \u203a \u2192 echo:") != std::string::npos);
+    CHECK(text.find("    lead \u203a scout \u203a \u2713 echo") != std::string::npos);
+    // Every level uses the same call id; each still gets its own duration.
+    CHECK(text.find("    lead \u203a \u2713 scout (") != std::string::npos);
+    CHECK(text.find("  \u2713 lead (") != std::string::npos);
 }
