@@ -10,20 +10,16 @@
 #include <vector>
 
 #include "a2a_fixture.hpp"
+#include "agent_fixtures.hpp"
 #include "peer_process.hpp"
 #include "run_coro.hpp"
 
 using nlohmann::json;
+using reagent::test::noBuiltinTools;
 using namespace reagent;
 namespace asio = boost::asio;
 
 namespace {
-
-agent::ToolsConfig noBuiltins() {
-    agent::ToolsConfig none;
-    none.include = std::vector<std::string>{};
-    return none;
-}
 
 // The served agent: it looks the city up with a tool, then answers.
 agent::Agent remoteWorker() {
@@ -42,7 +38,7 @@ agent::Agent remoteWorker() {
     auto worker = agent::Agent::create()
                       .withName("weather")
                       .withProvider(provider)
-                      .withTools(noBuiltins())
+                      .withTools(noBuiltinTools())
                       .withTool(*lookup)
                       .build();
     REQUIRE(worker);
@@ -102,7 +98,7 @@ TEST_CASE("a parent agent delegates to a local and to a remote agent in one repl
             }));
         auto parent = agent::Agent::create()
                           .withProvider(provider)
-                          .withTools(noBuiltins())
+                          .withTools(noBuiltinTools())
                           .withAgentTool("guide", localWorker())
                           .withRemoteAgent("weather", server.baseUrl())
                           .build();
@@ -142,7 +138,7 @@ TEST_CASE("a remote agent that is down is a tool error with its A2A cause and th
         .then(llm::ScriptedTurn::text("I could not reach the weather agent"));
     auto parent = agent::Agent::create()
                       .withProvider(provider)
-                      .withTools(noBuiltins())
+                      .withTools(noBuiltinTools())
                       .withRemoteAgent("weather", down)
                       .build();
     REQUIRE(parent);

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "agent_fixtures.hpp"
 #include "run_coro.hpp"
 
 using nlohmann::json;
@@ -29,27 +30,15 @@ using reagent::llm::ProviderError;
 using reagent::llm::ScriptedProvider;
 using reagent::llm::ScriptedTurn;
 using reagent::llm::ToolCall;
+using reagent::test::noBuiltinTools;
 using reagent::test::runCoro;
+using reagent::test::toolCall;
 using reagent::tools::ToolBuilder;
 using reagent::tools::ToolContext;
 using reagent::tools::ToolErrc;
 using reagent::tools::ToolResult;
 
 namespace {
-
-reagent::agent::ToolsConfig noBuiltins() {
-    reagent::agent::ToolsConfig none;
-    none.include = std::vector<std::string>{};
-    return none;
-}
-
-ToolCall call(std::string id, std::string name, json arguments) {
-    ToolCall made;
-    made.id = std::move(id);
-    made.name = std::move(name);
-    made.arguments = std::move(arguments);
-    return made;
-}
 
 // A tool that requires approval and counts its runs.
 reagent::tools::Tool deployTool(std::shared_ptr<int> runs) {
@@ -68,8 +57,8 @@ reagent::tools::Tool deployTool(std::shared_ptr<int> runs) {
 
 std::shared_ptr<ScriptedProvider> deployScript() {
     auto provider = std::make_shared<ScriptedProvider>();
-    std::vector<ToolCall> batch{call("a", "deploy", {{"service", "web"}}),
-                                call("b", "deploy", {{"service", "db"}})};
+    std::vector<ToolCall> batch{toolCall("a", "deploy", {{"service", "web"}}),
+                                toolCall("b", "deploy", {{"service", "db"}})};
     provider->then(ScriptedTurn::toolCalls(batch))
         .then(ScriptedTurn::respond([](const reagent::llm::ModelRequest& r) {
             // Answers with what the two tool messages said, so that the outcome shows in the output.
@@ -89,7 +78,7 @@ std::shared_ptr<ScriptedProvider> deployScript() {
 Agent deferredAgent(std::shared_ptr<ScriptedProvider> provider, std::shared_ptr<int> runs) {
     auto agent = Agent::create()
                      .withProvider(std::move(provider))
-                     .withTools(noBuiltins())
+                     .withTools(noBuiltinTools())
                      .withTool(deployTool(std::move(runs)))
                      .withDeferredApproval()
                      .build();
@@ -272,7 +261,7 @@ TEST_CASE("tools share a session state that a conversation keeps from turn to tu
         .then(ScriptedTurn::text("two"));
     auto agent = Agent::create()
                      .withProvider(provider)
-                     .withTools(noBuiltins())
+                     .withTools(noBuiltinTools())
                      .withTool(*counter)
                      .withTool(*broken)
                      .build();
@@ -344,7 +333,7 @@ TEST_CASE("each run's handler sees its own events and a sub-agent's nested under
     auto sub = Agent::create()
                    .withName("helper")
                    .withProvider(subProvider)
-                   .withTools(noBuiltins())
+                   .withTools(noBuiltinTools())
                    .withTool(*echo)
                    .build();
     REQUIRE(sub);
@@ -353,7 +342,7 @@ TEST_CASE("each run's handler sees its own events and a sub-agent's nested under
         .then(ScriptedTurn::text("all done"));
     auto parent = Agent::create()
                       .withProvider(parentProvider)
-                      .withTools(noBuiltins())
+                      .withTools(noBuiltinTools())
                       .withAgentTool("helper", *sub)
                       .build();
     REQUIRE(parent);
@@ -410,13 +399,14 @@ TEST_CASE("artifacts merge per iteration and across the run", "[agent][artifacts
         return *tool;
     };
     auto provider = std::make_shared<ScriptedProvider>();
-    std::vector<ToolCall> batch{call("1", "first", json::object()), call("2", "second", json::object())};
+    std::vector<ToolCall> batch{toolCall("1", "first", json::object()),
+                                toolCall("2", "second", json::object())};
     provider->then(ScriptedTurn::toolCalls(batch))
         .then(ScriptedTurn::toolCall("third", json::object()))
         .then(ScriptedTurn::text("done"));
     auto agent = Agent::create()
                      .withProvider(provider)
-                     .withTools(noBuiltins())
+                     .withTools(noBuiltinTools())
                      .withTool(make("first", {{"blocks", {1}}, {"meta", {{"a", 1}}}, {"title", "x"}}))
                      .withTool(make("second", {{"blocks", {2}}, {"meta", {{"b", 2}}}}))
                      .withTool(make("third", {{"blocks", {3}}, {"title", "y"}}))
@@ -458,7 +448,7 @@ TEST_CASE("every failed call carries its tool and trip with the original error a
         .then(ScriptedTurn::text("gave up"));
     auto parent = Agent::create()
                       .withProvider(provider)
-                      .withTools(noBuiltins())
+                      .withTools(noBuiltinTools())
                       .withTool(*thrower)
                       .withAgentTool("helper", *sub)
                       .build();
@@ -498,7 +488,7 @@ TEST_CASE("a cause chain survives a saved run state", "[agent][errors]") {
     reagent::agent::ReactLoop loop(config, "go");
     (void)loop.start();
     reagent::llm::ModelReply reply;
-    reply.toolCalls = {call("1", "x", json::object()), call("2", "ext", json::object())};
+    reply.toolCalls = {toolCall("1", "x", json::object()), toolCall("2", "ext", json::object())};
     (void)loop.onModelReply(reply);
 
     reagent::tools::ErrorCause root{"provider", "server_error", "upstream down"};

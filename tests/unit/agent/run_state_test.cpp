@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "agent_fixtures.hpp"
 #include "run_coro.hpp"
 
 using nlohmann::json;
@@ -28,6 +29,7 @@ using reagent::llm::ModelReply;
 using reagent::llm::ScriptedProvider;
 using reagent::llm::ScriptedTurn;
 using reagent::llm::ToolCall;
+using reagent::test::toolCall;
 using reagent::tools::ToolCallRecord;
 using reagent::tools::ToolErrc;
 using reagent::tools::ToolError;
@@ -41,14 +43,6 @@ LoopConfig loopConfig() {
     loop.tools.push_back({"lookup", "Look a word up", {{"type", "object"}}});
     loop.tools.push_back({"final-answer", "Answer", {{"type", "object"}}});
     return loop;
-}
-
-ToolCall call(std::string id, std::string name, json arguments) {
-    ToolCall made;
-    made.id = std::move(id);
-    made.name = std::move(name);
-    made.arguments = std::move(arguments);
-    return made;
 }
 
 ModelReply reply(std::string text, std::vector<ToolCall> calls, reagent::llm::Usage usage) {
@@ -76,16 +70,16 @@ using Input = std::variant<ModelReply, std::vector<ToolCallRecord>>;
 
 std::vector<Input> script() {
     std::vector<Input> inputs;
-    inputs.emplace_back(reply("let me look",
-                              {call("a", "lookup", {{"word", "a"}}), call("b", "lookup", {{"word", "b"}})},
-                              {10, 2}));
+    inputs.emplace_back(
+        reply("let me look",
+              {toolCall("a", "lookup", {{"word", "a"}}), toolCall("b", "lookup", {{"word", "b"}})}, {10, 2}));
     inputs.emplace_back(std::vector<ToolCallRecord>{
         record("a", "lookup", std::string("alpha"), 0),
         record("b", "lookup", reagent::fail(ToolError{ToolErrc::timeout, "slow"}), 0)});
-    inputs.emplace_back(reply("", {call("c", "lookup", {{"word", "c"}})}, {20, 3}));
+    inputs.emplace_back(reply("", {toolCall("c", "lookup", {{"word", "c"}})}, {20, 3}));
     inputs.emplace_back(std::vector<ToolCallRecord>{record("c", "lookup", std::string("gamma"), 1)});
-    inputs.emplace_back(
-        reply("", {call("f", "final-answer", {{"output", "alpha gamma"}, {"confidence", 0.5}})}, {30, 4}));
+    inputs.emplace_back(reply(
+        "", {toolCall("f", "final-answer", {{"output", "alpha gamma"}, {"confidence", 0.5}})}, {30, 4}));
     inputs.emplace_back(
         std::vector<ToolCallRecord>{record("f", "final-answer", std::string("final answer recorded"), 2)});
     return inputs;
@@ -226,7 +220,8 @@ TEST_CASE("a run paused for a declaration-only call resumes as if the call had r
     // The same conversation twice: once with an executable tool, once with a declaration-only one
     // whose result is supplied after the pause, by a second agent (as another process would).
     const auto script = [](const std::shared_ptr<ScriptedProvider>& provider) {
-        std::vector<ToolCall> both{call("1", "lookup", {{"word", "x"}}), call("2", "note", {{"text", "y"}})};
+        std::vector<ToolCall> both{toolCall("1", "lookup", {{"word", "x"}}),
+                                   toolCall("2", "note", {{"text", "y"}})};
         provider->then(ScriptedTurn::toolCalls(both).usage({5, 1}))
             .then(ScriptedTurn::toolCall("final-answer", {{"output", "done"}})
                       .expectLastMessageContains("noted"));
