@@ -1,8 +1,9 @@
-# reagent_add_library(<component> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
+# reagent_add_library(<component> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...] [UNITY_ALONE ...])
 # Declares reagent_<component> (alias reagent::<component>) with public headers under
-# libs/<component>/include and registers it for installation in the reagentTargets export set.
+# libs/<component>/include and registers it for installation in the reagentTargets export set. Its
+# sources are compiled in unity batches (reagent_unity_build), except those in UNITY_ALONE.
 function(reagent_add_library component)
-    cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+    cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS;UNITY_ALONE" ${ARGN})
     set(target reagent_${component})
     add_library(${target} ${ARG_SOURCES})
     add_library(reagent::${component} ALIAS ${target})
@@ -16,5 +17,6 @@ function(reagent_add_library component)
         # Private, header-only dependencies stay out of the exported link interface.
         target_link_libraries(${target} PRIVATE $<BUILD_INTERFACE:${dep}>)
     endforeach()
+    reagent_unity_build(${target} ${ARG_UNITY_ALONE})
     set_property(GLOBAL APPEND PROPERTY REAGENT_COMPONENTS ${target})
 endfunction()

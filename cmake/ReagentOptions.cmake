@@ -4,6 +4,25 @@ if(CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
     set(CMAKE_CXX_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
 endif()
 
+# Unity builds: the sources of a library or a test program are compiled in batches, so the heavy headers
+# (Asio, Beast, nlohmann, Catch2) are parsed and their templates instantiated once per batch instead of once
+# per file. A source whose file-local helpers share a name with another's is listed in its target's
+# UNITY_ALONE (reagent_add_library, reagent_add_test) and compiled by itself.
+option(REAGENT_UNITY_BUILD "Compile each library's and test program's sources in batches" ON)
+set(REAGENT_UNITY_BATCH_SIZE 8 CACHE STRING "Sources per unity batch (REAGENT_UNITY_BUILD)")
+
+# reagent_unity_build(<target> [<source>...]): batches <target>'s sources (REAGENT_UNITY_BUILD); the
+# sources given are compiled alone. Call it in the directory that declares <target>.
+function(reagent_unity_build target)
+    if(NOT REAGENT_UNITY_BUILD)
+        return()
+    endif()
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${REAGENT_UNITY_BATCH_SIZE})
+    if(ARGN)
+        set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+    endif()
+endfunction()
+
 add_library(reagent_options INTERFACE)
 target_compile_options(reagent_options INTERFACE -Wall -Wextra -Wpedantic)
 if(REAGENT_WARNINGS_AS_ERRORS)

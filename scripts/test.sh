@@ -10,7 +10,11 @@ scripts/setup.sh --tests
 # ccache may reuse objects built in another checkout of the same sources (CI builds in a fresh clone).
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step says how long the run has taken so far, so a slow phase shows in CI's log.
+step() { printf '\n== %s (at %d min %02d s)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
+# Tests run two at a time: most of a test's time is spent waiting on peers, processes and timers, and the
+# suites are written to share the machine (ephemeral ports, private temporary directories).
+jobs="${REAGENT_TEST_JOBS:-2}"
 
 step "format: every C++ file as .clang-format says"
 # A violation fails the run; fix it with: git ls-files '*.cpp' '*.hpp' '*.h' | xargs clang-format -i
@@ -20,7 +24,7 @@ step "clang: build and test"
 cmake -S . -B build/clang -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
     -DREAGENT_WARNINGS_AS_ERRORS=ON -DREAGENT_BUILD_BENCHMARKS=ON > /dev/null
 cmake --build build/clang -j2
-ctest --test-dir build/clang --output-on-failure
+ctest --test-dir build/clang --output-on-failure --parallel "$jobs"
 
 step "install and build an out-of-tree consumer"
 rm -rf build/install build/consumer
@@ -35,4 +39,5 @@ cmake -S . -B build/gcc-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPI
     -DREAGENT_SANITIZE=ON -DREAGENT_CHECK_HEADERS=OFF > /dev/null
 cmake --build build/gcc-asan -j2
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build/gcc-asan --output-on-failure
+    ctest --test-dir build/gcc-asan --output-on-failure --parallel "$jobs"
+step "done"
