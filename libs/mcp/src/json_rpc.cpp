@@ -156,8 +156,10 @@ std::string toString(const RequestId& id) {
 expected<std::vector<Message>, McpError> parseFrame(std::string_view frame) {
     auto read = parseUntrustedJson(frame);
     if (!read) {
-        return fail(
-            McpError{McpErrc::malformed_message, "not JSON (or not valid UTF-8): " + read.error().message});
+        // A nesting past the limit says so; other syntax errors keep the short message.
+        std::string message = read.error().code == JsonErrc::too_deep ? std::move(read.error().message)
+                                                                      : "not JSON (or not valid UTF-8)";
+        return fail(McpError{McpErrc::malformed_message, std::move(message)});
     }
     json parsed = std::move(*read);
     std::vector<Message> messages;
