@@ -35,7 +35,8 @@ class BoundedBuilder {
         --depth_;
         return builder_.end_array();
     }
-    bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& error) {
+    bool parse_error(std::size_t position, const std::string& token,
+                     const nlohmann::detail::exception& error) {
         problem_ = error.what();
         return builder_.parse_error(position, token, error);
     }
