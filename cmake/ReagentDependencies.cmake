@@ -8,6 +8,11 @@ find_package(OpenSSL REQUIRED)
 # Episodic memory (libs/memory/src/episodic_store.cpp): libsqlite3-dev.
 find_package(SQLite3 REQUIRED)
 
+# RE2, the linear-time regex engine for patterns from models and servers (libs/tools: LinearRegex).
+# Debian's libre2-dev ships a pkg-config file only, no CMake package.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+
 # valijson is used only inside the tools library (never in a public header). Debian's libvalijson-dev
 # drags in ~70 unrelated packages, so setup.sh may unpack just its headers into .deps/.
 find_package(valijson CONFIG QUIET)

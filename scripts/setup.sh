@@ -14,6 +14,7 @@ packages=(
     libssl-dev ca-certificates libjq-dev libsqlite3-dev
     libcli11-dev catch2 libbenchmark-dev
     python3 openssl
+    libre2-dev
 )
 # The SDK type check of the provider fixtures (tests/sdk_types) runs on Node.js: Debian's unless one is
 # on the PATH already.

@@ -7,6 +7,7 @@
 
 #include "calculator.hpp"
 #include "reagent/agent/react_loop.hpp"
+#include "reagent/core/untrusted_json.hpp"
 
 namespace reagent::cli {
 
@@ -43,7 +44,7 @@ expected<ModelReply, ProviderError> planTools(const ModelRequest& request) {
 }
 
 std::string describeCount(const std::string& text) {
-    const json counts = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const json counts = parseUntrustedJson(text).value_or(json());
     if (!counts.is_object()) {
         return "The word count came back as " + text + ".";
     }

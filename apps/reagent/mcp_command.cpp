@@ -18,6 +18,7 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "reagent/core/settle.hpp"
+#include "reagent/core/untrusted_json.hpp"
 #include "reagent/mcp/client.hpp"
 #include "reagent/mcp/loopback_authorizer.hpp"
 #include "terminal_text.hpp"
@@ -96,11 +97,12 @@ expected<std::vector<mcp::ServerConfig>, std::string> readMcpConfig(const std::s
     }
     std::stringstream text;
     text << in.rdbuf();
-    json document = json::parse(text.str(), nullptr, false);
-    if (document.is_discarded()) {
-        return fail("the MCP configuration '" + path + "' is not valid JSON");
+    auto document = parseUntrustedJson(text.str());
+    if (!document) {
+        return fail("the MCP configuration '" + path + "' is not valid JSON (" + document.error().message +
+                    ")");
     }
-    auto servers = mcp::parseServers(document);
+    auto servers = mcp::parseServers(*document);
     if (!servers) {
         return fail("the MCP configuration '" + path + "': " + servers.error().message);
     }
@@ -201,9 +203,9 @@ Task<int> callTool(std::vector<mcp::ServerConfig> servers, McpOptions options) {
     }
     const std::string serverName = options.tool.substr(0, slash);
     const std::string toolName = options.tool.substr(slash + 1);
-    json arguments =
-        options.arguments.empty() ? json::object() : json::parse(options.arguments, nullptr, false);
-    if (arguments.is_discarded() || !arguments.is_object()) {
+    const json arguments =
+        options.arguments.empty() ? json::object() : parseUntrustedJson(options.arguments).value_or(json());
+    if (!arguments.is_object()) {
         std::cerr << "reagent: the arguments must be a JSON object, like '{\"message\": \"hi\"}'\n";
         co_return kExitUsage;
     }

@@ -2,12 +2,16 @@
 """A stdio MCP server that misbehaves on request, for the client's fault tests.
 
 Usage: mcp_fault_server.py [--state FILE] [--fail-start] [--garbage-first] [--ignore-stdin-close]
+                          [--deep-schema DEPTH] [--self-ref-schema]
 
 Tools: `echo {text}` (readOnlyHint), `crash` (exits mid-call; idempotentHint), `crash_once` (exits
 the first time it is called in a --state file's life; readOnlyHint), `hang` (never answers), `garbage`
 (writes a non-JSON line, then answers), `huge {bytes}` (answers with a line that long), `flood {bytes}`
 (writes that much to stderr, then answers), `unsafe_crash` (exits mid-call; no hints), `pid` (its
-process id). Each start is counted in --state FILE (one line per start).
+process id), `deep_log {depth}` (sends a log notification nested that deep, then answers),
+`deep_structured {depth}` (answers with structuredContent nested that deep). --deep-schema adds the tool
+`deep` whose inputSchema nests DEPTH levels; --self-ref-schema adds `selfref` (inputSchema {"$ref": "#"})
+and `cycle` (a $defs cycle). Each start is counted in --state FILE (one line per start).
 """
 import json
 import os
@@ -59,7 +63,27 @@ TOOLS = [
      'inputSchema': {'type': 'object', 'properties': {'bytes': {'type': 'integer'}}}},
     {'name': 'pid', 'description': 'Its process id', 'inputSchema': {'type': 'object'}},
     {'name': 'grow', 'description': 'Adds the tool `grown` and says the list changed', 'inputSchema': {'type': 'object'}},
+
+    {'name': 'deep_log', 'description': 'Sends a deeply nested log notification',
+     'inputSchema': {'type': 'object', 'properties': {'depth': {'type': 'integer'}}}},
+    {'name': 'deep_structured', 'description': 'Answers with deeply nested structuredContent',
+     'inputSchema': {'type': 'object', 'properties': {'depth': {'type': 'integer'}}}},
 ]
+# Deep values are written as text: Python's json module refuses to nest past its recursion limit.
+RAW_TOOLS = []
+if '--deep-schema' in args:
+    depth = int(args[args.index('--deep-schema') + 1])
+    schema = '{"type":"object","properties":{"a":' * depth + '{}' + '}}' * depth
+    RAW_TOOLS.append('{"name":"deep","description":"A deep schema","inputSchema":' + schema + '}')
+if '--self-ref-schema' in args:
+    TOOLS.append({'name': 'selfref', 'description': 'Refers to itself', 'inputSchema': {'$ref': '#'}})
+    TOOLS.append({'name': 'cycle', 'description': 'A $defs cycle', 'inputSchema': {
+        '$ref': '#/$defs/a', '$defs': {'a': {'$ref': '#/$defs/b'}, 'b': {'$ref': '#/$defs/a'}}}})
+
+
+def nested(depth):
+    return '[' * depth + ']' * depth
+
 
 if '--garbage-first' in args:
     out.write('this is not JSON\n')
@@ -82,7 +106,11 @@ for line in sys.stdin:
     elif method == 'ping':
         send({'jsonrpc': '2.0', 'id': mid, 'result': {}})
     elif method == 'tools/list':
-        send({'jsonrpc': '2.0', 'id': mid, 'result': {'tools': TOOLS}})
+        listed = json.dumps(TOOLS)
+        if RAW_TOOLS:
+            listed = listed[:-1] + ', ' + ', '.join(RAW_TOOLS) + ']'
+        out.write('{"jsonrpc": "2.0", "id": %s, "result": {"tools": %s}}\n' % (json.dumps(mid), listed))
+        out.flush()
     elif method == 'tools/call':
         name = msg['params']['name']
         a = msg['params'].get('arguments') or {}
@@ -111,6 +139,14 @@ for line in sys.stdin:
             send({'jsonrpc': '2.0', 'id': mid, 'result': text('grown')})
         elif name == 'grown':
             send({'jsonrpc': '2.0', 'id': mid, 'result': text('grown called with %d' % a.get('n', -1))})
+        elif name == 'deep_log':
+            out.write('{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", '
+                      '"data": %s}}\n' % nested(int(a.get('depth', 100000))))
+            send({'jsonrpc': '2.0', 'id': mid, 'result': text('logged')})
+        elif name == 'deep_structured':
+            out.write('{"jsonrpc": "2.0", "id": %s, "result": {"content": [], "structuredContent": {"x": %s}}}\n'
+                      % (json.dumps(mid), nested(int(a.get('depth', 300000)))))
+            out.flush()
         elif name == 'pid':
             send({'jsonrpc': '2.0', 'id': mid, 'result': text(str(os.getpid()))})
         else:

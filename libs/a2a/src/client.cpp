@@ -8,6 +8,7 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/untrusted_json.hpp"
 #include "reagent/http/http_client.hpp"
 #include "reagent/http/sse_parser.hpp"
 
@@ -253,11 +254,12 @@ Task<expected<Client, A2aError>> Client::connect(std::string baseUrl, ClientOpti
         co_return fail(
             A2aError{A2aErrc::malformed_card, what + ": HTTP " + std::to_string(response->status)});
     }
-    const json parsed = json::parse(response->body, nullptr, false);
-    if (parsed.is_discarded()) {
-        co_return fail(A2aError{A2aErrc::malformed_card, what + ": the body is not JSON"});
+    const auto parsed = parseUntrustedJson(response->body);
+    if (!parsed) {
+        co_return fail(A2aError{A2aErrc::malformed_card,
+                                what + ": the body is not JSON (" + parsed.error().message + ")"});
     }
-    auto card = parseAgentCard(parsed);
+    auto card = parseAgentCard(*parsed);
     if (!card) {
         co_return fail(A2aError{A2aErrc::malformed_card, what + ": " + card.error().message});
     }

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "json_access.hpp"
+#include "reagent/core/untrusted_json.hpp"
 
 namespace reagent::a2a {
 
@@ -74,8 +75,8 @@ json makeError(const json& id, int code, std::string message) {
 }
 
 expected<json, A2aError> parseResponse(std::string_view body) {
-    json parsed = json::parse(body, nullptr, false);
-    if (parsed.is_discarded() || !parsed.is_object() || detail::optString(parsed, "jsonrpc") != "2.0") {
+    json parsed = parseUntrustedJson(body).value_or(json());
+    if (!parsed.is_object() || detail::optString(parsed, "jsonrpc") != "2.0") {
         std::string excerpt(body.substr(0, 200));
         return fail(A2aError{A2aErrc::protocol_error, "not a JSON-RPC 2.0 response: " + excerpt});
     }

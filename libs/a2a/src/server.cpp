@@ -28,6 +28,7 @@
 #include "reagent/core/detail/listen.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
+#include "reagent/core/untrusted_json.hpp"
 
 namespace reagent::a2a {
 
@@ -251,11 +252,12 @@ Task<void> streamEvents(beast::tcp_stream& stream, EntryPtr entry, json id, Prot
 
 // A JSON-RPC call: writes the answer; false when the connection is done (error, or a stream ended).
 Task<bool> handleRpc(StatePtr s, beast::tcp_stream& stream, std::string body, bool keepAlive) {
-    const json request = json::parse(body, nullptr, false);
-    if (request.is_discarded()) {
-        co_return co_await writeJson(stream, bhttp::status::ok,
-                                     makeError(nullptr, rpc::kParseError, "invalid JSON"), keepAlive);
+    auto read = parseUntrustedJson(body);
+    if (!read) {
+        auto answer = makeError(nullptr, rpc::kParseError, "invalid JSON: " + read.error().message);
+        co_return co_await writeJson(stream, bhttp::status::ok, std::move(answer), keepAlive);
     }
+    const json request = std::move(*read);
     const json id = request.is_object() ? request.value("id", json()) : json();
     if (!request.is_object() || detail::optString(request, "jsonrpc") != "2.0" ||
         !request.contains("method") || !request["method"].is_string()) {

@@ -10,6 +10,7 @@
 #include "reagent/builtins/local_workspace.hpp"
 #include "reagent/core/detail/utf8.hpp"
 #include "reagent/core/settle.hpp"
+#include "reagent/core/untrusted_json.hpp"
 #include "tool_support.hpp"
 
 namespace reagent::builtins {
@@ -189,15 +190,17 @@ Task<DispatchResult> AgentTools::dispatch(std::string name, std::string argsJson
         }
         co_return failure(name, tools::ToolError{ToolErrc::unknown_tool, std::move(message)});
     }
-    json args = isBlank(argsJson) ? json::object() : json::parse(argsJson, nullptr, false);
-    if (args.is_null()) {
-        args = json::object();
+    auto parsed =
+        isBlank(argsJson) ? expected<json, JsonError>(json::object()) : parseUntrustedJson(argsJson);
+    if (!parsed) {
+        co_return failure(name,
+                          tools::ToolError{ToolErrc::invalid_arguments,
+                                           "the arguments are not valid JSON: " + parsed.error().message});
     }
-    if (args.is_discarded() || !args.is_object()) {
+    json args = parsed->is_null() ? json::object() : std::move(*parsed);
+    if (!args.is_object()) {
         co_return failure(
-            name, tools::ToolError{ToolErrc::invalid_arguments, args.is_discarded()
-                                                                    ? "the arguments are not valid JSON"
-                                                                    : "the arguments must be a JSON object"});
+            name, tools::ToolError{ToolErrc::invalid_arguments, "the arguments must be a JSON object"});
     }
     tools::ToolCallRequest request;
     request.id = "call_" + std::to_string(++calls_);

@@ -9,6 +9,7 @@
 #include "network_common.hpp"
 #include "price_cache.hpp"
 #include "reagent/builtins/network_tools.hpp"
+#include "reagent/core/untrusted_json.hpp"
 #include "reagent/http/http_client.hpp"
 #include "reagent/tools/tool_builder.hpp"
 
@@ -56,7 +57,7 @@ Task<expected<void, ToolError>> fetchPrices(std::shared_ptr<CryptoState> state, 
         co_return fail(ToolError::failure("CoinGecko answered HTTP " + std::to_string(response->status) +
                                           ": " + detail::bodyExcerpt(response->body)));
     }
-    const auto body = json::parse(response->body, nullptr, false);
+    const json body = parseUntrustedJson(response->body).value_or(json());
     if (!body.is_object()) {
         co_return fail(ToolError::failure("CoinGecko sent an answer that is not a JSON object: " +
                                           detail::bodyExcerpt(response->body)));

@@ -187,8 +187,8 @@ Task<ToolResult> runGrep(std::shared_ptr<ExecutionAdapter> workspace, GrepOption
                                      boolArg(args, "fixed_strings", false), limits.maxRegexLineBytes);
     if (!matcher) {
         co_return fail(tools::ToolError{tools::ToolErrc::invalid_arguments,
-                                        "the pattern is not a valid ECMAScript regular expression (" +
-                                            matcher.error() +
+                                        "the pattern is not a valid regular expression in " +
+                                            std::string(tools::kLinearRegexSyntax) + " (" + matcher.error() +
                                             "); escape special characters or set fixed_strings"});
     }
     auto filesTask = filesToSearch(workspace, path, stringArg(args, "glob"), limits.maxFiles);
@@ -216,15 +216,7 @@ Task<ToolResult> runGrep(std::shared_ptr<ExecutionAdapter> workspace, GrepOption
             continue;
         }
         ++search.filesSearched;
-        bool more = false;
-        try {
-            more = scan(search, *matcher, read->path, read->content, limits, deadline);
-        } catch (const std::regex_error& error) {
-            co_return fail(tools::ToolError{
-                tools::ToolErrc::invalid_arguments,
-                "the pattern is too costly for the regular expression engine on " + quotedPath(read->path) +
-                    " (" + error.what() + "); simplify it or set fixed_strings"});
-        }
+        const bool more = scan(search, *matcher, read->path, read->content, limits, deadline);
         if (!more) {
             break;
         }
@@ -244,9 +236,9 @@ tools::Tool grepTool(std::shared_ptr<ExecutionAdapter> workspace, const FileTool
                                               options.grep.defaultResults);
     maxResults["maximum"] = options.grep.maxResults;
     json properties = {
-        {"pattern",
-         detail::stringProperty("An ECMAScript regular expression searched in each line (plain text "
-                                "without special characters is searched literally).")},
+        {"pattern", detail::stringProperty("A regular expression searched in each line, in " +
+                                           std::string(tools::kLinearRegexSyntax) +
+                                           "; plain text without special characters is searched literally.")},
         {"path", detail::stringProperty(
                      "A directory (searched recursively) or a file, relative to the workspace root.", ".")},
         {"glob",

@@ -6,6 +6,7 @@
 
 #include "html_text.hpp"
 #include "reagent/core/detail/utf8.hpp"
+#include "reagent/core/untrusted_json.hpp"
 
 namespace reagent::builtins::detail {
 
@@ -86,11 +87,10 @@ json describeResponse(FetchedResponse response, std::size_t maxBodyBytes) {
     out["contentType"] = type;
     out["bodyBytes"] = response.body.size();
     if (isJson(type) && !response.downloadCut) {
-        auto parsed = json::parse(response.body, nullptr, false);
-        if (!parsed.is_discarded() &&
-            parsed.dump(-1, ' ', false, json::error_handler_t::replace).size() <= maxBodyBytes) {
+        auto parsed = parseUntrustedJson(response.body);
+        if (parsed && parsed->dump(-1, ' ', false, json::error_handler_t::replace).size() <= maxBodyBytes) {
             out["format"] = "json";
-            out["body"] = std::move(parsed);
+            out["body"] = std::move(*parsed);
         } else {
             out["format"] = "text";
             putText(out, response.body, maxBodyBytes);

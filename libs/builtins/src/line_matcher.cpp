@@ -1,6 +1,7 @@
 #include "line_matcher.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace reagent::builtins::detail {
 namespace {
@@ -32,15 +33,13 @@ expected<LineMatcher, std::string> LineMatcher::compile(const std::string& patte
         }
         return matcher;
     }
-    auto flags = std::regex::ECMAScript | std::regex::optimize;
-    if (ignoreCase) {
-        flags |= std::regex::icase;
+    tools::LinearRegexOptions options;
+    options.ignoreCase = ignoreCase;
+    auto regex = tools::LinearRegex::compile(pattern, options);
+    if (!regex) {
+        return fail(std::move(regex.error()));
     }
-    try {
-        matcher.regex_.emplace(pattern, flags);
-    } catch (const std::regex_error& error) {
-        return fail(std::string(error.what()));
-    }
+    matcher.regex_ = std::move(*regex);
     return matcher;
 }
 
@@ -53,7 +52,7 @@ bool LineMatcher::matches(std::string_view line) const {
                line.end();
     }
     const std::size_t length = std::min(line.size(), maxRegexBytes_);
-    return std::regex_search(line.data(), line.data() + length, *regex_);
+    return regex_->search(line.substr(0, length));
 }
 
 }  // namespace reagent::builtins::detail

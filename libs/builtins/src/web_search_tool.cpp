@@ -8,6 +8,7 @@
 #include "network_common.hpp"
 #include "reagent/builtins/network_tools.hpp"
 #include "reagent/core/detail/utf8.hpp"
+#include "reagent/core/untrusted_json.hpp"
 #include "reagent/http/http_client.hpp"
 #include "reagent/tools/tool_builder.hpp"
 
@@ -52,7 +53,7 @@ ToolError statusError(const http::HttpResponse& response) {
 }
 
 expected<json, ToolError> searchResults(const std::string& query, const std::string& body) {
-    const auto parsed = json::parse(body, nullptr, false);
+    const json parsed = parseUntrustedJson(body).value_or(json());
     if (!parsed.is_object() || !parsed.contains("results") || !parsed["results"].is_array()) {
         return fail(
             ToolError::failure("Tavily sent an answer without a results list: " + detail::bodyExcerpt(body)));

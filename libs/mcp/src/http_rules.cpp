@@ -9,6 +9,7 @@
 #include <cctype>
 #include <random>
 
+#include "reagent/core/untrusted_json.hpp"
 #include "reagent/mcp/protocol_version.hpp"
 
 namespace reagent::mcp::detail {
@@ -139,10 +140,12 @@ std::optional<Refusal> checkProtocolVersion(std::optional<std::string_view> head
 }
 
 expected<PostBody, Refusal> inspectPost(std::string_view body) {
-    const auto parsed = nlohmann::json::parse(body, nullptr, false);
-    if (parsed.is_discarded()) {
-        return unexpected(Refusal{400, -32700, "Parse error: the request body is not valid JSON"});
+    const auto read = parseUntrustedJson(body);
+    if (!read) {
+        return unexpected(Refusal{
+            400, -32700, "Parse error: the request body is not valid JSON (" + read.error().message + ")"});
     }
+    const nlohmann::json& parsed = *read;
     PostBody post;
     auto look = [&post](const nlohmann::json& message) {
         if (!message.is_object() || !message.contains("method") || !message["method"].is_string()) {

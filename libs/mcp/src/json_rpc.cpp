@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "reagent/core/untrusted_json.hpp"
+
 namespace reagent::mcp {
 
 namespace {
@@ -152,10 +154,14 @@ std::string toString(const RequestId& id) {
 }
 
 expected<std::vector<Message>, McpError> parseFrame(std::string_view frame) {
-    json parsed = json::parse(frame, nullptr, false);
-    if (parsed.is_discarded()) {
-        return fail(McpError{McpErrc::malformed_message, "not JSON (or not valid UTF-8)"});
+    auto read = parseUntrustedJson(frame);
+    if (!read) {
+        // A nesting past the limit says so; other syntax errors keep the short message.
+        std::string message = read.error().code == JsonErrc::too_deep ? std::move(read.error().message)
+                                                                      : "not JSON (or not valid UTF-8)";
+        return fail(McpError{McpErrc::malformed_message, std::move(message)});
     }
+    json parsed = std::move(*read);
     std::vector<Message> messages;
     if (!parsed.is_array()) {
         auto one = readMessage(parsed);

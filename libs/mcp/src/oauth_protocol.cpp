@@ -16,6 +16,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "reagent/core/untrusted_json.hpp"
+
 namespace reagent::mcp::detail {
 
 namespace {
@@ -250,7 +252,7 @@ std::vector<std::string> authServerMetadataUrls(std::string_view issuer) {
 }
 
 expected<ResourceMetadata, std::string> parseResourceMetadata(std::string_view body) {
-    const json document = json::parse(body, nullptr, false);
+    const json document = parseUntrustedJson(body).value_or(json());
     if (!document.is_object()) {
         return unexpected(std::string("its protected-resource metadata is not a JSON object"));
     }
@@ -266,7 +268,7 @@ expected<ResourceMetadata, std::string> parseResourceMetadata(std::string_view b
 }
 
 expected<AuthServerMetadata, std::string> parseAuthServerMetadata(std::string_view body) {
-    const json document = json::parse(body, nullptr, false);
+    const json document = parseUntrustedJson(body).value_or(json());
     if (!document.is_object()) {
         return unexpected(std::string("the authorization server's metadata is not a JSON object"));
     }
@@ -572,7 +574,7 @@ TokenRequest tokenRequest(const OAuthClient& client, std::string_view method, Fo
 
 expected<OAuthTokens, std::string> parseTokenResponse(std::string_view body, std::string_view requestedScope,
                                                       std::chrono::system_clock::time_point now) {
-    const json document = json::parse(body, nullptr, false);
+    const json document = parseUntrustedJson(body).value_or(json());
     if (!document.is_object()) {
         return unexpected(std::string("the token endpoint's answer is not a JSON object"));
     }
@@ -596,7 +598,7 @@ expected<OAuthTokens, std::string> parseTokenResponse(std::string_view body, std
 }
 
 std::string describeOAuthError(std::string_view body) {
-    const json document = json::parse(body, nullptr, false);
+    const json document = parseUntrustedJson(body).value_or(json());
     if (!document.is_object()) {
         return shorten(std::string(body));
     }
@@ -622,7 +624,7 @@ std::string registrationBody(const OAuthSettings& settings, const AuthServerMeta
 }
 
 expected<OAuthClient, std::string> parseRegistration(std::string_view body, std::string issuer) {
-    const json document = json::parse(body, nullptr, false);
+    const json document = parseUntrustedJson(body).value_or(json());
     if (!document.is_object() || stringField(document, "client_id").empty()) {
         return unexpected(std::string("the registration endpoint's answer has no client_id"));
     }

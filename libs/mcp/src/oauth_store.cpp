@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "reagent/core/untrusted_json.hpp"
 #include "reagent/mcp/oauth.hpp"
 
 namespace reagent::mcp {
@@ -74,7 +75,7 @@ class FileOAuthStore final : public MemoryOAuthStore {
         }
         std::stringstream buffer;
         buffer << in.rdbuf();
-        const json document = json::parse(buffer.str(), nullptr, false);
+        const json document = parseUntrustedJson(buffer.str()).value_or(json());
         if (!document.is_object()) {
             return;
         }

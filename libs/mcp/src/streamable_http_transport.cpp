@@ -26,6 +26,7 @@
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
+#include "reagent/core/untrusted_json.hpp"
 #include "reagent/http/http_client.hpp"
 #include "reagent/http/http_request.hpp"
 #include "reagent/mcp/remote_transports.hpp"
@@ -110,7 +111,7 @@ struct Outgoing {
     if (frame.find("\"method\"") == std::string_view::npos) {
         return outgoing;  // a response: no need to parse it
     }
-    const auto json = nlohmann::json::parse(frame, nullptr, false);
+    const auto json = parseUntrustedJson(frame).value_or(nlohmann::json());
     const auto collect = [&outgoing](const nlohmann::json& message) {
         if (!message.is_object() || !message.contains("method")) {
             return;
@@ -137,7 +138,7 @@ void markAnswered(std::string_view frame, PendingIds& pending) {
     if (pending.empty()) {
         return;
     }
-    const auto json = nlohmann::json::parse(frame, nullptr, false);
+    const auto json = parseUntrustedJson(frame).value_or(nlohmann::json());
     const auto answer = [&pending](const nlohmann::json& message) {
         if (!message.is_object() || message.contains("method")) {
             return;

@@ -6,13 +6,15 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/src.hpp>
 
+#include "reagent/core/untrusted_json.hpp"
+
 namespace reagent::providers::detail {
 
 namespace {
 
-// Nesting a reply may have: far beyond any real reply (Boost's default of 32 could refuse a tool call
-// with deeply nested arguments), still a bound on recursion.
-constexpr std::size_t kMaxDepth = 512;
+// Nesting a reply may have: the limit of every parse of untrusted JSON (Boost's default of 32 could refuse
+// a tool call with deeply nested arguments).
+constexpr std::size_t kMaxDepth = reagent::kMaxJsonDepth;
 
 bool isHex(char c) noexcept {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');

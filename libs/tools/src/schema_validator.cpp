@@ -14,6 +14,9 @@
 #include <valijson/validator.hpp>
 #include <vector>
 
+#include "schema_walk.hpp"
+#include "valijson_linear_regex.hpp"
+
 namespace reagent::tools {
 
 using nlohmann::json;
@@ -265,6 +268,10 @@ expected<SchemaValidator, ToolError> SchemaValidator::compile(const json& schema
         return fail(
             ToolError{ToolErrc::invalid_definition,
                       std::string("invalid JSON Schema: expected an object, got ") + schema.type_name()});
+    }
+    // valijson would recurse without end on a $ref cycle, and std::regex must never see these patterns.
+    if (std::string problem = detail::schemaProblem(schema); !problem.empty()) {
+        return fail(ToolError{ToolErrc::invalid_definition, "invalid JSON Schema: " + problem});
     }
     auto compiled = std::make_shared<Compiled>();
     compiled->source = schema;

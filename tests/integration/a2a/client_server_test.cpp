@@ -226,6 +226,36 @@ TEST_CASE("body size limit answers 413 with a JSON-RPC error", "[a2a][integratio
     });
 }
 
+TEST_CASE("a request nested 100,000 deep answers a parse error and the server goes on",
+          "[a2a][integration]") {
+    ServerConfig config;
+    config.maxBodyBytes = 1024 * 1024;
+    withServer(echoRun, config, [](Server server) -> Task<void> {
+        http::HttpClient http;
+        http::HttpRequest request;
+        request.method = "POST";
+        request.url = server.card().interfaces.front().url;
+        request.headers.set("Content-Type", "application/json");
+        request.body = R"({"jsonrpc":"2.0","id":1,"method":"message/send","params":)" +
+                       std::string(100000, '[') + std::string(100000, ']') + "}";
+        auto sending = http.send(std::move(request));
+        auto response = co_await std::move(sending);
+        REQUIRE(response);
+        const auto error = parseResponse(response->body);
+        REQUIRE_FALSE(error);
+        CHECK(rpcCode(error.error()) == rpc::kParseError);
+        CHECK(error.error().message.find("deeper than 512") != std::string::npos);
+
+        auto connecting = Client::connect(server.baseUrl());
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        auto replying = client->send(Message::userText("still there?"));
+        auto reply = co_await std::move(replying);
+        REQUIRE(reply);
+        CHECK(answerText(*reply).value() == "echo: still there?");
+    });
+}
+
 TEST_CASE("graceful shutdown cancels running tasks and ends their streams", "[a2a][integration]") {
     asio::io_context io;
     auto server = Server::bind(io.get_executor(), ServerConfig{}, testCard(), slowRun);

@@ -51,7 +51,7 @@ TEST_CASE("reagent mcp tools lists every server's tools as SERVER/TOOL", "[mcp][
     REQUIRE(tools.is_array());
     CHECK(tools[0]["name"] == "fault/echo");
     CHECK(tools[0]["annotations"]["readOnlyHint"] == true);
-    CHECK(tools.size() == 10);
+    CHECK(tools.size() == 12);
 }
 
 TEST_CASE("reagent mcp call calls one tool and reports errors with the right status", "[mcp][cli]") {
@@ -202,4 +202,41 @@ TEST_CASE("reagent mcp tools authorizes through the browser with OAuth and keeps
     CHECK(refused.status != 0);
     CHECK(refused.err.find("unauthorized") != std::string::npos);
     CHECK(refused.err.find("ServerConfig::oauth") != std::string::npos);
+}
+
+TEST_CASE("reagent run --mcp-config skips a tool whose schema refers to itself, and deep schemas are refused",
+          "[mcp][cli]") {
+    using namespace reagent::test;
+    const json reply{{"role", "assistant"}, {"content", "Nothing to call."}};
+    const json script{{"responses", {{{"body", openAiReplyBody(reply, "stop")}}}}};
+    ProviderPeer peer(script);
+    TempDir dir;
+    const std::string peers = std::string(REAGENT_PEERS_DIR) + "/mcp_fault_server.py";
+    const std::string config = writeConfig(
+        dir, json{{"selfref", {{"command", REAGENT_PYTHON3}, {"args", {peers, "--self-ref-schema"}}}}});
+    ::setenv("OPENAI_API_KEY", "test-key", 1);
+    auto run = runCli(
+        {"run", "--provider", "openai", "--base-url", peer.url("/v1"), "--mcp-config", config, "hello"});
+    INFO(run.err);
+    // No crash: the self-referencing tools are skipped with a warning in the trace, the others offered.
+    REQUIRE(run.status == 0);
+    CHECK(run.out.find("Nothing to call.") != std::string::npos);
+    CHECK(run.err.find("tool 'selfref' was not registered") != std::string::npos);
+    CHECK(run.err.find("tool 'cycle' was not registered") != std::string::npos);
+    CHECK(run.err.find("invalid_definition") != std::string::npos);
+    const auto body = json::parse(peer.requests()[0]["body"].get<std::string>());
+    bool offered = false;
+    for (const auto& tool : body["tools"]) {
+        offered = offered || tool["function"]["name"] == "selfref_echo";
+        CHECK(tool["function"]["name"] != "selfref_selfref");
+    }
+    CHECK(offered);
+
+    // A tool list nested 20,000 deep is refused whole, with the limit named, in bounded output.
+    const std::string deep = writeConfig(
+        dir, json{{"deep", {{"command", REAGENT_PYTHON3}, {"args", {peers, "--deep-schema", "20000"}}}}});
+    auto listed = runCli({"mcp", "tools", "--mcp-config", deep, "--server", "deep", "--json"});
+    CHECK(listed.out.size() < 4096);
+    CHECK(listed.err.find("deeper than 512") != std::string::npos);
+    CHECK(listed.err.size() < 4096);
 }

@@ -416,3 +416,41 @@ TEST_CASE("stdio client with server-filesystem: structured results and the serve
         co_await c.close();
     }());
 }
+
+TEST_CASE("stdio client survives a server's deeply nested log notification and structuredContent",
+          "[mcp][stdio][faults]") {
+    runCoro([]() -> Task<void> {
+        std::vector<std::string> problems;
+        int logs = 0;
+        mcp::ClientOptions options;
+        options.onProblem = [&](const mcp::McpError& e) { problems.push_back(e.describe()); };
+        options.onLog = [&](const mcp::LogMessage&) { ++logs; };
+        auto config = reagent::test::faultServer();
+        config.limits.maxMessageBytes = 4 * 1024 * 1024;
+        auto client = co_await mcp::Client::connect(config, options);
+        REQUIRE(client);
+        auto& c = **client;
+
+        // A log notification nested 100,000 deep is refused as a malformed frame, not walked.
+        auto logged = co_await c.callTool("deep_log", json::parse(R"({"depth":100000})"));
+        REQUIRE(logged);
+        CHECK(logged->text == "logged");
+        CHECK(logs == 0);
+        REQUIRE_FALSE(problems.empty());
+        CHECK(problems.back().find("deeper than 512") != std::string::npos);
+
+        // An answer nested 300,000 deep ends its call at once with the reason.
+        auto structured = co_await c.callTool("deep_structured", json::parse(R"({"depth":300000})"));
+        REQUIRE_FALSE(structured);
+        CHECK(structured.error().message.find("deeper than 512") != std::string::npos);
+
+        // At the limit's side of the line, the answer is read.
+        auto shallow = co_await c.callTool("deep_structured", json::parse(R"({"depth":500})"));
+        REQUIRE(shallow);
+
+        auto echoed = co_await c.callTool("echo", json::parse(R"({"text":"still here"})"));
+        REQUIRE(echoed);
+        CHECK(echoed->text == "still here");
+        co_await c.close();
+    }());
+}

@@ -96,6 +96,39 @@ TEST_CASE("RpcSession answers what it cannot read with the JSON-RPC error it owe
     CHECK(reply["error"]["code"] == reagent::mcp::kInvalidRequest);
 }
 
+TEST_CASE("RpcSession refuses a frame nested past the depth limit, ending the call it answered",
+          "[mcp][session][json]") {
+    RpcSession session;
+    const auto call = session.request("tools/call");
+    const std::string deep = std::string(300000, '[') + std::string(300000, ']');
+
+    // A notification: refused with the reason, nothing delivered.
+    const auto notification =
+        session.receive(R"({"jsonrpc":"2.0","method":"notifications/message","params":)" + deep + "}");
+    const auto problem = only<RpcSession::Problem>(notification);
+    CHECK(problem.error.code == McpErrc::malformed_message);
+    CHECK(problem.error.message == "the JSON nests arrays and objects deeper than 512 levels");
+    CHECK(session.pending() == 1);
+
+    // The answer to the pending call: the call ends at once with the reason, beside the problem.
+    const auto answer =
+        session.receive(R"({"jsonrpc":"2.0","id":1,"result":{"structuredContent":)" + deep + "}}");
+    REQUIRE(answer.events.size() == 2);
+    const auto& done = std::get<RpcSession::Completed>(answer.events.front());
+    CHECK(done.id == call.id);
+    REQUIRE_FALSE(done.outcome);
+    CHECK(done.outcome.error().message.find("deeper than 512") != std::string::npos);
+    CHECK(answer.replies.empty());
+    CHECK(session.pending() == 0);
+
+    // A request from the peer with the same id is not taken for the answer.
+    CHECK(session.request("ping").id == RequestId(std::int64_t{2}));
+    const auto request = session.receive(R"({"jsonrpc":"2.0","id":2,"method":"x","params":)" + deep + "}");
+    CHECK(session.pending() == 1);
+    REQUIRE(request.replies.size() == 1);
+    CHECK(json::parse(request.replies[0])["id"] == 2);
+}
+
 TEST_CASE("RpcSession refuses a frame over its size limit without parsing it", "[mcp][session]") {
     RpcSession session(reagent::mcp::RpcLimits{64});
     const std::string big =

@@ -1,6 +1,7 @@
 #include "reagent/tools/schema_validator.hpp"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <string>
 
 using namespace reagent::tools;
@@ -203,4 +204,77 @@ TEST_CASE("a compiled validator is shared by its copies", "[tools][schema]") {
     CHECK(copy.validate(json{{"query", "x"}}));
     CHECK_FALSE(copy.validate(json::object()));
     CHECK(&copy.schema() == &first.schema());
+}
+
+TEST_CASE("a $ref cycle that applies a schema to itself is an invalid definition", "[tools][schema][ref]") {
+    const char* cycles[] = {
+        R"({"$ref": "#"})",
+        R"({"allOf": [{"$ref": "#"}]})",
+        R"({"not": {"$ref": "#"}})",
+        R"({"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}})",
+        R"({"type": "object", "properties": {"x": {"$ref": "#/$defs/a"}},
+            "$defs": {"a": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/a"}]}}})",
+    };
+    for (const char* text : cycles) {
+        INFO(text);
+        const auto result = SchemaValidator::compile(json::parse(text));
+        REQUIRE_FALSE(result);
+        CHECK(result.error().code == ToolErrc::invalid_definition);
+        CHECK_THAT(result.error().message, Catch::Contains("$ref graph has a cycle"));
+    }
+    const auto named = SchemaValidator::compile(json::parse(R"({"$ref": "#/$defs/a",
+        "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}})"));
+    CHECK_THAT(named.error().message, Catch::Contains("#/$defs/a -> #/$defs/b -> #/$defs/a"));
+}
+
+TEST_CASE("recursion through a child value is a valid schema", "[tools][schema][ref]") {
+    // A tree: each node's children are nodes. Validation ends with the value.
+    const auto compiled = SchemaValidator::compile(json::parse(R"({"$ref": "#/$defs/node", "$defs": {"node": {
+        "type": "object", "properties": {"name": {"type": "string"},
+        "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}})"));
+    REQUIRE(compiled);
+    CHECK(compiled->validate(json::parse(R"({"name": "a", "children": [{"name": "b", "children": []}]})")));
+    CHECK_FALSE(compiled->validate(json::parse(R"({"name": "a", "children": [{"name": 1}]})")));
+    CHECK(SchemaValidator::compile(json::parse(R"({"properties": {"a": {"$ref": "#"}}})")));
+}
+
+TEST_CASE("pattern and patternProperties match in linear time", "[tools][schema][regex]") {
+    const auto compiled = SchemaValidator::compile(json::parse(R"({"type": "object",
+        "properties": {"word": {"type": "string", "pattern": "((a*)*)*b"}},
+        "patternProperties": {"((x*)*)*y": {"type": "integer"}}, "additionalProperties": false})"));
+    REQUIRE(compiled);
+    const auto started = std::chrono::steady_clock::now();
+    // std::regex backtracks for minutes on these; RE2 answers at once.
+    const auto word = compiled->validate(json{{"word", std::string(30, 'a')}});
+    const auto key = compiled->validate(json{{std::string(30, 'x'), 1}});
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(1));
+    REQUIRE_FALSE(word);
+    CHECK_THAT(word.error().message, Catch::Contains("at /word: Failed to match regex"));
+    REQUIRE_FALSE(key);
+    CHECK_THAT(key.error().message, Catch::Contains("could not be validated"));
+
+    // Ordinary patterns behave as before.
+    CHECK(compiled->validate(json{{"word", "aab"}}));
+    CHECK(compiled->validate(json{{"xy", 1}}));
+    const auto wrongType = compiled->validate(json{{"xxy", "one"}});
+    REQUIRE_FALSE(wrongType);
+    CHECK_THAT(wrongType.error().message, Catch::Contains("/xxy"));
+    const auto names = SchemaValidator::compile(
+        json::parse(R"({"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}})"));
+    REQUIRE(names);
+    CHECK(names->validate(json{{"abc", 1}}));
+    CHECK_FALSE(names->validate(json{{"ABC", 1}}));
+}
+
+TEST_CASE("a pattern outside RE2's syntax is an invalid definition", "[tools][schema][regex]") {
+    const auto lookahead = SchemaValidator::compile(
+        json::parse(R"({"type": "object", "properties": {"a": {"type": "string", "pattern": "(?=x)x"}}})"));
+    REQUIRE_FALSE(lookahead);
+    CHECK(lookahead.error().code == ToolErrc::invalid_definition);
+    CHECK_THAT(lookahead.error().message, Catch::Contains("'(?=x)x' at #/properties/a"));
+    CHECK_THAT(lookahead.error().message, Catch::Contains("RE2 syntax"));
+    const auto backreference =
+        SchemaValidator::compile(json::parse(R"({"patternProperties": {"(a)\\1": {}}})"));
+    REQUIRE_FALSE(backreference);
+    CHECK_THAT(backreference.error().message, Catch::Contains("#/patternProperties"));
 }

@@ -18,8 +18,8 @@ struct GrepOptions {
     std::size_t maxFileBytes = 1024 * 1024;
     /// The most files one search reads; a larger tree is cut and the result says so. Default 20 000.
     std::size_t maxFiles = 20'000;
-    /// A regular expression looks at this many bytes of each line at most (std::regex recurses per
-    /// character, so an unbounded line could exhaust the stack); literal patterns see whole lines.
+    /// A regular expression looks at this many bytes of each line at most (matching is linear in the
+    /// line, RE2, but a minified file's one line can be megabytes); literal patterns see whole lines.
     /// Default 4096.
     std::size_t maxRegexLineBytes = 4096;
     /// A matching line is shown up to this many bytes, then cut with `…`. Default 400.
