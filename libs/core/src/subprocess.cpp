@@ -375,13 +375,47 @@ void Subprocess::closeInput() noexcept {
     input_.close(ignored);
 }
 
+bool Subprocess::exitedNow() const noexcept {
+    siginfo_t info{};
+    while (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) < 0) {
+        if (errno != EINTR) {
+            return true;  // not our child any more (reaped elsewhere): nothing is left to wait for
+        }
+    }
+    return info.si_pid != 0;
+}
+
+// A pidfd is readable once the process has exited, but readiness alone is not believed: Asio's epoll
+// reactor queues a descriptor's state when epoll reports it, and a descriptor closed before that state runs
+// gives it back for reuse, stale events included. A pidfd registered at once (a pipe at end of file closed,
+// the next command spawned) then sees its wait complete though the process runs on; a wait performs no I/O
+// that would notice. So each readiness is confirmed by waitid, which does not reap; waiting again re-arms
+// the descriptor, which reports a real exit even if it came in between.
+Task<bool> Subprocess::awaitExit(bool cancellable) {
+    for (;;) {
+        if (exitedNow()) {
+            co_return true;
+        }
+        boost::system::error_code ec;
+        if (cancellable) {
+            auto [waitError] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, kTuple);
+            ec = waitError;
+        } else {
+            auto token = asio::bind_cancellation_slot(asio::cancellation_slot(), kTuple);
+            auto [waitError] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, token);
+            ec = waitError;
+        }
+        if (ec) {
+            co_return false;
+        }
+    }
+}
+
 Task<bool> Subprocess::waitExit() {
     if (status_) {
         co_return true;
     }
-    // A pidfd becomes readable when the process exits; the zombie stays until reap.
-    auto [ec] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, kTuple);
-    co_return !ec;
+    co_return co_await awaitExit(true);
 }
 
 void Subprocess::reapNow() noexcept {
@@ -403,9 +437,8 @@ void Subprocess::reapNow() noexcept {
 Task<int> Subprocess::reap() {
     if (!status_) {
         signalGroup(SIGKILL);
-        auto token = asio::bind_cancellation_slot(asio::cancellation_slot(), kTuple);
-        auto [ec] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, token);
-        (void)ec;  // on failure the blocking wait below still ends: the process was killed
+        // On failure the blocking wait below still ends: the process was killed.
+        (void)co_await awaitExit(false);
         reapNow();
     }
     co_return *status_;

@@ -96,7 +96,8 @@ class Subprocess {
     void signalGroup(int signal) const noexcept;
 
     /// \brief Waits until the child has exited (it is not reaped: `reap` collects it). Returns false
-    /// when the wait was cancelled or failed.
+    /// when the wait was cancelled or failed. True means the exit happened: the pidfd's readiness is
+    /// confirmed with `waitid` (a reactor may report a stale readiness; see the source).
     [[nodiscard]] Task<bool> waitExit();
 
     /// \brief Kills what is left of the group and collects the exit status (a wait status as `waitpid`
@@ -114,6 +115,10 @@ class Subprocess {
   private:
     Subprocess(const Executor& executor, pid_t pid, int pidfd);
     void reapNow() noexcept;
+    /// Whether the child has exited (it is not reaped).
+    [[nodiscard]] bool exitedNow() const noexcept;
+    /// Waits for an exit that waitid confirms; false when the wait was cancelled or failed.
+    [[nodiscard]] Task<bool> awaitExit(bool cancellable);
     [[nodiscard]] Task<int> stopSteps(std::chrono::milliseconds grace);
 
     pid_t pid_ = -1;
