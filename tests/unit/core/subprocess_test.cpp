@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "run_coro.hpp"
 #include "temp_dir.hpp"
@@ -350,5 +351,107 @@ TEST_CASE("waitExit does not believe a readiness its descriptor state kept from 
         CHECK_FALSE(exitSeenBeforeStdinClosed);
         REQUIRE(status);
         CHECK(WIFEXITED(*status));
+    }());
+}
+
+namespace {
+
+// The pid written in `file` once it holds one (the command writes it before it ends).
+pid_t pidIn(const std::filesystem::path& file) {
+    pid_t pid = -1;
+    std::ifstream(file) >> pid;
+    return pid;
+}
+
+// A shell line that starts a process in a session of its own which writes its pid into `file` once it
+// is there, then sleeps; `orphaned` starts it from a subshell that exits at once (a double fork).
+std::string detached(const std::filesystem::path& file, bool orphaned) {
+    const std::string start = "setsid sh -c 'echo $$ > " + file.string() + ".tmp; mv " + file.string() +
+                              ".tmp " + file.string() + "; exec sleep 30' &";
+    return orphaned ? "(" + start + ")" : start;
+}
+
+// A shell line that waits (briefly, busily) until `file` exists.
+std::string awaitFile(const std::filesystem::path& file) {
+    return "while [ ! -e " + file.string() + " ]; do :; done";
+}
+
+// Whether `pid` is gone within a few seconds (SIGKILL takes effect asynchronously).
+bool goneSoon(pid_t pid) {
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (::kill(pid, 0) == 0 || errno != ESRCH) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(5ms);
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("with containDescendants nothing a child starts outlives it, also what left its session",
+          "[core][subprocess][reaper]") {
+    reagent::test::TempDir dir;
+    const auto detachedFile = dir.path / "detached.pid";
+    const auto orphanFile = dir.path / "orphan.pid";
+    runCoro([&]() -> Task<void> {
+        auto executor = co_await asio::this_coro::executor;
+        // One process leaves the session (setsid), one is double-forked and then leaves it too.
+        auto options = shell(detached(detachedFile, false) + "\n" + detached(orphanFile, true) + "\n" +
+                             awaitFile(detachedFile) + "; " + awaitFile(orphanFile) + "; exit 4");
+        options.containDescendants = true;
+        auto child = Subprocess::spawn(executor, options);
+        REQUIRE(child);
+        CHECK(co_await child->waitExit());
+        const int status = co_await child->reap();
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 4);
+    }());
+    const pid_t first = pidIn(detachedFile);
+    const pid_t second = pidIn(orphanFile);
+    REQUIRE(first > 0);
+    REQUIRE(second > 0);
+    CHECK(goneSoon(first));
+    CHECK(goneSoon(second));
+}
+
+TEST_CASE("with containDescendants a kill reaches what left the group, and the status says SIGKILL",
+          "[core][subprocess][reaper]") {
+    reagent::test::TempDir dir;
+    const auto detachedFile = dir.path / "detached.pid";
+    runCoro([&]() -> Task<void> {
+        auto executor = co_await asio::this_coro::executor;
+        auto options = shell(detached(detachedFile, false) + "\n" + awaitFile(detachedFile) +
+                             "; echo started; sleep 30");
+        options.containDescendants = true;
+        auto child = Subprocess::spawn(executor, options);
+        REQUIRE(child);
+        std::string line(8, '\0');
+        auto [ec, n] = co_await asio::async_read(child->output(), asio::buffer(line),
+                                                 asio::as_tuple(asio::use_awaitable));
+        CHECK(!ec);
+        CHECK(n == line.size());
+        CHECK(line == "started\n");
+        const int status = co_await child->reap();
+        CHECK(WIFSIGNALED(status));
+        CHECK(WTERMSIG(status) == SIGKILL);
+    }());
+    const pid_t pid = pidIn(detachedFile);
+    REQUIRE(pid > 0);
+    CHECK(goneSoon(pid));
+}
+
+TEST_CASE("with containDescendants a program that cannot run is reported when spawning",
+          "[core][subprocess][reaper]") {
+    runCoro([]() -> Task<void> {
+        auto executor = co_await asio::this_coro::executor;
+        SubprocessOptions options;
+        options.program = "/nonexistent/reagent-program";
+        options.containDescendants = true;
+        auto missing = Subprocess::spawn(executor, options);
+        REQUIRE_FALSE(missing);
+        CHECK(missing.error().code == reagent::SpawnErrc::not_found);
+        co_return;
     }());
 }
