@@ -123,23 +123,6 @@ TEST_CASE("builtins commands: a timeout kills a command that forks and outlives 
     CHECK(result->exitCode == -1);
     CHECK(result->signal == 9);
     CHECK(goneSoon(pidFrom(fx.root / "bg.pid")));
-    CHECK(goneSoon(pidFrom(fx.root / "own.pid")));
-}
-
-TEST_CASE("builtins commands: nothing a command starts outlives it, also what left its session",
-          "[builtins][commands]") {
-    WorkspaceFixture fx;
-    // setsid, and a double fork then setsid; each writes its pid once it runs in its new session.
-    auto ran = fx.run(
-        fx.workspace->execute(shell("setsid sh -c 'echo $$ > a.tmp; mv a.tmp a.pid; exec sleep 30' &\n"
-                                    "(setsid sh -c 'echo $$ > b.tmp; mv b.tmp b.pid; exec sleep 30' &)\n"
-                                    "while [ ! -e a.pid ] || [ ! -e b.pid ]; do :; done; echo done")));
-    REQUIRE(ran);
-    CHECK(ran->stdoutText == "done\n");
-    CHECK(ran->exitCode == 0);
-    CHECK_FALSE(ran->timedOut);
-    CHECK(goneSoon(pidFrom(fx.root / "a.pid")));
-    CHECK(goneSoon(pidFrom(fx.root / "b.pid")));
 }
 
 TEST_CASE("builtins commands: a background child left behind does not hold the run open",
@@ -155,23 +138,6 @@ TEST_CASE("builtins commands: a background child left behind does not hold the r
     CHECK(result->exitCode == 0);
     CHECK(result->stdoutText == "done\n");
     CHECK(goneSoon(pidFrom(fx.root / "bg.pid")));
-    CHECK(goneSoon(pidFrom(fx.root / "own.pid")));
-}
-
-TEST_CASE("builtins commands: nothing a command starts outlives it, also what left its session",
-          "[builtins][commands]") {
-    WorkspaceFixture fx;
-    // setsid, and a double fork then setsid; each writes its pid once it runs in its new session.
-    auto ran = fx.run(
-        fx.workspace->execute(shell("setsid sh -c 'echo $$ > a.tmp; mv a.tmp a.pid; exec sleep 30' &\n"
-                                    "(setsid sh -c 'echo $$ > b.tmp; mv b.tmp b.pid; exec sleep 30' &)\n"
-                                    "while [ ! -e a.pid ] || [ ! -e b.pid ]; do :; done; echo done")));
-    REQUIRE(ran);
-    CHECK(ran->stdoutText == "done\n");
-    CHECK(ran->exitCode == 0);
-    CHECK_FALSE(ran->timedOut);
-    CHECK(goneSoon(pidFrom(fx.root / "a.pid")));
-    CHECK(goneSoon(pidFrom(fx.root / "b.pid")));
 }
 
 TEST_CASE("builtins commands: output beyond the cap is counted and dropped", "[builtins][commands]") {
