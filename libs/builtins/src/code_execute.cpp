@@ -40,6 +40,9 @@ struct Language {
 constexpr Language kLanguages[] = {
     {"sh", "sh", "main.sh"}, {"python3", "python3", "main.py"}, {"node", "node", "main.js"}};
 
+/// The Landlock ABI that scopes signals and abstract Unix sockets (Linux 6.12).
+constexpr int kScopedAbi = 6;
+
 /// Device files interpreters open.
 constexpr const char* kDevices[] = {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"};
 
@@ -76,6 +79,21 @@ struct Run {
     SandboxSupport sandbox;
     std::string helper;
 };
+
+// How the code was confined, for the model and the trace.
+[[nodiscard]] std::string sandboxSummary(const SandboxSupport& sandbox, bool allowNetwork) {
+    if (sandbox.landlockAbi < 1) {
+        return "none: " + sandbox.description + "; the code ran with the files and the network of this user";
+    }
+    std::string summary = sandbox.description + ": only its temporary directory is writable; ";
+    summary += allowNetwork ? "the network is allowed; " : "no network; ";
+    summary +=
+        sandbox.landlockAbi >= kScopedAbi
+            ? "signals and abstract Unix sockets stay inside"
+            : "this kernel's Landlock (ABI < 6) lets it signal this user's processes and reach abstract "
+              "Unix sockets";
+    return summary;
+}
 
 Task<ToolResult> runCode(std::shared_ptr<const Run> run, json args, ToolContext) {
     const CodeExecuteOptions& options = run->options;
@@ -129,6 +147,9 @@ Task<ToolResult> runCode(std::shared_ptr<const Run> run, json args, ToolContext)
         for (const char* device : kDevices) {
             spec.args.insert(spec.args.end(), {"--device", device});
         }
+        if (!options.allowNetwork) {
+            spec.args.emplace_back("--no-network");
+        }
         spec.args.insert(spec.args.end(), {"--write", *directory, "--", interpreter, file});
     } else {
         spec.program = interpreter;
@@ -148,10 +169,7 @@ Task<ToolResult> runCode(std::shared_ptr<const Run> run, json args, ToolContext)
     json result = detail::commandResultJson(*ran);
     result["stdout_cut"] = ran->stdoutCut;
     result["stderr_cut"] = ran->stderrCut;
-    result["sandbox"] =
-        run->sandbox.landlockAbi >= 1
-            ? run->sandbox.description + ": only its temporary directory is writable"
-            : "none: " + run->sandbox.description + "; the code ran with the files of this user";
+    result["sandbox"] = sandboxSummary(run->sandbox, options.allowNetwork);
     co_return detail::dumpToolJson(result);
 }
 
@@ -190,7 +208,8 @@ expected<tools::Tool, ToolError> codeExecuteTool(CodeExecuteOptions options) {
         .description(
             "Run a short program and get its output. It runs in a fresh empty temporary directory (its "
             "working directory and HOME, deleted afterwards) with only PATH set: no API keys, no access to "
-            "the user's files, and files outside that directory cannot be read or written. Returns JSON "
+            "the user's files, files outside that directory cannot be read or written, and (unless the "
+            "user allowed it) no network. Returns JSON "
             "{exit_code, stdout, stderr, signal, timed_out, stdout_cut, stderr_cut, sandbox}; a non-zero "
             "exit_code is a normal result to read.")
         .param("language", "string", "The interpreter: sh, python3 or node", std::move(language))
@@ -199,6 +218,7 @@ expected<tools::Tool, ToolError> codeExecuteTool(CodeExecuteOptions options) {
         .action([](const json& args) { return "Running " + args.value("language", std::string("code")); })
         .category("code")
         .riskLevel(tools::RiskLevel::medium)
+        .requiresApproval()
         .timeout(std::chrono::duration_cast<std::chrono::milliseconds>(toolTimeout))
         .handler([run](json args, ToolContext context) {
             return runCode(run, std::move(args), std::move(context));

@@ -93,6 +93,8 @@ Task<expected<CommandResult, WorkspaceError>> runChecked(ProcessSpec spec) {
     options.args = std::move(spec.args);
     options.environment = std::move(spec.environment);
     options.workingDirectory = spec.workingDirectory;
+    // Nothing the command starts outlives it, also what left its group (setsid, a double fork).
+    options.containDescendants = true;
     const auto started = std::chrono::steady_clock::now();
     auto spawned = Subprocess::spawn(executor, options);
     if (!spawned) {

@@ -22,6 +22,7 @@
 
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/pipe_write.hpp"
+#include "reagent/core/helper_program.hpp"
 #include "reagent/core/settle.hpp"
 
 extern char** environ;  // NOLINT: POSIX
@@ -37,7 +38,15 @@ class UniqueFd {
     UniqueFd() = default;
     explicit UniqueFd(int fd) : fd_(fd) {}
     UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-    UniqueFd& operator=(UniqueFd&&) = delete;
+    UniqueFd& operator=(UniqueFd&& other) noexcept {
+        if (this != &other) {
+            if (fd_ >= 0) {
+                ::close(fd_);
+            }
+            fd_ = std::exchange(other.fd_, -1);
+        }
+        return *this;
+    }
     UniqueFd(const UniqueFd&) = delete;
     UniqueFd& operator=(const UniqueFd&) = delete;
     ~UniqueFd() {
@@ -115,6 +124,32 @@ expected<std::string, SpawnError> resolveProgram(const std::string& program,
     }
     return unexpected(
         SpawnError{SpawnErrc::not_found, "'" + program + "' was not found on PATH (" + path + ")"});
+}
+
+// The descriptor on which reagent-reaper reads its control pipe.
+constexpr int kReaperControl = 3;
+
+// The reaper helper, once the program it will run is known to be executable: posix_spawn would report a
+// program it cannot run, and the helper's own exec failure comes only as an exit status.
+expected<std::string, SpawnError> reaperHelper(const std::string& program, const std::string& directory) {
+    const std::string checked =
+        program.front() == '/' || directory.empty() ? program : directory + "/" + program;
+    if (::access(checked.c_str(), X_OK) != 0) {
+        const int error = errno;
+        SpawnError failure = systemError("could not start '" + program + "'", error);
+        if (error == ENOENT) {
+            failure.code = SpawnErrc::not_found;
+        }
+        return unexpected(std::move(failure));
+    }
+    std::string helper = helperProgramPath("reagent-reaper", "REAGENT_REAPER_HELPER",
+                                           REAGENT_REAPER_HELPER_INSTALLED, REAGENT_REAPER_HELPER_BUILD);
+    if (::access(helper.c_str(), X_OK) != 0) {
+        return unexpected(
+            SpawnError{SpawnErrc::spawn_failed, "the reagent-reaper helper is missing (looked at '" + helper +
+                                                    "'; set REAGENT_REAPER_HELPER to its path)"});
+    }
+    return helper;
 }
 
 std::vector<std::string> currentEnvironment() {
@@ -228,8 +263,13 @@ std::vector<std::string> mergedEnvironment(const std::vector<std::string>& overr
     return environment;
 }
 
-Subprocess::Subprocess(const Executor& executor, pid_t pid, int pidfd)
-    : pid_(pid), pidfd_(executor, pidfd), input_(executor), output_(executor), errors_(executor) {}
+Subprocess::Subprocess(const Executor& executor, pid_t pid, int pidfd, int control)
+    : pid_(pid),
+      pidfd_(executor, pidfd),
+      input_(executor),
+      output_(executor),
+      errors_(executor),
+      control_(control) {}
 
 Subprocess::Subprocess(Subprocess&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)),
@@ -237,12 +277,16 @@ Subprocess::Subprocess(Subprocess&& other) noexcept
       input_(std::move(other.input_)),
       output_(std::move(other.output_)),
       errors_(std::move(other.errors_)),
-      status_(other.status_) {}
+      status_(other.status_),
+      control_(std::exchange(other.control_, -1)) {}
 
 Subprocess::~Subprocess() {
     if (pid_ > 0 && !status_) {
         signalGroup(SIGKILL);
         reapNow();
+    }
+    if (control_ >= 0) {
+        ::close(control_);
     }
 }
 
@@ -276,11 +320,39 @@ expected<Subprocess, SpawnError> Subprocess::spawn(const Executor& executor,
     UniqueFd errParent(err[0]);
     UniqueFd errChild(err[1]);
 
+    // With containDescendants, the reaper helper runs the program and reads its control pipe on fd 3.
+    UniqueFd controlChild;
+    UniqueFd controlParent;
+    std::string launched = *program;
+    if (options.containDescendants) {
+        auto reaper = reaperHelper(*program, options.workingDirectory);
+        if (!reaper) {
+            return unexpected(std::move(reaper.error()));
+        }
+        launched = std::move(*reaper);
+        int control[2];
+        if (::pipe2(control, O_CLOEXEC) != 0) {
+            return unexpected(systemError("could not create the reaper's control pipe", errno));
+        }
+        UniqueFd read(control[0]);
+        controlParent = UniqueFd(control[1]);
+        // Above 3, so that the dup2 onto 3 below always takes place (and clears close-on-exec).
+        controlChild = UniqueFd(::fcntl(read.get(), F_DUPFD_CLOEXEC, kReaperControl + 1));
+        if (controlChild.get() < 0) {
+            return unexpected(systemError("could not create the reaper's control pipe", errno));
+        }
+    }
+
     SpawnActions actions;
     ::posix_spawn_file_actions_adddup2(&actions.value, inChild.get(), STDIN_FILENO);
     ::posix_spawn_file_actions_adddup2(&actions.value, outChild.get(), STDOUT_FILENO);
     ::posix_spawn_file_actions_adddup2(&actions.value, errChild.get(), STDERR_FILENO);
-    ::posix_spawn_file_actions_addclosefrom_np(&actions.value, STDERR_FILENO + 1);
+    int firstClosed = STDERR_FILENO + 1;
+    if (controlChild.get() >= 0) {
+        ::posix_spawn_file_actions_adddup2(&actions.value, controlChild.get(), kReaperControl);
+        firstClosed = kReaperControl + 1;
+    }
+    ::posix_spawn_file_actions_addclosefrom_np(&actions.value, firstClosed);
     if (!options.workingDirectory.empty()) {
         ::posix_spawn_file_actions_addchdir_np(&actions.value, options.workingDirectory.c_str());
     }
@@ -300,6 +372,10 @@ expected<Subprocess, SpawnError> Subprocess::spawn(const Executor& executor,
     ::posix_spawnattr_setsigdefault(&attributes.value, &signals);
 
     std::vector<char*> argv;
+    if (options.containDescendants) {  // reagent-reaper PATH ARG0 ARGS...
+        argv.push_back(launched.data());
+        argv.push_back(program->data());
+    }
     argv.push_back(const_cast<char*>(options.program.c_str()));
     for (const std::string& argument : options.args) {
         argv.push_back(const_cast<char*>(argument.c_str()));
@@ -313,14 +389,14 @@ expected<Subprocess, SpawnError> Subprocess::spawn(const Executor& executor,
 
     pid_t pid = -1;
     const int error =
-        ::posix_spawn(&pid, program->c_str(), &actions.value, &attributes.value, argv.data(), envp.data());
+        ::posix_spawn(&pid, launched.c_str(), &actions.value, &attributes.value, argv.data(), envp.data());
     if (error != 0) {
-        std::string what = "could not start '" + *program + "'";
+        std::string what = "could not start '" + launched + "'";
         if (!options.workingDirectory.empty()) {
             what += " in '" + options.workingDirectory + "'";
         }
         SpawnError failure = systemError(std::move(what), error);
-        if (error == ENOENT && ::access(program->c_str(), F_OK) != 0) {
+        if (error == ENOENT && ::access(launched.c_str(), F_OK) != 0) {
             failure.code = SpawnErrc::not_found;  // the program, not the working directory, is missing
         }
         return unexpected(std::move(failure));
@@ -335,7 +411,7 @@ expected<Subprocess, SpawnError> Subprocess::spawn(const Executor& executor,
         }
         return unexpected(systemError("could not watch the started process (pidfd_open)", openError));
     }
-    Subprocess child(executor, pid, pidfd);
+    Subprocess child(executor, pid, pidfd, controlParent.release());
     boost::system::error_code ec;
     child.input_.assign(inParent.get(), ec);
     if (!ec) {
@@ -356,11 +432,18 @@ expected<Subprocess, SpawnError> Subprocess::spawn(const Executor& executor,
     return child;
 }
 
-void Subprocess::signalGroup(int signal) const noexcept {
+void Subprocess::signalGroup(int signal) noexcept {
     // Only before the reap: until then the zombie keeps the group id from being reused.
-    if (pid_ > 0 && !status_) {
-        ::kill(-pid_, signal);
+    if (pid_ <= 0 || status_) {
+        return;
     }
+    if (signal == SIGKILL && control_ >= 0) {
+        // The reaper, killed with its group, would leave the processes outside the group alive: it kills
+        // them all itself when its control pipe closes, then dies of SIGKILL.
+        ::close(std::exchange(control_, -1));
+        return;
+    }
+    ::kill(-pid_, signal);
 }
 
 Task<std::tuple<boost::system::error_code, std::size_t>> Subprocess::writeInput(std::string data) {
@@ -375,13 +458,47 @@ void Subprocess::closeInput() noexcept {
     input_.close(ignored);
 }
 
+bool Subprocess::exitedNow() const noexcept {
+    siginfo_t info{};
+    while (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) < 0) {
+        if (errno != EINTR) {
+            return true;  // not our child any more (reaped elsewhere): nothing is left to wait for
+        }
+    }
+    return info.si_pid != 0;
+}
+
+// A pidfd is readable once the process has exited, but readiness alone is not believed: Asio's epoll
+// reactor queues a descriptor's state when epoll reports it, and a descriptor closed before that state runs
+// gives it back for reuse, stale events included. A pidfd registered at once (a pipe at end of file closed,
+// the next command spawned) then sees its wait complete though the process runs on; a wait performs no I/O
+// that would notice. So each readiness is confirmed by waitid, which does not reap; waiting again re-arms
+// the descriptor, which reports a real exit even if it came in between.
+Task<bool> Subprocess::awaitExit(bool cancellable) {
+    for (;;) {
+        if (exitedNow()) {
+            co_return true;
+        }
+        boost::system::error_code ec;
+        if (cancellable) {
+            auto [waitError] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, kTuple);
+            ec = waitError;
+        } else {
+            auto token = asio::bind_cancellation_slot(asio::cancellation_slot(), kTuple);
+            auto [waitError] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, token);
+            ec = waitError;
+        }
+        if (ec) {
+            co_return false;
+        }
+    }
+}
+
 Task<bool> Subprocess::waitExit() {
     if (status_) {
         co_return true;
     }
-    // A pidfd becomes readable when the process exits; the zombie stays until reap.
-    auto [ec] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, kTuple);
-    co_return !ec;
+    co_return co_await awaitExit(true);
 }
 
 void Subprocess::reapNow() noexcept {
@@ -403,9 +520,8 @@ void Subprocess::reapNow() noexcept {
 Task<int> Subprocess::reap() {
     if (!status_) {
         signalGroup(SIGKILL);
-        auto token = asio::bind_cancellation_slot(asio::cancellation_slot(), kTuple);
-        auto [ec] = co_await pidfd_.async_wait(asio::posix::stream_descriptor::wait_read, token);
-        (void)ec;  // on failure the blocking wait below still ends: the process was killed
+        // On failure the blocking wait below still ends: the process was killed.
+        (void)co_await awaitExit(false);
         reapNow();
     }
     co_return *status_;

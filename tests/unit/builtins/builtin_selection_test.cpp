@@ -293,7 +293,13 @@ TEST_CASE("a scripted agent with withTools reads edits greps runs code and rolls
                   .expectLastMessageContains("42"));
     ToolsConfig config;
     config.workspace = ws.root.string();
-    auto agent = Agent::create().withProvider(provider).withTools(config).withReasoning().build();
+    // code-execute asks for approval.
+    auto agent = Agent::create()
+                     .withProvider(provider)
+                     .withTools(config)
+                     .withReasoning()
+                     .withApprovalHandler(&approve)
+                     .build();
     REQUIRE(agent);
     const RunResult result = ws.run(agent->run("make it fast"));
     INFO(result.errorMessage);

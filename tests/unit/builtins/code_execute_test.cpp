@@ -3,6 +3,13 @@
 
 #include "reagent/builtins/code_execute.hpp"
 
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -44,6 +51,41 @@ const reagent::tools::Tool& codeExecute() {
 
 bool confined() {
     return builtins::sandboxSupport().landlockAbi >= 1;
+}
+
+const reagent::tools::Tool& withNetwork() {
+    static const reagent::tools::Tool tool = [] {
+        builtins::CodeExecuteOptions options;
+        options.allowNetwork = true;
+        return builtins::codeExecuteTool(options).value();
+    }();
+    return tool;
+}
+
+// A listening socket that closes itself.
+struct Listener {
+    int fd = -1;
+    ~Listener() {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+    }
+};
+
+// Python that connects to `address` (a TCP port on 127.0.0.1, or an abstract Unix name) and prints
+// "connected" or "refused <errno>".
+std::string connectCode(const std::string& family, const std::string& address) {
+    return "import socket\n"
+           "s = socket.socket(socket." +
+           family +
+           ", socket.SOCK_STREAM)\n"
+           "try:\n"
+           "    s.connect(" +
+           address +
+           ")\n"
+           "    print('connected')\n"
+           "except OSError as e:\n"
+           "    print('refused', e.errno)\n";
 }
 
 }  // namespace
@@ -149,4 +191,83 @@ TEST_CASE("code-execute runs node when it is installed", "[builtins][code-execut
     }
     REQUIRE(ran.ok);
     CHECK(ran.result["stdout"] == "2,4,6\n");
+}
+
+TEST_CASE("code-execute requires approval", "[builtins][code-execute]") {
+    CHECK(codeExecute().definition.requiresApproval);
+}
+
+TEST_CASE("code-execute code has no network unless the tool allows it", "[builtins][code-execute]") {
+    if (!confined()) {
+        WARN("the kernel offers no Landlock: the code runs unconfined and with the network");
+        return;
+    }
+    Listener listener;
+    listener.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(listener.fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(::listen(listener.fd, 4) == 0);
+    socklen_t length = sizeof address;
+    REQUIRE(::getsockname(listener.fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    const std::string code =
+        connectCode("AF_INET", "('127.0.0.1', " + std::to_string(ntohs(address.sin_port)) + ")");
+
+    auto cut = run(codeExecute(), {{"language", "python3"}, {"code", code}});
+    REQUIRE(cut.ok);
+    INFO(cut.result.dump());
+    const std::string refused = cut.result["stdout"];
+    CHECK(refused.rfind("refused", 0) == 0);  // ENETUNREACH: a namespace whose loopback is down
+    CHECK(cut.result["sandbox"].get<std::string>().find("no network") != std::string::npos);
+
+    auto allowed = run(withNetwork(), {{"language", "python3"}, {"code", code}});
+    REQUIRE(allowed.ok);
+    CHECK(allowed.result["stdout"] == "connected\n");
+}
+
+TEST_CASE("code-execute code cannot signal a process outside its sandbox nor reach an abstract socket",
+          "[builtins][code-execute]") {
+    if (builtins::sandboxSupport().landlockAbi < 6) {
+        WARN("the kernel's Landlock has no scopes (ABI < 6): not tested here");
+        return;
+    }
+    // A process of this user outside the sandbox.
+    const pid_t victim = ::fork();
+    REQUIRE(victim >= 0);
+    if (victim == 0) {
+        ::execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    const std::string code =
+        "kill -KILL " + std::to_string(victim) + "; echo \"victim=$?\"; kill -KILL $PPID; echo \"parent=$?\"";
+    auto ran = run(codeExecute(), {{"language", "sh"}, {"code", code}});
+    int victimStatus = 0;
+    const bool victimAlive = ::waitpid(victim, &victimStatus, WNOHANG) == 0;  // not exited (nor killed)
+    ::kill(victim, SIGKILL);
+    ::waitpid(victim, nullptr, 0);
+    REQUIRE(ran.ok);
+    INFO(ran.result.dump());
+    CHECK(victimAlive);
+    CHECK(ran.result["stdout"] == "victim=1\nparent=1\n");
+    CHECK(ran.result["stderr"].get<std::string>().find("not permitted") != std::string::npos);
+    CHECK(ran.result["sandbox"].get<std::string>().find("signals and abstract Unix sockets stay inside") !=
+          std::string::npos);
+
+    // An abstract socket outside: refused (EPERM) even with the network allowed (an own network namespace
+    // would hide it anyway).
+    Listener listener;
+    listener.fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const std::string name = "reagent-test-" + std::to_string(::getpid());
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    name.copy(address.sun_path + 1, name.size());
+    const auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    REQUIRE(::bind(listener.fd, reinterpret_cast<sockaddr*>(&address), length) == 0);
+    REQUIRE(::listen(listener.fd, 4) == 0);
+    auto reached =
+        run(withNetwork(), {{"language", "python3"}, {"code", connectCode("AF_UNIX", "'\\0" + name + "'")}});
+    REQUIRE(reached.ok);
+    INFO(reached.result.dump());
+    CHECK(reached.result["stdout"] == "refused 1\n");
 }

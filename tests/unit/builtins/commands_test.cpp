@@ -168,7 +168,10 @@ TEST_CASE("builtins commands: cancelling the caller kills the process group", "[
     boost::asio::io_context io;
     boost::asio::cancellation_signal signal;
     std::optional<reagent::expected<CommandResult, WorkspaceError>> outcome;
-    auto request = shell("sleep 30 & echo $! > bg.pid; sleep 30");
+    // One background job in the group, one in a session of its own.
+    auto request = shell(
+        "setsid sh -c 'echo $$ > own.tmp; mv own.tmp own.pid; exec sleep 30' & "
+        "while [ ! -e own.pid ]; do :; done; sleep 30 & echo $! > bg.pid; sleep 30");
     request.timeout = 20s;
     auto task = fx.workspace->execute(request);
     boost::asio::co_spawn(
@@ -198,4 +201,21 @@ TEST_CASE("builtins commands: cancelling the caller kills the process group", "[
     REQUIRE_FALSE(*outcome);
     CHECK(outcome->error().code == WorkspaceErrc::cancelled);
     CHECK(goneSoon(pidFrom(fx.root / "bg.pid")));
+    CHECK(goneSoon(pidFrom(fx.root / "own.pid")));
+}
+
+TEST_CASE("builtins commands: nothing a command starts outlives it, also what left its session",
+          "[builtins][commands]") {
+    WorkspaceFixture fx;
+    // setsid, and a double fork then setsid; each writes its pid once it runs in its new session.
+    auto ran = fx.run(
+        fx.workspace->execute(shell("setsid sh -c 'echo $$ > a.tmp; mv a.tmp a.pid; exec sleep 30' &\n"
+                                    "(setsid sh -c 'echo $$ > b.tmp; mv b.tmp b.pid; exec sleep 30' &)\n"
+                                    "while [ ! -e a.pid ] || [ ! -e b.pid ]; do :; done; echo done")));
+    REQUIRE(ran);
+    CHECK(ran->stdoutText == "done\n");
+    CHECK(ran->exitCode == 0);
+    CHECK_FALSE(ran->timedOut);
+    CHECK(goneSoon(pidFrom(fx.root / "a.pid")));
+    CHECK(goneSoon(pidFrom(fx.root / "b.pid")));
 }

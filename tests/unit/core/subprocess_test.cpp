@@ -9,13 +9,20 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/connect_pipe.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/writable_pipe.hpp>
+#include <boost/asio/write.hpp>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "run_coro.hpp"
 #include "temp_dir.hpp"
@@ -60,6 +67,42 @@ int liveMembers(pid_t group) {
         }
     }
     return live;
+}
+
+// Reads `pipe` to its end and closes it, as a command runner does: the close frees the pipe's reactor state
+// while the child's exit may still be queued.
+Task<void> drainAndClose(asio::readable_pipe* pipe) {
+    std::string chunk(4096, '\0');
+    for (;;) {
+        auto [ec, n] =
+            co_await pipe->async_read_some(asio::buffer(chunk), asio::as_tuple(asio::use_awaitable));
+        if (ec) {
+            break;
+        }
+    }
+    boost::system::error_code ignored;
+    pipe->close(ignored);
+}
+
+Task<void> waitAndReap(Subprocess* child) {
+    const bool exited = co_await child->waitExit();
+    if (exited) {
+        (void)co_await child->reap();
+    }
+}
+
+// One short run: the output and error pipes drained while the exit is awaited; returns the wait status.
+Task<int> runShort(SubprocessOptions options) {
+    auto executor = co_await asio::this_coro::executor;
+    auto child = Subprocess::spawn(executor, options);
+    REQUIRE(child);
+    child->closeInput();
+    auto group = asio::experimental::make_parallel_group(
+        asio::co_spawn(executor, drainAndClose(&child->output()), asio::deferred),
+        asio::co_spawn(executor, drainAndClose(&child->errors()), asio::deferred),
+        asio::co_spawn(executor, waitAndReap(&*child), asio::deferred));
+    co_await std::move(group).async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+    co_return child->status() ? *child->status() : -1;
 }
 
 SubprocessOptions shell(std::string script) {
@@ -209,4 +252,206 @@ TEST_CASE("a subprocess destroyed while running is killed and reaped", "[core][s
         pid = child->pid();
     }());
     CHECK(::kill(pid, 0) != 0);  // gone, and reaped (a zombie would still accept signal 0)
+}
+
+TEST_CASE(
+    "a thousand short children run side by side each end on their own: the wait never reports an exit "
+    "that did not happen",
+    "[core][subprocess][load]") {
+    // Eight runners on one thread: pipes reaching end of file are closed while other children are spawned,
+    // so the reactor's freed descriptor states are reused at once (the race that killed children early).
+    constexpr int kRunners = 8;
+    constexpr int kRunsEach = 125;
+    int killed = 0;
+    int finished = 0;
+    const auto start = std::chrono::steady_clock::now();
+    runCoro([&]() -> Task<void> {
+        auto executor = co_await asio::this_coro::executor;
+        auto runner = [&](int index) -> Task<void> {
+            for (int i = 0; i < kRunsEach; ++i) {
+                SubprocessOptions options;
+                options.program = (index + i) % 2 == 0 ? "/bin/true" : "/bin/echo";
+                options.args = {"some output for the pipe"};
+                const int status = co_await runShort(std::move(options));
+                ++finished;
+                if (!WIFEXITED(status)) {
+                    ++killed;
+                }
+            }
+        };
+        auto group =
+            asio::experimental::make_parallel_group(asio::co_spawn(executor, runner(0), asio::deferred),
+                                                    asio::co_spawn(executor, runner(1), asio::deferred),
+                                                    asio::co_spawn(executor, runner(2), asio::deferred),
+                                                    asio::co_spawn(executor, runner(3), asio::deferred),
+                                                    asio::co_spawn(executor, runner(4), asio::deferred),
+                                                    asio::co_spawn(executor, runner(5), asio::deferred),
+                                                    asio::co_spawn(executor, runner(6), asio::deferred),
+                                                    asio::co_spawn(executor, runner(7), asio::deferred));
+        co_await std::move(group).async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+    }());
+    INFO("elapsed " << reagent::test::elapsedMs(start) << " ms");
+    CHECK(finished == kRunners * kRunsEach);
+    CHECK(killed == 0);
+}
+
+TEST_CASE("waitExit does not believe a readiness its descriptor state kept from a closed pipe",
+          "[core][subprocess]") {
+    // Asio's epoll reactor queues a descriptor's state when epoll reports it; a pipe closed before that
+    // state runs gives it back for reuse, and a pidfd registered at once takes it, stale events included.
+    // Two pipes become readable in one reactor batch; the handler of the first closes the second and
+    // starts a child whose wait reuses the second's state. The child (cat) ends only when its stdin closes.
+    runCoro([]() -> Task<void> {
+        auto executor = co_await asio::this_coro::executor;
+        asio::readable_pipe firstIn(executor);
+        asio::writable_pipe firstOut(executor);
+        asio::readable_pipe secondIn(executor);
+        asio::writable_pipe secondOut(executor);
+        asio::connect_pipe(firstIn, firstOut);
+        asio::connect_pipe(secondIn, secondOut);
+        bool stdinClosed = false;
+        bool exitSeenBeforeStdinClosed = false;
+        std::optional<int> status;
+        auto reader = [&]() -> Task<void> {
+            char byte = 0;
+            auto [ec, n] =
+                co_await firstIn.async_read_some(asio::buffer(&byte, 1), asio::as_tuple(asio::use_awaitable));
+            REQUIRE(!ec);
+            // Still inside the reactor batch that also holds the second pipe's state.
+            secondIn.close();
+            auto child = Subprocess::spawn(executor, shell("cat"));
+            REQUIRE(child);
+            auto waiter = [&]() -> Task<void> {
+                const bool exited = co_await child->waitExit();
+                exitSeenBeforeStdinClosed = exited && !stdinClosed;
+            };
+            auto closer = [&]() -> Task<void> {
+                for (int i = 0; i < 10; ++i) {  // let the queued stale state run first
+                    co_await asio::post(executor, asio::use_awaitable);
+                }
+                stdinClosed = true;
+                child->closeInput();
+            };
+            auto both =
+                asio::experimental::make_parallel_group(asio::co_spawn(executor, waiter(), asio::deferred),
+                                                        asio::co_spawn(executor, closer(), asio::deferred));
+            co_await std::move(both).async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+            status = co_await child->reap();
+        };
+        auto writer = [&]() -> Task<void> {
+            co_await asio::post(executor, asio::use_awaitable);  // the reader waits on the first pipe
+            const char byte = 'x';
+            asio::write(firstOut, asio::buffer(&byte, 1));
+            asio::write(secondOut, asio::buffer(&byte, 1));
+        };
+        auto group =
+            asio::experimental::make_parallel_group(asio::co_spawn(executor, reader(), asio::deferred),
+                                                    asio::co_spawn(executor, writer(), asio::deferred));
+        co_await std::move(group).async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+        CHECK_FALSE(exitSeenBeforeStdinClosed);
+        REQUIRE(status);
+        CHECK(WIFEXITED(*status));
+    }());
+}
+
+namespace {
+
+// The pid written in `file` once it holds one (the command writes it before it ends).
+pid_t pidIn(const std::filesystem::path& file) {
+    pid_t pid = -1;
+    std::ifstream(file) >> pid;
+    return pid;
+}
+
+// A shell line that starts a process in a session of its own which writes its pid into `file` once it
+// is there, then sleeps; `orphaned` starts it from a subshell that exits at once (a double fork).
+std::string detached(const std::filesystem::path& file, bool orphaned) {
+    const std::string start = "setsid sh -c 'echo $$ > " + file.string() + ".tmp; mv " + file.string() +
+                              ".tmp " + file.string() + "; exec sleep 30' &";
+    return orphaned ? "(" + start + ")" : start;
+}
+
+// A shell line that waits (briefly, busily) until `file` exists.
+std::string awaitFile(const std::filesystem::path& file) {
+    return "while [ ! -e " + file.string() + " ]; do :; done";
+}
+
+// Whether `pid` is gone within a few seconds (SIGKILL takes effect asynchronously).
+bool goneSoon(pid_t pid) {
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (::kill(pid, 0) == 0 || errno != ESRCH) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            return false;
+        }
+        std::this_thread::sleep_for(5ms);
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("with containDescendants nothing a child starts outlives it, also what left its session",
+          "[core][subprocess][reaper]") {
+    reagent::test::TempDir dir;
+    const auto detachedFile = dir.path / "detached.pid";
+    const auto orphanFile = dir.path / "orphan.pid";
+    runCoro([&]() -> Task<void> {
+        auto executor = co_await asio::this_coro::executor;
+        // One process leaves the session (setsid), one is double-forked and then leaves it too.
+        auto options = shell(detached(detachedFile, false) + "\n" + detached(orphanFile, true) + "\n" +
+                             awaitFile(detachedFile) + "; " + awaitFile(orphanFile) + "; exit 4");
+        options.containDescendants = true;
+        auto child = Subprocess::spawn(executor, options);
+        REQUIRE(child);
+        CHECK(co_await child->waitExit());
+        const int status = co_await child->reap();
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 4);
+    }());
+    const pid_t first = pidIn(detachedFile);
+    const pid_t second = pidIn(orphanFile);
+    REQUIRE(first > 0);
+    REQUIRE(second > 0);
+    CHECK(goneSoon(first));
+    CHECK(goneSoon(second));
+}
+
+TEST_CASE("with containDescendants a kill reaches what left the group, and the status says SIGKILL",
+          "[core][subprocess][reaper]") {
+    reagent::test::TempDir dir;
+    const auto detachedFile = dir.path / "detached.pid";
+    runCoro([&]() -> Task<void> {
+        auto executor = co_await asio::this_coro::executor;
+        auto options = shell(detached(detachedFile, false) + "\n" + awaitFile(detachedFile) +
+                             "; echo started; sleep 30");
+        options.containDescendants = true;
+        auto child = Subprocess::spawn(executor, options);
+        REQUIRE(child);
+        std::string line(8, '\0');
+        auto [ec, n] = co_await asio::async_read(child->output(), asio::buffer(line),
+                                                 asio::as_tuple(asio::use_awaitable));
+        CHECK(!ec);
+        CHECK(n == line.size());
+        CHECK(line == "started\n");
+        const int status = co_await child->reap();
+        CHECK(WIFSIGNALED(status));
+        CHECK(WTERMSIG(status) == SIGKILL);
+    }());
+    const pid_t pid = pidIn(detachedFile);
+    REQUIRE(pid > 0);
+    CHECK(goneSoon(pid));
+}
+
+TEST_CASE("with containDescendants a program that cannot run is reported when spawning",
+          "[core][subprocess][reaper]") {
+    runCoro([]() -> Task<void> {
+        auto executor = co_await asio::this_coro::executor;
+        SubprocessOptions options;
+        options.program = "/nonexistent/reagent-program";
+        options.containDescendants = true;
+        auto missing = Subprocess::spawn(executor, options);
+        REQUIRE_FALSE(missing);
+        CHECK(missing.error().code == reagent::SpawnErrc::not_found);
+        co_return;
+    }());
 }

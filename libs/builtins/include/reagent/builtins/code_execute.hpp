@@ -45,6 +45,11 @@ struct CodeExecuteOptions {
     std::size_t maxOutputBytes = 32U << 10U;
     /// Refuse to run when Landlock is unavailable, instead of running unconfined (and saying so).
     bool requireSandbox = false;
+    /// Let the code use the network. Default off: the code runs in a network namespace of its own (as
+    /// root directly, otherwise inside a user namespace), where nothing, not even loopback, is reachable;
+    /// when the kernel or the container allows no namespace the call fails and says so. Applies when the
+    /// code is confined (Landlock available); unconfined code has the network (the result says so).
+    bool allowNetwork = false;
     /// The `reagent-sandbox` helper; empty: found as `helperProgramPath` finds helpers
     /// (`$REAGENT_SANDBOX_HELPER` first).
     std::string sandboxHelper;
@@ -53,8 +58,10 @@ struct CodeExecuteOptions {
 /// \brief The `code-execute` tool (parameters `language`: `sh`, `python3` or `node`; `code`; optional
 /// `timeoutMs`). The result is a JSON object `{exit_code, stdout, stderr, signal, timed_out, stdout_cut,
 /// stderr_cut, sandbox}`: a non-zero exit is still a result; `sandbox` says how the code was confined
-/// (or plainly that it was not). The code's whole process group is killed at its timeout and when the
-/// run is cancelled; its temporary directory is removed afterwards.
+/// (or plainly that it was not): files, network, and whether signals and abstract Unix sockets stay
+/// inside (Landlock ABI 6 or later). Every process the code starts is killed at its timeout, when the run
+/// is cancelled and when the code ends, also those that left its process group; its temporary directory
+/// is removed afterwards. The tool requires approval, as `shell-execute` does.
 ///
 /// \par Errors (to the model)
 /// An unknown language or one whose interpreter is not installed, an out-of-range `timeoutMs`, a

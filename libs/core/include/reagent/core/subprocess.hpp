@@ -40,6 +40,12 @@ struct SubprocessOptions {
     std::optional<std::vector<std::string>> environment;
     /// The child's working directory; empty: this process's.
     std::string workingDirectory;
+    /// Run the program under the `reagent-reaper` helper (a child subreaper), so that nothing it starts
+    /// outlives it: a process that left the group or the session (`setsid`, a double fork) is killed when
+    /// the program ends, when `signalGroup(SIGKILL)`, `reap` or the destructor kill it, and when this
+    /// process exits, however it dies. Costs one more small process per run. The helper is found as
+    /// `helperProgramPath` finds helpers (`$REAGENT_REAPER_HELPER` first). Default off.
+    bool containDescendants = false;
 };
 
 /// \brief This process's environment with `overrides` (`NAME=value`) merged over it.
@@ -56,7 +62,8 @@ struct SubprocessOptions {
 /// \par Reaping
 /// `wait` watches a pidfd (Linux >= 5.3) without reaping, so the group can still be killed safely;
 /// `reap` collects the exit status. The destructor of a child not yet reaped kills its group and reaps
-/// it (a short blocking wait after SIGKILL), so no zombie and no orphan outlive the object.
+/// it (a short blocking wait after SIGKILL), so no zombie and no orphan outlive the object. A process that
+/// leaves the group (`setsid`) escapes a group kill, unless `SubprocessOptions::containDescendants`.
 ///
 /// \par Thread safety
 /// Use from one strand.
@@ -92,11 +99,14 @@ class Subprocess {
     [[nodiscard]] boost::asio::readable_pipe& output() noexcept { return output_; }
     [[nodiscard]] boost::asio::readable_pipe& errors() noexcept { return errors_; }
 
-    /// \brief Sends `signal` to the whole process group (nothing once reaped).
-    void signalGroup(int signal) const noexcept;
+    /// \brief Sends `signal` to the whole process group (nothing once reaped). With
+    /// `containDescendants`, SIGKILL is the helper's to send: it kills every process the program started,
+    /// in its group or not, then itself (a wait status of SIGKILL).
+    void signalGroup(int signal) noexcept;
 
     /// \brief Waits until the child has exited (it is not reaped: `reap` collects it). Returns false
-    /// when the wait was cancelled or failed.
+    /// when the wait was cancelled or failed. True means the exit happened: the pidfd's readiness is
+    /// confirmed with `waitid` (a reactor may report a stale readiness; see the source).
     [[nodiscard]] Task<bool> waitExit();
 
     /// \brief Kills what is left of the group and collects the exit status (a wait status as `waitpid`
@@ -112,8 +122,12 @@ class Subprocess {
     [[nodiscard]] Task<int> stop(std::chrono::milliseconds grace);
 
   private:
-    Subprocess(const Executor& executor, pid_t pid, int pidfd);
+    Subprocess(const Executor& executor, pid_t pid, int pidfd, int control);
     void reapNow() noexcept;
+    /// Whether the child has exited (it is not reaped).
+    [[nodiscard]] bool exitedNow() const noexcept;
+    /// Waits for an exit that waitid confirms; false when the wait was cancelled or failed.
+    [[nodiscard]] Task<bool> awaitExit(bool cancellable);
     [[nodiscard]] Task<int> stopSteps(std::chrono::milliseconds grace);
 
     pid_t pid_ = -1;
@@ -123,6 +137,8 @@ class Subprocess {
     boost::asio::readable_pipe output_;
     boost::asio::readable_pipe errors_;
     std::optional<int> status_;
+    // With containDescendants: the write end of the reaper helper's control pipe; closing it kills all.
+    int control_ = -1;
 };
 
 /// \brief `"exited with status 3"`, `"was killed by signal 9 (Killed)"`: a wait status for people.
