@@ -2,12 +2,17 @@
 """A stdio MCP server that misbehaves on request, for the client's fault tests.
 
 Usage: mcp_fault_server.py [--state FILE] [--fail-start] [--garbage-first] [--ignore-stdin-close]
+                          [--startup-dir DIR]
 
 Tools: `echo {text}` (readOnlyHint), `crash` (exits mid-call; idempotentHint), `crash_once` (exits
 the first time it is called in a --state file's life; readOnlyHint), `hang` (never answers), `garbage`
 (writes a non-JSON line, then answers), `huge {bytes}` (answers with a line that long), `flood {bytes}`
 (writes that much to stderr, then answers), `unsafe_crash` (exits mid-call; no hints), `pid` (its
 process id). Each start is counted in --state FILE (one line per start).
+
+With --startup-dir DIR the server marks its startup (from its start to its answer to tools/list) with the
+file DIR/live-<pid>, and writes into DIR/seen-<pid> how many servers were starting when it began (its own
+mark included): the client's cap on servers started at once, observed.
 """
 import json
 import os
@@ -20,6 +25,13 @@ if state:
     with open(state, 'a') as f:
         f.write('start\n')
 starts = sum(1 for _ in open(state)) if state else 1
+
+startup = args[args.index('--startup-dir') + 1] if '--startup-dir' in args else None
+if startup:
+    open(os.path.join(startup, 'live-%d' % os.getpid()), 'w').close()
+    starting = sum(1 for name in os.listdir(startup) if name.startswith('live-'))
+    with open(os.path.join(startup, 'seen-%d' % os.getpid()), 'w') as f:
+        f.write(str(starting))
 
 if '--fail-start' in args:
     sys.stderr.write('fault server: refusing to start (--fail-start)\n')
@@ -82,6 +94,11 @@ for line in sys.stdin:
     elif method == 'ping':
         send({'jsonrpc': '2.0', 'id': mid, 'result': {}})
     elif method == 'tools/list':
+        if startup:
+            try:
+                os.remove(os.path.join(startup, 'live-%d' % os.getpid()))
+            except FileNotFoundError:
+                pass
         send({'jsonrpc': '2.0', 'id': mid, 'result': {'tools': TOOLS}})
     elif method == 'tools/call':
         name = msg['params']['name']
