@@ -199,6 +199,7 @@ TEST_CASE("builtins files: a replaceAll that would pass the file limit is refuse
     auto fits = tight.run(tight.workspace->editFile(edit));
     REQUIRE(fits);
     CHECK(fits->newContent == "xxxbxxxb");
+    tight.file("four.txt", "abab");
     edit.replace = "xxxx";
     CHECK(tight.run(tight.workspace->editFile(edit)).error().code == WorkspaceErrc::too_large);
 }

@@ -227,6 +227,7 @@ TEST_CASE("the approval gate", "[tools][executor][approval]") {
         auto ruled = std::make_shared<int>(0);
         Tool gated = searchTool(ruled);
         gated.definition.name = "ruled_search";
+        gated.definition.requiresApproval = true;
         gated.definition.approvalRule = [](const json& args) {
             if (args.at("query") == "boom") {
                 throw std::runtime_error("rule broken");
@@ -234,14 +235,17 @@ TEST_CASE("the approval gate", "[tools][executor][approval]") {
             return args.at("query") != "harmless";
         };
         REQUIRE(registry.add(std::move(gated)));
-        CHECK(runCoro(executor.executeOne(call("c1", "ruled_search", json{{"query", "harmless"}}), 0))
-                  .succeeded());
-        CHECK(runCoro(executor.executeOne(call("c2", "ruled_search", json{{"query", "other"}}), 0))
-                  .outcome.error()
-                  .code == ToolErrc::approval_unavailable);
-        CHECK(runCoro(executor.executeOne(call("c3", "ruled_search", json{{"query", "boom"}}), 0))
-                  .outcome.error()
-                  .code == ToolErrc::approval_unavailable);
+        const ToolCallRecord harmless =
+            runCoro(executor.executeOne(call("c1", "ruled_search", json{{"query", "harmless"}}), 0));
+        CHECK(harmless.succeeded());
+        const ToolCallRecord other =
+            runCoro(executor.executeOne(call("c2", "ruled_search", json{{"query", "other"}}), 0));
+        REQUIRE_FALSE(other.succeeded());
+        CHECK(other.outcome.error().code == ToolErrc::approval_unavailable);
+        const ToolCallRecord broken =
+            runCoro(executor.executeOne(call("c3", "ruled_search", json{{"query", "boom"}}), 0));
+        REQUIRE_FALSE(broken.succeeded());
+        CHECK(broken.outcome.error().code == ToolErrc::approval_unavailable);
         CHECK(*ruled == 1);
     }
 }
