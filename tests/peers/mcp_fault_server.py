@@ -2,7 +2,7 @@
 """A stdio MCP server that misbehaves on request, for the client's fault tests.
 
 Usage: mcp_fault_server.py [--state FILE] [--fail-start] [--garbage-first] [--ignore-stdin-close]
-                          [--startup-dir DIR]
+                          [--startup-dir DIR [--startup-hold N]]
 
 Tools: `echo {text}` (readOnlyHint), `crash` (exits mid-call; idempotentHint), `crash_once` (exits
 the first time it is called in a --state file's life; readOnlyHint), `hang` (never answers), `garbage`
@@ -12,7 +12,9 @@ process id). Each start is counted in --state FILE (one line per start).
 
 With --startup-dir DIR the server marks its startup (from its start to its answer to tools/list) with the
 file DIR/live-<pid>, and writes into DIR/seen-<pid> how many servers were starting when it began (its own
-mark included): the client's cap on servers started at once, observed.
+mark included): the client's cap on servers started at once, observed. With --startup-hold N it answers
+`initialize` only once N servers are starting, or after 0.5 s, and records the most it saw meanwhile: a
+client without a cap below N then shows N at once.
 """
 import json
 import os
@@ -87,6 +89,15 @@ for line in sys.stdin:
     if mid is None:
         continue  # notifications
     if method == 'initialize':
+        if startup and '--startup-hold' in args:
+            hold = int(args[args.index('--startup-hold') + 1])
+            import time
+            deadline = time.monotonic() + 0.5
+            while starting < hold and time.monotonic() < deadline:
+                time.sleep(0.01)
+                starting = max(starting, sum(1 for n in os.listdir(startup) if n.startswith('live-')))
+            with open(os.path.join(startup, 'seen-%d' % os.getpid()), 'w') as f:
+                f.write(str(starting))
         send({'jsonrpc': '2.0', 'id': mid, 'result': {
             'protocolVersion': msg['params']['protocolVersion'],
             'capabilities': {'tools': {'listChanged': True}},

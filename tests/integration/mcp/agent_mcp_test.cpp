@@ -145,8 +145,8 @@ TEST_CASE("buildAsync starts at most maxConcurrentStarts MCP servers at once", "
     runCoro([&]() -> Task<void> {
         auto builder = agent::Agent::create().withProvider(provider);
         for (int i = 0; i < kServers; ++i) {
-            builder.withMCP(reagent::test::faultServer({"--startup-dir", dir.path.string()},
-                                                       "fault" + std::to_string(i)));
+            builder.withMCP(reagent::test::faultServer(
+                {"--startup-dir", dir.path.string(), "--startup-hold", "5"}, "fault" + std::to_string(i)));
         }
         auto built = co_await builder.buildAsync();
         REQUIRE(built);
