@@ -65,13 +65,18 @@ tools::ApprovalHandler terminalApproval(bool approveAll) {
     };
 }
 
-// The built-in tools as `reagent run` gives them: the library's defaults (code-execute in its own
-// temporary directory, http-get, web-search, crypto-price), with --workspace the file tools on it, and
-// unless --read-only shell-execute and the program tools.
+// The built-in tools as `reagent run` gives them: the network tools (http-get, web-search, crypto-price)
+// always; with --workspace also code-execute and the file tools on it, and unless --read-only
+// shell-execute and the program tools (the library's defaults). Code runs only where the user said work
+// may happen.
 tools::BuiltinSelection builtinSelection(const RunOptions& options) {
     tools::BuiltinSelection selection;
     selection.workspace = options.workspace;
     selection.readOnly = options.readOnly;
+    selection.passEnvironment = options.passEnvironment;
+    if (options.workspace.empty()) {
+        selection.include = std::vector<std::string>{"http-get", "web-search", "crypto-price"};
+    }
     return selection;
 }
 
@@ -86,8 +91,10 @@ expected<agent::AgentBuilder, std::string> agentBuilder(const RunOptions& option
     agent::ToolsConfig toolsConfig;
     toolsConfig.tools = std::move(*tools);
     const tools::BuiltinSelection selection = builtinSelection(options);
+    toolsConfig.include = selection.include;
     toolsConfig.workspace = selection.workspace;
     toolsConfig.readOnly = selection.readOnly;
+    toolsConfig.passEnvironment = selection.passEnvironment;
     toolsConfig.resultCompression.budget = options.compressionBudget;
     auto builder = agent::Agent::create();
     builder.withName("reagent")

@@ -58,6 +58,8 @@ struct RunOptions {
     bool readOnly = false;
     /// `--yes`: approve every call that needs approval (file-write, shell-execute) without asking.
     bool approveAll = false;
+    /// `--pass-env NAME` (repeated): credential variables the shell and program tools' commands inherit.
+    std::vector<std::string> passEnvironment;
 };
 
 /// \brief What `reagent memory` was asked to do.

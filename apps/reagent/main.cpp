@@ -199,11 +199,20 @@ int main(int argc, char** argv) {
     runCmd
         ->add_option(
             "--workspace", run.workspace,
-            "Give the agent the built-in tools: code-execute, http-get, web-search, crypto-price, and the "
+            "Also give the agent code-execute and the built-in tools confined to this directory: the "
             "file tools (file-read, file-write, file-edit, ls, glob, grep), shell-execute and git-cli, "
-            "gh-cli, gws-cli confined to this directory; file-write and shell-execute ask for approval on "
-            "the terminal")
+            "gh-cli, gws-cli; file-write, shell-execute and the program tools' changing calls ask for "
+            "approval on the terminal. Without it the agent has only the network tools (http-get, "
+            "web-search, crypto-price) beside its own")
         ->check(CLI::ExistingDirectory);
+    runCmd
+        ->add_option(
+            "--pass-env", run.passEnvironment,
+            "Let the commands of shell-execute and the program tools inherit this credential variable "
+            "(repeat for more). Variables named like credentials (a word KEY, TOKEN, SECRET, PASSWORD, "
+            "PASSWD, PASSPHRASE, CREDENTIAL(S), AUTH, COOKIE or PAT: OPENAI_API_KEY, GITHUB_TOKEN, "
+            "AWS_SECRET_ACCESS_KEY, SSH_AUTH_SOCK, ...) are otherwise removed from their environment")
+        ->type_name("NAME");
     runCmd->add_flag("--read-only", run.readOnly,
                      "Leave out every tool that changes something (file-write, file-edit, shell-execute, the "
                      "program tools)");
@@ -244,6 +253,10 @@ int main(int argc, char** argv) {
     chatCmd->add_option("--workspace", chat.run.workspace, "The built-in tools' workspace (as for run)")
         ->check(CLI::ExistingDirectory);
     chatCmd->add_flag("--read-only", chat.run.readOnly, "Leave out every tool that changes something");
+    chatCmd
+        ->add_option("--pass-env", chat.run.passEnvironment,
+                     "A credential variable the commands inherit (as for run)")
+        ->type_name("NAME");
     chatCmd->add_flag("-y,--yes", chat.run.approveAll, "Approve every call that needs approval");
     chatCmd->add_flag("-q,--quiet", chat.run.quiet, "No trace of tool calls on stderr");
     chatCmd->add_option("--mcp-config", chat.run.mcpConfigPath, "MCP servers whose tools join (as for run)")
@@ -291,6 +304,10 @@ int main(int argc, char** argv) {
         ->add_option("--workspace", serve.agent.workspace, "The directory the file and shell tools work in")
         ->check(CLI::ExistingDirectory);
     serveCmd->add_flag("--read-only", serve.agent.readOnly, "Leave out every tool that changes something");
+    serveCmd
+        ->add_option("--pass-env", serve.agent.passEnvironment,
+                     "A credential variable the commands inherit (as for run)")
+        ->type_name("NAME");
     serveCmd->add_flag(
         "-y,--yes", serve.agent.approveAll,
         "Approve every call that needs approval (otherwise refused: a server has no terminal)");
@@ -364,6 +381,10 @@ int main(int argc, char** argv) {
         ->check(CLI::ExistingDirectory);
     mcpServeCmd->add_flag("--read-only", serveOptions.tools.readOnly,
                           "Leave out every tool that changes something");
+    mcpServeCmd
+        ->add_option("--pass-env", serveOptions.tools.passEnvironment,
+                     "A credential variable the commands inherit (as for run)")
+        ->type_name("NAME");
     mcpServeCmd->add_flag(
         "-y,--yes", serveOptions.tools.approveAll,
         "Approve every call that needs approval (file-write, shell-execute); without it they "

@@ -197,9 +197,11 @@ TEST_CASE("tools lists the demo tools the built-in tools and the meta-tools", "[
     REQUIRE(pretty.status == 0);
     for (const char* name :
          {"calculator\n", "word_count\n", "current_time\n", "final-answer\n", "task-complete\n",
-          "context-status\n", "recall\n", "http-get\n", "code-execute\n"}) {
+          "context-status\n", "recall\n", "http-get\n", "web-search\n", "crypto-price\n"}) {
         CHECK(pretty.out.find(name) != std::string::npos);
     }
+    // code-execute runs code: only where the user gave a workspace.
+    CHECK(pretty.out.find("code-execute") == std::string::npos);
     CHECK(pretty.out.find("\"expression\"") != std::string::npos);
 
     const auto machine = runCli({"tools", "--json"});
@@ -213,9 +215,10 @@ TEST_CASE("tools lists the demo tools the built-in tools and the meta-tools", "[
         CHECK(tool["inputSchema"]["type"] == "object");
         byName[tool["name"]] = tool;
     }
-    // Without --workspace: the network tools and code-execute, none of the workspace tools.
-    REQUIRE(byName.size() == 11);
+    // Without --workspace: the network tools, neither code-execute nor the workspace tools.
+    REQUIRE(byName.size() == 10);
     CHECK(byName.count("file-read") == 0);
+    CHECK(byName.count("code-execute") == 0);
     REQUIRE(byName.count("final-answer") == 1);
     REQUIRE(byName.count("recall") == 1);
     const json& calculator = byName.at("calculator")["inputSchema"];
@@ -224,6 +227,26 @@ TEST_CASE("tools lists the demo tools the built-in tools and the meta-tools", "[
     const json& timezone = byName.at("current_time")["inputSchema"]["properties"]["timezone"];
     CHECK(timezone["enum"] == json{"UTC"});
     CHECK(timezone["default"] == "UTC");
+}
+
+TEST_CASE("code-execute and the workspace tools come with --workspace only", "[cli][tools]") {
+    reagent::test::TempDir dir;
+    const auto with = runCli({"tools", "--workspace", dir.path.string()});
+    REQUIRE(with.status == 0);
+    for (const char* name : {"code-execute\n", "file-read\n", "shell-execute\n", "git-cli\n", "http-get\n"}) {
+        CHECK(with.out.find(name) != std::string::npos);
+    }
+    const auto without = runCli({"tools"});
+    REQUIRE(without.status == 0);
+    for (const char* name : {"code-execute", "file-read", "shell-execute", "git-cli"}) {
+        CHECK(without.out.find(name) == std::string::npos);
+    }
+    CHECK(without.out.find("http-get\n") != std::string::npos);
+
+    // run --help says the same.
+    const auto help = runCli({"run", "--help"});
+    REQUIRE(help.status == 0);
+    CHECK(help.out.find("Without it the agent has only the network tools") != std::string::npos);
 }
 
 TEST_CASE("run --memory logs tool results that a later `memory` command finds", "[cli][memory]") {

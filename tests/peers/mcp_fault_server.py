@@ -3,6 +3,7 @@
 
 Usage: mcp_fault_server.py [--state FILE] [--fail-start] [--garbage-first] [--ignore-stdin-close]
                           [--deep-schema DEPTH] [--self-ref-schema]
+                          [--startup-dir DIR [--startup-hold N]]
 
 Tools: `echo {text}` (readOnlyHint), `crash` (exits mid-call; idempotentHint), `crash_once` (exits
 the first time it is called in a --state file's life; readOnlyHint), `hang` (never answers), `garbage`
@@ -12,6 +13,12 @@ process id), `deep_log {depth}` (sends a log notification nested that deep, then
 `deep_structured {depth}` (answers with structuredContent nested that deep). --deep-schema adds the tool
 `deep` whose inputSchema nests DEPTH levels; --self-ref-schema adds `selfref` (inputSchema {"$ref": "#"})
 and `cycle` (a $defs cycle). Each start is counted in --state FILE (one line per start).
+
+With --startup-dir DIR the server marks its startup (from its start to its answer to tools/list) with the
+file DIR/live-<pid>, and writes into DIR/seen-<pid> how many servers were starting when it began (its own
+mark included): the client's cap on servers started at once, observed. With --startup-hold N it answers
+`initialize` only once N servers are starting, or after 0.5 s, and records the most it saw meanwhile: a
+client without a cap below N then shows N at once.
 """
 import json
 import os
@@ -24,6 +31,13 @@ if state:
     with open(state, 'a') as f:
         f.write('start\n')
 starts = sum(1 for _ in open(state)) if state else 1
+
+startup = args[args.index('--startup-dir') + 1] if '--startup-dir' in args else None
+if startup:
+    open(os.path.join(startup, 'live-%d' % os.getpid()), 'w').close()
+    starting = sum(1 for name in os.listdir(startup) if name.startswith('live-'))
+    with open(os.path.join(startup, 'seen-%d' % os.getpid()), 'w') as f:
+        f.write(str(starting))
 
 if '--fail-start' in args:
     sys.stderr.write('fault server: refusing to start (--fail-start)\n')
@@ -99,6 +113,15 @@ for line in sys.stdin:
     if mid is None:
         continue  # notifications
     if method == 'initialize':
+        if startup and '--startup-hold' in args:
+            hold = int(args[args.index('--startup-hold') + 1])
+            import time
+            deadline = time.monotonic() + 0.5
+            while starting < hold and time.monotonic() < deadline:
+                time.sleep(0.01)
+                starting = max(starting, sum(1 for n in os.listdir(startup) if n.startswith('live-')))
+            with open(os.path.join(startup, 'seen-%d' % os.getpid()), 'w') as f:
+                f.write(str(starting))
         send({'jsonrpc': '2.0', 'id': mid, 'result': {
             'protocolVersion': msg['params']['protocolVersion'],
             'capabilities': {'tools': {'listChanged': True}},
@@ -106,6 +129,11 @@ for line in sys.stdin:
     elif method == 'ping':
         send({'jsonrpc': '2.0', 'id': mid, 'result': {}})
     elif method == 'tools/list':
+        if startup:
+            try:
+                os.remove(os.path.join(startup, 'live-%d' % os.getpid()))
+            except FileNotFoundError:
+                pass
         listed = json.dumps(TOOLS)
         if RAW_TOOLS:
             listed = listed[:-1] + ', ' + ', '.join(RAW_TOOLS) + ']'

@@ -356,6 +356,7 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
         selection.include = settings.include;
         selection.workspace = settings.workspace;
         selection.readOnly = settings.readOnly;
+        selection.passEnvironment = settings.passEnvironment;
         if (auto builtins = tools::makeBuiltinTools(selection); !builtins) {
             problems.push_back("built-in tools: " + builtins.error().message);
         } else {

@@ -168,8 +168,8 @@ Task<expected<void, std::string>> McpTools::connectAll() {
         indices[i] = i;
     }
     auto connectOne = [self](std::size_t& index) { return self->connect(index); };
-    auto results =
-        co_await parallelMap(std::move(indices), std::max<std::size_t>(1, servers_.size()), connectOne);
+    const std::size_t cap = std::max<std::size_t>(1, state_.config.mcp.maxConcurrentStarts);
+    auto results = co_await parallelMap(std::move(indices), cap, connectOne);
     std::vector<std::string> failures;
     for (std::size_t i = 0; i < results.size(); ++i) {
         if (!results[i]) {

@@ -24,8 +24,8 @@ class McpTools : public std::enable_shared_from_this<McpTools> {
     McpTools& operator=(const McpTools&) = delete;
     ~McpTools();
 
-    /// Connects every server at once and registers their tools; on failure, names each server that
-    /// failed (and closes those that connected).
+    /// Connects the servers, `McpSettings::maxConcurrentStarts` at a time, and registers their tools; on
+    /// failure, names each server that failed (and closes those that connected).
     [[nodiscard]] Task<expected<void, std::string>> connectAll();
 
     /// Closes every session. Idempotent.

@@ -143,6 +143,7 @@ expected<tools::BuiltinTools, ToolError> builtinTools(const tools::BuiltinSelect
     if (!selection.workspace.empty()) {
         LocalWorkspaceConfig config;
         config.root = selection.workspace;
+        config.passEnvironment = selection.passEnvironment;
         auto opened = LocalWorkspace::create(std::move(config));
         if (!opened) {
             return fail(selectionError("the built-in tools' workspace: " + opened.error().message));

@@ -2,11 +2,16 @@
 
 #include "reagent/builtins/command_tools.hpp"
 
+#include <stdlib.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "git_command_rule.hpp"
 #include "program_lookup.hpp"
 #include "reagent/tools/tool_builder.hpp"
 #include "tool_support.hpp"
@@ -85,6 +90,75 @@ Task<ToolResult> runShell(std::shared_ptr<const ShellRun> run, json args, ToolCo
     co_return detail::dumpToolJson(result);
 }
 
+// What a program tool lets through: the command to run, or why it is refused.
+struct ProgramCommand {
+    std::vector<std::string> args;
+    /// Known only to read: runs without approval.
+    bool readOnly = false;
+    /// `git`: the environment of `detail::gitEnvironment` with a private `HOME`.
+    bool gitEnvironment = false;
+};
+
+// The model's words after the program's name (a leading "git" given for "status" is dropped), checked by
+// the program's rule. A refusal is `invalid_arguments`: the model can send another command.
+expected<ProgramCommand, ToolError> programCommand(const std::string& program, const json& args) {
+    auto words = splitCommandLine(args.value("command", std::string()));
+    if (!words) {
+        return fail(ToolError{ToolErrc::invalid_arguments, words.error()});
+    }
+    if (!words->empty() && words->front() == program) {
+        words->erase(words->begin());
+    }
+    ProgramCommand command;
+    if (program == "git") {
+        auto checked = detail::gitCommand(std::move(*words));
+        if (!checked) {
+            return fail(ToolError{ToolErrc::invalid_arguments, "git-cli: " + checked.error()});
+        }
+        command.args = std::move(checked->args);
+        command.readOnly = checked->readOnly;
+        command.gitEnvironment = true;
+        return command;
+    }
+    command.readOnly = program == "gh" && detail::ghReadOnly(*words);
+    command.args = std::move(*words);
+    return command;
+}
+
+// Asks for approval unless the call is known read-only; a refused call does not ask (it fails at once).
+bool programCallNeedsApproval(const std::string& program, const json& args) {
+    const auto command = programCommand(program, args);
+    return command && !command->readOnly;
+}
+
+// A private (0700) empty directory, removed with this object: git's HOME, so that nothing of the user's
+// home (configuration, credentials) is read and nothing is written there.
+class PrivateDirectory {
+  public:
+    static expected<std::unique_ptr<PrivateDirectory>, ToolError> make() {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string pattern =
+            std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/reagent-home-XXXXXX";
+        if (::mkdtemp(pattern.data()) == nullptr) {
+            return fail(ToolError::failure("cannot make a private directory for git's HOME under " +
+                                           pattern.substr(0, pattern.rfind('/')) + ": " +
+                                           std::strerror(errno)));
+        }
+        return std::unique_ptr<PrivateDirectory>(new PrivateDirectory(std::move(pattern)));
+    }
+    ~PrivateDirectory() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    PrivateDirectory(const PrivateDirectory&) = delete;
+    PrivateDirectory& operator=(const PrivateDirectory&) = delete;
+    [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+  private:
+    explicit PrivateDirectory(std::string path) : path_(std::move(path)) {}
+    std::string path_;
+};
+
 struct ProgramRun {
     std::shared_ptr<ExecutionAdapter> workspace;
     ProgramToolOptions options;
@@ -104,18 +178,24 @@ Task<ToolResult> runProgram(std::shared_ptr<const ProgramRun> run, json args, To
                                           "user that " +
                                           program + " must be installed to do this."));
     }
-    auto words = splitCommandLine(args.value("command", std::string()));
-    if (!words) {
-        co_return fail(ToolError{ToolErrc::invalid_arguments, words.error()});
-    }
-    if (!words->empty() && words->front() == program) {
-        words->erase(words->begin());  // "git status" given for "status"
+    auto command = programCommand(program, args);
+    if (!command) {
+        co_return fail(std::move(command.error()));
     }
     CommandRequest request;
     request.argv.push_back(found);
-    request.argv.insert(request.argv.end(), words->begin(), words->end());
+    request.argv.insert(request.argv.end(), command->args.begin(), command->args.end());
     request.timeout = run->options.timeout;
     request.maxOutputBytes = run->options.maxOutputBytes;
+    std::unique_ptr<PrivateDirectory> home;  // lives until the command ended (or this frame is destroyed)
+    if (command->gitEnvironment) {
+        auto made = PrivateDirectory::make();
+        if (!made) {
+            co_return fail(std::move(made.error()));
+        }
+        home = std::move(*made);
+        request.environment = detail::gitEnvironment(home->path());
+    }
     auto running = run->workspace->execute(std::move(request));
     auto ran = co_await std::move(running);
     if (!ran) {
@@ -162,6 +242,7 @@ expected<tools::Tool, ToolError> programTool(std::shared_ptr<ExecutionAdapter> w
         .category("vcs")
         .riskLevel(tools::RiskLevel::medium)
         .sideEffect()
+        .requiresApprovalWhen([program](const json& args) { return programCallNeedsApproval(program, args); })
         .timeout(options.timeout + std::chrono::seconds(5))
         .handler([run](json args, ToolContext context) {
             return runProgram(run, std::move(args), std::move(context));
@@ -258,9 +339,13 @@ expected<tools::Tool, ToolError> shellExecuteTool(std::shared_ptr<ExecutionAdapt
 
 expected<tools::Tool, ToolError> gitCliTool(std::shared_ptr<ExecutionAdapter> workspace,
                                             ProgramToolOptions options) {
-    return programTool(std::move(workspace), std::move(options), "git-cli", "git",
-                       "Run a git subcommand in the workspace (status, log, diff, show, branch, ...).",
-                       "\"log --oneline -10\"");
+    return programTool(
+        std::move(workspace), std::move(options), "git-cli", "git",
+        "Run a git subcommand in the workspace (status, log, diff, show, branch, commit, ...). Start "
+        "with the subcommand: options before it (-c, -C, --git-dir) are refused, as are "
+        "aliases, paths outside the workspace and options that run other programs. Reading "
+        "commands run at once; the others ask the user first.",
+        "\"log --oneline -10\"");
 }
 
 expected<tools::Tool, ToolError> ghCliTool(std::shared_ptr<ExecutionAdapter> workspace,

@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 
 #include "file_io.hpp"
 #include "local_workspace_state.hpp"
@@ -118,13 +120,19 @@ Task<expected<EditResult, WorkspaceError>> LocalWorkspace::editFile(EditFileRequ
                 "it unique, or set replaceAll to replace every occurrence"});
     }
     const std::size_t replacements = request.replaceAll ? matches : 1;
+    // The edited size is known before the text is built: a short pattern replaced by a long text many
+    // times is refused without building gigabytes first.
+    const std::size_t kept = read->text.size() - replacements * request.search.size();
+    const std::size_t added = request.replace.size();
+    if (added != 0 && replacements > (limit - std::min(kept, limit)) / added) {
+        const bool overflows = replacements > (SIZE_MAX - kept) / added;
+        co_return fail(
+            tooLargeFile(path->relative, overflows ? SIZE_MAX : kept + replacements * added, limit));
+    }
     EditResult result;
     result.path = path->relative;
     result.newContent = detail::replaceOccurrences(read->text, request.search, request.replace, replacements);
     result.replacements = replacements;
-    if (result.newContent.size() > limit) {
-        co_return fail(tooLargeFile(path->relative, result.newContent.size(), limit));
-    }
     if (request.checkpoint) {
         auto recording = checkpoint("before edit: " + path->relative);
         auto recorded = co_await std::move(recording);

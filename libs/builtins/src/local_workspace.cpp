@@ -5,6 +5,7 @@
 
 #include "local_workspace_state.hpp"
 #include "reagent/core/subprocess.hpp"
+#include "secret_environment.hpp"
 
 namespace reagent::builtins {
 
@@ -27,7 +28,10 @@ expected<std::shared_ptr<LocalWorkspace>, WorkspaceError> LocalWorkspace::create
         config.checkpointDirectory = directory.string();
     }
     auto state = std::make_unique<State>(std::move(config), std::move(*root));
-    state->environment = state->config.environment ? *state->config.environment : mergedEnvironment({});
+    // Commands' output reaches the model and the trace: they do not inherit this process's credentials.
+    state->environment = state->config.environment
+                             ? *state->config.environment
+                             : detail::withoutSecrets(mergedEnvironment({}), state->config.passEnvironment);
     return std::shared_ptr<LocalWorkspace>(new LocalWorkspace(std::move(state)));
 }
 

@@ -37,6 +37,10 @@ class OAuthFlow {
     [[nodiscard]] Task<expected<void, McpError>> handleRefusal(int status, std::string wwwAuthenticate,
                                                                std::string sentHeader);
 
+    /// `text` (quoted from a server: an error body, a message) with every secret of this flow masked as
+    /// `***`: the live access and refresh tokens, the client secret, the private key.
+    [[nodiscard]] std::string redact(std::string text) const;
+
   private:
     struct Discovery {
         std::optional<ResourceMetadata> resource;
@@ -63,7 +67,6 @@ class OAuthFlow {
     Task<expected<http::HttpResponse, McpError>> fetch(http::HttpRequest request, std::string what);
 
     [[nodiscard]] McpError unauthorized(std::string why) const;
-    [[nodiscard]] std::string redact(std::string text) const;
 
     [[nodiscard]] const OAuthSettings& settings() const { return *config_.oauth; }
 

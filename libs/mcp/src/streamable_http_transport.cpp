@@ -95,6 +95,20 @@ struct State {
     [[nodiscard]] McpError lost(std::string why) const {
         return McpError{McpErrc::connection_closed, where + ": " + std::move(why)};
     }
+
+    /// Text from the server, as it enters: with OAuth, the live tokens it may echo are masked (a server
+    /// that quotes the `Authorization` it refused must not get the token printed or shown to a model).
+    [[nodiscard]] std::string fromServer(std::string text) const {
+        return auth ? auth->redact(std::move(text)) : text;
+    }
+
+    /// A frame of the server's, masked, to the reader.
+    void deliver(std::string frame) { queue.push(fromServer(std::move(frame))); }
+
+    /// `HTTP <status>: <excerpt>` of a refusal, masked.
+    [[nodiscard]] std::string status(const http::HttpResponseHead& head, const std::string& excerpt) const {
+        return fromServer(detail::describeStatus(head, excerpt, config));
+    }
 };
 
 using StatePtr = std::shared_ptr<State>;
@@ -200,7 +214,7 @@ void markAnswered(std::string_view frame, PendingIds& pending) {
                                      std::string what) {
     const http::HttpResponseHead head = reply.head();
     const std::string excerpt = co_await detail::bodyExcerpt(std::move(reply));
-    const std::string status = detail::describeStatus(head, excerpt, s->config);
+    const std::string status = s->status(head, excerpt);
     if (sessionGone(head.status, carriedSession, excerpt)) {
         auto error = sessionExpired(*s, status);
         s->finish(error);
@@ -244,7 +258,7 @@ Task<void> readJsonReply(StatePtr s, http::HttpResponseStream reply) {
         }
     }
     if (!detail::isBlank(body)) {
-        s->queue.push(std::move(body));
+        s->deliver(std::move(body));
     }
 }
 
@@ -293,7 +307,7 @@ Task<StreamEnd> pump(StatePtr s, EventStreamPtr stream) {
         }
         stream->progressed = true;
         markAnswered(event.data, stream->pending);
-        s->queue.push(std::move(event.data));
+        s->deliver(std::move(event.data));
     };
     for (;;) {
         auto chunk = co_await stream->body->next();
@@ -364,7 +378,7 @@ Task<Opened> openStream(StatePtr s, EventStreamPtr stream, std::chrono::millisec
     if (!head.ok()) {
         const std::string excerpt = co_await detail::bodyExcerpt(std::move(*opened));
         if (sessionGone(head.status, carriedSession, excerpt)) {
-            s->finish(sessionExpired(*s, detail::describeStatus(head, excerpt, s->config)));
+            s->finish(sessionExpired(*s, s->status(head, excerpt)));
             co_return Opened::stop;
         }
         co_return head.status >= 500 || head.status == 409 || head.status == 429 ? Opened::failed

@@ -123,6 +123,12 @@ ToolBuilder& ToolBuilder::requiresApproval(bool required) {
     return *this;
 }
 
+ToolBuilder& ToolBuilder::requiresApprovalWhen(ApprovalRule rule) {
+    tool_.definition.requiresApproval = true;
+    tool_.definition.approvalRule = std::move(rule);
+    return *this;
+}
+
 ToolBuilder& ToolBuilder::mode(ToolMode mode) {
     tool_.definition.mode = mode;
     return *this;

@@ -94,6 +94,18 @@ Task<std::optional<ToolError>> askApproval(ApprovalHandler approve, ToolCallRequ
     co_return std::nullopt;
 }
 
+// Whether this call asks for approval: a tool's rule may let the calls it knows to be harmless through.
+bool needsApproval(const ToolDefinition& definition, const json& args) {
+    if (!definition.requiresApproval || !definition.approvalRule) {
+        return definition.requiresApproval;
+    }
+    try {
+        return definition.approvalRule(args);
+    } catch (...) {
+        return true;
+    }
+}
+
 std::string actionText(const ToolDefinition& definition, const json& args) {
     if (!definition.action) {
         return {};
@@ -317,7 +329,7 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
         co_return finish(fail(cancelledCall));
     }
 
-    if (definition.requiresApproval && !call.preApproved) {
+    if (!call.preApproved && needsApproval(definition, record.input)) {
         if (policy_.deferApproval) {
             co_return finish(fail(ToolError{ToolErrc::approval_pending,
                                             "tool " + call.name +

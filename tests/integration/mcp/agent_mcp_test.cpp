@@ -1,18 +1,22 @@
 // Agents that use MCP servers' tools: withMCP, buildAsync, runOnce, dispose, events, sampling through the
 // agent's provider, list_changed, several servers at once.
 
+#include <algorithm>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "mcp_peers.hpp"
 #include "reagent/agent/agent.hpp"
 #include "reagent/llm/scripted_provider.hpp"
 #include "run_coro.hpp"
+#include "temp_dir.hpp"
 
 namespace agent = reagent::agent;
 namespace llm = reagent::llm;
@@ -132,6 +136,37 @@ TEST_CASE("buildAsync names the MCP server that failed to start and stops the ot
         REQUIRE_FALSE(duplicate);
         CHECK(duplicate.error().message.find("two MCP servers are named 'fault'") != std::string::npos);
     }());
+}
+
+TEST_CASE("buildAsync starts at most maxConcurrentStarts MCP servers at once", "[mcp][agent]") {
+    reagent::test::TempDir dir;
+    auto provider = std::make_shared<llm::ScriptedProvider>();
+    constexpr int kServers = 16;
+    runCoro([&]() -> Task<void> {
+        auto builder = agent::Agent::create().withProvider(provider);
+        for (int i = 0; i < kServers; ++i) {
+            builder.withMCP(reagent::test::faultServer(
+                {"--startup-dir", dir.path.string(), "--startup-hold", "5"}, "fault" + std::to_string(i)));
+        }
+        auto built = co_await builder.buildAsync();
+        REQUIRE(built);
+        co_await built->dispose();
+    }());
+    int seen = 0;
+    int most = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("seen-", 0) == 0) {
+            ++seen;
+            std::ifstream in(entry.path());
+            int starting = 0;
+            in >> starting;
+            most = std::max(most, starting);
+        }
+    }
+    CHECK(seen == kServers);
+    CHECK(most >= 1);
+    CHECK(most <= 4);  // McpSettings::maxConcurrentStarts
 }
 
 TEST_CASE("runOnce builds runs and disposes and progress and logs become agent events", "[mcp][agent]") {

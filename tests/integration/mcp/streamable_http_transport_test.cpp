@@ -14,6 +14,7 @@
 #include "mcp_session.hpp"
 #include "node_peer.hpp"
 #include "peer_process.hpp"
+#include "reagent/mcp/oauth.hpp"
 #include "reagent/mcp/transport.hpp"
 #include "run_coro.hpp"
 
@@ -205,6 +206,33 @@ TEST_CASE("streamable-http: a refusal says the status, never a header value", "[
         CHECK(init.error().message.find("very-secret-token") == std::string::npos);
         co_await session.transport().close();
     }());
+}
+
+TEST_CASE("streamable-http: OAuth tokens a server quotes are masked in errors and messages",
+          "[mcp][streamable-http][oauth]") {
+    for (const char* form : {"status", "rpc"}) {
+        CAPTURE(form);
+        NodePeer peer(std::string(form) == "rpc" ? std::vector<std::string>{"echo-token", "rpc"}
+                                                 : std::vector<std::string>{"echo-token"});
+        runCoro([&]() -> Task<void> {
+            auto config = httpConfig(TransportKind::streamable_http, peer.url("/mcp"));
+            mcp::OAuthSettings oauth;
+            oauth.clientId = "reagent-test";
+            oauth.store->saveTokens(
+                mcp::OAuthTokens{"live-access-token-1234", "live-refresh-token-5678", "", {}});
+            config.oauth = std::move(oauth);
+            RawSession session(mcp::makeTransport(config));
+            auto opened = co_await session.transport().open();
+            REQUIRE(opened);
+            auto init = co_await session.initialize();
+            REQUIRE_FALSE(init);
+            INFO(init.error().message);
+            // The server received the token and quoted it back; the message masks it.
+            CHECK(init.error().message.find("Bearer ***") != std::string::npos);
+            CHECK(init.error().message.find("live-access-token") == std::string::npos);
+            co_await session.transport().close();
+        }());
+    }
 }
 
 TEST_CASE("streamable-http: a server killed during a call ends receive with an error",

@@ -7,6 +7,8 @@
 //                                            127.0.0.1 instead of every interface
 //   node ref_server.mjs bad-endpoint         a legacy SSE server announcing an endpoint on another origin
 //   node ref_server.mjs refuse               refuses everything with 401, quoting the Authorization header
+//   node ref_server.mjs echo-token [rpc]     quotes the Authorization header back in a 500 body, or with
+//                                            rpc in a JSON-RPC error answering each request
 import net from 'node:net';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -45,6 +47,27 @@ if (mode === 'everything') {
   http.createServer((req, res) => {
     res.writeHead(401, { 'Content-Type': 'text/plain' });
     res.end(`invalid credentials: ${req.headers.authorization ?? 'none'}`);
+  }).listen(0);
+} else if (mode === 'echo-token') {
+  http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => { body += chunk; });
+    req.on('end', () => {
+      const authorization = req.headers.authorization ?? 'none';
+      if (option !== 'rpc') {
+        res.writeHead(500, { 'Content-Type': 'text/plain' });
+        res.end(`cannot serve ${authorization}`);
+        return;
+      }
+      let id = null;
+      try { id = JSON.parse(body).id ?? null; } catch { /* not JSON */ }
+      if (id === null) {
+        res.writeHead(202).end();
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: `bad token: ${authorization}` } }));
+    });
   }).listen(0);
 } else {
   await startSdkPeer(option === 'json');

@@ -1,5 +1,6 @@
 // Reading, editing and writing files of a local workspace on real files.
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -155,6 +156,52 @@ TEST_CASE("builtins files: edit requires exactly one match", "[builtins][files]"
 
     edit.search = "";
     CHECK(fx.run(fx.workspace->editFile(edit)).error().code == WorkspaceErrc::invalid_argument);
+}
+
+namespace {
+
+// The most memory this process has held so far, in bytes.
+std::size_t peakResidentBytes() {
+    struct rusage usage {};
+    ::getrusage(RUSAGE_SELF, &usage);
+    return static_cast<std::size_t>(usage.ru_maxrss) * 1024;
+}
+
+}  // namespace
+
+TEST_CASE("builtins files: a replaceAll that would pass the file limit is refused before it is built",
+          "[builtins][files]") {
+    WorkspaceFixture fx;
+    // 65,536 one-byte matches, each replaced by 4 KiB: 256 MiB, 16 times the limit.
+    fx.file("many.txt", std::string(64 * 1024, 'a'));
+    EditFileRequest edit;
+    edit.path = "many.txt";
+    edit.search = "a";
+    edit.replace = std::string(4096, 'b');
+    edit.replaceAll = true;
+    const std::size_t before = peakResidentBytes();
+    auto refused = fx.run(fx.workspace->editFile(edit));
+    const std::size_t grown = peakResidentBytes() - before;
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == WorkspaceErrc::too_large);
+    CHECK(contains(refused.error().message, "268435456 bytes"));
+    CHECK(grown < 32U * 1024 * 1024);
+    CHECK(WorkspaceFixture::readFile(fx.root / "many.txt") == std::string(64 * 1024, 'a'));
+
+    // A result of exactly the limit is still written.
+    LocalWorkspaceConfig small;
+    small.maxFileBytes = 8;
+    WorkspaceFixture tight(small);
+    tight.file("four.txt", "abab");
+    edit.path = "four.txt";
+    edit.search = "a";
+    edit.replace = "xxx";
+    auto fits = tight.run(tight.workspace->editFile(edit));
+    REQUIRE(fits);
+    CHECK(fits->newContent == "xxxbxxxb");
+    tight.file("four.txt", "abab");
+    edit.replace = "xxxx";
+    CHECK(tight.run(tight.workspace->editFile(edit)).error().code == WorkspaceErrc::too_large);
 }
 
 TEST_CASE("builtins files: edit keeps the file's mode", "[builtins][files]") {

@@ -223,6 +223,31 @@ TEST_CASE("the approval gate", "[tools][executor][approval]") {
         REQUIRE(registry.add(std::move(plain)));
         CHECK(runCoro(executor.executeOne(call("c1", "plain_search", json{{"query", "x"}}), 0)).succeeded());
     }
+    SECTION("an approval rule asks only for the calls it names, and one that throws asks") {
+        auto ruled = std::make_shared<int>(0);
+        Tool gated = searchTool(ruled);
+        gated.definition.name = "ruled_search";
+        gated.definition.requiresApproval = true;
+        gated.definition.approvalRule = [](const json& args) {
+            if (args.at("query") == "boom") {
+                throw std::runtime_error("rule broken");
+            }
+            return args.at("query") != "harmless";
+        };
+        REQUIRE(registry.add(std::move(gated)));
+        const ToolCallRecord harmless =
+            runCoro(executor.executeOne(call("c1", "ruled_search", json{{"query", "harmless"}}), 0));
+        CHECK(harmless.succeeded());
+        const ToolCallRecord other =
+            runCoro(executor.executeOne(call("c2", "ruled_search", json{{"query", "other"}}), 0));
+        REQUIRE_FALSE(other.succeeded());
+        CHECK(other.outcome.error().code == ToolErrc::approval_unavailable);
+        const ToolCallRecord broken =
+            runCoro(executor.executeOne(call("c3", "ruled_search", json{{"query", "boom"}}), 0));
+        REQUIRE_FALSE(broken.succeeded());
+        CHECK(broken.outcome.error().code == ToolErrc::approval_unavailable);
+        CHECK(*ruled == 1);
+    }
 }
 
 TEST_CASE("a declaration-only tool is not executable", "[tools][executor]") {

@@ -61,8 +61,8 @@ struct ResumeInput {
 /// \brief A ready agent: runs prompts through the ReAct loop with its provider and tools.
 ///
 /// An `Agent` is a cheap handle; copies share the same tools, provider and subscriptions. Each run
-/// starts from a fresh conversation (flat memory), so one agent can run many prompts, one after another
-/// or concurrently.
+/// starts from a fresh conversation, or from the history it is given (`run(history, prompt)`,
+/// `Conversation`), so one agent can run many prompts, one after another or concurrently.
 ///
 /// \par Thread safety
 /// Use an agent from one strand (a single-threaded `io_context` is simplest).
@@ -249,10 +249,11 @@ class AgentBuilder {
     /// failed to build, duplicate tool names, a non-positive iteration limit, ...).
     [[nodiscard]] expected<Agent, AgentError> build() const;
 
-    /// \brief As `build()`, then connects every MCP server (all at once) on the awaiting coroutine's
-    /// executor and registers their tools. A server that fails to start or to initialise is reported
-    /// as `invalid_config`, naming it (with its stderr's last lines for stdio); the servers that did
-    /// connect are closed again. Needed when `withMCP` was called; otherwise the same as `build()`.
+    /// \brief As `build()`, then connects every MCP server (`McpSettings::maxConcurrentStarts` at a time)
+    /// on the awaiting coroutine's executor and registers their tools. A server that fails to start or to
+    /// initialise is reported as `invalid_config`, naming it (with its stderr's last lines for stdio); the
+    /// servers that did connect are closed again. Needed when `withMCP` was called; otherwise the same as
+    /// `build()`.
     [[nodiscard]] Task<expected<Agent, AgentError>> buildAsync() const;
 
     /// \brief Builds (`buildAsync`), runs `prompt`, disposes the agent: for one-shot use.

@@ -3,6 +3,7 @@
 /// \brief Configuration structs assembled by `AgentBuilder`.
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -52,6 +53,9 @@ struct ToolSettings {
     /// Leaves out the built-in tools that change the workspace (`file-write`, `file-edit`,
     /// `shell-execute`, `git-cli`, `gh-cli`, `gws-cli`). Default false.
     bool readOnly = false;
+    /// Credential variables of this process (`*_API_KEY`, `*_TOKEN`, ...) that the commands of
+    /// `shell-execute` and the program tools still inherit; the others are removed. Default: none.
+    std::vector<std::string> passEnvironment;
 };
 
 /// \brief The meta-tools with live state of the run that `withReasoning()` registers besides
@@ -85,6 +89,10 @@ struct MemoryConfig {
 struct McpSettings {
     /// Connected by `AgentBuilder::buildAsync()`; each server's tools are registered as `server/tool`.
     std::vector<mcp::ServerConfig> servers;
+    /// Servers being started (connected, initialised, their tools listed) at once; the others wait for a
+    /// free slot, so a long list does not start a thousand processes together. Invariant: >= 1 (0 is
+    /// taken as 1). Default 4.
+    std::size_t maxConcurrentStarts = 4;
     /// Offered to every server (`roots/list`); unset: the `roots` capability is not declared.
     std::optional<std::vector<mcp::Root>> roots;
     /// Decides whether a server may have the agent's own provider complete a prompt

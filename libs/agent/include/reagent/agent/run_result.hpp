@@ -38,7 +38,7 @@ enum class TerminatedBy {
     /// An unexpected exception ended the run (see `AgentErrc::internal_error`).
     internal_error,
     /// Calls that require approval wait for the caller's decision (`AgentBuilder::withDeferredApproval`):
-    /// see `pendingApprovals`, and resume with `ResumeInput::decisions`.
+    /// see `pendingApprovals`, and resume with `Agent::resumeWith` and `ResumeInput::decisions`.
     approval_required,
 };
 
@@ -74,8 +74,9 @@ struct CheckpointMark {
     std::size_t messageIndex = 0;
 };
 
-/// \brief The result of a declaration-only call, executed by the caller, for `ReactLoop::resume` and
-/// `Agent::resume`: the text the model reads, or an error (fed back to it as the call's error).
+/// \brief The result of a declaration-only call, executed by the caller, for `ReactLoop::resume`,
+/// `Agent::resume` and `ResumeInput::results`: the text the model reads, or an error (fed back to it as the
+/// call's error).
 struct ExternalResult {
     /// The call's id (`RunResult::pendingToolCalls[i].id`).
     std::string callId;
@@ -83,8 +84,8 @@ struct ExternalResult {
 };
 
 /// \brief The caller's decision on a call that waits for approval (`RunResult::pendingApprovals`), for
-/// `Agent::resume`: an approved call runs when the run resumes; a refused one is answered
-/// `ToolErrc::approval_denied` with `reason`, which the model reads.
+/// `Agent::resumeWith` (`ResumeInput::decisions`): an approved call runs when the run resumes; a refused one
+/// is answered `ToolErrc::approval_denied` with `reason`, which the model reads.
 struct ApprovalDecision {
     /// The call's id (`RunResult::pendingApprovals[i].id`).
     std::string callId;
@@ -130,9 +131,9 @@ struct RunResult {
     /// locked by another connection for longer than the busy timeout, run cancelled while waiting for
     /// the lock). The same text is emitted as a `MemoryWarning` event when it happens.
     std::vector<std::string> warnings;
-    /// For a run that stopped for declaration-only calls (`external_tool_calls`): its whole state
-    /// (`ReactLoop::save`), to hand to `Agent::resume` with the calls' results, here or in another process.
-    /// Null otherwise.
+    /// For a run that paused (`external_tool_calls`, `approval_required`): its whole state
+    /// (`ReactLoop::save`), to hand to `Agent::resume` with the calls' results, or to `Agent::resumeWith`
+    /// with the results and the approval decisions, here or in another process. Null otherwise.
     nlohmann::json state;
     /// The checkpoints recorded by the run's tool calls, in order.
     std::vector<CheckpointMark> checkpoints;

@@ -53,12 +53,27 @@ struct ProgramToolOptions {
 /// \brief `git-cli`: `git <command>` in the workspace root (parameter `command`: the subcommand and its
 /// flags, split with quotes honoured, no shell). A non-zero exit is an error carrying stderr; a missing
 /// `git` is reported at once, telling the model not to retry.
+///
+/// \par What runs
+/// The first word must be a git subcommand of an allow-list (no global option such as `-c`, `-C`,
+/// `--git-dir`; no alias); subcommands and options that run programs named in the call (`difftool`,
+/// `bisect run`, `rebase --exec`, `--upload-pack`, `--ext-diff`, ...), paths outside the workspace
+/// (absolute or with `..`, `--output`, `--no-index`) and `config --global/--system/--file` are refused
+/// with `invalid_arguments`. git runs without system or global configuration, with `HOME` at a private
+/// empty directory, no prompt, editor, pager, askpass or credential helper, and hooks and fsmonitor off.
+/// A call known to only read (`status`, `log`, `diff`, `show`, `branch --list`, ...) runs without
+/// approval; the others ask (`ToolDefinition::approvalRule`).
+///
+/// \par Not covered
+/// The repository's own configuration and attributes (`.git/config`, `.gitattributes`) are still read:
+/// a filter driver configured there runs as in any git command.
 [[nodiscard]] expected<tools::Tool, tools::ToolError> gitCliTool(std::shared_ptr<ExecutionAdapter> workspace,
                                                                  ProgramToolOptions options = {});
-/// \brief `gh-cli`: the GitHub CLI, as `git-cli`.
+/// \brief `gh-cli`: the GitHub CLI, as `git-cli` without its rule: every call asks for approval except
+/// the reading ones (`pr list`, `issue view`, `repo view`, ... without `--web`).
 [[nodiscard]] expected<tools::Tool, tools::ToolError> ghCliTool(std::shared_ptr<ExecutionAdapter> workspace,
                                                                 ProgramToolOptions options = {});
-/// \brief `gws-cli`: the Google Workspace CLI, as `git-cli`.
+/// \brief `gws-cli`: the Google Workspace CLI, as `gh-cli`; every call asks for approval.
 [[nodiscard]] expected<tools::Tool, tools::ToolError> gwsCliTool(std::shared_ptr<ExecutionAdapter> workspace,
                                                                  ProgramToolOptions options = {});
 

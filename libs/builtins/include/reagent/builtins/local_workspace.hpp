@@ -17,9 +17,15 @@ namespace reagent::builtins {
 struct LocalWorkspaceConfig {
     /// The workspace root: an existing directory (symbolic links in it are resolved once, here).
     std::string root;
-    /// The environment commands start from (`NAME=value` entries); empty optional: this process's.
+    /// The environment commands start from (`NAME=value` entries); empty optional: this process's, less
+    /// the variables that look like credentials (a `_`-separated word of the name is KEY, TOKEN, SECRET,
+    /// PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL(S), AUTH, COOKIE or PAT, in any case: `OPENAI_API_KEY`,
+    /// `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, ...) unless named in `passEnvironment`.
     /// `CommandRequest::environment` is merged over it.
     std::optional<std::vector<std::string>> environment;
+    /// Names of credential variables commands still inherit (`reagent run --pass-env NAME`). Ignored when
+    /// `environment` is set.
+    std::vector<std::string> passEnvironment;
     /// The largest file read, edited or written, in bytes. Default 16 MiB.
     std::size_t maxFileBytes = 16 * 1024 * 1024;
     /// The most entries a glob or directory map walks before it stops (`GlobResult::incomplete`).

@@ -30,6 +30,9 @@ struct BuiltinSelection {
     /// Leaves out every tool that changes the workspace (`file-write`, `file-edit`, `shell-execute`, the
     /// program tools); naming one in `include` is then an error.
     bool readOnly = false;
+    /// Credential variables (`*_API_KEY`, `*_TOKEN`, ...) that the commands of the shell and program tools
+    /// still inherit; the others are removed from their environment. Default: none.
+    std::vector<std::string> passEnvironment;
 };
 
 /// \brief Restores the workspace to a checkpoint (an id from a tool call's `checkpointId` artifact);

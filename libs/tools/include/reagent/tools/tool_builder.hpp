@@ -52,6 +52,8 @@ class ToolBuilder {
     ToolBuilder& riskLevel(RiskLevel level);
     ToolBuilder& timeout(std::chrono::milliseconds limit);
     ToolBuilder& requiresApproval(bool required = true);
+    /// Requires approval for the calls `rule` returns true for (`ToolDefinition::approvalRule`).
+    ToolBuilder& requiresApprovalWhen(ApprovalRule rule);
     ToolBuilder& mode(ToolMode mode);
     ToolBuilder& sideEffect(bool value = true);
     ToolBuilder& handler(ToolHandler handler);

@@ -32,6 +32,9 @@ enum class ToolMode {
 /// \brief A present-progressive text for people ("Searching for \"x\""), computed from validated input.
 using ActionText = std::function<std::string(const nlohmann::json& args)>;
 
+/// \brief Decides, from a call's validated arguments, whether that call needs approval.
+using ApprovalRule = std::function<bool(const nlohmann::json& args)>;
+
 /// \brief Everything about a tool except its code.
 struct ToolDefinition {
     /// Unique name, matching `^[a-zA-Z_][a-zA-Z0-9_.:/-]{0,127}$`, so MCP-style `server/tool` names
@@ -55,6 +58,10 @@ struct ToolDefinition {
     std::chrono::milliseconds timeout{30'000};
     /// When true the call runs only if the approval handler says yes; refused when none is set.
     bool requiresApproval = false;
+    /// With `requiresApproval`: when set, only the calls for which it returns true ask for approval (a
+    /// tool lets the calls it knows to be harmless, such as `git status`, run without asking). Unset: every
+    /// call asks. It must not throw; an exception counts as "ask".
+    ApprovalRule approvalRule;
     /// Default: feedback.
     ToolMode mode = ToolMode::feedback;
     /// Runs alone, never beside other calls. Also implied by a side-effect name prefix (`create_`, ...).

@@ -12,7 +12,8 @@ namespace reagent::tools {
 
 /// \brief The reason a tool call failed. Every failure is fed back to the model; the run goes on.
 enum class ToolErrc {
-    /// The arguments broke the tool's JSON Schema; the message names the path and the rule.
+    /// The arguments broke the tool's JSON Schema (the message names the path and the rule), or the tool
+    /// refused them (the message says why, so the model can send others).
     invalid_arguments,
     /// The model asked for a tool that is not registered.
     unknown_tool,
@@ -100,8 +101,6 @@ struct ToolError {
     [[nodiscard]] std::vector<const ErrorCause*> causes() const;
     /// \brief The root of the chain: the innermost cause, or null.
     [[nodiscard]] const ErrorCause* rootCause() const;
-
-    /// \brief A handler's own failure: `ToolError::failure("file not found: a.txt")`.
 
     /// \brief The text the model reads: `"<code>: <message>"`.
     [[nodiscard]] std::string describe() const;
