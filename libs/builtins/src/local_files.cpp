@@ -100,6 +100,9 @@ Task<expected<EditResult, WorkspaceError>> LocalWorkspace::editFile(EditFileRequ
     if (!path) {
         co_return fail(std::move(path.error()));
     }
+    if (auto allowed = detail::refuseGitDirectory(*path); !allowed) {
+        co_return fail(std::move(allowed.error()));
+    }
     const std::size_t limit = state_->config.maxFileBytes;
     auto read = readText(state_->root, *path, limit);
     if (!read) {
@@ -162,6 +165,9 @@ Task<expected<WriteResult, WorkspaceError>> LocalWorkspace::writeFile(WriteFileR
     }
     if (path->components.empty()) {
         co_return fail(WorkspaceError{WorkspaceErrc::not_a_file, "'.' is the workspace root, a directory"});
+    }
+    if (auto allowed = detail::refuseGitDirectory(*path); !allowed) {
+        co_return fail(std::move(allowed.error()));
     }
     if (request.content.size() > state_->config.maxFileBytes) {
         co_return fail(tooLargeFile(path->relative, request.content.size(), state_->config.maxFileBytes));

@@ -11,6 +11,20 @@ namespace reagent::builtins::detail {
 
 namespace fs = std::filesystem;
 
+expected<void, WorkspaceError> refuseGitDirectory(const ResolvedPath& path) {
+    for (const std::string& component : path.components) {
+        if (component == ".git") {
+            return fail(WorkspaceError{
+                WorkspaceErrc::outside_workspace,
+                quotedPath(path.relative) +
+                    " is inside a .git directory: the file tools do not write there (a repository's "
+                    "configuration and hooks can name programs for git to run); use git-cli to change the "
+                    "repository"});
+        }
+    }
+    return {};
+}
+
 std::string quotedPath(std::string_view path) {
     return "'" + std::string(path) + "'";
 }

@@ -49,6 +49,11 @@ class WorkspaceRoot {
     UniqueFd fd_;
 };
 
+/// `outside_workspace` when `path` lies in a `.git` directory: the file tools do not write there, since a
+/// repository's configuration, attributes and hooks can name programs that git (and git-cli's calls that
+/// run without approval) would then start.
+[[nodiscard]] expected<void, WorkspaceError> refuseGitDirectory(const ResolvedPath& path);
+
 /// `'<relative>'`: how messages name a path.
 [[nodiscard]] std::string quotedPath(std::string_view path);
 

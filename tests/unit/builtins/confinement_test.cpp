@@ -231,6 +231,43 @@ TEST_CASE("builtins confinement: a dangling link is not written through", "[buil
     CHECK_FALSE(fs::exists(fx.outside / "created-by-link.txt"));
 }
 
+TEST_CASE("builtins confinement: the file tools do not write into a .git directory",
+          "[builtins][confinement]") {
+    // A repository's configuration can name programs (filter drivers, an attributes file) that git-cli's
+    // reading calls, which run without approval, would start.
+    WorkspaceFixture fx;
+    fs::create_directories(fx.root / ".git" / "info");
+    WorkspaceFixture::writeFile(fx.root / ".git" / "config", "[core]\n");
+    fs::create_directories(fx.root / "sub" / ".git");
+    fx.link("gitlink", fx.root / ".git");
+
+    EditFileRequest edit;
+    edit.path = ".git/config";
+    edit.search = "[core]";
+    edit.replace = "[core]\n\tattributesFile = evil";
+    auto edited = fx.run(fx.workspace->editFile(edit));
+    REQUIRE_FALSE(edited);
+    requireOutside(edited.error(), "inside a .git directory");
+    CHECK(WorkspaceFixture::readFile(fx.root / ".git" / "config") == "[core]\n");
+
+    for (const std::string path : {".git/info/attributes", "sub/.git/config", "gitlink/hooks/pre-commit"}) {
+        WriteFileRequest write;
+        write.path = path;
+        write.content = "* filter=x";
+        auto written = fx.run(fx.workspace->writeFile(write));
+        INFO(path);
+        REQUIRE_FALSE(written);
+        requireOutside(written.error(), "inside a .git directory");
+    }
+    CHECK_FALSE(fs::exists(fx.root / ".git" / "info" / "attributes"));
+
+    // A file merely named like it elsewhere is ordinary content.
+    WriteFileRequest ordinary;
+    ordinary.path = "notes/.gitignore";
+    ordinary.content = "build/";
+    CHECK(fx.run(fx.workspace->writeFile(ordinary)));
+}
+
 TEST_CASE("builtins confinement: glob patterns cannot leave the workspace", "[builtins][confinement]") {
     WorkspaceFixture fx;
     GlobRequest glob;

@@ -64,9 +64,10 @@ struct ProgramToolOptions {
 /// A call known to only read (`status`, `log`, `diff`, `show`, `branch --list`, ...) runs without
 /// approval; the others ask (`ToolDefinition::approvalRule`).
 ///
-/// \par Not covered
-/// The repository's own configuration and attributes (`.git/config`, `.gitattributes`) are still read:
-/// a filter driver configured there runs as in any git command.
+/// \par The repository's configuration
+/// `.git/config` is still read: a filter driver the user configured there runs as in any git command.
+/// The file tools do not write inside a `.git` directory, and `config` asks, so the model cannot add one
+/// without approval.
 [[nodiscard]] expected<tools::Tool, tools::ToolError> gitCliTool(std::shared_ptr<ExecutionAdapter> workspace,
                                                                  ProgramToolOptions options = {});
 /// \brief `gh-cli`: the GitHub CLI, as `git-cli` without its rule: every call asks for approval except

@@ -19,7 +19,8 @@ enum class WorkspaceErrc {
     /// The path leaves the workspace: `..` climbing above the root, an absolute path elsewhere (a
     /// sibling such as `<root>-evil` included), a symbolic link whose target is outside, a component
     /// that turned into a symbolic link between the check and the use, a glob pattern that is absolute
-    /// or climbs with `..`.
+    /// or climbs with `..`; a file write or edit inside a `.git` directory (git's configuration can name
+    /// programs to run).
     outside_workspace,
     /// The path (or, for `create`, the workspace root) does not exist; a checkpoint id that is unknown.
     not_found,
