@@ -206,7 +206,7 @@ Task<void> waitTerminal(EntryPtr entry) {
 }
 
 Task<bool> writeJson(beast::tcp_stream& stream, bhttp::status status, const json& body, bool keepAlive,
-                     std::string challenge = {}) {
+                     std::string challenge = std::string()) {
     bhttp::response<bhttp::string_body> response{status, 11};
     response.set(bhttp::field::content_type, "application/json");
     if (!challenge.empty()) {
