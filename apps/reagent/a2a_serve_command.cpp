@@ -46,7 +46,8 @@ a2a::AgentCard cardFor(const agent::Agent& agent, const RunOptions& options) {
     return card;
 }
 
-Task<int> serve(agent::AgentBuilder builder, bool demo, A2aServeOptions options) {
+Task<int> serve(agent::AgentBuilder builder, bool demo, A2aServeOptions options,
+                std::optional<ServerToken> token) {
     auto built = co_await builder.buildAsync();
     if (!built) {
         std::cerr << "reagent: cannot build the agent: " << built.error().describe() << "\n";
@@ -57,6 +58,9 @@ Task<int> serve(agent::AgentBuilder builder, bool demo, A2aServeOptions options)
     config.host = options.host;
     config.port = options.port;
     config.maxConcurrentTasks = options.maxTasks;
+    if (token) {
+        config.bearerToken = token->value;
+    }
     a2a::RunFunction run = sharedAgentRunner(agent);
     if (demo) {
         run = [agentOptions = options.agent](std::string prompt, a2a::ProgressSink progress) {
@@ -70,6 +74,11 @@ Task<int> serve(agent::AgentBuilder builder, bool demo, A2aServeOptions options)
         co_await agent.dispose();
         co_return kExitUsage;
     }
+    // The token line first: a client that waits for the address finds the token already written.
+    if (token && !token->warning.empty()) {
+        std::cerr << token->warning;
+    }
+    std::cerr << authLine(token, kA2aServeTokenVariable, "start tasks on this agent");
     std::cerr << "reagent: serving agent '" << server->card().name << "' over A2A at " << server->baseUrl()
               << " (card: " << server->baseUrl() << a2a::kAgentCardPath
               << ", JSON-RPC: " << server->card().interfaces.front().url << "); Ctrl-C stops\n";
@@ -82,6 +91,11 @@ Task<int> serve(agent::AgentBuilder builder, bool demo, A2aServeOptions options)
 }  // namespace
 
 int a2aServeCommand(asio::io_context& io, const A2aServeOptions& options) {
+    auto token = serverToken(options.auth, kA2aServeTokenVariable);
+    if (!token) {
+        std::cerr << "reagent: " << token.error() << "\n";
+        return kExitUsage;
+    }
     bool demo = false;
     auto builder = serverAgentBuilder(options.agent, &demo);
     if (!builder) {
@@ -97,7 +111,7 @@ int a2aServeCommand(asio::io_context& io, const A2aServeOptions& options) {
         }
     });
     int status = kExitRunFailed;
-    asio::co_spawn(io, serve(std::move(*builder), demo, options),
+    asio::co_spawn(io, serve(std::move(*builder), demo, options, std::move(*token)),
                    asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr error, int value) {
                        status = error ? kExitRunFailed : value;
                        signals.cancel();

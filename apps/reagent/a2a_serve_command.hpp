@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "reagent/agent/agent.hpp"
 #include "reagent/core/expected.hpp"
+#include "server_token.hpp"
 
 namespace reagent::cli {
 
@@ -22,7 +23,13 @@ struct A2aServeOptions {
     std::uint16_t port = 0;
     /// `--max-tasks`: tasks running at once. Default 64.
     std::size_t maxTasks = 64;
+    /// The bearer token callers must send (`--token-file`, `$REAGENT_A2A_SERVE_TOKEN`, else generated and
+    /// printed), or `--no-auth`.
+    ServerAuthOptions auth;
 };
+
+/// \brief The environment variable `reagent serve --a2a` reads its bearer token from.
+inline constexpr const char* kA2aServeTokenVariable = "REAGENT_A2A_SERVE_TOKEN";
 
 /// \brief The builder `run` uses (provider from the options or the environment, else the demo), with
 /// tool calls that need approval denied unless `--yes` (a server has no terminal to ask). `demo`, when

@@ -118,6 +118,20 @@ reagent::expected<std::string, std::string> readPrompt(const std::vector<std::st
     return prompt;
 }
 
+// --token-file and --no-auth of a server command (exclusive), the variable named in the help.
+void addServerAuthOptions(CLI::App* command, reagent::cli::ServerAuthOptions& auth, const char* variable) {
+    auto* file =
+        command
+            ->add_option("--token-file", auth.tokenFile,
+                         std::string("Require the bearer token in this file (default: $") + variable +
+                             " when set, else a token generated at start and printed on stderr)")
+            ->check(nonEmpty("a file path"));
+    command
+        ->add_flag("--no-auth", auth.noAuth,
+                   "Serve every caller without a token (any local user can then use the server)")
+        ->excludes(file);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -313,6 +327,7 @@ int main(int argc, char** argv) {
         "Approve every call that needs approval (otherwise refused: a server has no terminal)");
     serveCmd->add_option("--demo-latency", serveLatencyMs, "Simulated latency (ms) of each demo model turn")
         ->check(CLI::Range(0, 3'600'000));
+    addServerAuthOptions(serveCmd, serve.auth, kA2aServeTokenVariable);
     serveCmd->footer("SIGINT or SIGTERM stops the server gracefully: running tasks end canceled.");
 
     MemoryOptions memoryOptions;
@@ -396,6 +411,7 @@ int main(int argc, char** argv) {
         "--http", serveOptions.http,
         "Serve streamable HTTP on HOST:PORT (like 127.0.0.1:8080; port 0 picks a free one "
         "and the address is printed on stderr)");
+    addServerAuthOptions(mcpServeCmd, serveOptions.auth, kMcpServeTokenVariable);
 
     // Set last: subcommands copy the footer of their parent when they are created.
     app.footer("Run `reagent <command> --help` for the options of a command.");

@@ -59,6 +59,22 @@ int mcpServeCommand(asio::io_context& io, const ServeOptions& options) {
             return kExitUsage;
         }
     }
+    std::optional<ServerToken> token;
+    if (http) {
+        auto chosen = serverToken(options.auth, kMcpServeTokenVariable);
+        if (!chosen) {
+            std::cerr << "reagent: " << chosen.error() << "\n";
+            return kExitUsage;
+        }
+        token = std::move(*chosen);
+        if (token) {
+            http->bearerToken = token->value;
+        }
+    } else if (options.auth.noAuth || !options.auth.tokenFile.empty()) {
+        std::cerr << "reagent: --token-file and --no-auth are for --http (stdio has a single client, the "
+                     "program that started the server)\n";
+        return kExitUsage;
+    }
     auto tools = workspaceTools(options.tools);
     if (!tools) {
         std::cerr << "reagent: " << tools.error() << "\n";
@@ -119,9 +135,14 @@ int mcpServeCommand(asio::io_context& io, const ServeOptions& options) {
     if (http) {
         const std::string address =
             http->address.find(':') == std::string::npos ? http->address : "[" + http->address + "]";
-        http->onListening = [address, count = registry->size()](std::uint16_t port) {
-            std::cerr << "reagent: serving " << count << " tools over MCP, listening on http://" << address
-                      << ":" << port << "/mcp\n";
+        // The token line first: a client that waits for the address finds the token already written.
+        http->onListening = [address, count = registry->size(), token](std::uint16_t port) {
+            if (token && !token->warning.empty()) {
+                std::cerr << token->warning;
+            }
+            std::cerr << authLine(token, kMcpServeTokenVariable, "call these tools") << "reagent: serving "
+                      << count << " tools over MCP, listening on http://" << address << ":" << port
+                      << "/mcp\n";
         };
         asio::co_spawn(io, mcp::serveHttp(server, *http), asio::bind_cancellation_slot(stop.slot(), done));
     } else {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "server_token.hpp"
 
 namespace reagent::cli {
 
@@ -15,10 +16,16 @@ struct ServeOptions {
     RunOptions tools;
     /// `--http HOST:PORT`: streamable HTTP at `/mcp` (PORT 0 picks one); empty: stdio.
     std::string http;
+    /// With `--http`: the bearer token callers must send (`--token-file`, `$REAGENT_MCP_SERVE_TOKEN`, else
+    /// generated and printed), or `--no-auth`.
+    ServerAuthOptions auth;
     /// `--agent`: also serve the agent `run` would build (provider from the environment, else the demo)
     /// as one tool, `agent` (input `{message}`, output its answer).
     bool agent = false;
 };
+
+/// \brief The environment variable `reagent mcp serve --http` reads its bearer token from.
+inline constexpr const char* kMcpServeTokenVariable = "REAGENT_MCP_SERVE_TOKEN";
 
 /// \brief Serves `workspaceTools(options.tools)` over MCP until the client ends (stdio), or SIGINT or
 /// SIGTERM shuts the server down gracefully. Logs go to stderr only. Calls that need approval are refused

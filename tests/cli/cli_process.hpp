@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -30,7 +31,9 @@ class CliProcess {
   public:
     /// With `input`, the child's standard input is a pipe that receives it (from a thread, so that a large
     /// input never blocks the reading of the outputs) and is then closed.
-    explicit CliProcess(std::vector<std::string> args, std::optional<std::string> input = std::nullopt) {
+    /// `environment` adds `NAME=value` entries to the child's environment (this process's is inherited).
+    explicit CliProcess(std::vector<std::string> args, std::optional<std::string> input = std::nullopt,
+                        std::vector<std::string> environment = {}) {
         args.insert(args.begin(), REAGENT_CLI_PATH);
         std::vector<char*> argv;
         for (auto& arg : args) {
@@ -52,7 +55,15 @@ class CliProcess {
         for (const int fd : {out_[0], out_[1], err_[0], err_[1]}) {
             posix_spawn_file_actions_addclose(&actions, fd);
         }
-        const int rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+        std::vector<char*> envp;
+        for (auto& entry : environment) {
+            envp.push_back(entry.data());
+        }
+        for (char** entry = environ; *entry != nullptr; ++entry) {
+            envp.push_back(*entry);
+        }
+        envp.push_back(nullptr);
+        const int rc = ::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
         posix_spawn_file_actions_destroy(&actions);
         ::close(out_[1]);
         ::close(err_[1]);
@@ -89,9 +100,33 @@ class CliProcess {
 
     void signal(int number) const { ::kill(pid_, number); }
 
+    /// Reads stderr until it holds `needle` or `limit` passes; what was read so far (kept for `wait`).
+    std::string readErrUntil(const std::string& needle, std::chrono::milliseconds limit) {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        while (early_.find(needle) == std::string::npos) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0) {
+                break;
+            }
+            pollfd fd{err_[0], POLLIN, 0};
+            if (::poll(&fd, 1, static_cast<int>(left.count())) <= 0) {
+                break;
+            }
+            char buffer[4096];
+            const ssize_t n = ::read(err_[0], buffer, sizeof buffer);
+            if (n <= 0) {
+                break;
+            }
+            early_.append(buffer, static_cast<std::size_t>(n));
+        }
+        return early_;
+    }
+
     /// Reads both pipes to their end (together, so a full pipe never blocks the child), then reaps it.
     CliOutcome wait() {
         CliOutcome outcome;
+        outcome.err = std::move(early_);
         std::array<pollfd, 2> fds{pollfd{out_[0], POLLIN, 0}, pollfd{err_[0], POLLIN, 0}};
         std::array<std::string*, 2> sinks{&outcome.out, &outcome.err};
         int open = 2;
@@ -130,6 +165,8 @@ class CliProcess {
     std::array<int, 2> err_{-1, -1};
     std::array<int, 2> in_{-1, -1};
     std::thread writer_;
+    // stderr read by `readErrUntil` before `wait`.
+    std::string early_;
 };
 
 inline CliOutcome runCli(std::vector<std::string> args, std::optional<std::string> input = std::nullopt) {

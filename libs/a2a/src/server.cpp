@@ -29,6 +29,7 @@
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/core/untrusted_json.hpp"
+#include "reagent/http/server_rules.hpp"
 
 namespace reagent::a2a {
 
@@ -87,6 +88,8 @@ struct Server::State {
     Executor ex;
     tcp::acceptor acceptor;
     ServerConfig config;
+    /// Whom requests are taken from (set by `bind`, which knows whether the address is loopback).
+    http::CallerPolicy callers;
     AgentCard card;
     RunFunction run;
     std::map<std::string, EntryPtr> tasks;
@@ -203,9 +206,13 @@ Task<void> waitTerminal(EntryPtr entry) {
     }
 }
 
-Task<bool> writeJson(beast::tcp_stream& stream, bhttp::status status, const json& body, bool keepAlive) {
+Task<bool> writeJson(beast::tcp_stream& stream, bhttp::status status, const json& body, bool keepAlive,
+                     std::string challenge = std::string()) {
     bhttp::response<bhttp::string_body> response{status, 11};
     response.set(bhttp::field::content_type, "application/json");
+    if (!challenge.empty()) {
+        response.set(bhttp::field::www_authenticate, challenge);
+    }
     response.keep_alive(keepAlive);
     response.body() = body.dump();
     response.prepare_payload();
@@ -316,6 +323,30 @@ Task<bool> handleRpc(StatePtr s, beast::tcp_stream& stream, std::string body, bo
     co_return co_await writeJson(stream, bhttp::status::ok, answer, keepAlive);
 }
 
+[[nodiscard]] std::optional<std::string_view> header(const bhttp::request<bhttp::string_body>& request,
+                                                     bhttp::field name) {
+    const auto found = request.find(name);
+    if (found == request.end()) {
+        return std::nullopt;
+    }
+    return std::string_view(found->value().data(), found->value().size());
+}
+
+// The rules of reagent's HTTP servers: Host, Origin and bearer token for every request, JSON for a POST.
+[[nodiscard]] std::optional<http::Refusal> refusal(const Server::State& s,
+                                                   const bhttp::request<bhttp::string_body>& request) {
+    const http::CallerHeaders caller{header(request, bhttp::field::host),
+                                     header(request, bhttp::field::origin),
+                                     header(request, bhttp::field::authorization)};
+    if (auto refused = http::checkCaller(caller, s.callers)) {
+        return refused;
+    }
+    if (request.method() == bhttp::verb::post) {
+        return http::checkJsonContentType(header(request, bhttp::field::content_type));
+    }
+    return std::nullopt;
+}
+
 Task<void> serveConnection(StatePtr s, tcp::socket socket) {
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buffer;
@@ -343,8 +374,12 @@ Task<void> serveConnection(StatePtr s, tcp::socket socket) {
         const bool keepAlive = request.keep_alive() && !s->stopping;
         const std::string target(request.target());
         bool open = true;
-        if (request.method() == bhttp::verb::get &&
-            (target == kAgentCardPath || target == "/.well-known/agent.json")) {
+        if (auto refused = refusal(*s, request)) {
+            auto answer = makeError(nullptr, rpc::kInvalidRequest, refused->message);
+            open = co_await writeJson(stream, static_cast<bhttp::status>(refused->status), answer, keepAlive,
+                                      std::move(refused->challenge));
+        } else if (request.method() == bhttp::verb::get &&
+                   (target == kAgentCardPath || target == "/.well-known/agent.json")) {
             open = co_await writeJson(stream, bhttp::status::ok, toJson(s->card), keepAlive);
         } else if (request.method() == bhttp::verb::post && target == s->config.rpcPath) {
             open = co_await handleRpc(s, stream, std::move(request.body()), keepAlive);
@@ -382,6 +417,8 @@ expected<Server, std::string> Server::bind(Executor executor, ServerConfig confi
                     ": " + ec.message());
     }
     state->port = acceptor.local_endpoint().port();
+    state->callers = http::CallerPolicy{address.is_loopback(), state->config.allowedHosts,
+                                        state->config.allowedOrigins, state->config.bearerToken};
     const std::string host = address.is_v6() ? "[" + state->config.host + "]" : state->config.host;
     std::string base = state->config.publicUrl.empty() ? "http://" + host + ":" + std::to_string(state->port)
                                                        : state->config.publicUrl;
@@ -413,16 +450,12 @@ std::size_t Server::runningTasks() const noexcept {
 Task<void> Server::run() const {
     auto s = state_;
     TaskGroup connections(s->ex);
-    for (;;) {
-        auto [ec, socket] = co_await s->acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
-        if (ec) {
-            if (isCancelled(co_await asio::this_coro::cancellation_state) || !s->acceptor.is_open()) {
-                break;
-            }
-            continue;  // a connection that failed before it was accepted (reset, no descriptors)
-        }
+    std::function<void(tcp::socket)> serve = [s, &connections](tcp::socket socket) {
         connections.spawn(serveConnection(s, std::move(socket)));
-    }
+    };
+    auto accepting =
+        reagent::detail::acceptConnections(std::shared_ptr<tcp::acceptor>(s, &s->acceptor), std::move(serve));
+    co_await std::move(accepting);
     // Graceful stop: no new connection or task, the running tasks end canceled (their streams send
     // that), a short grace for those last writes, then the idle connections are closed.
     co_await asio::this_coro::reset_cancellation_state();

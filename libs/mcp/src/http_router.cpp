@@ -35,9 +35,8 @@ using Clock = std::chrono::steady_clock;
                       "Not Acceptable: the client must accept both application/json and text/event-stream "
                       "(send Accept: application/json, text/event-stream)");
     }
-    if (const auto type = request.contentType; type && !type->starts_with("application/json")) {
-        return refuse(415, -32000,
-                      "Unsupported Media Type: POST a JSON-RPC message with Content-Type: application/json");
+    if (auto refused = http::checkJsonContentType(request.contentType)) {
+        return refuse(refused->status, -32000, std::move(refused->message));
     }
     if (auto refused = checkProtocolVersion(request.protocolVersion)) {
         return answer(refusal(*refused));
@@ -92,7 +91,17 @@ using Clock = std::chrono::steady_clock;
     }
     const bool json = hub.options.replyMode == HttpReplyMode::json;
     auto exchange = session->openExchange(json);
-    session->deliver(request.body, exchange, post->requests);
+    std::vector<PostedFrame> frames;
+    if (post->batch && session->core->initialized() && session->core->protocolVersion() == "2025-03-26") {
+        // The core answers a batch with one array tied to its first request only; handed the members one
+        // at a time, it answers each request on its own, and the POST ends with the last answer.
+        for (const auto& member : post->members) {
+            frames.push_back(PostedFrame{member.text, member.requests});
+        }
+    } else {
+        frames.push_back(PostedFrame{request.body, post->requests});
+    }
+    session->deliver(frames, exchange);
     Outcome outcome;
     if (opened) {
         if (session->core->initialized()) {
@@ -190,7 +199,7 @@ void HttpSessions::close(const std::shared_ptr<HttpSession>& session) {
 }
 
 Reply refusal(const Refusal& refused) {
-    return Reply{refused.status, errorBody(refused.code, refused.message), "application/json", {}, {}};
+    return Reply{refused.status, errorBody(refused.code, refused.message), "application/json", {}, {}, {}};
 }
 
 Reply refusal(unsigned status, int code, std::string message) {
@@ -209,12 +218,11 @@ std::string jsonReply(const Exchange& exchange, bool batch) {
 }
 
 Outcome decide(HttpSessions& hub, const HttpRequestHead& request) {
-    const auto host = request.host;
-    if (!host) {
-        return refuse(400, -32000, "Bad Request: no Host header");
-    }
-    if (auto refused = checkHostAndOrigin(*host, request.origin, hub.loopback, hub.options)) {
-        return answer(refusal(*refused));
+    const http::CallerHeaders caller{request.host, request.origin, request.authorization};
+    if (auto refused = http::checkCaller(caller, hub.callers)) {
+        Outcome outcome = refuse(refused->status, -32000, std::move(refused->message));
+        outcome.reply.challenge = std::move(refused->challenge);
+        return outcome;
     }
     const std::string_view target = std::string_view(request.target).substr(0, request.target.find('?'));
     if (target != hub.options.path) {

@@ -11,6 +11,7 @@
 #include "http_rules.hpp"
 #include "http_session.hpp"
 #include "reagent/core/task_group.hpp"
+#include "reagent/http/server_rules.hpp"
 #include "reagent/mcp/serve_http.hpp"
 
 namespace reagent::mcp::detail {
@@ -21,6 +22,8 @@ struct HttpRequestHead {
     std::string target;
     std::optional<std::string> host;
     std::optional<std::string> origin;
+    /// Secret: never quoted.
+    std::optional<std::string> authorization;
     std::optional<std::string> accept;
     std::optional<std::string> contentType;
     std::optional<std::string> sessionId;
@@ -36,6 +39,8 @@ struct Reply {
     std::string contentType;
     std::string sessionId;
     std::string allow;
+    /// `WWW-Authenticate`, on a 401.
+    std::string challenge;
 };
 
 /// What to do with a request: `reply`, unless `stream` (write it from event `from` on, as an event
@@ -53,12 +58,17 @@ struct Outcome {
 /// The server's sessions and what deciding needs: one per `serveHttp`, used from its strand.
 struct HttpSessions {
     HttpSessions(Server s, HttpServeOptions o, Executor ex, bool local)
-        : server(std::move(s)), options(std::move(o)), executor(ex), loopback(local), closers(ex) {}
+        : server(std::move(s)),
+          options(std::move(o)),
+          executor(ex),
+          callers{local, options.allowedHosts, options.allowedOrigins, options.bearerToken},
+          closers(ex) {}
     Server server;
     HttpServeOptions options;
     Executor executor;
-    /// Bound to a loopback address: DNS rebinding is refused.
-    bool loopback;
+    /// Whom requests are taken from (Host, Origin, bearer token); `loopback` when bound to a loopback
+    /// address, so that DNS rebinding is refused.
+    http::CallerPolicy callers;
     /// Shutting down: connections end after their current request.
     bool stopping = false;
     std::unordered_map<std::string, std::shared_ptr<HttpSession>> sessions;

@@ -23,26 +23,6 @@ namespace {
     return out;
 }
 
-// `host[:port]` without the port; `[::1]:80` keeps its brackets.
-[[nodiscard]] std::string_view withoutPort(std::string_view host) noexcept {
-    if (host.starts_with('[')) {
-        const std::size_t close = host.find(']');
-        return close == std::string_view::npos ? host : host.substr(0, close + 1);
-    }
-    const std::size_t colon = host.rfind(':');
-    return colon == std::string_view::npos ? host : host.substr(0, colon);
-}
-
-[[nodiscard]] bool listed(const std::vector<std::string>& list, std::string_view value) {
-    const std::string wanted = lower(value);
-    return std::any_of(list.begin(), list.end(),
-                       [&](const std::string& item) { return lower(item) == wanted; });
-}
-
-[[nodiscard]] Refusal forbidden(std::string message) {
-    return Refusal{403, -32000, std::move(message)};
-}
-
 }  // namespace
 
 std::string errorBody(int code, std::string_view message) {
@@ -50,47 +30,6 @@ std::string errorBody(int code, std::string_view message) {
     // The message may quote what the client sent (a Host, a session id): invalid UTF-8 is replaced.
     return nlohmann::json{{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", std::move(error)}}.dump(
         -1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-bool isLocalHost(std::string_view host) noexcept {
-    const std::string name = lower(withoutPort(host));
-    return name == "localhost" || name == "127.0.0.1" || name == "[::1]";
-}
-
-bool isLocalOrigin(std::string_view origin) noexcept {
-    const std::string text = lower(origin);
-    std::string_view rest(text);
-    if (rest.starts_with("http://")) {
-        rest.remove_prefix(7);
-    } else if (rest.starts_with("https://")) {
-        rest.remove_prefix(8);
-    } else {
-        return false;
-    }
-    if (rest.ends_with('/')) {
-        rest.remove_suffix(1);
-    }
-    return rest.find('/') == std::string_view::npos && isLocalHost(rest);
-}
-
-std::optional<Refusal> checkHostAndOrigin(std::string_view host, std::optional<std::string_view> origin,
-                                          bool loopback, const HttpServeOptions& options) {
-    const std::string_view name = withoutPort(host);
-    if (loopback) {
-        if (!isLocalHost(host) && !listed(options.allowedHosts, name)) {
-            return forbidden("Forbidden: the Host header '" + std::string(host) +
-                             "' is not this server's (a local server accepts localhost, 127.0.0.1 and [::1]; "
-                             "add other names to HttpServeOptions::allowedHosts)");
-        }
-    } else if (!options.allowedHosts.empty() && !listed(options.allowedHosts, name)) {
-        return forbidden("Forbidden: the Host header '" + std::string(host) +
-                         "' is not in this server's allowed hosts");
-    }
-    if (origin && !isLocalOrigin(*origin) && !listed(options.allowedOrigins, *origin)) {
-        return forbidden("Forbidden: requests from the origin '" + std::string(*origin) +
-                         "' are not allowed (add it to HttpServeOptions::allowedOrigins)");
-    }
-    return std::nullopt;
 }
 
 Accepts parseAccept(std::optional<std::string_view> accept) noexcept {
@@ -172,7 +111,11 @@ expected<PostBody, Refusal> inspectPost(std::string_view body) {
         }
         post.batch = true;
         for (const auto& message : parsed) {
+            const std::size_t before = post.requests.size();
             look(message);
+            post.members.push_back(BatchMember{
+                message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                {post.requests.begin() + static_cast<std::ptrdiff_t>(before), post.requests.end()}});
         }
     } else if (parsed.is_object()) {
         look(parsed);

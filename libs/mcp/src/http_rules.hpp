@@ -1,6 +1,7 @@
 #pragma once
 // The streamable HTTP server's decisions about one request, with no I/O: which headers are acceptable
-// (Host, Origin, Accept, MCP-Protocol-Version), what a POSTed body holds, and the error bodies of refusals.
+// (Accept, MCP-Protocol-Version; Host, Origin, Authorization and Content-Type are reagent::http's
+// server_rules, shared with the A2A server), what a POSTed body holds, and the error bodies of refusals.
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -10,7 +11,6 @@
 
 #include "reagent/core/expected.hpp"
 #include "reagent/mcp/json_rpc.hpp"
-#include "reagent/mcp/serve_http.hpp"
 
 namespace reagent::mcp::detail {
 
@@ -24,18 +24,6 @@ struct Refusal {
 /// `{"jsonrpc":"2.0","id":null,"error":{"code":…,"message":…}}`.
 [[nodiscard]] std::string errorBody(int code, std::string_view message);
 
-/// True for `localhost`, `127.0.0.1` and `[::1]`, with or without a port.
-[[nodiscard]] bool isLocalHost(std::string_view host) noexcept;
-/// True for `http(s)://` + a local host (any port).
-[[nodiscard]] bool isLocalOrigin(std::string_view origin) noexcept;
-
-/// DNS-rebinding protection: refuses (403) a `Host` that names another site when bound to a loopback
-/// address (or one outside `allowedHosts` when they are given), and an `Origin` that is present and
-/// neither local nor allowed.
-[[nodiscard]] std::optional<Refusal> checkHostAndOrigin(std::string_view host,
-                                                        std::optional<std::string_view> origin, bool loopback,
-                                                        const HttpServeOptions& options);
-
 /// What an `Accept` header admits (a missing header admits everything).
 struct Accepts {
     bool json = false;
@@ -46,11 +34,19 @@ struct Accepts {
 /// 400 when the `MCP-Protocol-Version` header is present and not a version reagent speaks.
 [[nodiscard]] std::optional<Refusal> checkProtocolVersion(std::optional<std::string_view> header);
 
-/// What a POSTed body holds: the requests it owes responses to, whether it is an `initialize`.
+/// A member of a batch: its text, and the request it is (empty when it is none).
+struct BatchMember {
+    std::string text;
+    std::vector<RequestId> requests;
+};
+
+/// What a POSTed body holds: the requests it owes responses to, whether it is an `initialize`, and for a
+/// batch its members one by one.
 struct PostBody {
     std::vector<RequestId> requests;
     bool initialize = false;
     bool batch = false;
+    std::vector<BatchMember> members;
 };
 /// 400 with -32700 when `body` is not JSON, -32600 when it is neither an object nor a non-empty array.
 [[nodiscard]] expected<PostBody, Refusal> inspectPost(std::string_view body);

@@ -15,11 +15,21 @@ std::shared_ptr<Exchange> HttpSession::openExchange(bool json) {
     return std::make_shared<Exchange>(nextExchange_++, keep_, json);
 }
 
-void HttpSession::deliver(std::string_view body, const std::shared_ptr<Exchange>& exchange,
-                          const std::vector<RequestId>& requests) {
-    exchange->open.insert(requests.begin(), requests.end());
+void HttpSession::deliver(const std::vector<PostedFrame>& frames, const std::shared_ptr<Exchange>& exchange) {
+    for (const auto& frame : frames) {
+        exchange->open.insert(frame.requests.begin(), frame.requests.end());
+    }
     current_ = exchange;
-    core->receive(body);
+    for (const auto& frame : frames) {
+        refusedWhole_ = false;
+        core->receive(frame.text);
+        if (refusedWhole_) {
+            // None of its requests runs: their answer was that one error.
+            for (const auto& id : frame.requests) {
+                exchange->open.erase(id);
+            }
+        }
+    }
     current_ = nullptr;
     for (const auto& id : exchange->open) {
         routes_[id] = exchange;
@@ -56,6 +66,7 @@ void HttpSession::route(OutgoingFrame frame) {
         }
     } else if (frame.isResponse && current_) {
         target = current_;  // an error owed to a malformed message of the POST being read
+        refusedWhole_ = true;
     }
     if (!target || (target->json && !frame.isResponse)) {
         standalone_.push(frame.frame);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,12 @@
 #include "sse_stream.hpp"
 
 namespace reagent::mcp::detail {
+
+/// A frame a POST hands to its session: its text, and the requests in it (views into the POST).
+struct PostedFrame {
+    std::string_view text;
+    std::span<const RequestId> requests;
+};
 
 /// A POST that carried requests: the responses it still owes, and where its messages go (its event
 /// stream, or, in JSON mode, the responses gathered for one body).
@@ -45,10 +52,15 @@ class HttpSession {
 
     /// A new exchange for a POST (SSE or JSON reply).
     [[nodiscard]] std::shared_ptr<Exchange> openExchange(bool json);
-    /// Hands `body` to the core on behalf of `exchange`, which owes responses to `requests`. Responses
-    /// made at once land in the exchange; an exchange with nothing left open is ended.
+    /// Hands `frames` to the core, in order, on behalf of `exchange`, which owes responses to their
+    /// requests. Responses made at once land in the exchange; a frame the core refuses whole (malformed:
+    /// one error, with no request of it run) owes nothing more; an exchange with nothing left open is ended.
+    void deliver(const std::vector<PostedFrame>& frames, const std::shared_ptr<Exchange>& exchange);
+    /// One frame, `body`, owing responses to `requests`.
     void deliver(std::string_view body, const std::shared_ptr<Exchange>& exchange,
-                 const std::vector<RequestId>& requests);
+                 const std::vector<RequestId>& requests) {
+        deliver(std::vector<PostedFrame>{PostedFrame{body, requests}}, exchange);
+    }
     /// The core's frames (its `FrameSink`).
     void route(OutgoingFrame frame);
 
@@ -70,6 +82,8 @@ class HttpSession {
     EventStream standalone_;
     std::uint64_t nextExchange_ = 1;
     std::shared_ptr<Exchange> current_;
+    // The core answered the frame being delivered with an error tied to no request: it refused it whole.
+    bool refusedWhole_ = false;
     std::map<RequestId, std::shared_ptr<Exchange>> routes_;
     // Event-stream exchanges a client may resume: not finished, or cut off before their end was written.
     std::map<std::uint64_t, std::shared_ptr<Exchange>> kept_;

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "reagent/core/untrusted_json.hpp"
+#include "reagent/http/base64_url.hpp"
 
 namespace reagent::mcp::detail {
 
@@ -116,15 +117,7 @@ void skipSpace(std::string_view text, std::size_t& at) {
 }
 
 [[nodiscard]] std::string base64Url(const unsigned char* data, std::size_t size) {
-    std::string out(4 * ((size + 2) / 3) + 1, '\0');
-    const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(size));
-    out.resize(static_cast<std::size_t>(n));
-    while (!out.empty() && out.back() == '=') {
-        out.pop_back();
-    }
-    std::replace(out.begin(), out.end(), '+', '-');
-    std::replace(out.begin(), out.end(), '/', '_');
-    return out;
+    return http::base64Url(std::string_view(reinterpret_cast<const char*>(data), size));
 }
 
 [[nodiscard]] std::string base64(std::string_view text) {

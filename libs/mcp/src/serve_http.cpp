@@ -104,6 +104,9 @@ Task<bool> write(std::shared_ptr<Connection> conn, Reply reply, bool keepAlive) 
     if (!reply.allow.empty()) {
         response.set(bhttp::field::allow, reply.allow);
     }
+    if (!reply.challenge.empty()) {
+        response.set(bhttp::field::www_authenticate, reply.challenge);
+    }
     if (reply.contentType == "text/event-stream") {
         response.set(bhttp::field::cache_control, "no-cache");
     }
@@ -265,6 +268,7 @@ Task<void> awaitEvents(std::shared_ptr<Hub> hub, std::shared_ptr<detail::EventSt
     head.target = std::string(request.target());
     head.host = copy(header(request, bhttp::field::host));
     head.origin = copy(header(request, bhttp::field::origin));
+    head.authorization = copy(header(request, bhttp::field::authorization));
     head.accept = copy(header(request, bhttp::field::accept));
     head.contentType = copy(header(request, bhttp::field::content_type));
     head.sessionId = copy(header(request, "Mcp-Session-Id"));
@@ -431,13 +435,13 @@ Task<expected<void, McpError>> serve(Server server, HttpServeOptions options) {
     if (ec) {
         co_return unexpected(bindFailure(options, "not an IP address (" + ec.message() + ")"));
     }
-    tcp::acceptor acceptor(executor);
+    auto acceptor = std::make_shared<tcp::acceptor>(executor);
     const tcp::endpoint endpoint(address, options.port);
-    ec = reagent::detail::listenOn(acceptor, endpoint);
+    ec = reagent::detail::listenOn(*acceptor, endpoint);
     if (ec) {
         co_return unexpected(bindFailure(options, ec.message()));
     }
-    const auto port = acceptor.local_endpoint(ec).port();
+    const auto port = acceptor->local_endpoint(ec).port();
     auto hub = std::make_shared<Hub>(std::move(server), std::move(options), executor, address.is_loopback());
     if (hub->options.maxSessions == 0) {
         hub->options.maxSessions = 1;
@@ -446,32 +450,17 @@ Task<expected<void, McpError>> serve(Server server, HttpServeOptions options) {
     if (hub->options.onListening) {
         (void)settleCall(hub->options.onListening, port);
     }
-    while (true) {
-        // A cancellation that came while no accept was pending (during the pause below) is seen here.
-        const auto state = co_await asio::this_coro::cancellation_state;
-        if (isCancelled(state)) {
-            break;
-        }
-        auto [accepted, socket] = co_await acceptor.async_accept(kTuple);
-        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-            break;
-        }
-        if (accepted) {
-            if (accepted == asio::error::operation_aborted) {
-                break;
-            }
-            // A connection that failed before it was accepted, or out of descriptors for now: pause a bit.
-            asio::steady_timer pause(executor, std::chrono::milliseconds(50));
-            (void)co_await pause.async_wait(kTuple);
-            continue;
-        }
-        socket.set_option(tcp::no_delay(true), ec);
+    std::function<void(tcp::socket)> serveOne = [hub](tcp::socket socket) {
+        boost::system::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
         auto conn = std::make_shared<Connection>(std::move(socket));
         hub->open.remove_if([](const std::weak_ptr<Connection>& weak) { return weak.expired(); });
         hub->open.push_back(conn);
         hub->connections.spawn(serveConnection(hub, conn));
-    }
-    acceptor.close(ec);
+    };
+    auto accepting = reagent::detail::acceptConnections(acceptor, std::move(serveOne));
+    co_await std::move(accepting);
+    acceptor->close(ec);
     // The caller's cancellation has been seen: the shutdown's own waits must not be cut by it.
     co_await asio::this_coro::reset_cancellation_state();
     auto ending = shutDown(hub);

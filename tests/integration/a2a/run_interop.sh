@@ -37,11 +37,18 @@ else
     "$program" serve --a2a --port 0 --provider demo 2> "$work/serve.log" &
     pids+=($!)
     base=$(wait_for "$work/serve.log" 'http://127\.0\.0\.1:[0-9]+')
+    # The server generated a bearer token and printed it; the SDK client sends it (A2A_TOKEN).
+    token=$(wait_for "$work/serve.log" 'Bearer [A-Za-z0-9_-]+' | cut -d' ' -f2)
     cd "$peers"
+    echo "== JS SDK client without the token: refused"
+    if "$node" sdk_client.mjs "$base" send > "$work/anonymous.log" 2>&1; then
+        echo "the server answered a client without its token:"; cat "$work/anonymous.log"; exit 1
+    fi
+    grep -q 401 "$work/anonymous.log" || { echo "no 401:"; cat "$work/anonymous.log"; exit 1; }
     for args in "send" "stream" "send --legacy" "stream --legacy"; do
         echo "== JS SDK client, $args"
         # shellcheck disable=SC2086
-        "$node" sdk_client.mjs "$base" $args | grep -E '^(answer|ok)'
+        A2A_TOKEN=$token "$node" sdk_client.mjs "$base" $args | grep -E '^(answer|ok)'
     done
     # SIGTERM stops the server gracefully, with status 0.
     kill -TERM "${pids[0]}"

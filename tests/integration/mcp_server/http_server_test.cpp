@@ -21,7 +21,9 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "reagent/mcp/client.hpp"
 #include "reagent/mcp/remote_transports.hpp"
@@ -229,12 +231,12 @@ Task<Raw> raw(std::uint16_t port, bhttp::verb method, Headers headers, std::stri
     co_return reply;
 }
 
-std::string initializeBody(int id = 1) {
+std::string initializeBody(int id = 1, const std::string& version = "2025-11-25") {
     return json{{"jsonrpc", "2.0"},
                 {"id", id},
                 {"method", "initialize"},
                 {"params",
-                 {{"protocolVersion", "2025-11-25"},
+                 {{"protocolVersion", version},
                   {"capabilities", json::object()},
                   {"clientInfo", {{"name", "raw"}, {"version", "1"}}}}}}
         .dump();
@@ -244,9 +246,9 @@ std::string request(int id, const std::string& method, json params = json::objec
     return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}.dump();
 }
 
-// Opens a session with a raw initialize; its id.
-Task<std::string> openSession(std::uint16_t port) {
-    auto init = raw(port, bhttp::verb::post, kAccept, initializeBody());
+// Opens a session with a raw initialize (of `version`); its id.
+Task<std::string> openSession(std::uint16_t port, std::string version = "2025-11-25") {
+    auto init = raw(port, bhttp::verb::post, kAccept, initializeBody(1, version));
     auto reply = co_await std::move(init);
     REQUIRE(reply.status == 200);
     REQUIRE(reply.headers.contains("Mcp-Session-Id"));
@@ -503,6 +505,101 @@ TEST_CASE("mcp server over http: every refusal answers with a JSON-RPC error and
         auto stopping = stop(running);
         co_await std::move(stopping);
     }(fixture));
+}
+
+// The JSON-RPC messages of a reply: its body as JSON, or each `data:` line of an event stream.
+std::vector<json> messagesOf(const Raw& reply) {
+    std::vector<json> out;
+    if (reply.headers.count("Content-Type") > 0 && reply.headers.at("Content-Type") == "application/json") {
+        out.push_back(json::parse(reply.body, nullptr, false));
+        return out;
+    }
+    std::size_t at = 0;
+    while ((at = reply.body.find("data: ", at)) != std::string::npos) {
+        const std::size_t end = reply.body.find('\n', at);
+        const auto data = json::parse(reply.body.substr(at + 6, end - at - 6), nullptr, false);
+        if (!data.is_discarded()) {
+            out.push_back(data);
+        }
+        at = end;
+    }
+    return out;
+}
+
+TEST_CASE("mcp server over http: a request with scalar params, and batches, get their answers",
+          "[mcp][server][http]") {
+    Fixture fixture;
+    for (const auto mode : {mcp::HttpReplyMode::event_stream, mcp::HttpReplyMode::json}) {
+        const bool inJson = mode == mcp::HttpReplyMode::json;
+        INFO((inJson ? "JSON replies" : "event-stream replies"));
+        runCoro([](Fixture& f, mcp::HttpReplyMode replyMode, bool jsonReplies) -> Task<void> {
+            mcp::HttpServeOptions options;
+            options.replyMode = replyMode;
+            auto startup = start(**f.server, options);
+            auto running = co_await std::move(startup);
+            const auto port = running.port;
+            const auto started = std::chrono::steady_clock::now();
+
+            // params must be an object or an array: -32600 for request 7, and the POST ends.
+            auto session = co_await openSession(port);
+            auto scalarCall = raw(port, bhttp::verb::post, with(kAccept, "Mcp-Session-Id", session),
+                                  R"({"jsonrpc":"2.0","id":7,"method":"tools/list","params":5})");
+            auto scalar = co_await std::move(scalarCall);
+            CHECK(scalar.status == 200);
+            auto answers = messagesOf(scalar);
+            REQUIRE(answers.size() == 1);
+            CHECK(answers[0]["id"] == 7);
+            CHECK(answers[0]["error"]["code"] == -32600);
+            CHECK_THAT(answers[0]["error"]["message"].get<std::string>(), Catch::Contains("params"));
+
+            // 2025-03-26 has batches: two requests (one of them a call that takes a while), two answers.
+            auto old = co_await openSession(port, "2025-03-26");
+            const std::string twoRequests =
+                "[" + request(1, "ping") + "," +
+                request(2, "tools/call", json{{"name", "slow"}, {"arguments", {{"steps", 2}}}}) + "]";
+            auto batchCall =
+                raw(port, bhttp::verb::post,
+                    with(with(kAccept, "Mcp-Session-Id", old), "MCP-Protocol-Version", "2025-03-26"),
+                    twoRequests);
+            auto batch = co_await std::move(batchCall);
+            CHECK(batch.status == 200);
+            std::vector<json> responses;
+            for (auto& message : messagesOf(batch)) {
+                if (message.is_array()) {
+                    for (auto& member : message) {
+                        responses.push_back(member);
+                    }
+                } else if (message.contains("id")) {
+                    responses.push_back(message);
+                }
+            }
+            REQUIRE(responses.size() == 2);
+            if (jsonReplies) {
+                CHECK(messagesOf(batch)[0].is_array());  // one body: the array of the responses
+            }
+            std::set<int> ids;
+            for (const auto& response : responses) {
+                ids.insert(response["id"].get<int>());
+            }
+            CHECK(ids == std::set<int>{1, 2});
+
+            // A batch one member of which is malformed: refused whole, and answered.
+            const std::string broken =
+                "[" + request(3, "ping") + R"(,{"jsonrpc":"2.0","id":4,"method":"ping","params":5}])";
+            auto brokenCall =
+                raw(port, bhttp::verb::post,
+                    with(with(kAccept, "Mcp-Session-Id", old), "MCP-Protocol-Version", "2025-03-26"), broken);
+            auto refused = co_await std::move(brokenCall);
+            CHECK(refused.status == 200);
+            CHECK_THAT(refused.body, Catch::Contains("-32600"));
+            // Every answer came at once: none waited for a client timeout.
+            CHECK(std::chrono::steady_clock::now() - started < 5s);
+            auto serving = stillServes(port, old);
+            co_await std::move(serving);
+            auto stopping = stop(running);
+            co_await std::move(stopping);
+        }(fixture, mode, inJson));
+    }
 }
 
 TEST_CASE("mcp server over http: one GET stream per session, resumption with Last-Event-ID",

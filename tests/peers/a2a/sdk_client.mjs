@@ -3,12 +3,20 @@
 // send/stream: one message "hello from js" (N times for a round-trip figure); prints one JSON line per
 // result or event, then `ok` (or the error, exit 1). --legacy talks 0.3 (the SDK's compat transport)
 // to the card's JSON-RPC URL; otherwise ClientFactory picks from the card (1.0 first).
+// With A2A_TOKEN in the environment (not on the command line, where other users could read it), every
+// request, the card's included, carries `Authorization: Bearer $A2A_TOKEN`.
 import { Message, Task, TaskState } from '@a2a-js/sdk';
 
 const textOf = (parts) => parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-import { ClientFactory } from '@a2a-js/sdk/client';
+import {
+    Client,
+    ClientFactory,
+    ClientFactoryOptions,
+    DefaultAgentCardResolver,
+    JsonRpcTransportFactory,
+    createAuthenticatingFetchWithRetry,
+} from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
-import { Client } from '@a2a-js/sdk/client';
 
 const [baseUrl, mode = 'send', ...rest] = process.argv.slice(2);
 const legacy = rest.includes('--legacy');
@@ -17,13 +25,26 @@ const count = countAt >= 0 ? Number(rest[countAt + 1]) : 1;
 // With --count, this many untimed round trips first (JIT and connection warm-up).
 const warmup = count > 1 ? Math.min(200, count) : 0;
 
+const token = process.env.A2A_TOKEN;
+const fetchImpl = token
+    ? createAuthenticatingFetchWithRetry(fetch, {
+          headers: async () => ({ Authorization: `Bearer ${token}` }),
+          shouldRetryWithHeaders: async () => undefined,
+      })
+    : fetch;
+
 async function main() {
-    const factory = new ClientFactory();
+    const factory = new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+            transports: [new JsonRpcTransportFactory({ fetchImpl })],
+            cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+        }),
+    );
     let client = await factory.createFromUrl(baseUrl);
     if (legacy) {
-        const card = await (await fetch(baseUrl + '/.well-known/agent-card.json')).json();
+        const card = await (await fetchImpl(baseUrl + '/.well-known/agent-card.json')).json();
         const endpoint = card.url ?? card.supportedInterfaces.find((i) => i.protocolVersion.startsWith('0.')).url;
-        client = new Client(new LegacyJsonRpcTransport({ endpoint }), client.agentCard ?? (await client.getAgentCard()));
+        client = new Client(new LegacyJsonRpcTransport({ endpoint, fetchImpl }), client.agentCard ?? (await client.getAgentCard()));
     }
     let started = performance.now();
     for (let i = -warmup; i < count; ++i) {

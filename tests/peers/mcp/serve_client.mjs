@@ -4,7 +4,8 @@
 // usage: node serve_client.mjs [--http] <reagent> mcp serve --workspace DIR [--agent]
 //   --agent: the `agent` tool is called too (the offline demo provider must answer it).
 //   DIR must hold hello.txt containing "hello from the workspace".
-//   --http: `--http 127.0.0.1:0` is added and the URL read from the server's stderr.
+//   --http: `--http 127.0.0.1:0` is added and the URL and the bearer token the server generated are read
+//           from its stderr; a request without the token must get 401, the client sends it.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -26,8 +27,8 @@ if (overHttp) {
   child = spawn(command, [...args, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   child.stdout.on('data', (d) => { stdout += d; });
+  let seen = '';
   const url = await new Promise((resolve, reject) => {
-    let seen = '';
     child.stderr.on('data', (d) => {
       seen += d;
       const m = /listening on (http:\/\/\S+\/mcp)/.exec(seen);
@@ -35,7 +36,17 @@ if (overHttp) {
     });
     child.on('exit', (code) => reject(new Error(`reagent exited (${code}): ${seen}`)));
   });
-  transport = new StreamableHTTPClientTransport(new URL(url));
+  const token = /Authorization: Bearer ([A-Za-z0-9_-]+)/.exec(seen)?.[1];
+  check(token !== undefined, `a generated token printed: ${seen}`);
+  const anonymous = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  });
+  check(anonymous.status === 401 && anonymous.headers.get('www-authenticate') === 'Bearer', `401 without the token: ${anonymous.status}`);
+  transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
   child.on('exit', () => check(stdout === '', `nothing on stdout: ${stdout}`));
 } else {
   transport = new StdioClientTransport({ command, args, stderr: 'ignore' });

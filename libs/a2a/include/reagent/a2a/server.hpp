@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "reagent/a2a/agent_card.hpp"
 #include "reagent/core/task.hpp"
@@ -39,6 +41,18 @@ struct ServerConfig {
     std::size_t maxStoredTasks = 1000;
     /// Limit on reading one request, headers and body (default 30 s).
     std::chrono::milliseconds readTimeout{30'000};
+    /// `Host` values (without the port) accepted besides `localhost`, `127.0.0.1` and `[::1]` when bound
+    /// to a loopback address (DNS rebinding is refused: 403); when bound elsewhere and not empty, the only
+    /// ones accepted. Behind a proxy on loopback, list the name of `publicUrl` here. Default none.
+    std::vector<std::string> allowedHosts;
+    /// `Origin` values (`scheme://host[:port]`) accepted besides local ones; a request from another origin
+    /// (a web page) gets 403. A request without `Origin` is not a browser's and passes. Default none.
+    std::vector<std::string> allowedOrigins;
+    /// The bearer token every request (the card's included) must carry as `Authorization: Bearer <token>`,
+    /// compared in constant time; without it, or with another, 401 with `WWW-Authenticate: Bearer`. Unset
+    /// (the default): no authentication, for programs that authenticate their callers otherwise (any
+    /// local user can otherwise start tasks). `reagent serve --a2a` always sets one unless `--no-auth`.
+    std::optional<std::string> bearerToken;
 };
 
 /// \brief An A2A server for one agent.
@@ -49,6 +63,11 @@ struct ServerConfig {
 /// `working`, progress, the artifact, the terminal status), `tasks/get` / `GetTask` and
 /// `tasks/cancel` / `CancelTask`. Responses use the version of the method name the client called. Each
 /// task runs `RunFunction` in its own coroutine; canceling the task cancels it.
+///
+/// Before a request is read, the rules of reagent's HTTP servers (`reagent/http/server_rules.hpp`, shared
+/// with `mcp::serveHttp`) apply: 400 without `Host`, 403 for a `Host` or `Origin` of another site, 401
+/// without the bearer token (when `ServerConfig::bearerToken` is set), 415 for a POST whose
+/// `Content-Type` is not `application/json`; each with a JSON-RPC error body (-32600).
 ///
 /// \par Cancellation
 /// Cancelling the coroutine awaiting `run` stops the server gracefully: it stops accepting, cancels the

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ struct HttpServeOptions {
     /// `127.0.0.1`, `[::1]`, any port). A request without `Origin` is not a browser's and is let through.
     /// Default none.
     std::vector<std::string> allowedOrigins;
+    /// The bearer token every request must carry (`Authorization: Bearer <token>`, compared in constant
+    /// time); a request without it, or with another, gets 401 with `WWW-Authenticate: Bearer`. Unset (the
+    /// default): no authentication, for programs that authenticate their callers otherwise (any local user
+    /// can otherwise call the tools). `reagent mcp serve --http` always sets one unless `--no-auth`.
+    std::optional<std::string> bearerToken;
     /// A larger request body is refused with 413 and the connection closed. Default 4 MiB.
     std::size_t maxBodyBytes = 4U << 20U;
     /// Sessions open at once; one more `initialize` gets 503. Invariant: >= 1. Default 1024.
@@ -68,9 +74,12 @@ struct HttpServeOptions {
 ///
 /// Each `initialize` POSTed without `Mcp-Session-Id` opens a session (a random 128-bit id) on the shared
 /// `server`. A refused request gets a JSON-RPC error body saying why: 400 (malformed JSON, missing session
-/// id, unsupported `MCP-Protocol-Version`), 403 (a `Host` or `Origin` of another site), 404 (unknown or
-/// ended session, other paths), 405 (other methods), 406 (`Accept` lacking `application/json` and
-/// `text/event-stream`), 409 (a second GET stream), 413 (body too large), 503 (too many sessions).
+/// id, unsupported `MCP-Protocol-Version`), 401 (no or another bearer token, when `bearerToken` is set),
+/// 403 (a `Host` or `Origin` of another site), 404 (unknown or ended session, other paths), 405 (other
+/// methods), 406 (`Accept` lacking `application/json` and `text/event-stream`), 409 (a second GET stream),
+/// 413 (body too large), 415 (a POST whose `Content-Type` is not `application/json`), 503 (too many
+/// sessions). The rules on `Host`, `Origin`, the token and `Content-Type` are `reagent::http`'s
+/// (`server_rules.hpp`), the A2A server's too.
 ///
 /// \par Errors
 /// `connect_failed` when the address cannot be bound; cancellation is the normal end.

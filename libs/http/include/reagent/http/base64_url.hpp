@@ -1,0 +1,13 @@
+#pragma once
+/// \file
+/// \brief `base64Url`: bytes as base64url without padding (RFC 4648 §5), for tokens, PKCE and JWTs.
+
+#include <string>
+#include <string_view>
+
+namespace reagent::http {
+
+/// \brief `bytes` in base64url (`A-Z a-z 0-9 - _`), without `=` padding.
+[[nodiscard]] std::string base64Url(std::string_view bytes);
+
+}  // namespace reagent::http
