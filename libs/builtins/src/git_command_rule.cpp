@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <iterator>
 #include <string_view>
 
 namespace reagent::builtins::detail {
@@ -16,8 +17,14 @@ using Words = std::vector<std::string>;
     return std::find(names.begin(), names.end(), word) != names.end();
 }
 
+// The lists below are arrays: g++ 12 refuses a constexpr std::initializer_list at namespace scope.
+template <std::size_t N>
+[[nodiscard]] bool among(std::string_view word, const std::string_view (&names)[N]) {
+    return std::find(std::begin(names), std::end(names), word) != std::end(names);
+}
+
 // The subcommands that only read (given no option that changes things, checked per subcommand below).
-constexpr std::initializer_list<std::string_view> kReading = {
+constexpr std::string_view kReading[] = {
     "status",   "log",          "diff",          "show",         "rev-parse",  "rev-list",
     "ls-files", "ls-tree",      "cat-file",      "blame",        "shortlog",   "describe",
     "grep",     "show-ref",     "diff-tree",     "diff-index",   "diff-files", "merge-base",
@@ -25,46 +32,46 @@ constexpr std::initializer_list<std::string_view> kReading = {
     "version",  "cherry",       "fsck",          "show-branch",  "range-diff", "help"};
 
 // The subcommands that change the repository, the work tree or a remote: they run after approval.
-constexpr std::initializer_list<std::string_view> kChanging = {"add",          "rm",
-                                                               "mv",           "restore",
-                                                               "reset",        "commit",
-                                                               "checkout",     "switch",
-                                                               "branch",       "tag",
-                                                               "merge",        "rebase",
-                                                               "cherry-pick",  "revert",
-                                                               "stash",        "init",
-                                                               "clone",        "fetch",
-                                                               "pull",         "push",
-                                                               "remote",       "config",
-                                                               "apply",        "am",
-                                                               "format-patch", "notes",
-                                                               "clean",        "worktree",
-                                                               "gc",           "prune",
-                                                               "update-index", "update-ref",
-                                                               "symbolic-ref", "sparse-checkout",
-                                                               "submodule",    "bisect",
-                                                               "ls-remote",    "archive",
-                                                               "bundle",       "repack",
-                                                               "pack-refs",    "hash-object",
-                                                               "commit-tree",  "mktree",
-                                                               "read-tree",    "write-tree",
-                                                               "replace",      "reflog",
-                                                               "mktag",        "request-pull"};
+constexpr std::string_view kChanging[] = {"add",          "rm",
+                                          "mv",           "restore",
+                                          "reset",        "commit",
+                                          "checkout",     "switch",
+                                          "branch",       "tag",
+                                          "merge",        "rebase",
+                                          "cherry-pick",  "revert",
+                                          "stash",        "init",
+                                          "clone",        "fetch",
+                                          "pull",         "push",
+                                          "remote",       "config",
+                                          "apply",        "am",
+                                          "format-patch", "notes",
+                                          "clean",        "worktree",
+                                          "gc",           "prune",
+                                          "update-index", "update-ref",
+                                          "symbolic-ref", "sparse-checkout",
+                                          "submodule",    "bisect",
+                                          "ls-remote",    "archive",
+                                          "bundle",       "repack",
+                                          "pack-refs",    "hash-object",
+                                          "commit-tree",  "mktree",
+                                          "read-tree",    "write-tree",
+                                          "replace",      "reflog",
+                                          "mktag",        "request-pull"};
 
 // Options that make git run a program named in the argument, or write where the model says.
-constexpr std::initializer_list<std::string_view> kRefusedOptions = {"--upload-pack",
-                                                                     "--receive-pack",
-                                                                     "--exec",
-                                                                     "--ext-diff",
-                                                                     "--textconv",
-                                                                     "--output",
-                                                                     "--output-directory",
-                                                                     "--separate-git-dir",
-                                                                     "--no-index",
-                                                                     "--template",
-                                                                     "--open-files-in-pager",
-                                                                     "--filters",
-                                                                     "--help"};
+constexpr std::string_view kRefusedOptions[] = {"--upload-pack",
+                                                "--receive-pack",
+                                                "--exec",
+                                                "--ext-diff",
+                                                "--textconv",
+                                                "--output",
+                                                "--output-directory",
+                                                "--separate-git-dir",
+                                                "--no-index",
+                                                "--template",
+                                                "--open-files-in-pager",
+                                                "--filters",
+                                                "--help"};
 
 // Short options refused in one subcommand: each runs a program or writes outside.
 struct RefusedShort {
