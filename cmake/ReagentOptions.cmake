@@ -31,6 +31,11 @@ endif()
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     # Asio's coroutine machinery trips g++ 12's -Wmaybe-uninitialized false positives at -O2.
     target_compile_options(reagent_options INTERFACE -Wno-maybe-uninitialized)
+    if(REAGENT_UNITY_BUILD)
+        # In a unity batch a source's file-local types sit in an included file, and g++ then warns for each
+        # coroutine frame holding one (-Wsubobject-linkage): true of the batch, not of the code.
+        target_compile_options(reagent_options INTERFACE -Wno-subobject-linkage)
+    endif()
 endif()
 
 if(REAGENT_SANITIZE)
