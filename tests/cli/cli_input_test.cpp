@@ -215,7 +215,7 @@ TEST_CASE("SIGHUP and SIGQUIT cancel the run like SIGTERM, with the result repor
     const int number = GENERATE(SIGHUP, SIGQUIT);
     INFO("signal " << number);
     reagent::test::CliProcess process({"run", "--json", "--demo-latency", "10000", "What is 6*7?"});
-    std::this_thread::sleep_for(500ms);
+    std::this_thread::sleep_for(1500ms);
     process.signal(number);
     const auto outcome = process.wait();
     CHECK(outcome.status == 1);

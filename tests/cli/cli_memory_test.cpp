@@ -213,7 +213,7 @@ TEST_CASE("Ctrl-C ends a run whose episodes wait for a locked memory file at onc
     const reagent::test::LockHolder lock(file);
     CliProcess run({"run", "--json", "--memory", file, "What is 6*7?"});
     // The demo's tools end within milliseconds; the episodes then wait for the lock (5 s at most).
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     const auto signalled = std::chrono::steady_clock::now();
     run.signal(SIGINT);
     const CliOutcome outcome = run.wait();
