@@ -10,6 +10,7 @@
 
 #include <array>
 #include <chrono>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -99,6 +100,27 @@ class CliProcess {
     }
 
     void signal(int number) const { ::kill(pid_, number); }
+
+    /// Waits until the child catches `number` (its bit in /proc/<pid>/status's SigCgt mask): from then on
+    /// the signal reaches the CLI's handler instead of ending the process. False if `limit` passes first.
+    bool waitUntilCatching(int number, std::chrono::milliseconds limit) const {
+        const auto deadline = std::chrono::steady_clock::now() + limit;
+        const std::string path = "/proc/" + std::to_string(pid_) + "/status";
+        while (std::chrono::steady_clock::now() < deadline) {
+            std::ifstream status(path);
+            std::string line;
+            while (std::getline(status, line)) {
+                if (line.starts_with("SigCgt:")) {
+                    const unsigned long long mask = std::stoull(line.substr(7), nullptr, 16);
+                    if ((mask >> (number - 1)) & 1U) {
+                        return true;
+                    }
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return false;
+    }
 
     /// Reads stderr until it holds `needle` or `limit` passes; what was read so far (kept for `wait`).
     std::string readErrUntil(const std::string& needle, std::chrono::milliseconds limit) {

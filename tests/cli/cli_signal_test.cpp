@@ -17,9 +17,8 @@ TEST_CASE("a signal cancels the run and the cancelled result is reported", "[cli
     const auto start = std::chrono::steady_clock::now();
     // Each demo turn waits 10 s: the signal arrives during the first model call.
     reagent::test::CliProcess process({"run", "--json", "--demo-latency", "10000", "What is 6*7?"});
-    // The CLI's start-up under the sanitizers takes over a second here; the signal must come after it
-    // has set up its handling (a fixed wait: see issue 22's note).
-    std::this_thread::sleep_for(1500ms);
+    // Its start-up takes over a second under the sanitizers: the signal comes once it is handled.
+    REQUIRE(process.waitUntilCatching(number, 20s));
     process.signal(number);
     const auto outcome = process.wait();
     const auto elapsed = std::chrono::steady_clock::now() - start;

@@ -17,10 +17,9 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 using namespace std::chrono_literals;
 
-// Not under g++'s sanitizers: there UBSan reports a member call on a freed cancellation handler inside
-// Asio as this case starts (issue 22's note: under investigation). The same pause is tested end to end on
-// the A2A server (tests/integration/a2a/server_access_test.cpp) in every build.
-#if !defined(__SANITIZE_ADDRESS__)
+// Not under the sanitizers, whose vptr check needs a free descriptor (descriptor_exhaustion.hpp); the
+// clang build runs it.
+#if !defined(REAGENT_TEST_SANITIZED)
 TEST_CASE("acceptConnections: out of descriptors it pauses, then accepts the waiting connections",
           "[core][listen]") {
     asio::io_context io;
