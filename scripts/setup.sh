@@ -16,6 +16,10 @@ packages=(
     python3 openssl
     libre2-dev
 )
+# The test build links with lld: a sanitizer build's test program links in a third of ld.bfd's time.
+if [ "$for_tests" = 1 ]; then
+    packages+=(lld)
+fi
 # The SDK type check of the provider fixtures (tests/sdk_types) runs on Node.js: Debian's unless one is
 # on the PATH already.
 if [ "$for_tests" = 1 ] && { ! command -v node > /dev/null || ! command -v npm > /dev/null; }; then

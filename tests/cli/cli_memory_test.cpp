@@ -212,8 +212,11 @@ TEST_CASE("Ctrl-C ends a run whose episodes wait for a locked memory file at onc
     REQUIRE(runCli({"run", "-q", "--memory", file, "What is 1+1?"}).status == 0);
     const reagent::test::LockHolder lock(file);
     CliProcess run({"run", "--json", "--memory", file, "What is 6*7?"});
-    // The demo's tools end within milliseconds; the episodes then wait for the lock (5 s at most).
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    // The run starts once the CLI catches the signal (its start-up takes over a second under the
+    // sanitizers); the demo's tools end within milliseconds, and the episodes then wait for the lock (5 s
+    // at most).
+    REQUIRE(run.waitUntilCatching(SIGINT, std::chrono::seconds(20)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
     const auto signalled = std::chrono::steady_clock::now();
     run.signal(SIGINT);
     const CliOutcome outcome = run.wait();
