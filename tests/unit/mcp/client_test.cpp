@@ -1,0 +1,745 @@
+// The MCP client's rules, step by step, over the in-memory transport: the handshake and version
+// agreement, the request table, deadlines and cancellation (with notifications/cancelled), requests and
+// notifications from the server, faults at each step, reconnection and the retry of safe calls, close.
+
+#include "reagent/mcp/client.hpp"
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <catch2/catch.hpp>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "reagent/mcp/memory_transport.hpp"
+#include "reagent/mcp/protocol_version.hpp"
+#include "run_coro.hpp"
+
+namespace asio = boost::asio;
+namespace mcp = reagent::mcp;
+using nlohmann::json;
+using reagent::Task;
+using reagent::test::sleepFor;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Runs `body` detached. The closure is moved into the spawned frame: a lambda coroutine reaches its
+// captures through its closure, which must outlive it.
+template <class Body>
+void spawn(const reagent::Executor& executor, Body body, asio::cancellation_slot slot = {}) {
+    auto hold = [](Body held) -> Task<void> { co_await held(); };
+    asio::co_spawn(executor, hold(std::move(body)), asio::bind_cancellation_slot(slot, asio::detached));
+}
+
+// Runs `task` on `io` to its end; rethrows what it threw. Each test's io_context is declared before its
+// FakeServer, so the peers (whose queues hold Asio timers) go before the context does.
+void runOn(asio::io_context& io, Task<void> task) {
+    std::exception_ptr error;
+    asio::co_spawn(io, std::move(task), [&](std::exception_ptr thrown) { error = thrown; });
+    io.restart();
+    io.run();
+    if (error) {
+        std::rethrow_exception(error);
+    }
+}
+
+// Waits until `done` holds, checking every millisecond; fails the test after 10 s instead of hanging.
+Task<void> until(std::function<bool()> done) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!done()) {
+        REQUIRE(std::chrono::steady_clock::now() < deadline);
+        co_await sleepFor(1ms);
+    }
+}
+
+mcp::ServerConfig memoryConfig() {
+    mcp::ServerConfig config;
+    config.name = "mem";
+    config.command = "unused";  // the in-memory factory replaces the process
+    config.requestTimeout = 2s;
+    config.connectTimeout = 2s;
+    config.reconnectDelay = 1ms;
+    return config;
+}
+
+// What a request from the client gets: a result, an error, or nothing (the server stays silent).
+struct Reply {
+    std::optional<json> result;
+    std::optional<json> error;
+    static Reply ok(json value) { return Reply{std::move(value), std::nullopt}; }
+    static Reply rpcError(int code, std::string message) {
+        return Reply{std::nullopt, json{{"code", code}, {"message", std::move(message)}}};
+    }
+    static Reply silence() { return Reply{}; }
+};
+
+// Plays the server on the peers of every connection the client makes: answers `initialize` (with
+// `version`), records every frame, and answers other requests with `onRequest`.
+struct FakeServer {
+    std::string version = std::string(mcp::kLatestProtocolVersion);
+    std::function<Reply(const json& request)> onRequest = [](const json&) {
+        return Reply::ok(json::object());
+    };
+    std::vector<json> frames;
+    std::vector<std::shared_ptr<mcp::MemoryPeer>> peers;
+    // The next `openFaults` connections fail to open with `openFault`.
+    mcp::McpError openFault{mcp::McpErrc::connect_failed, "refused"};
+    int openFaults = 0;
+    bool silentInitialize = false;
+    // Replaces the answer to initialize.
+    std::optional<Reply> initializeReply;
+    // Runs just before initialize is answered.
+    std::function<void()> beforeInitializeReply;
+
+    [[nodiscard]] std::vector<json> framesWith(const std::string& method) const {
+        std::vector<json> found;
+        for (const json& frame : frames) {
+            if (frame.is_object() && frame.value("method", "") == method) {
+                found.push_back(frame);
+            }
+        }
+        return found;
+    }
+
+    [[nodiscard]] std::shared_ptr<mcp::MemoryPeer> peer() const { return peers.back(); }
+
+    void send(const json& frame) const { REQUIRE(peer()->send(frame.dump())); }
+};
+
+Task<void> serve(FakeServer& server, std::shared_ptr<mcp::MemoryPeer> peer) {
+    for (;;) {
+        auto frame = co_await peer->receive();
+        if (!frame) {
+            co_return;
+        }
+        json message = json::parse(*frame, nullptr, false);
+        server.frames.push_back(message);
+        if (!message.is_object() || !message.contains("method") || !message.contains("id")) {
+            continue;  // a notification or a response
+        }
+        const std::string method = message["method"];
+        Reply reply;
+        if (method == "initialize") {
+            if (server.silentInitialize) {
+                continue;
+            }
+            if (server.beforeInitializeReply) {
+                server.beforeInitializeReply();
+            }
+            reply = server.initializeReply
+                        ? *server.initializeReply
+                        : Reply::ok(json{{"protocolVersion", server.version},
+                                         {"capabilities", {{"tools", {{"listChanged", true}}}}},
+                                         {"serverInfo", {{"name", "fake"}, {"version", "1.2.3"}}},
+                                         {"instructions", "be kind"}});
+        } else {
+            reply = server.onRequest(message);
+        }
+        json response{{"jsonrpc", "2.0"}, {"id", message["id"]}};
+        if (reply.result) {
+            response["result"] = *reply.result;
+        } else if (reply.error) {
+            response["error"] = *reply.error;
+        } else {
+            continue;
+        }
+        (void)peer->send(response.dump());
+    }
+}
+
+// The factory the client reconnects through: each connection gets a fresh peer served by `server`.
+mcp::TransportFactory factoryFor(FakeServer& server, const reagent::Executor& executor) {
+    return [&server, executor] {
+        auto connection = mcp::makeMemoryConnection(executor);
+        if (server.openFaults > 0) {
+            --server.openFaults;
+            connection.peer->failNextOpen(server.openFault);
+        }
+        server.peers.push_back(connection.peer);
+        asio::co_spawn(executor, serve(server, connection.peer), asio::detached);
+        return std::move(connection.client);
+    };
+}
+
+Task<reagent::expected<std::shared_ptr<mcp::Client>, mcp::McpError>> connect(FakeServer& server,
+                                                                             mcp::ServerConfig config,
+                                                                             mcp::ClientOptions options) {
+    const reagent::Executor executor = co_await asio::this_coro::executor;
+    auto connecting =
+        mcp::Client::connect(std::move(config), std::move(options), factoryFor(server, executor));
+    co_return co_await std::move(connecting);
+}
+
+Task<reagent::expected<std::shared_ptr<mcp::Client>, mcp::McpError>> connect(FakeServer& server) {
+    mcp::ClientOptions options;
+    auto connecting = connect(server, memoryConfig(), std::move(options));
+    co_return co_await std::move(connecting);
+}
+
+json toolsPage(std::vector<std::string> names, std::optional<std::string> next) {
+    json tools = json::array();
+    for (const auto& name : names) {
+        tools.push_back(json{{"name", name}, {"inputSchema", {{"type", "object"}}}});
+    }
+    json page{{"tools", tools}};
+    if (next) {
+        page["nextCursor"] = *next;
+    }
+    return page;
+}
+
+}  // namespace
+
+TEST_CASE("mcp client: the handshake offers the latest version, then sends initialized", "[mcp][client]") {
+    asio::io_context io;
+    FakeServer server;
+    runOn(io, [&]() -> Task<void> {
+        mcp::ClientOptions options;
+        options.clientInfo = {"tester", "9.9", "The Tester"};
+        options.roots = std::vector<mcp::Root>{{"file:///w", "w"}};
+        auto connecting = connect(server, memoryConfig(), std::move(options));
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        CHECK((*client)->connected());
+        CHECK((*client)->server().protocolVersion == mcp::kLatestProtocolVersion);
+        CHECK((*client)->server().implementation.name == "fake");
+        CHECK((*client)->server().implementation.version == "1.2.3");
+        CHECK((*client)->server().instructions == "be kind");
+        CHECK((*client)->server().capabilities["tools"]["listChanged"] == true);
+        co_await (*client)->close();
+    }());
+    REQUIRE(server.frames.size() == 2);
+    const json& initialize = server.frames[0];
+    CHECK(initialize["method"] == "initialize");
+    CHECK(initialize["params"]["protocolVersion"] == mcp::kLatestProtocolVersion);
+    CHECK(initialize["params"]["clientInfo"] ==
+          json{{"name", "tester"}, {"version", "9.9"}, {"title", "The Tester"}});
+    CHECK(initialize["params"]["capabilities"].contains("roots"));
+    CHECK_FALSE(initialize["params"]["capabilities"].contains("sampling"));
+    CHECK_FALSE(initialize["params"]["capabilities"].contains("elicitation"));
+    CHECK(server.frames[1]["method"] == "notifications/initialized");
+    CHECK_FALSE(server.frames[1].contains("id"));
+    CHECK(server.peer()->protocolVersion() == mcp::kLatestProtocolVersion);
+    CHECK(server.peer()->clientClosed());
+}
+
+TEST_CASE("mcp client: an older version the client speaks is accepted, an unknown one refused",
+          "[mcp][client]") {
+    asio::io_context io;
+    FakeServer older;
+    older.version = "2025-06-18";
+    runOn(io, [&]() -> Task<void> {
+        auto client = co_await connect(older);
+        REQUIRE(client);
+        CHECK((*client)->server().protocolVersion == "2025-06-18");
+        co_await (*client)->close();
+    }());
+    CHECK(older.peer()->protocolVersion() == "2025-06-18");
+
+    FakeServer future;
+    future.version = "2099-01-01";
+    runOn(io, [&]() -> Task<void> {
+        auto client = co_await connect(future);
+        REQUIRE_FALSE(client);
+        CHECK(client.error().code == mcp::McpErrc::unsupported_version);
+        CHECK_THAT(client.error().message, Catch::Contains("2099-01-01"));
+    }());
+    // No initialized notification after a refused version, and the transport is closed.
+    CHECK(future.framesWith("notifications/initialized").empty());
+    CHECK(future.peer()->clientClosed());
+}
+
+TEST_CASE("mcp client: faults while connecting are named, and the transport is closed", "[mcp][client]") {
+    SECTION("open fails") {
+        asio::io_context io;
+        FakeServer server;
+        server.openFault = mcp::McpError{mcp::McpErrc::connect_failed, "no route to the fake"};
+        server.openFaults = 1;
+        runOn(io, [&]() -> Task<void> {
+            auto client = co_await connect(server);
+            REQUIRE_FALSE(client);
+            CHECK(client.error().code == mcp::McpErrc::connect_failed);
+            CHECK_THAT(client.error().message, Catch::Contains("no route to the fake"));
+        }());
+        CHECK_FALSE(server.peer()->opened());
+        CHECK(server.frames.empty());
+    }
+    SECTION("the server never answers initialize") {
+        asio::io_context io;
+        FakeServer server;
+        server.silentInitialize = true;
+        auto config = memoryConfig();
+        config.connectTimeout = 150ms;
+        const auto start = std::chrono::steady_clock::now();
+        runOn(io, [&]() -> Task<void> {
+            mcp::ClientOptions options;
+            auto connecting = connect(server, config, std::move(options));
+            auto client = co_await std::move(connecting);
+            REQUIRE_FALSE(client);
+            CHECK(client.error().code == mcp::McpErrc::timeout);
+            CHECK_THAT(client.error().message, Catch::Contains("mem"));
+        }());
+        CHECK(reagent::test::elapsedMs(start) < 1500);
+        CHECK(server.peer()->clientClosed());
+    }
+    SECTION("the server answers initialize with an error") {
+        asio::io_context io;
+        FakeServer server;
+        server.initializeReply = Reply::rpcError(-32602, "bad client");
+        runOn(io, [&]() -> Task<void> {
+            auto client = co_await connect(server);
+            REQUIRE_FALSE(client);
+            CHECK(client.error().code == mcp::McpErrc::connect_failed);
+            CHECK_THAT(client.error().message, Catch::Contains("did not initialise"));
+            CHECK_THAT(client.error().message, Catch::Contains("bad client"));
+        }());
+    }
+    SECTION("sending initialized fails") {
+        asio::io_context io;
+        FakeServer server;
+        // initialize goes through; the next send, initialized, fails.
+        server.beforeInitializeReply = [&server] {
+            server.peer()->failNextSend(mcp::McpError{mcp::McpErrc::connection_closed, "pipe broke"});
+        };
+        runOn(io, [&]() -> Task<void> {
+            auto client = co_await connect(server);
+            REQUIRE_FALSE(client);
+            CHECK(client.error().code == mcp::McpErrc::connect_failed);
+            CHECK_THAT(client.error().message, Catch::Contains("pipe broke"));
+        }());
+        CHECK(server.peer()->clientClosed());
+    }
+}
+
+TEST_CASE("mcp client: responses find their requests in any order; a stray one is a problem, not an end",
+          "[mcp][client]") {
+    asio::io_context io;
+    FakeServer server;
+    std::vector<json> held;
+    server.onRequest = [&](const json& request) {
+        held.push_back(request);
+        return Reply::silence();
+    };
+    std::vector<mcp::McpError> problems;
+    runOn(io, [&]() -> Task<void> {
+        mcp::ClientOptions options;
+        options.onProblem = [&](const mcp::McpError& error) { problems.push_back(error); };
+        auto connecting = connect(server, memoryConfig(), std::move(options));
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        const reagent::Executor executor = co_await asio::this_coro::executor;
+        std::optional<reagent::expected<json, mcp::McpError>> first;
+        std::optional<reagent::expected<json, mcp::McpError>> second;
+        auto ask = [&](std::string method,
+                       std::optional<reagent::expected<json, mcp::McpError>>& into) -> Task<void> {
+            into = co_await (*client)->request(std::move(method), json::object());
+        };
+        asio::co_spawn(executor, ask("a/first", first), asio::detached);
+        asio::co_spawn(executor, ask("a/second", second), asio::detached);
+        auto bothHeld = until([&] { return held.size() >= 2; });
+        co_await std::move(bothHeld);
+        // A response to an id never sent, then the two answers in reverse order.
+        server.send(json{{"jsonrpc", "2.0"}, {"id", 4242}, {"result", json::object()}});
+        server.send(json{{"jsonrpc", "2.0"}, {"id", held[1]["id"]}, {"result", {{"n", 2}}}});
+        server.send(json{{"jsonrpc", "2.0"}, {"id", held[0]["id"]}, {"result", {{"n", 1}}}});
+        auto bothAnswered = until([&] { return first && second; });
+        co_await std::move(bothAnswered);
+        REQUIRE(*first);
+        REQUIRE(*second);
+        CHECK((**first)["n"] == 1);
+        CHECK((**second)["n"] == 2);
+        // Garbage is reported and the session goes on.
+        REQUIRE(server.peer()->send("{not json"));
+        server.onRequest = [](const json&) { return Reply::ok(json::object()); };
+        auto pinged = co_await (*client)->ping();
+        CHECK(pinged);
+        CHECK((*client)->connected());
+        co_await (*client)->close();
+    }());
+    REQUIRE(problems.size() >= 2);
+    CHECK_THAT(problems[0].message, Catch::Contains("4242"));
+    CHECK(held[0]["id"] != held[1]["id"]);
+}
+
+TEST_CASE("mcp client: a request past its deadline is a timeout and the server is told to cancel it",
+          "[mcp][client]") {
+    asio::io_context io;
+    FakeServer server;
+    server.onRequest = [](const json&) { return Reply::silence(); };
+    runOn(io, [&]() -> Task<void> {
+        auto client = co_await connect(server);
+        REQUIRE(client);
+        const auto start = std::chrono::steady_clock::now();
+        auto answer = co_await (*client)->request("slow/thing", json::object(), 100ms);
+        REQUIRE_FALSE(answer);
+        CHECK(answer.error().code == mcp::McpErrc::timeout);
+        CHECK(reagent::test::elapsedMs(start) < 1500);
+        // The session stays usable.
+        server.onRequest = [](const json&) { return Reply::ok(json::object()); };
+        auto pinged = co_await (*client)->ping();
+        CHECK(pinged);
+        co_await (*client)->close();
+    }());
+    const auto cancels = server.framesWith("notifications/cancelled");
+    REQUIRE(cancels.size() == 1);
+    const auto requests = server.framesWith("slow/thing");
+    REQUIRE(requests.size() == 1);
+    CHECK(cancels[0]["params"]["requestId"] == requests[0]["id"]);
+}
+
+TEST_CASE("mcp client: a call its caller cancels returns cancelled and the server is told", "[mcp][client]") {
+    asio::io_context io;
+    FakeServer server;
+    server.onRequest = [](const json&) { return Reply::silence(); };
+    runOn(io, [&]() -> Task<void> {
+        auto client = co_await connect(server);
+        REQUIRE(client);
+        const reagent::Executor executor = co_await asio::this_coro::executor;
+        asio::cancellation_signal signal;
+        std::optional<reagent::expected<mcp::CallResult, mcp::McpError>> outcome;
+        spawn(
+            executor, [&]() -> Task<void> { outcome = co_await (*client)->callTool("wait", json::object()); },
+            signal.slot());
+        auto callSent = until([&] { return !server.framesWith("tools/call").empty(); });
+        co_await std::move(callSent);
+        signal.emit(asio::cancellation_type::terminal);
+        auto callEnded = until([&] { return outcome.has_value(); });
+        co_await std::move(callEnded);
+        REQUIRE_FALSE(*outcome);
+        CHECK(outcome->error().code == mcp::McpErrc::cancelled);
+        co_await sleepFor(10ms);
+        co_await (*client)->close();
+    }());
+    const auto cancels = server.framesWith("notifications/cancelled");
+    REQUIRE(cancels.size() == 1);
+    CHECK(cancels[0]["params"]["requestId"] == server.framesWith("tools/call")[0]["id"]);
+}
+
+TEST_CASE("mcp client: the server's requests are answered, unknown ones refused with method not found",
+          "[mcp][client]") {
+    asio::io_context io;
+    FakeServer server;
+    runOn(io, [&]() -> Task<void> {
+        mcp::ClientOptions options;
+        options.roots = std::vector<mcp::Root>{{"file:///work", "work"}};
+        options.sampling = [](json params) -> Task<reagent::expected<json, mcp::RpcError>> {
+            co_return json{{"role", "assistant"},
+                           {"content", {{"type", "text"}, {"text", "sampled " + params.value("q", "")}}},
+                           {"model", "m"}};
+        };
+        auto connecting = connect(server, memoryConfig(), std::move(options));
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        server.send(json{{"jsonrpc", "2.0"}, {"id", "r1"}, {"method", "roots/list"}});
+        server.send(json{{"jsonrpc", "2.0"}, {"id", "p1"}, {"method", "ping"}});
+        server.send(json{{"jsonrpc", "2.0"},
+                         {"id", "s1"},
+                         {"method", "sampling/createMessage"},
+                         {"params", {{"q", "x"}}}});
+        server.send(json{
+            {"jsonrpc", "2.0"}, {"id", "e1"}, {"method", "elicitation/create"}, {"params", json::object()}});
+        auto allAnswered = until([&] { return server.frames.size() >= 6; });
+        co_await std::move(allAnswered);
+        co_await (*client)->close();
+    }());
+    std::map<std::string, json> answers;
+    for (const json& frame : server.frames) {
+        if (frame.contains("id") && !frame.contains("method")) {
+            answers[frame["id"].get<std::string>()] = frame;
+        }
+    }
+    REQUIRE(answers.size() == 4);
+    CHECK(answers["r1"]["result"]["roots"] == json::array({{{"uri", "file:///work"}, {"name", "work"}}}));
+    CHECK(answers["p1"]["result"] == json::object());
+    CHECK(answers["s1"]["result"]["content"]["text"] == "sampled x");
+    CHECK(answers["e1"]["error"]["code"] == -32601);
+}
+
+TEST_CASE("mcp client: notifications reach log, list-changed and progress handlers", "[mcp][client]") {
+    asio::io_context io;
+    FakeServer server;
+    std::vector<mcp::LogMessage> logs;
+    int changed = 0;
+    std::vector<mcp::Progress> progress;
+    server.onRequest = [&](const json& request) {
+        if (request["method"] == "tools/call") {
+            const json token = request["params"]["_meta"]["progressToken"];
+            server.send(json{
+                {"jsonrpc", "2.0"},
+                {"method", "notifications/progress"},
+                {"params", {{"progressToken", token}, {"progress", 1}, {"total", 2}, {"message", "half"}}}});
+            return Reply::ok(json{{"content", json::array({{{"type", "text"}, {"text", "done"}}})}});
+        }
+        return Reply::ok(json::object());
+    };
+    runOn(io, [&]() -> Task<void> {
+        mcp::ClientOptions options;
+        options.onLog = [&](const mcp::LogMessage& message) { logs.push_back(message); };
+        options.onToolsChanged = [&] { ++changed; };
+        auto connecting = connect(server, memoryConfig(), std::move(options));
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        server.send(json{{"jsonrpc", "2.0"},
+                         {"method", "notifications/message"},
+                         {"params", {{"level", "warning"}, {"logger", "db"}, {"data", "slow"}}}});
+        server.send(json{{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
+        mcp::CallOptions call;
+        call.onProgress = [&](const mcp::Progress& step) { progress.push_back(step); };
+        auto calling = (*client)->callTool("work", json::object(), std::move(call));
+        auto result = co_await std::move(calling);
+        REQUIRE(result);
+        CHECK(result->text == "done");
+        auto notified = until([&] { return !logs.empty() && changed > 0; });
+        co_await std::move(notified);
+        co_await (*client)->close();
+    }());
+    REQUIRE(logs.size() == 1);
+    CHECK(logs[0].level == "warning");
+    CHECK(logs[0].logger == "db");
+    CHECK(logs[0].data == "slow");
+    CHECK(changed == 1);
+    REQUIRE(progress.size() == 1);
+    CHECK(progress[0].progress == 1);
+    CHECK(progress[0].total == 2);
+    CHECK(progress[0].message == "half");
+}
+
+TEST_CASE("mcp client: listTools follows every page, stops a server that never ends, skips a nameless tool",
+          "[mcp][client]") {
+    asio::io_context io;
+    FakeServer server;
+    std::vector<mcp::McpError> problems;
+    server.onRequest = [](const json& request) {
+        const std::string cursor = request["params"].value("cursor", "");
+        if (cursor.empty()) {
+            return Reply::ok(toolsPage({"a", "b"}, "p2"));
+        }
+        if (cursor == "p2") {
+            return Reply::ok(toolsPage({"c"}, std::nullopt));
+        }
+        return Reply::rpcError(-32602, "bad cursor");
+    };
+    runOn(io, [&]() -> Task<void> {
+        mcp::ClientOptions options;
+        options.onProblem = [&](const mcp::McpError& error) { problems.push_back(error); };
+        auto connecting = connect(server, memoryConfig(), std::move(options));
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        auto tools = co_await (*client)->listTools();
+        REQUIRE(tools);
+        REQUIRE(tools->size() == 3);
+        CHECK((*tools)[2].name == "c");
+        server.onRequest = [](const json&) { return Reply::ok(toolsPage({"again"}, "forever")); };
+        auto endless = co_await (*client)->listTools();
+        REQUIRE_FALSE(endless);
+        CHECK(endless.error().code == mcp::McpErrc::protocol_error);
+        server.onRequest = [](const json&) {
+            return Reply::ok(
+                json{{"tools", json::array({json{{"title", "no name"}}, json{{"name", "named"}}})}});
+        };
+        // A nameless tool is left out and reported; the others are listed.
+        auto partly = co_await (*client)->listTools();
+        REQUIRE(partly);
+        REQUIRE(partly->size() == 1);
+        CHECK(partly->front().name == "named");
+        REQUIRE_FALSE(problems.empty());
+        CHECK_THAT(problems.back().message, Catch::Contains("without a name"));
+        // A result without a tools array is malformed.
+        server.onRequest = [](const json&) { return Reply::ok(json{{"tools", "none"}}); };
+        auto malformed = co_await (*client)->listTools();
+        REQUIRE_FALSE(malformed);
+        CHECK(malformed.error().code == mcp::McpErrc::malformed_message);
+        co_await (*client)->close();
+    }());
+}
+
+TEST_CASE(
+    "mcp client: a dropped connection fails the calls in flight, reconnects and re-initialises, and "
+    "sends a safe call again",
+    "[mcp][client]") {
+    asio::io_context io;
+    FakeServer server;
+    int calls = 0;
+    server.onRequest = [&](const json& request) {
+        if (request["method"] == "tools/list") {
+            return Reply::ok(json{{"tools",
+                                   {{{"name", "look"},
+                                     {"inputSchema", {{"type", "object"}}},
+                                     {"annotations", {{"readOnlyHint", true}}}},
+                                    {{"name", "write"}, {"inputSchema", {{"type", "object"}}}}}}});
+        }
+        if (request["method"] == "tools/call") {
+            ++calls;
+            if (server.peers.size() == 1) {
+                return Reply::silence();  // the first connection drops before it answers
+            }
+            return Reply::ok(json{{"content", json::array({{{"type", "text"}, {"text", "answered"}}})}});
+        }
+        return Reply::ok(json::object());
+    };
+    runOn(io, [&]() -> Task<void> {
+        auto client = co_await connect(server);
+        REQUIRE(client);
+        auto tools = co_await (*client)->listTools();  // learns which tools are safe to retry
+        REQUIRE(tools);
+        const reagent::Executor executor = co_await asio::this_coro::executor;
+        std::optional<reagent::expected<mcp::CallResult, mcp::McpError>> look;
+        spawn(executor, [&]() -> Task<void> { look = co_await (*client)->callTool("look", json::object()); });
+        auto lookSent = until([&] { return calls >= 1; });
+        co_await std::move(lookSent);
+        server.peer()->drop(mcp::McpError{mcp::McpErrc::connection_closed, "the fake server exited"});
+        auto lookEnded = until([&] { return look.has_value(); });
+        co_await std::move(lookEnded);
+        REQUIRE(*look);  // sent again on the new connection
+        CHECK((*look)->text == "answered");
+        CHECK(server.peers.size() == 2);
+        CHECK(server.framesWith("initialize").size() == 2);
+        CHECK((*client)->connected());
+
+        // A call that is not safe to repeat fails with the drop instead.
+        std::optional<reagent::expected<mcp::CallResult, mcp::McpError>> write;
+        server.onRequest = [&](const json& request) {
+            if (request["method"] == "tools/call") {
+                ++calls;
+                return Reply::silence();
+            }
+            return Reply::ok(json::object());
+        };
+        const int before = calls;
+        spawn(executor,
+              [&]() -> Task<void> { write = co_await (*client)->callTool("write", json::object()); });
+        auto writeSent = until([&] { return calls > before; });
+        co_await std::move(writeSent);
+        server.peer()->drop(mcp::McpError{mcp::McpErrc::connection_closed, "the fake server exited again"});
+        auto writeEnded = until([&] { return write.has_value(); });
+        co_await std::move(writeEnded);
+        REQUIRE_FALSE(*write);
+        CHECK(write->error().code == mcp::McpErrc::connection_closed);
+        CHECK(calls == before + 1);
+        co_await (*client)->close();
+    }());
+}
+
+TEST_CASE("mcp client: after maxReconnects failed reconnections the client gives up and says why",
+          "[mcp][client]") {
+    asio::io_context io;
+    FakeServer server;
+    auto config = memoryConfig();
+    config.maxReconnects = 2;
+    std::vector<mcp::McpError> problems;
+    runOn(io, [&]() -> Task<void> {
+        mcp::ClientOptions options;
+        options.onProblem = [&](const mcp::McpError& error) { problems.push_back(error); };
+        auto connecting = connect(server, config, std::move(options));
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        // Every later connection fails to open.
+        server.openFaults = 1000;
+        server.peer()->drop(mcp::McpError{mcp::McpErrc::connection_closed, "gone"});
+        // Wait for the client to give up: a call then fails at once with the reason.
+        reagent::expected<void, mcp::McpError> pinged;
+        for (int i = 0; i < 500; ++i) {
+            co_await sleepFor(2ms);
+            pinged = co_await (*client)->ping();
+            if (!pinged && pinged.error().message.find("gave up") != std::string::npos) {
+                break;
+            }
+        }
+        REQUIRE_FALSE(pinged);
+        CHECK(pinged.error().code == mcp::McpErrc::connection_closed);
+        CHECK_THAT(pinged.error().message, Catch::Contains("gave up after 2 reconnection(s)"));
+        CHECK_FALSE((*client)->connected());
+        co_await (*client)->close();
+    }());
+    CHECK(server.peers.size() == 3);  // the first connection and two reconnections
+    bool attemptReported = false;
+    for (const auto& problem : problems) {
+        attemptReported = attemptReported || problem.message.find("attempt 2 of 2") != std::string::npos;
+    }
+    CHECK(attemptReported);
+}
+
+TEST_CASE("mcp client: close fails the requests in flight and closes the transport once", "[mcp][client]") {
+    asio::io_context io;
+    FakeServer server;
+    server.onRequest = [](const json&) { return Reply::silence(); };
+    runOn(io, [&]() -> Task<void> {
+        auto client = co_await connect(server);
+        REQUIRE(client);
+        const reagent::Executor executor = co_await asio::this_coro::executor;
+        std::optional<reagent::expected<json, mcp::McpError>> pending;
+        spawn(executor, [&]() -> Task<void> {
+            pending = co_await (*client)->request("never/answered", json::object());
+        });
+        auto requestSent = until([&] { return !server.framesWith("never/answered").empty(); });
+        co_await std::move(requestSent);
+        co_await (*client)->close();
+        co_await (*client)->close();  // idempotent
+        auto requestEnded = until([&] { return pending.has_value(); });
+        co_await std::move(requestEnded);
+        REQUIRE_FALSE(*pending);
+        CHECK(pending->error().code == mcp::McpErrc::connection_closed);
+        CHECK_FALSE((*client)->connected());
+        auto after = co_await (*client)->ping();
+        REQUIRE_FALSE(after);
+        CHECK(after.error().code == mcp::McpErrc::connection_closed);
+    }());
+    CHECK(server.peer()->clientClosed());
+    CHECK(server.peers.size() == 1);
+}
+
+TEST_CASE("mcp memory transport: frames in order both ways, faults once, and the ends", "[mcp][client]") {
+    asio::io_context io;
+    runOn(io, []() -> Task<void> {
+        const reagent::Executor executor = co_await asio::this_coro::executor;
+        auto connection = mcp::makeMemoryConnection(executor);
+        auto& client = *connection.client;
+        auto& peer = *connection.peer;
+        peer.failNextOpen(mcp::McpError{mcp::McpErrc::connect_failed, "first open fails"});
+        auto firstOpen = co_await client.open();
+        REQUIRE_FALSE(firstOpen);
+        CHECK(firstOpen.error().message == "first open fails");
+        auto secondOpen = co_await client.open();
+        CHECK(secondOpen);
+        CHECK(peer.opened());
+        auto sent1 = co_await client.send("1");
+        auto sent2 = co_await client.send("2");
+        CHECK(sent1);
+        CHECK(sent2);
+        peer.failNextSend(mcp::McpError{mcp::McpErrc::connection_closed, "one lost"});
+        auto lost = co_await client.send("3");
+        REQUIRE_FALSE(lost);
+        auto sent4 = co_await client.send("4");
+        CHECK(sent4);
+        auto one = co_await peer.receive();
+        auto two = co_await peer.receive();
+        auto four = co_await peer.receive();
+        CHECK(*one == "1");
+        CHECK(*two == "2");
+        CHECK(*four == "4");
+        CHECK(peer.framesReceived() == 3);
+        REQUIRE(peer.send("a"));
+        REQUIRE(peer.send("b"));
+        peer.drop(mcp::McpError{mcp::McpErrc::connection_closed, "server gone"});
+        auto a = co_await client.receive();
+        auto b = co_await client.receive();
+        CHECK(*a == "a");
+        CHECK(*b == "b");
+        auto end = co_await client.receive();
+        REQUIRE_FALSE(end);
+        CHECK(end.error().message == "server gone");
+        auto late = co_await client.send("5");
+        REQUIRE_FALSE(late);
+        CHECK(late.error().code == mcp::McpErrc::connection_closed);
+        CHECK_FALSE(peer.send("c"));
+        co_await client.close();
+        CHECK(peer.clientClosed());
+        auto after = co_await peer.receive();
+        REQUIRE_FALSE(after);
+        CHECK(after.error().code == mcp::McpErrc::connection_closed);
+    }());
+}
