@@ -22,6 +22,7 @@
 #include "reagent/builtins/network_tools.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/effect_error.hpp"
+#include "reagent/core/event.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/core/parallel.hpp"
 #include "reagent/core/retry.hpp"
