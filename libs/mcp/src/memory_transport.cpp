@@ -71,7 +71,11 @@ class MemoryTransport final : public Transport {
         co_return expected<void, McpError>{};
     }
 
-    Task<expected<std::string, McpError>> receive() override { return link_->toClient.pop(); }
+    // The frame holds the link: a receive in progress outlives this transport safely.
+    Task<expected<std::string, McpError>> receive() override {
+        const std::shared_ptr<MemoryPeer::Link> link = link_;
+        co_return co_await link->toClient.pop();
+    }
 
     void setProtocolVersion(std::string version) override { link_->protocolVersion = std::move(version); }
 
@@ -97,9 +101,10 @@ class MemoryTransport final : public Transport {
 MemoryPeer::MemoryPeer(std::shared_ptr<Link> link) : link_(std::move(link)) {}
 
 Task<expected<std::string, McpError>> MemoryPeer::receive() {
-    auto frame = co_await link_->toPeer.pop();
+    const std::shared_ptr<Link> link = link_;  // held by the frame, as the client's receive does
+    auto frame = co_await link->toPeer.pop();
     if (frame) {
-        ++link_->framesReceived;
+        ++link->framesReceived;
     }
     co_return frame;
 }
