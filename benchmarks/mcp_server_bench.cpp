@@ -151,7 +151,7 @@ struct Figures {
 
 Task<Figures> measure(mcp::ServerConfig config, Settings settings) {
     Figures figures;
-    auto connected = co_await mcp::Client::connect(config);
+    auto connected = co_await mcp::connectAny(config);
     if (!connected) {
         figures.failure = connected.error().message;
         co_return figures;
@@ -245,7 +245,6 @@ int main(int argc, char** argv) {
             settings.calls = std::atoi(argv[++i]);
         }
     }
-    mcp::enableRemoteTransports();
     const std::vector<std::string> servers = {"reagent stdio", "sdk stdio", "reagent http", "sdk http"};
     std::map<std::string, std::vector<double>> medians;
     std::map<std::string, std::vector<double>> rates;

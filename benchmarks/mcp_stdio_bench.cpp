@@ -48,6 +48,7 @@
 #include "reagent/agent/agent.hpp"
 #include "reagent/llm/scripted_provider.hpp"
 #include "reagent/mcp/client.hpp"
+#include "reagent/mcp/tool_source.hpp"
 #include "reagent/tools/tool_builder.hpp"
 
 extern char** environ;  // NOLINT: POSIX
@@ -400,7 +401,7 @@ Task<Figures> agentRuns(bool viaMcp, Settings settings) {
     provider->loop(true).recordRequests(false);
     auto builder = agent::Agent::create().withProvider(provider);
     if (viaMcp) {
-        builder.withMCP(everything());
+        builder.withToolSource(mcp::toolSource(everything()));
     } else {
         builder.withTool(tools::ToolBuilder::create("echo")
                              .description("Echoes back the input string")

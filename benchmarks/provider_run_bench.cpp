@@ -129,7 +129,6 @@ agent::Agent buildAgent(int port, int concurrent) {
                     .build();
     // The same single tool the peers offer: no built-in tools.
     agent::ToolsConfig only;
-    only.include = std::vector<std::string>{};
     auto built = agent::Agent::create()
                      .withProvider(std::move(*provider))
                      .withTools(std::move(only))

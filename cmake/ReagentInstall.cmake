@@ -13,7 +13,7 @@ foreach(target IN LISTS _components)
     get_target_property(_src ${target} SOURCE_DIR)
     install(DIRECTORY ${_src}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
-# The umbrella layer: <reagent/reagent.hpp> and the headers joining components (provider_by_kind.hpp).
+# The umbrella header <reagent/reagent.hpp>.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/libs/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 set(_cmakedir ${CMAKE_INSTALL_LIBDIR}/cmake/reagent)

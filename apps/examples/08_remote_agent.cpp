@@ -64,8 +64,10 @@ int main() {
         reply.text = "The worker says: " + request.messages.back().text;
         return expected<llm::ModelReply, llm::ProviderError>(reply);
     }));
-    auto parent =
-        agent::Agent::create().withProvider(parentModel).withRemoteAgent("worker", server->baseUrl()).build();
+    auto parent = reagent::Agent::create()
+                      .withProvider(parentModel)
+                      .withRemoteAgent("worker", server->baseUrl())
+                      .build();
     examples::check(parent.has_value(), "the parent builds");
 
     // 4. Run the parent; when it is done, stop the server (gracefully) so io.run() returns.

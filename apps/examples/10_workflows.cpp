@@ -16,17 +16,16 @@
 #include "reagent/reagent.hpp"
 
 using namespace reagent;
-using agent::Agent;
 using agent::Workflow;
 using nlohmann::json;
 
 // An agent whose model answers `answers` in order, one per run.
-Agent scripted(std::string name, std::vector<std::string> answers) {
+agent::Agent scripted(std::string name, std::vector<std::string> answers) {
     auto provider = std::make_shared<llm::ScriptedProvider>();
     for (auto& answer : answers) {
         provider->then(llm::ScriptedTurn::text(std::move(answer)));
     }
-    auto made = Agent::create().withName(std::move(name)).withProvider(provider).build();
+    auto made = agent::Agent::create().withName(std::move(name)).withProvider(provider).build();
     examples::check(made.has_value(), "a scripted agent builds");
     return *made;
 }
@@ -76,7 +75,8 @@ int main() {
     // 3. The workflow as a tool. This time the writer's model is down.
     auto failingWriterProvider = std::make_shared<llm::ScriptedProvider>();
     failingWriterProvider->then(llm::ScriptedTurn::error(down()));
-    auto failingWriter = Agent::create().withName("writer").withProvider(failingWriterProvider).build();
+    auto failingWriter =
+        agent::Agent::create().withName("writer").withProvider(failingWriterProvider).build();
     auto fragile = Workflow::sequential(
         "research", {Workflow::Step::fromAgent("notes", scripted("notes", {"otters float"})),
                      Workflow::Step::fromAgent("writer", *failingWriter)});
@@ -86,9 +86,8 @@ int main() {
     leadProvider->then(llm::ScriptedTurn::toolCall("research", {{"message", "otters"}}))
         .then(llm::ScriptedTurn::text("The research workflow failed; I will answer from memory."));
     agent::ToolsConfig tools;
-    tools.include = std::vector<std::string>{};  // no built-in tools, only the workflow
     tools.tools.push_back(fragile->asTool("Research a topic and write a short report"));
-    auto lead = Agent::create().withProvider(leadProvider).withTools(tools).build();
+    auto lead = agent::Agent::create().withProvider(leadProvider).withTools(tools).build();
     examples::check(lead.has_value(), "the lead agent builds");
 
     const agent::RunResult result = examples::runTask(lead->run("Tell me about otters"));

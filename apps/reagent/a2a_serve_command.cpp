@@ -46,7 +46,7 @@ a2a::AgentCard cardFor(const agent::Agent& agent, const RunOptions& options) {
     return card;
 }
 
-Task<int> serve(agent::AgentBuilder builder, bool demo, A2aServeOptions options,
+Task<int> serve(reagent::AgentBuilder builder, bool demo, A2aServeOptions options,
                 std::optional<ServerToken> token) {
     auto built = co_await builder.buildAsync();
     if (!built) {

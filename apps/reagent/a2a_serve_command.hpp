@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "reagent/agent/agent.hpp"
 #include "reagent/core/expected.hpp"
+#include "reagent/umbrella/agent_builder.hpp"
 #include "server_token.hpp"
 
 namespace reagent::cli {
@@ -34,10 +35,10 @@ inline constexpr const char* kA2aServeTokenVariable = "REAGENT_A2A_SERVE_TOKEN";
 /// \brief The builder `run` uses (provider from the options or the environment, else the demo), with
 /// tool calls that need approval denied unless `--yes` (a server has no terminal to ask). `demo`, when
 /// given, is set when the offline demo provider was chosen.
-[[nodiscard]] expected<agent::AgentBuilder, std::string> serverAgentBuilder(const RunOptions& options,
-                                                                            bool* demo = nullptr);
+[[nodiscard]] expected<reagent::AgentBuilder, std::string> serverAgentBuilder(const RunOptions& options,
+                                                                              bool* demo = nullptr);
 /// \brief The same with a fresh offline demo provider (it plays two scripted turns: one run's worth).
-[[nodiscard]] expected<agent::AgentBuilder, std::string> demoAgentBuilder(const RunOptions& options);
+[[nodiscard]] expected<reagent::AgentBuilder, std::string> demoAgentBuilder(const RunOptions& options);
 
 /// \brief Serves the agent over A2A until SIGINT or SIGTERM, then stops gracefully (running tasks end
 /// canceled). Logs on stderr. Returns `kExitUsage` when the agent cannot be built or the port bound.

@@ -57,7 +57,7 @@ std::optional<T> runInteractively(asio::io_context& io, Task<T> task) {
 }
 
 // In an optional: co_spawn needs a result it can default-construct, which an Agent is not.
-Task<std::optional<expected<agent::Agent, agent::AgentError>>> build(agent::AgentBuilder builder) {
+Task<std::optional<expected<agent::Agent, agent::AgentError>>> build(reagent::AgentBuilder builder) {
     auto building = builder.buildAsync();
     co_return co_await std::move(building);
 }

@@ -24,6 +24,7 @@
 #include "reagent/builtins/builtin_tools.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/providers/http_provider.hpp"
+#include "reagent/umbrella/agent_builder.hpp"
 #include "serve_command.hpp"
 #include "terminal_text.hpp"
 #include "trace.hpp"
@@ -69,8 +70,8 @@ tools::ApprovalHandler terminalApproval(bool approveAll) {
 // always; with --workspace also code-execute and the file tools on it, and unless --read-only
 // shell-execute and the program tools (the library's defaults). Code runs only where the user said work
 // may happen.
-tools::BuiltinSelection builtinSelection(const RunOptions& options) {
-    tools::BuiltinSelection selection;
+builtins::BuiltinSelection builtinSelection(const RunOptions& options) {
+    builtins::BuiltinSelection selection;
     selection.workspace = options.workspace;
     selection.readOnly = options.readOnly;
     selection.passEnvironment = options.passEnvironment;
@@ -82,21 +83,21 @@ tools::BuiltinSelection builtinSelection(const RunOptions& options) {
 
 }  // namespace
 
-expected<agent::AgentBuilder, std::string> agentBuilder(const RunOptions& options,
-                                                        std::shared_ptr<llm::Provider> provider) {
+expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& options,
+                                                          std::shared_ptr<llm::Provider> provider) {
     auto tools = demoTools();
     if (!tools) {
         return fail("a demo tool is malformed: " + tools.error().describe());
     }
-    agent::ToolsConfig toolsConfig;
+    reagent::ToolsConfig toolsConfig;
     toolsConfig.tools = std::move(*tools);
-    const tools::BuiltinSelection selection = builtinSelection(options);
+    const builtins::BuiltinSelection selection = builtinSelection(options);
     toolsConfig.include = selection.include;
     toolsConfig.workspace = selection.workspace;
     toolsConfig.readOnly = selection.readOnly;
     toolsConfig.passEnvironment = selection.passEnvironment;
     toolsConfig.resultCompression.budget = options.compressionBudget;
-    auto builder = agent::Agent::create();
+    auto builder = reagent::Agent::create();
     builder.withName("reagent")
         .withProvider(std::move(provider))
         .withTools(std::move(toolsConfig))
@@ -121,7 +122,7 @@ expected<agent::AgentBuilder, std::string> agentBuilder(const RunOptions& option
 // Builds the agent (connecting its MCP servers), runs the prompt, disposes the agent.
 namespace {
 
-Task<expected<agent::RunResult, std::string>> buildRunDispose(agent::AgentBuilder builder,
+Task<expected<agent::RunResult, std::string>> buildRunDispose(reagent::AgentBuilder builder,
                                                               std::string prompt) {
     auto agent = co_await builder.buildAsync();
     if (!agent) {
@@ -133,7 +134,7 @@ Task<expected<agent::RunResult, std::string>> buildRunDispose(agent::AgentBuilde
 }
 
 // Checked: a cancelled run still reports its result, and the MCP servers are stopped after it.
-Task<expected<agent::RunResult, std::string>> buildAndRun(agent::AgentBuilder builder, std::string prompt) {
+Task<expected<agent::RunResult, std::string>> buildAndRun(reagent::AgentBuilder builder, std::string prompt) {
     co_return co_await withCheckedCancellation(buildRunDispose(std::move(builder), std::move(prompt)));
 }
 
@@ -344,7 +345,7 @@ int toolsCommand(const RunOptions& given, bool json) {
 namespace {
 
 // A server has no one at a terminal to ask: calls that need approval are refused unless --yes.
-void refuseApprovals(agent::AgentBuilder& builder, const RunOptions& options) {
+void refuseApprovals(reagent::AgentBuilder& builder, const RunOptions& options) {
     if (!options.approveAll) {
         builder.withApprovalHandler(
             [](tools::ToolCallRequest, tools::ToolDefinition) -> Task<bool> { co_return false; });
@@ -353,7 +354,7 @@ void refuseApprovals(agent::AgentBuilder& builder, const RunOptions& options) {
 
 }  // namespace
 
-expected<agent::AgentBuilder, std::string> serverAgentBuilder(const RunOptions& options, bool* demo) {
+expected<reagent::AgentBuilder, std::string> serverAgentBuilder(const RunOptions& options, bool* demo) {
     auto provider = chooseProvider(options);
     if (!provider) {
         return fail(provider.error());
@@ -368,7 +369,7 @@ expected<agent::AgentBuilder, std::string> serverAgentBuilder(const RunOptions& 
     return builder;
 }
 
-expected<agent::AgentBuilder, std::string> demoAgentBuilder(const RunOptions& options) {
+expected<reagent::AgentBuilder, std::string> demoAgentBuilder(const RunOptions& options) {
     auto builder = agentBuilder(options, makeDemoProvider(options.demoLatency));
     if (builder) {
         refuseApprovals(*builder, options);

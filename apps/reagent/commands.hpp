@@ -13,6 +13,7 @@
 #include "reagent/core/expected.hpp"
 #include "reagent/llm/provider.hpp"
 #include "reagent/tools/tool.hpp"
+#include "reagent/umbrella/agent_builder.hpp"
 
 namespace reagent::cli {
 
@@ -91,7 +92,7 @@ struct MemoryOptions {
 [[nodiscard]] expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOptions& options);
 /// \brief The agent `run` builds: the demo tools, the built-in tools, reasoning, terminal approval,
 /// memory and MCP servers as `options` say.
-[[nodiscard]] expected<agent::AgentBuilder, std::string> agentBuilder(
+[[nodiscard]] expected<reagent::AgentBuilder, std::string> agentBuilder(
     const RunOptions& options, std::shared_ptr<llm::Provider> provider);
 
 /// \brief The built-in tools as `run` gives them (`builtins::builtinTools`): code-execute (in its own

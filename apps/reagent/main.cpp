@@ -136,10 +136,6 @@ void addServerAuthOptions(CLI::App* command, reagent::cli::ServerAuthOptions& au
 
 int main(int argc, char** argv) {
     using namespace reagent::cli;
-    // MCP servers may be reached over HTTP, SSE or WebSocket, not only stdio.
-    reagent::mcp::enableRemoteTransports();
-    // withTools() registers the built-in tools (http-get, code-execute, the workspace tools, ...).
-    reagent::builtins::enableBuiltinTools();
 
     CLI::App app{"reagent: run LLM agents (a ReAct loop with tools) from the command line.", "reagent"};
     app.set_version_flag("--version", std::string("reagent ") + REAGENT_VERSION,

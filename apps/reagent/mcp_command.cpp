@@ -21,6 +21,7 @@
 #include "reagent/core/untrusted_json.hpp"
 #include "reagent/mcp/client.hpp"
 #include "reagent/mcp/loopback_authorizer.hpp"
+#include "reagent/mcp/remote_transports.hpp"
 #include "terminal_text.hpp"
 #include "trace.hpp"
 
@@ -160,7 +161,7 @@ Task<int> listTools(std::vector<mcp::ServerConfig> servers, McpOptions options) 
             continue;
         }
         const std::string name = server.name;
-        auto connecting = mcp::Client::connect(server, quietOptions(name));
+        auto connecting = mcp::connectAny(server, quietOptions(name));
         auto client = co_await std::move(connecting);
         if (!client) {
             std::cerr << "reagent: " << oneLine(client.error().message, 2000) << "\n";
@@ -220,7 +221,7 @@ Task<int> callTool(std::vector<mcp::ServerConfig> servers, McpOptions options) {
                   << " (servers: " << names << ")\n";
         co_return kExitUsage;
     }
-    auto connecting = mcp::Client::connect(*server, quietOptions(serverName));
+    auto connecting = mcp::connectAny(*server, quietOptions(serverName));
     auto client = co_await std::move(connecting);
     if (!client) {
         std::cerr << "reagent: " << oneLine(client.error().message, 2000) << "\n";

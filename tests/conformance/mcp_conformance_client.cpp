@@ -100,7 +100,7 @@ Task<int> run(std::string url, std::string scenario) {
         std::cerr << "problem: " << problem.describe() << "\n";
     };
 
-    auto connected = co_await mcp::Client::connect(config, options);
+    auto connected = co_await mcp::connectAny(config, options);
     if (!connected) {
         std::cerr << "connect: " << connected.error().describe() << "\n";
         co_return 1;
@@ -141,7 +141,6 @@ int main(int argc, char** argv) {
         std::cerr << "usage: MCP_CONFORMANCE_SCENARIO=<scenario> mcp_conformance_client <server url>\n";
         return 2;
     }
-    mcp::enableRemoteTransports();
     const char* scenario = std::getenv("MCP_CONFORMANCE_SCENARIO");
     boost::asio::io_context io;
     int status = 1;

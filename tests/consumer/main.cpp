@@ -39,8 +39,8 @@ int main() {
         return 1;
     }
 
-    // The umbrella header lets a provider be named by kind (ollama needs no API key).
-    auto byKind = agent::Agent::create().withProvider("ollama").build();
+    // The umbrella's builder lets a provider be named by kind (ollama needs no API key).
+    auto byKind = reagent::Agent::create().withProvider("ollama").build();
     if (!byKind || (*byKind).config().provider->name() != "ollama") {
         std::cerr << "withProvider(\"ollama\") failed\n";
         return 1;

@@ -16,7 +16,6 @@ namespace reagent::test {
 /// `withTools(noBuiltinTools())`: tools enabled, none of the built-in ones (only the test's own).
 inline agent::ToolsConfig noBuiltinTools() {
     agent::ToolsConfig none;
-    none.include = std::vector<std::string>{};
     return none;
 }
 

@@ -3,7 +3,6 @@
 #include <memory>
 
 #include "json_access.hpp"
-#include "reagent/tools/remote_agent_catalog.hpp"
 #include "reagent/tools/tool_builder.hpp"
 
 namespace reagent::a2a {
@@ -108,17 +107,15 @@ expected<tools::Tool, tools::ToolError> remoteAgentTool(std::string name, std::s
         .build();
 }
 
-bool enableRemoteAgents() {
-    return tools::setRemoteAgentToolMaker([](const tools::RemoteAgentSpec& spec) {
-        ClientOptions options;
-        for (const auto& [name, value] : spec.headers) {
-            options.headers.set(name, value);
-        }
-        if (spec.timeout) {
-            options.timeout = *spec.timeout;
-        }
-        return remoteAgentTool(spec.name, spec.url, std::move(options));
-    });
+expected<tools::Tool, tools::ToolError> remoteAgentTool(const RemoteAgentSpec& spec) {
+    ClientOptions options;
+    for (const auto& [name, value] : spec.headers) {
+        options.headers.set(name, value);
+    }
+    if (spec.timeout) {
+        options.timeout = *spec.timeout;
+    }
+    return remoteAgentTool(spec.name, spec.url, std::move(options));
 }
 
 }  // namespace reagent::a2a

@@ -8,7 +8,6 @@
 #include <variant>
 
 #include "agent_state.hpp"
-#include "mcp_tools.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
 #include "recall_tool.hpp"
@@ -201,7 +200,7 @@ Task<expected<std::string, AgentError>> rollbackWorkspace(std::shared_ptr<Agent:
     if (!state->rollback) {
         co_return fail(AgentError{AgentErrc::invalid_config,
                                   "this agent has no workspace to roll back: give the built-in tools one "
-                                  "(ToolsConfig::workspace)"});
+                                  "(reagent::ToolsConfig::workspace), or add a tool source with a rollback"});
     }
     auto restore = state->rollback(std::move(checkpointId));
     auto restored = co_await std::move(restore);
@@ -214,9 +213,7 @@ Task<expected<std::string, AgentError>> rollbackWorkspace(std::shared_ptr<Agent:
 // Settled: a caller already cancelled skips the hooks, as disposeAll does once cancelled.
 Task<void> disposeTools(std::shared_ptr<Agent::State> state) {
     (void)co_await settle(state->executor.disposeAll());
-    if (state->mcp) {
-        co_await withCheckedCancellation(state->mcp->closeAll());
-    }
+    co_await withCheckedCancellation(closeSources(state));
 }
 
 // Tool events come from the executor; subscribers see them as agent events.

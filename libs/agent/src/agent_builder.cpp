@@ -3,9 +3,7 @@
 #include <utility>
 
 #include "agent_state.hpp"
-#include "mcp_tools.hpp"
 #include "reagent/core/settle.hpp"
-#include "reagent/tools/builtin_catalog.hpp"
 #include "recall_tool.hpp"
 #include "run_meta_tools.hpp"
 
@@ -68,7 +66,6 @@ AgentBuilder& AgentBuilder::withName(std::string name) {
 
 AgentBuilder& AgentBuilder::withProvider(
     expected<std::shared_ptr<llm::Provider>, llm::ProviderError> provider) {
-    pendingProvider_ = nullptr;
     providerError_.reset();
     config_.provider.reset();
     if (provider) {
@@ -76,13 +73,6 @@ AgentBuilder& AgentBuilder::withProvider(
     } else {
         providerError_ = std::move(provider.error());
     }
-    return *this;
-}
-
-AgentBuilder& AgentBuilder::deferProvider(ProviderFactory factory) {
-    config_.provider.reset();
-    providerError_.reset();
-    pendingProvider_ = std::move(factory);
     return *this;
 }
 
@@ -103,15 +93,21 @@ AgentBuilder& AgentBuilder::withTools(std::vector<tools::Tool> tools) {
     return *this;
 }
 
-AgentBuilder& AgentBuilder::withRemoteAgent(std::string name, std::string url) {
-    tools::RemoteAgentSpec spec;
-    spec.name = std::move(name);
-    spec.url = std::move(url);
-    return withRemoteAgent(std::move(spec));
+AgentBuilder& AgentBuilder::withToolSource(
+    expected<std::shared_ptr<tools::ToolSource>, tools::ToolError> source) {
+    if (!source) {
+        problems_.push_back("a tool source failed to build: " + source.error().message);
+    } else if (!*source) {
+        problems_.push_back("a null tool source was given");
+    } else {
+        sources_.push_back(std::move(*source));
+    }
+    return *this;
 }
 
-AgentBuilder& AgentBuilder::withRemoteAgent(tools::RemoteAgentSpec spec) {
-    return withTool(tools::makeRemoteAgentTool(spec));
+AgentBuilder& AgentBuilder::withMaxConcurrentOpens(std::size_t opens) {
+    config_.maxConcurrentOpens = opens;
+    return *this;
 }
 
 AgentBuilder& AgentBuilder::withTool(expected<tools::Tool, tools::ToolError> tool) {
@@ -174,56 +170,29 @@ AgentBuilder& AgentBuilder::withMaxTokens(int tokens) {
     return *this;
 }
 
-AgentBuilder& AgentBuilder::withMCP(mcp::ServerConfig server) {
-    config_.mcp.servers.push_back(std::move(server));
-    return *this;
-}
-
-AgentBuilder& AgentBuilder::withMCP(std::vector<mcp::ServerConfig> servers) {
-    for (mcp::ServerConfig& server : servers) {
-        config_.mcp.servers.push_back(std::move(server));
-    }
-    return *this;
-}
-
-AgentBuilder& AgentBuilder::withMCPRoots(std::vector<mcp::Root> roots) {
-    config_.mcp.roots = std::move(roots);
-    return *this;
-}
-
-AgentBuilder& AgentBuilder::withMCPSampling(
-    std::function<bool(const std::string& server, const nlohmann::json& params)> allow) {
-    config_.mcp.allowSampling = std::move(allow);
-    return *this;
-}
-
-AgentBuilder& AgentBuilder::withMCPElicitation(mcp::RequestHandler handler) {
-    config_.mcp.elicitation = std::move(handler);
-    return *this;
-}
-
 expected<Agent, AgentError> AgentBuilder::build() const {
-    if (!config_.mcp.servers.empty()) {
-        return fail(AgentError{AgentErrc::invalid_config,
-                               "MCP servers connect asynchronously: build the agent with co_await "
-                               "builder.buildAsync() (or runOnce)"});
+    for (const auto& source : sources_) {
+        if (source->opens()) {
+            return fail(AgentError{AgentErrc::invalid_config,
+                                   "tool source '" + source->name() +
+                                       "' connects asynchronously (an MCP server): build the agent with "
+                                       "co_await builder.buildAsync() (or runOnce)"});
+        }
     }
     return assemble();
 }
 
 Task<expected<Agent, AgentError>> AgentBuilder::buildAsync() const {
     auto agent = assemble();
-    if (!agent || config_.mcp.servers.empty()) {
+    if (!agent) {
         co_return agent;
     }
-    auto executor = co_await boost::asio::this_coro::executor;
     auto state = agent->state_;
-    state->mcp = std::make_shared<McpTools>(*state, executor);
-    auto connected = co_await state->mcp->connectAll();
-    if (!connected) {
-        co_await state->mcp->closeAll();
+    auto opened = co_await openSources(state);
+    if (!opened) {
+        co_await closeSources(state);
         co_return fail(AgentError{AgentErrc::invalid_config,
-                                  "the agent's MCP servers did not all start: " + connected.error()});
+                                  "the agent's tool sources did not all open: " + opened.error()});
     }
     co_return agent;
 }
@@ -251,14 +220,7 @@ Task<expected<RunResult, AgentError>> AgentBuilder::runOnce(std::string prompt) 
 expected<Agent, AgentError> AgentBuilder::assemble() const {
     std::vector<std::string> problems = problems_;
     AgentConfig config = config_;
-    std::optional<llm::ProviderError> providerError = providerError_;
-    if (pendingProvider_) {
-        if (auto made = pendingProvider_()) {
-            config.provider = std::move(*made);
-        } else {
-            providerError = std::move(made.error());
-        }
-    }
+    const std::optional<llm::ProviderError>& providerError = providerError_;
     if (providerError) {
         problems.push_back("provider: " + providerError->message);
     } else if (!config.provider) {
@@ -300,14 +262,11 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
     if (settings.transformStageTimeout.count() <= 0) {
         problems.push_back("transformStageTimeout must be positive");
     }
-    for (std::size_t i = 0; i < config_.mcp.servers.size(); ++i) {
-        const mcp::ServerConfig& server = config_.mcp.servers[i];
-        if (auto valid = mcp::validate(server); !valid) {
-            problems.push_back(valid.error().message);
-        }
+    for (std::size_t i = 0; i < sources_.size(); ++i) {
         for (std::size_t j = 0; j < i; ++j) {
-            if (config_.mcp.servers[j].name == server.name) {
-                problems.push_back("two MCP servers are named '" + server.name + "'; names must be unique");
+            if (sources_[j]->name() == sources_[i]->name()) {
+                problems.push_back("two tool sources are named '" + sources_[i]->name() +
+                                   "'; names must be unique");
             }
         }
     }
@@ -351,28 +310,27 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
             problems.push_back("the recall meta-tool could not be registered: " + added.error().describe());
         }
     }
-    if (config_.toolsEnabled) {
-        tools::BuiltinSelection selection;
-        selection.include = settings.include;
-        selection.workspace = settings.workspace;
-        selection.readOnly = settings.readOnly;
-        selection.passEnvironment = settings.passEnvironment;
-        if (auto builtins = tools::makeBuiltinTools(selection); !builtins) {
-            problems.push_back("built-in tools: " + builtins.error().message);
-        } else {
-            state->rollback = std::move(builtins->rollback);
-            for (tools::Tool& tool : builtins->tools) {
-                // A user tool of the same name replaces the built-in one.
-                const bool replaced = std::any_of(tools_.begin(), tools_.end(), [&](const tools::Tool& user) {
-                    return user.definition.name == tool.definition.name;
-                });
-                if (!replaced) {
-                    if (auto added = state->registry.add(std::move(tool)); !added) {
-                        problems.push_back("built-in tool: " + added.error().describe());
-                    }
+    for (const auto& source : sources_) {
+        auto ready = source->tools();
+        if (!ready) {
+            problems.push_back("tool source '" + source->name() + "': " + ready.error().message);
+            continue;
+        }
+        if (!state->rollback) {
+            state->rollback = source->rollback();
+        }
+        for (tools::Tool& tool : *ready) {
+            // A tool given to the builder replaces a source's tool of the same name.
+            const bool replaced = std::any_of(tools_.begin(), tools_.end(), [&](const tools::Tool& user) {
+                return user.definition.name == tool.definition.name;
+            });
+            if (!replaced) {
+                if (auto added = state->registry.add(std::move(tool)); !added) {
+                    problems.push_back("tool source '" + source->name() + "': " + added.error().describe());
                 }
             }
         }
+        state->sources.push_back(source);
     }
     for (const tools::Tool& tool : tools_) {
         if (auto added = state->registry.add(tool); !added) {

@@ -6,19 +6,18 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "reagent/agent/agent.hpp"
 #include "reagent/agent/react_loop.hpp"
 #include "reagent/memory/episodic_store.hpp"
 #include "reagent/memory/working_memory.hpp"
-#include "reagent/tools/builtin_catalog.hpp"
 #include "reagent/tools/tool_event.hpp"
 #include "reagent/tools/tool_executor.hpp"
 #include "reagent/tools/tool_registry.hpp"
+#include "reagent/tools/tool_source.hpp"
 
 namespace reagent::agent {
-
-class McpTools;
 
 /// The shared state of an agent. The executor refers to the registry, so a State never moves.
 struct Agent::State {
@@ -36,10 +35,10 @@ struct Agent::State {
     tools::ToolRegistry registry;
     tools::ToolExecutor executor;
     std::map<SubscriptionId, EventHandler> subscribers;
-    /// The MCP sessions, when `buildAsync` connected servers.
-    std::shared_ptr<McpTools> mcp;
+    /// The tool sources, in the order given; closed by dispose.
+    std::vector<std::shared_ptr<tools::ToolSource>> sources;
     SubscriptionId nextSubscription = 1;
-    /// Restores the built-in tools' workspace to a checkpoint; empty without a workspace.
+    /// Restores the first source's workspace that has one to a checkpoint; empty without one.
     tools::CheckpointRollback rollback;
 
     /// Calls every subscriber; a handler that throws is skipped, never the run.
@@ -81,6 +80,29 @@ class RunEvents {
     std::shared_ptr<const tools::CallEvents> calls_;
     std::weak_ptr<const RunEvents> self_;
 };
+
+/// Where one open source adds and removes its tools: the agent's registry while the agent lives. Its events
+/// (`ServerLogged`) are named after the source.
+class SourceSink final : public tools::ToolSink {
+  public:
+    SourceSink(std::weak_ptr<Agent::State> state, std::string source)
+        : state_(std::move(state)), source_(std::move(source)) {}
+
+    [[nodiscard]] expected<void, tools::ToolError> add(tools::Tool tool) override;
+    bool remove(std::string_view name) override;
+    void log(std::string level, std::string logger, nlohmann::json data) override;
+
+  private:
+    std::weak_ptr<Agent::State> state_;
+    std::string source_;
+};
+
+/// Opens the sources that need it (`maxConcurrentOpens` at a time); on failure, the joined messages of
+/// those that failed.
+[[nodiscard]] Task<expected<void, std::string>> openSources(std::shared_ptr<Agent::State> state);
+
+/// Closes every source, in reverse order. Never fails.
+[[nodiscard]] Task<void> closeSources(std::shared_ptr<Agent::State> state);
 
 /// The `final-answer` meta-tool registered by `withReasoning()`.
 [[nodiscard]] tools::Tool finalAnswerTool();

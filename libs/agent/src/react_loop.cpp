@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "reagent/tools/builtin_catalog.hpp"
+#include "reagent/tools/tool_source.hpp"
 #include "run_state_codec.hpp"
 
 namespace reagent::agent {

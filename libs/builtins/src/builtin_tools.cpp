@@ -106,7 +106,7 @@ const std::vector<BuiltinToolInfo>& builtinToolCatalog() {
     return catalog;
 }
 
-expected<tools::BuiltinTools, ToolError> builtinTools(const tools::BuiltinSelection& selection) {
+expected<BuiltinTools, ToolError> builtinTools(const BuiltinSelection& selection) {
     const auto& catalog = builtinToolCatalog();
     std::vector<const BuiltinToolInfo*> chosen;
     if (selection.include) {
@@ -153,7 +153,7 @@ expected<tools::BuiltinTools, ToolError> builtinTools(const tools::BuiltinSelect
     FileToolOptions fileOptions;
     fileOptions.readOnly = selection.readOnly;
 
-    tools::BuiltinTools made;
+    BuiltinTools made;
     for (const BuiltinToolInfo* info : chosen) {
         auto tool = makeTool(info->name, workspace, fileOptions);
         if (!tool) {
@@ -167,8 +167,37 @@ expected<tools::BuiltinTools, ToolError> builtinTools(const tools::BuiltinSelect
     return made;
 }
 
-bool enableBuiltinTools() {
-    return tools::setBuiltinToolsMaker(builtinTools);
+namespace {
+
+// Makes the tools when the agent is built (so the workspace is opened then), and keeps their rollback.
+class BuiltinSource final : public tools::ToolSource {
+  public:
+    explicit BuiltinSource(BuiltinSelection selection) : selection_(std::move(selection)) {}
+
+    [[nodiscard]] std::string name() const override { return "builtins"; }
+
+    [[nodiscard]] expected<std::vector<tools::Tool>, ToolError> tools() override {
+        auto made = builtinTools(selection_);
+        if (!made) {
+            ToolError error = std::move(made.error());
+            error.message = "built-in tools: " + error.message;
+            return fail(std::move(error));
+        }
+        rollback_ = std::move(made->rollback);
+        return std::move(made->tools);
+    }
+
+    [[nodiscard]] tools::CheckpointRollback rollback() const override { return rollback_; }
+
+  private:
+    BuiltinSelection selection_;
+    tools::CheckpointRollback rollback_;
+};
+
+}  // namespace
+
+std::shared_ptr<tools::ToolSource> toolSource(BuiltinSelection selection) {
+    return std::make_shared<BuiltinSource>(std::move(selection));
 }
 
 }  // namespace reagent::builtins

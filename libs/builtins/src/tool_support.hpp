@@ -11,10 +11,10 @@
 #include "reagent/builtins/command.hpp"
 #include "reagent/builtins/workspace_error.hpp"
 #include "reagent/core/expected.hpp"
-#include "reagent/tools/builtin_catalog.hpp"
 #include "reagent/tools/tool_builder.hpp"
 #include "reagent/tools/tool_context.hpp"
 #include "reagent/tools/tool_error.hpp"
+#include "reagent/tools/tool_source.hpp"
 #include "workspace_root.hpp"
 
 namespace reagent::builtins::detail {

@@ -1,6 +1,10 @@
 #pragma once
 /// \file
 /// \brief The umbrella header: everything a program needs to build and run agents.
+///
+/// `reagent::Agent::create()` (`reagent/umbrella/agent_builder.hpp`) is the builder that reaches every
+/// library: the built-in tools, MCP servers over every transport, remote A2A agents, providers by kind.
+/// Nothing is installed before `main`: the builder passes each library's tool source explicitly.
 
 #include "reagent/a2a/remote_agent_tool.hpp"
 #include "reagent/agent/agent.hpp"
@@ -42,7 +46,7 @@
 #include "reagent/mcp/serve_stdio.hpp"
 #include "reagent/mcp/server.hpp"
 #include "reagent/mcp/server_config.hpp"
-#include "reagent/provider_by_kind.hpp"
+#include "reagent/mcp/tool_source.hpp"
 #include "reagent/providers/from_environment.hpp"
 #include "reagent/providers/http_provider.hpp"
 #include "reagent/providers/provider_config.hpp"
@@ -58,6 +62,8 @@
 #include "reagent/tools/tool_event.hpp"
 #include "reagent/tools/tool_executor.hpp"
 #include "reagent/tools/tool_registry.hpp"
+#include "reagent/tools/tool_source.hpp"
+#include "reagent/umbrella/agent_builder.hpp"
 
 // memory
 #include "reagent/memory/episodic_store.hpp"
@@ -67,17 +73,3 @@
 
 // transform
 #include "reagent/transform/jq_transform.hpp"
-
-namespace reagent::detail {
-
-/// Programs that include the umbrella header reach MCP servers over every transport: the remote ones
-/// (streamable HTTP, SSE, WebSocket) are plugged into `mcp::makeTransport` before `main` runs.
-inline const bool kMcpRemoteTransportsEnabled = mcp::enableRemoteTransports();
-
-/// ... and `AgentBuilder::withTools()` registers the built-in tools (`builtins::builtinTools`).
-inline const bool kBuiltinToolsEnabled = builtins::enableBuiltinTools();
-
-/// ... and `AgentBuilder::withRemoteAgent` reaches A2A agents (`a2a::remoteAgentTool`).
-inline const bool kRemoteAgentsEnabled = a2a::enableRemoteAgents();
-
-}  // namespace reagent::detail

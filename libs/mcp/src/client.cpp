@@ -377,8 +377,8 @@ Task<expected<void, McpError>> establish(StatePtr state) {
         co_return unexpected(McpError{
             McpErrc::invalid_config,
             state->label() + ": no transport for '" + std::string(toString(state->config.transport)) +
-                "': the remote transports live in reagent::mcp_remote; link it and call "
-                "mcp::enableRemoteTransports() (<reagent/reagent.hpp> does both)"});
+                "': the remote transports live in reagent::mcp_remote; link it and connect with "
+                "mcp::connectAny (or pass mcp::makeAnyTransport as the transport factory)"});
     }
     // A person may be authorizing in a browser during the handshake (OAuth): their time counts apart.
     const auto deadline =

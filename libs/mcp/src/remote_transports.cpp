@@ -1,10 +1,10 @@
 #include "reagent/mcp/remote_transports.hpp"
 
+#include <utility>
+
 namespace reagent::mcp {
 
-namespace {
-
-std::unique_ptr<Transport> makeRemoteTransport(const ServerConfig& config) {
+std::unique_ptr<Transport> makeAnyTransport(const ServerConfig& config) {
     switch (config.transport) {
         case TransportKind::websocket:
             return makeWebSocketTransport(config);
@@ -13,16 +13,22 @@ std::unique_ptr<Transport> makeRemoteTransport(const ServerConfig& config) {
         case TransportKind::sse:
             return makeSseTransport(config);
         case TransportKind::stdio:
-            return nullptr;
+            return makeStdioTransport(config);
     }
     return nullptr;
 }
 
-}  // namespace
+Task<expected<std::shared_ptr<Client>, McpError>> connectAny(ServerConfig config, ClientOptions options) {
+    ServerConfig copy = config;
+    TransportFactory factory = [copy = std::move(copy)] { return makeAnyTransport(copy); };
+    auto connecting = Client::connect(std::move(config), std::move(options), std::move(factory));
+    co_return co_await std::move(connecting);
+}
 
-bool enableRemoteTransports() noexcept {
-    setRemoteTransportMaker(&makeRemoteTransport);
-    return true;
+Task<expected<std::shared_ptr<Client>, McpError>> connectAny(ServerConfig config) {
+    ClientOptions options;
+    auto connecting = connectAny(std::move(config), std::move(options));
+    co_return co_await std::move(connecting);
 }
 
 }  // namespace reagent::mcp

@@ -21,6 +21,13 @@ namespace asio = boost::asio;
 
 namespace {
 
+// Tools enabled, none of the built-in ones (reagent::AgentBuilder registers them otherwise).
+reagent::ToolsConfig withoutBuiltins() {
+    reagent::ToolsConfig none;
+    none.include = std::vector<std::string>{};
+    return none;
+}
+
 // The served agent: it looks the city up with a tool, then answers.
 agent::Agent remoteWorker() {
     auto lookup = tools::ToolBuilder::create("forecast")
@@ -96,9 +103,9 @@ TEST_CASE("a parent agent delegates to a local and to a remote agent in one repl
                 reply.text = seen;
                 return expected<llm::ModelReply, llm::ProviderError>(reply);
             }));
-        auto parent = agent::Agent::create()
+        auto parent = reagent::Agent::create()
                           .withProvider(provider)
-                          .withTools(noBuiltinTools())
+                          .withTools(withoutBuiltins())
                           .withAgentTool("guide", localWorker())
                           .withRemoteAgent("weather", server.baseUrl())
                           .build();
@@ -136,9 +143,9 @@ TEST_CASE("a remote agent that is down is a tool error with its A2A cause and th
     auto provider = std::make_shared<llm::ScriptedProvider>();
     provider->then(llm::ScriptedTurn::toolCall("weather", {{"message", "weather?"}}))
         .then(llm::ScriptedTurn::text("I could not reach the weather agent"));
-    auto parent = agent::Agent::create()
+    auto parent = reagent::Agent::create()
                       .withProvider(provider)
-                      .withTools(noBuiltinTools())
+                      .withTools(withoutBuiltins())
                       .withRemoteAgent("weather", down)
                       .build();
     REQUIRE(parent);

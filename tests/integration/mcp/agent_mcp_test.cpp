@@ -15,6 +15,7 @@
 #include "mcp_peers.hpp"
 #include "reagent/agent/agent.hpp"
 #include "reagent/llm/scripted_provider.hpp"
+#include "reagent/umbrella/agent_builder.hpp"
 #include "run_coro.hpp"
 #include "temp_dir.hpp"
 
@@ -49,7 +50,7 @@ TEST_CASE("an agent calls tools of two MCP servers end to end and dispose stops 
     provider->then(llm::ScriptedTurn::text("done"));
     std::vector<agent::AgentEvent> events;
     runCoro([&]() -> Task<void> {
-        auto builder = agent::Agent::create()
+        auto builder = reagent::Agent::create()
                            .withProvider(provider)
                            .withMCP(std::vector<mcp::ServerConfig>{reagent::test::everythingStdio(),
                                                                    reagent::test::faultServer()})
@@ -91,7 +92,7 @@ TEST_CASE(
     provider->then(llm::ScriptedTurn::toolCall("fault/unknown_tool_of_server", json::object()));
     provider->then(llm::ScriptedTurn::text("gave up"));
     runCoro([&]() -> Task<void> {
-        auto builtBuilder = agent::Agent::create()
+        auto builtBuilder = reagent::Agent::create()
                                 .withProvider(provider)
                                 .withMCP(reagent::test::everythingStdio())
                                 .withMCP(reagent::test::faultServer());
@@ -111,7 +112,7 @@ TEST_CASE("buildAsync names the MCP server that failed to start and stops the ot
     auto provider = std::make_shared<llm::ScriptedProvider>();
     runCoro([&]() -> Task<void> {
         const auto broken = reagent::test::faultServer({"--fail-start"}, "broken");
-        auto builtBuilder = agent::Agent::create()
+        auto builtBuilder = reagent::Agent::create()
                                 .withProvider(provider)
                                 .withMCP(reagent::test::everythingStdio())
                                 .withMCP(broken);
@@ -124,11 +125,11 @@ TEST_CASE("buildAsync names the MCP server that failed to start and stops the ot
         CHECK(childProcesses().empty());
 
         auto syncBuilt =
-            agent::Agent::create().withProvider(provider).withMCP(reagent::test::faultServer()).build();
+            reagent::Agent::create().withProvider(provider).withMCP(reagent::test::faultServer()).build();
         REQUIRE_FALSE(syncBuilt);
         CHECK(syncBuilt.error().message.find("buildAsync") != std::string::npos);
 
-        auto duplicateBuilder = agent::Agent::create()
+        auto duplicateBuilder = reagent::Agent::create()
                                     .withProvider(provider)
                                     .withMCP(reagent::test::faultServer())
                                     .withMCP(reagent::test::faultServer());
@@ -143,7 +144,7 @@ TEST_CASE("buildAsync starts at most maxConcurrentStarts MCP servers at once", "
     auto provider = std::make_shared<llm::ScriptedProvider>();
     constexpr int kServers = 16;
     runCoro([&]() -> Task<void> {
-        auto builder = agent::Agent::create().withProvider(provider);
+        auto builder = reagent::Agent::create().withProvider(provider);
         for (int i = 0; i < kServers; ++i) {
             builder.withMCP(reagent::test::faultServer(
                 {"--startup-dir", dir.path.string(), "--startup-hold", "5"}, "fault" + std::to_string(i)));
@@ -166,7 +167,7 @@ TEST_CASE("buildAsync starts at most maxConcurrentStarts MCP servers at once", "
     }
     CHECK(seen == kServers);
     CHECK(most >= 1);
-    CHECK(most <= 4);  // McpSettings::maxConcurrentStarts
+    CHECK(most <= 4);  // AgentConfig::maxConcurrentOpens
 }
 
 TEST_CASE("runOnce builds runs and disposes and progress and logs become agent events", "[mcp][agent]") {
@@ -177,7 +178,7 @@ TEST_CASE("runOnce builds runs and disposes and progress and logs become agent e
     std::vector<tools::ToolProgressed> progress;
     std::vector<agent::ServerLogged> logs;
     runCoro([&]() -> Task<void> {
-        auto builder = agent::Agent::create()
+        auto builder = reagent::Agent::create()
                            .withProvider(provider)
                            .withMCP(reagent::test::everythingStdio())
                            .withMCPRoots({mcp::Root{"file:///tmp", "tmp"}})
@@ -211,7 +212,7 @@ TEST_CASE("a server's sampling request goes through the agent's provider only wh
         provider->then(llm::ScriptedTurn::text("done"));
         std::vector<std::string> asked;
         runCoro([&]() -> Task<void> {
-            auto builder = agent::Agent::create()
+            auto builder = reagent::Agent::create()
                                .withProvider(provider)
                                .withMCP(reagent::test::everythingStdio())
                                .withMCPSampling([&](const std::string& server, const json&) {
@@ -246,7 +247,7 @@ TEST_CASE("tools/list_changed refreshes the agent's tools for later runs", "[mcp
     provider->then(llm::ScriptedTurn::toolCall("fault/grown", args));
     provider->then(llm::ScriptedTurn::text("used it"));
     runCoro([&]() -> Task<void> {
-        auto builder = agent::Agent::create().withProvider(provider).withMCP(reagent::test::faultServer());
+        auto builder = reagent::Agent::create().withProvider(provider).withMCP(reagent::test::faultServer());
         auto built = co_await builder.buildAsync();
         REQUIRE(built);
         const auto has = [&](const std::string& name) {
@@ -275,7 +276,7 @@ TEST_CASE("cancelling a run cancels its MCP call and the server is told", "[mcp]
     auto provider = std::make_shared<llm::ScriptedProvider>();
     provider->then(llm::ScriptedTurn::toolCall("fault/hang", json::object()));
     runCoro([&]() -> Task<void> {
-        auto builder = agent::Agent::create().withProvider(provider).withMCP(reagent::test::faultServer());
+        auto builder = reagent::Agent::create().withProvider(provider).withMCP(reagent::test::faultServer());
         auto built = co_await builder.buildAsync();
         REQUIRE(built);
         auto executor = co_await boost::asio::this_coro::executor;

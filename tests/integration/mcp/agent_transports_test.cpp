@@ -8,6 +8,7 @@
 #include "reagent/agent/agent.hpp"
 #include "reagent/llm/scripted_provider.hpp"
 #include "reagent/mcp/remote_transports.hpp"
+#include "reagent/umbrella/agent_builder.hpp"
 #include "run_coro.hpp"
 
 namespace agent = reagent::agent;
@@ -21,14 +22,13 @@ namespace {
 
 // Runs an agent whose model calls `everything/echo` once, through `server`; returns what the tool gave.
 std::string echoThrough(mcp::ServerConfig server) {
-    mcp::enableRemoteTransports();
     auto provider = std::make_shared<llm::ScriptedProvider>();
     const auto args = json::parse(R"({"message":"over the wire"})");
     provider->then(llm::ScriptedTurn::toolCall("everything/echo", args));
     provider->then(llm::ScriptedTurn::text("done"));
     std::string outcome;
     runCoro([&]() -> Task<void> {
-        auto builder = agent::Agent::create().withProvider(provider).withMCP(server);
+        auto builder = reagent::Agent::create().withProvider(provider).withMCP(server);
         auto built = co_await builder.buildAsync();
         if (!built) {
             outcome = "build failed: " + built.error().message;
@@ -74,10 +74,9 @@ TEST_CASE("an agent uses an MCP server over the legacy SSE transport", "[mcp][ag
 TEST_CASE("a request to a server that replies with JSON is bounded by its time limit",
           "[mcp][streamable-http]") {
     auto peer = reagent::test::startSdkPeer(true);
-    mcp::enableRemoteTransports();
     runCoro([&]() -> Task<void> {
         auto config = remote(mcp::TransportKind::streamable_http, peer.url("/mcp"));
-        auto connecting = mcp::Client::connect(config);
+        auto connecting = mcp::connectAny(config);
         auto client = co_await std::move(connecting);
         REQUIRE(client);
         mcp::CallOptions quick;

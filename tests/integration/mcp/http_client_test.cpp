@@ -8,6 +8,7 @@
 #include "mcp_session.hpp"
 #include "node_peer.hpp"
 #include "reagent/mcp/client.hpp"
+#include "reagent/mcp/remote_transports.hpp"
 #include "run_coro.hpp"
 
 using namespace reagent;
@@ -30,7 +31,7 @@ TEST_CASE("Client over streamable-http: tools and roots with server-everything",
         mcp::ClientOptions options;
         options.roots = std::vector<mcp::Root>{{"file:///tmp/reagent-roots", "roots"}};
         const auto config = httpConfig(TransportKind::streamable_http, peer.url("/mcp"));
-        auto connected = co_await mcp::Client::connect(config, options);
+        auto connected = co_await mcp::connectAny(config, options);
         REQUIRE(connected);
         auto client = *connected;
         CHECK(client->server().protocolVersion == "2025-11-25");
@@ -66,7 +67,7 @@ TEST_CASE("Client over sse: a call with server-everything", "[mcp][client][sse]"
     runCoro([&]() -> Task<void> {
         const auto config = httpConfig(TransportKind::sse, peer.url("/sse"));
         const mcp::ClientOptions options;
-        auto connected = co_await mcp::Client::connect(config, options);
+        auto connected = co_await mcp::connectAny(config, options);
         REQUIRE(connected);
         auto client = *connected;
         json message = {{"message", "legacy"}};
@@ -84,7 +85,7 @@ TEST_CASE("Client over streamable-http: a forgotten session is initialised again
         auto config = httpConfig(TransportKind::streamable_http, peer.url("/mcp"));
         config.reconnectDelay = std::chrono::milliseconds(20);
         const mcp::ClientOptions options;
-        auto connected = co_await mcp::Client::connect(config, options);
+        auto connected = co_await mcp::connectAny(config, options);
         REQUIRE(connected);
         auto client = *connected;
         auto expired = co_await client->callTool("expire_session", json::object(), noOptions);

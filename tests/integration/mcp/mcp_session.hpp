@@ -262,9 +262,8 @@ class RawSession {
     int lastId_ = 0;
 };
 
-/// \brief A configuration of `kind` for `url` (and the remote transports plugged into `makeTransport`).
+/// \brief A configuration of `kind` for `url` (connect it with `mcp::connectAny`).
 inline mcp::ServerConfig httpConfig(mcp::TransportKind kind, std::string url) {
-    mcp::enableRemoteTransports();
     mcp::ServerConfig config;
     config.name = "peer";
     config.transport = kind;

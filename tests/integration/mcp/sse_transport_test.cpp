@@ -9,6 +9,7 @@
 #include "mcp_session.hpp"
 #include "node_peer.hpp"
 #include "peer_process.hpp"
+#include "reagent/mcp/remote_transports.hpp"
 #include "reagent/mcp/transport.hpp"
 #include "run_coro.hpp"
 
@@ -20,7 +21,7 @@ using nlohmann::json;
 namespace {
 
 std::unique_ptr<mcp::Transport> legacy(const std::string& url) {
-    return mcp::makeTransport(httpConfig(TransportKind::sse, url));
+    return mcp::makeAnyTransport(httpConfig(TransportKind::sse, url));
 }
 
 }  // namespace

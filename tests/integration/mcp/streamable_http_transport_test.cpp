@@ -15,6 +15,7 @@
 #include "node_peer.hpp"
 #include "peer_process.hpp"
 #include "reagent/mcp/oauth.hpp"
+#include "reagent/mcp/remote_transports.hpp"
 #include "reagent/mcp/transport.hpp"
 #include "run_coro.hpp"
 
@@ -30,7 +31,7 @@ std::unique_ptr<mcp::Transport> streamable(const std::string& url, std::size_t m
     if (maxMessageBytes > 0) {
         config.limits.maxMessageBytes = maxMessageBytes;
     }
-    return mcp::makeTransport(config);
+    return mcp::makeAnyTransport(config);
 }
 
 // A server that crashes `delay` from now (a coroutine of its own: a lambda's captures would not outlive it).
@@ -193,7 +194,7 @@ TEST_CASE("streamable-http: a refusal says the status, never a header value", "[
     runCoro([&]() -> Task<void> {
         auto config = httpConfig(TransportKind::streamable_http, peer.url("/mcp"));
         config.headers["Authorization"] = "Bearer very-secret-token";
-        RawSession session(mcp::makeTransport(config));
+        RawSession session(mcp::makeAnyTransport(config));
         auto step9 = co_await session.transport().open();
         REQUIRE(step9);
         auto init = co_await session.initialize();
@@ -221,7 +222,7 @@ TEST_CASE("streamable-http: OAuth tokens a server quotes are masked in errors an
             oauth.store->saveTokens(
                 mcp::OAuthTokens{"live-access-token-1234", "live-refresh-token-5678", "", {}});
             config.oauth = std::move(oauth);
-            RawSession session(mcp::makeTransport(config));
+            RawSession session(mcp::makeAnyTransport(config));
             auto opened = co_await session.transport().open();
             REQUIRE(opened);
             auto init = co_await session.initialize();

@@ -336,9 +336,8 @@ TEST_CASE("WebSocket: the MCP client over the WebSocket transport", "[mcp][webso
     Loop loop;
     auto scenario = [](ServerConfig config) -> Task<void> {
         // Arguments as named locals and the task made before co_await (g++ 12, see TOOLCHAIN.md).
-        reagent::mcp::enableRemoteTransports();
         const ClientOptions options;
-        auto connecting = Client::connect(std::move(config), options);
+        auto connecting = reagent::mcp::connectAny(std::move(config), options);
         auto client = co_await std::move(connecting);
         REQUIRE(client);
         auto& c = **client;

@@ -271,10 +271,9 @@ TEST_CASE("mcp server over http: reagent's client lists, calls, gets progress an
           "[mcp][server][http]") {
     Fixture fixture;
     runCoro([](Fixture& f) -> Task<void> {
-        mcp::enableRemoteTransports();
         auto startup = start(**f.server, mcp::HttpServeOptions{});
         auto running = co_await std::move(startup);
-        auto connected = co_await mcp::Client::connect(httpConfig(running));
+        auto connected = co_await mcp::connectAny(httpConfig(running));
         REQUIRE(connected);
         auto client = *connected;
         CHECK(client->server().protocolVersion == "2025-11-25");
@@ -331,7 +330,6 @@ TEST_CASE("mcp server over http: cancellation, list_changed and log lines on the
           "[mcp][server][http]") {
     Fixture fixture;
     runCoro([](Fixture& f) -> Task<void> {
-        mcp::enableRemoteTransports();
         auto startup = start(**f.server, mcp::HttpServeOptions{});
         auto running = co_await std::move(startup);
         int changes = 0;
@@ -339,7 +337,7 @@ TEST_CASE("mcp server over http: cancellation, list_changed and log lines on the
         mcp::ClientOptions clientOptions;
         clientOptions.onToolsChanged = [&changes] { ++changes; };
         clientOptions.onLog = [&logs](const mcp::LogMessage& m) { logs.push_back(m); };
-        auto connecting = mcp::Client::connect(httpConfig(running), clientOptions);
+        auto connecting = mcp::connectAny(httpConfig(running), clientOptions);
         auto connected = co_await std::move(connecting);
         REQUIRE(connected);
         auto client = *connected;
@@ -378,7 +376,6 @@ TEST_CASE("mcp server over http: cancellation, list_changed and log lines on the
 TEST_CASE("mcp server over http: JSON replies", "[mcp][server][http]") {
     Fixture fixture;
     runCoro([](Fixture& f) -> Task<void> {
-        mcp::enableRemoteTransports();
         mcp::HttpServeOptions options;
         options.replyMode = mcp::HttpReplyMode::json;
         auto startup = start(**f.server, options);
@@ -400,7 +397,7 @@ TEST_CASE("mcp server over http: JSON replies", "[mcp][server][http]") {
         CHECK(batch.status == 400);
         CHECK_THAT(batch.body, Catch::Contains("no JSON-RPC batches"));
 
-        auto connected = co_await mcp::Client::connect(httpConfig(running));
+        auto connected = co_await mcp::connectAny(httpConfig(running));
         REQUIRE(connected);
         auto echoCall = (*connected)->callTool("echo", json{{"message", "json"}});
         auto echoed = co_await std::move(echoCall);
@@ -684,7 +681,6 @@ TEST_CASE("mcp server over http: idle sessions expire and shutdown cancels calls
           "[mcp][server][http]") {
     Fixture fixture;
     runCoro([](Fixture& f) -> Task<void> {
-        mcp::enableRemoteTransports();
         mcp::HttpServeOptions options;
         options.sessionIdleTimeout = 200ms;
         auto startup = start(**f.server, options);
@@ -696,7 +692,7 @@ TEST_CASE("mcp server over http: idle sessions expire and shutdown cancels calls
         auto late = co_await std::move(lateCall);
         CHECK(late.status == 404);
 
-        auto connected = co_await mcp::Client::connect(httpConfig(running));
+        auto connected = co_await mcp::connectAny(httpConfig(running));
         REQUIRE(connected);
         auto client = *connected;
         auto executor = co_await asio::this_coro::executor;

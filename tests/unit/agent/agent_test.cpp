@@ -104,7 +104,8 @@ TEST_CASE("a two-turn run calls a tool, then answers through final-answer", "[ag
                   .expectLastMessageContains("5")
                   .usage({150, 12}));
     auto calls = std::make_shared<int>(0);
-    auto agent = Agent::create()
+    // The umbrella's builder: withTool enables tools, and with them the built-in ones.
+    auto agent = reagent::Agent::create()
                      .withProvider(provider)
                      .withTool(addTool(calls))
                      .withReasoning()
@@ -151,7 +152,8 @@ TEST_CASE("a two-turn run calls a tool, then answers through final-answer", "[ag
 TEST_CASE("without reasoning a plain reply ends the run", "[agent][e2e]") {
     auto provider = std::make_shared<ScriptedProvider>();
     provider->then(ScriptedTurn::toolCall("add", {{"a", 1}, {"b", 1}})).then(ScriptedTurn::text("It is 2."));
-    auto agent = Agent::create().withProvider(provider).withTool(addTool(std::make_shared<int>(0))).build();
+    auto agent =
+        reagent::Agent::create().withProvider(provider).withTool(addTool(std::make_shared<int>(0))).build();
     REQUIRE(agent);
     const RunResult result = runCoro(agent->run("1+1?"));
     CHECK(result.success());

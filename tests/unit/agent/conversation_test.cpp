@@ -120,7 +120,6 @@ TEST_CASE("a conversation turn paused for a declaration-only call resumes into t
                    .build();
     REQUIRE(ask);
     reagent::agent::ToolsConfig tools;
-    tools.include = std::vector<std::string>{};
     tools.tools.push_back(*ask);
     auto agent = Agent::create().withProvider(provider).withTools(tools).build();
     REQUIRE(agent);
@@ -161,7 +160,6 @@ TEST_CASE("a local sub-agent as a tool answers the parent and reports its failur
         .then(ScriptedTurn::text("Paris, and Peru is unknown")
                   .expectLastMessageContains("agent 'research' did not finish its task: provider_failed"));
     reagent::agent::ToolsConfig none;
-    none.include = std::vector<std::string>{};
     auto parent =
         Agent::create().withProvider(provider).withTools(none).withAgentTool("research", *researcher).build();
     REQUIRE(parent);

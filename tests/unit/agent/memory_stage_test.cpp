@@ -418,7 +418,7 @@ TEST_CASE("Working memory evicts the oldest results and recall says so", "[agent
 TEST_CASE("recall is offered with tools and can be turned off", "[agent][memory][recall]") {
     auto provider = std::make_shared<ScriptedProvider>();
     auto withRecall =
-        Agent::create().withProvider(provider).withTools({fixedTool("t", "x", nullptr)}).build();
+        reagent::Agent::create().withProvider(provider).withTools({fixedTool("t", "x", nullptr)}).build();
     REQUIRE(withRecall.has_value());
     std::vector<std::string> names;
     for (const auto& spec : withRecall->toolSpecs()) {
@@ -432,7 +432,6 @@ TEST_CASE("recall is offered with tools and can be turned off", "[agent][memory]
     ToolsConfig off;
     off.tools.push_back(fixedTool("t", "x", nullptr));
     off.recall = false;
-    off.include = std::vector<std::string>{};  // no built-in tools either
     auto without = Agent::create().withProvider(provider).withTools(off).build();
     REQUIRE(without.has_value());
     REQUIRE(without->toolSpecs().size() == 1);

@@ -97,7 +97,6 @@ inline expected<agent::Agent, agent::AgentError> buildAgent(std::shared_ptr<llm:
         human.declarationOnly();
     }
     agent::ToolsConfig none;
-    none.include = std::vector<std::string>{};
     return agent::Agent::create()
         .withName("resume-scenario")
         .withProvider(std::move(model))

@@ -249,7 +249,6 @@ TEST_CASE("a run paused for a declaration-only call resumes as if the call had r
     REQUIRE(noteRuns);
     REQUIRE(noteExternal);
     reagent::agent::ToolsConfig none;
-    none.include = std::vector<std::string>{};
 
     auto straightProvider = std::make_shared<ScriptedProvider>();
     script(straightProvider);

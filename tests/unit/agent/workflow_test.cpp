@@ -430,7 +430,6 @@ TEST_CASE("a parent agent sees a workflow's failure as a tool error rooted in th
                   .expectLastMessageContains(
                       "workflow 'research' step 2 'writer' failed: agent 'writer' did not finish its task"));
     reagent::agent::ToolsConfig tools;
-    tools.include = std::vector<std::string>{};
     tools.tools.push_back(tool);
     auto parent = Agent::create().withProvider(provider).withTools(tools).build();
     REQUIRE(parent);
@@ -486,7 +485,6 @@ TEST_CASE("cancelling the caller reaches the running steps", "[agent][workflow][
         provider->then(ScriptedTurn::toolCall("route", {{"message", "work"}}))
             .then(ScriptedTurn::text("unreachable"));
         reagent::agent::ToolsConfig tools;
-        tools.include = std::vector<std::string>{};
         tools.tools.push_back(workflow.asTool());
         auto parent = Agent::create().withProvider(provider).withTools(tools).build();
         REQUIRE(parent);

@@ -13,14 +13,13 @@
 using namespace reagent::builtins;
 using namespace reagent::builtins::test;
 using nlohmann::json;
+using reagent::ToolsConfig;
 using reagent::agent::Agent;
 using reagent::agent::AgentErrc;
 using reagent::agent::RunResult;
 using reagent::agent::TerminatedBy;
-using reagent::agent::ToolsConfig;
 using reagent::llm::ScriptedProvider;
 using reagent::llm::ScriptedTurn;
-using reagent::tools::BuiltinSelection;
 
 namespace {
 
@@ -112,20 +111,20 @@ TEST_CASE("include selects built-in tools and refuses what it cannot serve", "[b
 
 TEST_CASE("withTools registers the built-in tools and include narrows them", "[builtins][agent][selection]") {
     auto provider = std::make_shared<ScriptedProvider>();
-    auto defaults = Agent::create().withProvider(provider).withTools().build();
+    auto defaults = reagent::Agent::create().withProvider(provider).withTools().build();
     REQUIRE(defaults);
     CHECK(offered(*defaults) ==
           std::vector<std::string>{"recall", "http-get", "web-search", "crypto-price", "code-execute"});
 
     ToolsConfig narrow;
     narrow.include = std::vector<std::string>{"crypto-price"};
-    auto crypto = Agent::create().withProvider(provider).withTools(narrow).build();
+    auto crypto = reagent::Agent::create().withProvider(provider).withTools(narrow).build();
     REQUIRE(crypto);
     CHECK(offered(*crypto) == std::vector<std::string>{"recall", "crypto-price"});
 
     ToolsConfig wrong;
     wrong.include = std::vector<std::string>{"file-read"};
-    auto refused = Agent::create().withProvider(provider).withTools(wrong).build();
+    auto refused = reagent::Agent::create().withProvider(provider).withTools(wrong).build();
     REQUIRE_FALSE(refused);
     CHECK(refused.error().code == AgentErrc::invalid_config);
     CHECK_THAT(refused.error().message, Catch::Contains("built-in tools") && Catch::Contains("workspace"));
@@ -139,14 +138,14 @@ TEST_CASE("withTools registers the built-in tools and include narrows them", "[b
                            .build();
     REQUIRE(replacement);
     own.tools.push_back(*replacement);
-    auto replaced = Agent::create().withProvider(provider).withTools(own).build();
+    auto replaced = reagent::Agent::create().withProvider(provider).withTools(own).build();
     REQUIRE(replaced);
     const auto definitions = replaced->toolDefinitions();
     REQUIRE(definitions.size() == 2);
     CHECK(definitions[1].description == "my own fetcher");
 
     // Built-ins come with tools: an agent without withTools() has none.
-    auto plain = Agent::create().withProvider(provider).build();
+    auto plain = reagent::Agent::create().withProvider(provider).build();
     REQUIRE(plain);
     CHECK(plain->toolSpecs().empty());
 }
@@ -165,7 +164,7 @@ TEST_CASE("task-complete ends the run with its summary", "[agent][meta]") {
     provider->then(ScriptedTurn::toolCalls(calls));
     ToolsConfig config;
     config.include = std::vector<std::string>{};
-    auto agent = Agent::create().withProvider(provider).withTools(config).withReasoning().build();
+    auto agent = reagent::Agent::create().withProvider(provider).withTools(config).withReasoning().build();
     REQUIRE(agent);
     const RunResult result = reagent::test::runCoro(agent->run("finish"));
     INFO(result.errorMessage);
@@ -184,7 +183,8 @@ TEST_CASE("task-complete ends the run with its summary", "[agent][meta]") {
         reagent::agent::MetaTools off;
         off.taskComplete = false;
         off.contextStatus = false;
-        auto bare = Agent::create().withProvider(provider).withReasoning().withMetaTools(off).build();
+        auto bare =
+            reagent::Agent::create().withProvider(provider).withReasoning().withMetaTools(off).build();
         REQUIRE(bare);
         CHECK(offered(*bare) == std::vector<std::string>{"final-answer"});
     }
@@ -206,8 +206,12 @@ TEST_CASE("context-status reports the run's budget tools memory keys and tokens"
     ToolsConfig config;
     config.include = std::vector<std::string>{};
     config.tools.push_back(*big);
-    auto agent =
-        Agent::create().withProvider(provider).withTools(config).withReasoning().withMaxIterations(7).build();
+    auto agent = reagent::Agent::create()
+                     .withProvider(provider)
+                     .withTools(config)
+                     .withReasoning()
+                     .withMaxIterations(7)
+                     .build();
     REQUIRE(agent);
     const RunResult result = reagent::test::runCoro(agent->run("status?"));
     INFO(result.errorMessage);
@@ -236,8 +240,11 @@ TEST_CASE("checkpoints are gathered on the run and roll back files and conversat
     ToolsConfig config;
     config.workspace = ws.root.string();
     config.include = std::vector<std::string>{"file-edit", "file-write"};
-    auto agent =
-        Agent::create().withProvider(provider).withTools(config).withApprovalHandler(&approve).build();
+    auto agent = reagent::Agent::create()
+                     .withProvider(provider)
+                     .withTools(config)
+                     .withApprovalHandler(&approve)
+                     .build();
     REQUIRE(agent);
     const RunResult result = ws.run(agent->run("edit"));
     INFO(result.errorMessage);
@@ -269,7 +276,7 @@ TEST_CASE("checkpoints are gathered on the run and roll back files and conversat
     REQUIRE_FALSE(unknown);
     CHECK(unknown.error().code == AgentErrc::rollback_failed);
 
-    auto noWorkspace = Agent::create().withProvider(provider).withTools().build();
+    auto noWorkspace = reagent::Agent::create().withProvider(provider).withTools().build();
     REQUIRE(noWorkspace);
     const auto refused = ws.run(noWorkspace->rollback("abc"));
     REQUIRE_FALSE(refused);
@@ -294,7 +301,7 @@ TEST_CASE("a scripted agent with withTools reads edits greps runs code and rolls
     ToolsConfig config;
     config.workspace = ws.root.string();
     // code-execute asks for approval.
-    auto agent = Agent::create()
+    auto agent = reagent::Agent::create()
                      .withProvider(provider)
                      .withTools(config)
                      .withReasoning()
@@ -327,8 +334,11 @@ TEST_CASE("shell-execute's checkpoint is gathered on the run like the file tools
     ToolsConfig config;
     config.workspace = ws.root.string();
     config.include = std::vector<std::string>{"shell-execute"};
-    auto agent =
-        Agent::create().withProvider(provider).withTools(config).withApprovalHandler(&approve).build();
+    auto agent = reagent::Agent::create()
+                     .withProvider(provider)
+                     .withTools(config)
+                     .withApprovalHandler(&approve)
+                     .build();
     REQUIRE(agent);
     const RunResult result = ws.run(agent->run("change a"));
     INFO(result.errorMessage);

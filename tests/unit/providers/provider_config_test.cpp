@@ -5,9 +5,9 @@
 #include <string>
 
 #include "reagent/agent/agent.hpp"
-#include "reagent/provider_by_kind.hpp"
 #include "reagent/providers/from_environment.hpp"
 #include "reagent/providers/http_provider.hpp"
+#include "reagent/umbrella/agent_builder.hpp"
 
 using reagent::llm::ProviderErrc;
 using reagent::providers::ProviderKind;
@@ -214,15 +214,15 @@ TEST_CASE("a provider from a wire format of one's own", "[providers][config]") {
 
 TEST_CASE("AgentBuilder::withProvider(kind) reads the environment at build()", "[providers][config][agent]") {
     CleanEnv clean;
-    auto missing = reagent::agent::Agent::create().withProvider("openai").build();
+    auto missing = reagent::Agent::create().withProvider("openai").build();
     REQUIRE_FALSE(missing);
     CHECK(missing.error().message.find("OPENAI_API_KEY") != std::string::npos);
 
-    auto unknown = reagent::agent::Agent::create().withProvider(std::string("nope")).build();
+    auto unknown = reagent::Agent::create().withProvider(std::string("nope")).build();
     REQUIRE_FALSE(unknown);
     CHECK(unknown.error().message.find("unknown provider 'nope'") != std::string::npos);
 
-    auto builder = reagent::agent::Agent::create();
+    auto builder = reagent::Agent::create();
     builder.withProvider("anthropic");
     ScopedEnv key("ANTHROPIC_API_KEY", "a");  // set after the call: build() is when it is read
     auto built = builder.build();
@@ -235,22 +235,20 @@ TEST_CASE("AgentBuilder::withProvider takes what makeProvider and fromEnvironmen
     CleanEnv clean;
     providers::ProviderConfig config;
     config.kind = ProviderKind::ollama;
-    auto fromConfig = reagent::agent::Agent::create().withProvider(providers::makeProvider(config)).build();
+    auto fromConfig = reagent::Agent::create().withProvider(providers::makeProvider(config)).build();
     REQUIRE(fromConfig);
     CHECK(fromConfig->config().provider->name() == "ollama");
 
     // The error is kept until build(), which reports it with the other problems.
     config.kind = ProviderKind::openai;
-    auto failed = reagent::agent::Agent::create()
-                      .withProvider(providers::makeProvider(config))
-                      .withMaxIterations(0)
-                      .build();
+    auto failed =
+        reagent::Agent::create().withProvider(providers::makeProvider(config)).withMaxIterations(0).build();
     REQUIRE_FALSE(failed);
     CHECK(failed.error().message.find("2 problems") != std::string::npos);
     CHECK(failed.error().message.find("OPENAI_API_KEY") != std::string::npos);
 
     // The last withProvider wins, whichever overload it was.
-    auto replaced = reagent::agent::Agent::create()
+    auto replaced = reagent::Agent::create()
                         .withProvider(providers::fromEnvironment("openai"))
                         .withProvider(providers::fromEnvironment("ollama"))
                         .build();

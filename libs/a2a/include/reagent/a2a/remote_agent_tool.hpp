@@ -2,7 +2,11 @@
 /// \file
 /// \brief `remoteAgentTool`: a remote A2A agent offered to a local agent as a tool.
 
+#include <chrono>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "reagent/a2a/client.hpp"
 #include "reagent/tools/tool.hpp"
@@ -28,9 +32,20 @@ namespace reagent::a2a {
 [[nodiscard]] expected<tools::Tool, tools::ToolError> remoteAgentTool(std::string name, std::string url,
                                                                       ClientOptions options = {});
 
-/// \brief Installs `remoteAgentTool` as the maker behind `AgentBuilder::withRemoteAgent`
-/// (`tools::setRemoteAgentToolMaker`). Idempotent; returns true. `<reagent/reagent.hpp>` calls it before
-/// `main`.
-bool enableRemoteAgents();
+/// \brief A remote agent to offer as a tool (`reagent::AgentBuilder::withRemoteAgent`).
+struct RemoteAgentSpec {
+    /// The tool's name (a valid tool name).
+    std::string name;
+    /// The agent's base URL (its card is at `<url>/.well-known/agent-card.json`) or the card's URL.
+    std::string url;
+    /// Header fields sent with every request (`Authorization`, API keys). Default none.
+    std::vector<std::pair<std::string, std::string>> headers;
+    /// Deadline of one call (and the tool's timeout); unset: `ClientOptions::timeout` (120 s).
+    std::optional<std::chrono::milliseconds> timeout;
+};
+
+/// \brief The tool of `spec`, as `remoteAgentTool(spec.name, spec.url, options)` with its headers and
+/// timeout. Errors as above.
+[[nodiscard]] expected<tools::Tool, tools::ToolError> remoteAgentTool(const RemoteAgentSpec& spec);
 
 }  // namespace reagent::a2a

@@ -21,22 +21,13 @@
 #include "reagent/llm/model_request.hpp"
 #include "reagent/llm/provider.hpp"
 #include "reagent/llm/provider_error.hpp"
-#include "reagent/tools/remote_agent_catalog.hpp"
 #include "reagent/tools/tool.hpp"
+#include "reagent/tools/tool_error.hpp"
+#include "reagent/tools/tool_source.hpp"
 
 namespace reagent::agent {
 
 class AgentBuilder;
-
-/// \brief Customization point behind `AgentBuilder::withProvider(kind)`: the specialisation for `void`
-/// has `static expected<std::shared_ptr<llm::Provider>, llm::ProviderError> make(std::string_view kind)`.
-///
-/// The agent library knows no concrete provider, so it only declares this. The layer above it that knows
-/// both defines it: `<reagent/provider_by_kind.hpp>`, included by `<reagent/reagent.hpp>`, makes the
-/// provider with `providers::fromEnvironment`. A program that never names a provider by kind needs
-/// neither that header nor the providers library.
-template <class Tag = void>
-struct ProviderByKind;
 
 /// \brief Options of one run (`Agent::run`).
 struct RunOptions {
@@ -131,13 +122,13 @@ class Agent {
     /// \brief The full definitions of the registered tools, in registration order.
     [[nodiscard]] std::vector<tools::ToolDefinition> toolDefinitions() const;
 
-    /// \brief Restores the workspace of the built-in tools (`ToolsConfig::workspace`) to a checkpoint of
+    /// \brief Restores the workspace of a tool source (the built-in tools' workspace) to a checkpoint of
     /// `RunResult::checkpoints`; returns a line saying what was restored, and the id of a checkpoint that
     /// undoes the rollback. The conversation before the change is `RunResult::messagesBefore(id)`.
     ///
     /// \par Errors
-    /// `invalid_config` when the agent has no workspace; `rollback_failed` when the checkpoint is unknown or
-    /// the files cannot be restored (the message says which).
+    /// `invalid_config` when no tool source has a workspace; `rollback_failed` when the checkpoint is unknown
+    /// or the files cannot be restored (the message says which).
     [[nodiscard]] Task<expected<std::string, AgentError>> rollback(std::string checkpointId) const;
 
     /// \brief Calls `handler` for every event of every later run.
@@ -154,9 +145,10 @@ class Agent {
     /// \brief The episodic store set up by `withMemory(...)`, or null.
     [[nodiscard]] std::shared_ptr<memory::EpisodicStore> episodicMemory() const noexcept;
 
-    /// \brief Runs the `dispose` hooks of tools that were initialised and closes every MCP session
-    /// (a stdio server is stopped and reaped, an HTTP session ended with `DELETE`). Never throws. An agent
-    /// whose last handle goes away without it closes its MCP sessions abruptly (servers killed).
+    /// \brief Runs the `dispose` hooks of tools that were initialised and closes every tool source (an MCP
+    /// server's session: a stdio server is stopped and reaped, an HTTP session ended with `DELETE`). Never
+    /// throws. An agent whose last handle goes away without it drops its sources abruptly (MCP servers
+    /// killed).
     [[nodiscard]] Task<void> dispose() const;
 
     struct State;
@@ -180,33 +172,26 @@ class AgentBuilder {
         return withProvider(
             expected<std::shared_ptr<llm::Provider>, llm::ProviderError>(std::move(provider)));
     }
-    /// \brief A provider of kind `kind` ("anthropic", "openai", "gemini", "ollama") configured from the
-    /// environment when `build()` runs, so a key set after this call still counts; a missing API key or
-    /// an unknown kind is reported by `build()`. Needs `ProviderByKind`, which `<reagent/reagent.hpp>`
-    /// provides (and the providers library, which `reagent::reagent` links).
-    template <class Tag = void>
-    AgentBuilder& withProvider(std::string_view kind) {
-        static_assert(
-            requires(std::string_view name) { ProviderByKind<Tag>::make(name); },
-            "withProvider(kind) makes a provider by name, which the agent library cannot do: "
-            "include <reagent/reagent.hpp> (or <reagent/provider_by_kind.hpp>) and link "
-            "reagent::reagent, or pass a provider: withProvider(providers::fromEnvironment(kind))");
-        return deferProvider([name = std::string(kind)] { return ProviderByKind<Tag>::make(name); });
-    }
-    /// \brief Enables tools, registering `config.tools` and the built-in tools `config.include` selects (by
-    /// default the network tools and `code-execute`, with `config.workspace` the file, shell and program
-    /// tools too; see `ToolSettings::include`). A user tool named like a built-in one replaces it.
+    /// \brief Enables tools, registering `config.tools`, with the settings of `config`. A tool given here
+    /// replaces a tool source's tool of the same name. (`reagent::AgentBuilder::withTools` adds the
+    /// built-in tools.)
     AgentBuilder& withTools(ToolsConfig config = {});
     AgentBuilder& withTools(std::vector<tools::Tool> tools);
     /// \brief Adds one tool straight from `ToolBuilder::build()`; a build error is reported by `build()`.
     AgentBuilder& withTool(expected<tools::Tool, tools::ToolError> tool);
-    /// \brief Adds the remote A2A agent at `url` as a tool named `name` (input `{message}`, output its
-    /// reply), made by the hook `tools::setRemoteAgentToolMaker` that `reagent::a2a` installs
-    /// (`<reagent/reagent.hpp>` does it); without it, `build()` reports how to enable it.
-    /// See `a2a::remoteAgentTool` for the behaviour and errors.
-    AgentBuilder& withRemoteAgent(std::string name, std::string url);
-    /// \brief The same with headers (auth) and a timeout.
-    AgentBuilder& withRemoteAgent(tools::RemoteAgentSpec spec);
+    /// \brief Adds a source of tools from another library: an MCP server (`mcp::toolSource`), the built-in
+    /// tools (`builtins::toolSource`), your own. Its ready tools are registered by `build()`; a source that
+    /// `opens()` is opened by `buildAsync()` (and makes `build()` fail). `Agent::dispose` closes it. A
+    /// source serves one agent; sources' names must be unique. An error is reported by `build()`.
+    AgentBuilder& withToolSource(expected<std::shared_ptr<tools::ToolSource>, tools::ToolError> source);
+    /// \brief A source you made; a null one is reported by `build()`.
+    template <std::derived_from<tools::ToolSource> S>
+    AgentBuilder& withToolSource(std::shared_ptr<S> source) {
+        return withToolSource(
+            expected<std::shared_ptr<tools::ToolSource>, tools::ToolError>(std::move(source)));
+    }
+    /// \brief Tool sources `buildAsync()` opens at once (`AgentConfig::maxConcurrentOpens`, default 4).
+    AgentBuilder& withMaxConcurrentOpens(std::size_t opens);
     /// \brief A local sub-agent as a tool (`agent.asTool(name, description)`): the model delegates a task
     /// to it with `{message}` and reads its answer.
     AgentBuilder& withAgentTool(std::string name, Agent agent, std::string description = {});
@@ -232,46 +217,29 @@ class AgentBuilder {
     AgentBuilder& withEventHandler(EventHandler handler);
     AgentBuilder& withTemperature(double temperature);
     AgentBuilder& withMaxTokens(int tokens);
-    /// \brief Uses an MCP server's tools, registered as `<server name>/<tool>`; connected by
-    /// `buildAsync()`. Servers' names must be unique.
-    AgentBuilder& withMCP(mcp::ServerConfig server);
-    AgentBuilder& withMCP(std::vector<mcp::ServerConfig> servers);
-    /// \brief Roots offered to every MCP server (`roots/list`).
-    AgentBuilder& withMCPRoots(std::vector<mcp::Root> roots);
-    /// \brief Lets MCP servers ask the agent's provider for completions (`sampling/createMessage`), each
-    /// request only when `allow(server, params)` returns true.
-    AgentBuilder& withMCPSampling(
-        std::function<bool(const std::string& server, const nlohmann::json& params)> allow);
-    /// \brief Answers MCP servers' questions to the user (`elicitation/create`).
-    AgentBuilder& withMCPElicitation(mcp::RequestHandler handler);
-
     /// \brief The agent, or `AgentErrc::invalid_config` listing every problem (no provider, a tool that
     /// failed to build, duplicate tool names, a non-positive iteration limit, ...).
     [[nodiscard]] expected<Agent, AgentError> build() const;
 
-    /// \brief As `build()`, then connects every MCP server (`McpSettings::maxConcurrentStarts` at a time)
-    /// on the awaiting coroutine's executor and registers their tools. A server that fails to start or to
-    /// initialise is reported as `invalid_config`, naming it (with its stderr's last lines for stdio); the
-    /// servers that did connect are closed again. Needed when `withMCP` was called; otherwise the same as
-    /// `build()`.
+    /// \brief As `build()`, then opens every tool source that `opens()` (`maxConcurrentOpens` at a time)
+    /// on the awaiting coroutine's executor: an MCP server is connected and its tools registered. A source
+    /// that fails to open is reported as `invalid_config`, with its error (an MCP server's names it, with
+    /// its stderr's last lines for stdio); the sources are closed again. Needed when such a source was
+    /// given; otherwise the same as `build()`.
     [[nodiscard]] Task<expected<Agent, AgentError>> buildAsync() const;
 
     /// \brief Builds (`buildAsync`), runs `prompt`, disposes the agent: for one-shot use.
     [[nodiscard]] Task<expected<RunResult, AgentError>> runOnce(std::string prompt) const;
 
   private:
-    using ProviderFactory = std::function<expected<std::shared_ptr<llm::Provider>, llm::ProviderError>()>;
-    /// Makes the provider with `factory` when `build()` runs.
-    AgentBuilder& deferProvider(ProviderFactory factory);
-    /// The agent without its MCP sessions: build() and buildAsync() share it.
+    /// The agent with its sources not yet opened: build() and buildAsync() share it.
     [[nodiscard]] expected<Agent, AgentError> assemble() const;
 
     AgentConfig config_;
-    /// A provider to make at build() (withProvider(kind) reads the environment then).
-    ProviderFactory pendingProvider_;
     /// Why the provider given could not be made, reported by build().
     std::optional<llm::ProviderError> providerError_;
     std::vector<tools::Tool> tools_;
+    std::vector<std::shared_ptr<tools::ToolSource>> sources_;
     std::vector<EventHandler> handlers_;
     std::vector<std::string> problems_;
 };

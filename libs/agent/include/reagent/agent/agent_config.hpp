@@ -13,7 +13,6 @@
 
 #include "reagent/agent/loop_options.hpp"
 #include "reagent/llm/provider.hpp"
-#include "reagent/mcp/client.hpp"
 #include "reagent/memory/episodic_store.hpp"
 #include "reagent/memory/result_compressor.hpp"
 #include "reagent/memory/working_memory.hpp"
@@ -42,20 +41,6 @@ struct ToolSettings {
     std::chrono::milliseconds transformStageTimeout{10'000};
     /// Whether the `recall` meta-tool is registered (when tools are enabled). Default true.
     bool recall = true;
-    /// The built-in tools `withTools()` registers, by name (see `builtins::builtinToolCatalog`). Unset (the
-    /// default): `http-get`, `web-search`, `crypto-price` and `code-execute`, plus the workspace tools when
-    /// `workspace` is set. An empty list: none. Built-ins are there when the program enabled them, as
-    /// `<reagent/reagent.hpp>` does; otherwise naming one is reported by `build()`.
-    std::optional<std::vector<std::string>> include;
-    /// The directory the file, shell and program tools are confined to. Empty (the default): those tools
-    /// are not registered.
-    std::string workspace;
-    /// Leaves out the built-in tools that change the workspace (`file-write`, `file-edit`,
-    /// `shell-execute`, `git-cli`, `gh-cli`, `gws-cli`). Default false.
-    bool readOnly = false;
-    /// Credential variables of this process (`*_API_KEY`, `*_TOKEN`, ...) that the commands of
-    /// `shell-execute` and the program tools still inherit; the others are removed. Default: none.
-    std::vector<std::string> passEnvironment;
 };
 
 /// \brief The meta-tools with live state of the run that `withReasoning()` registers besides
@@ -85,25 +70,6 @@ struct MemoryConfig {
     bool logToolResults = true;
 };
 
-/// \brief The MCP servers whose tools the agent uses, and how it answers their requests.
-struct McpSettings {
-    /// Connected by `AgentBuilder::buildAsync()`; each server's tools are registered as `server/tool`.
-    std::vector<mcp::ServerConfig> servers;
-    /// Servers being started (connected, initialised, their tools listed) at once; the others wait for a
-    /// free slot, so a long list does not start a thousand processes together. Invariant: >= 1 (0 is
-    /// taken as 1). Default 4.
-    std::size_t maxConcurrentStarts = 4;
-    /// Offered to every server (`roots/list`); unset: the `roots` capability is not declared.
-    std::optional<std::vector<mcp::Root>> roots;
-    /// Decides whether a server may have the agent's own provider complete a prompt
-    /// (`sampling/createMessage`); unset: sampling is not offered. Called with the server's name and the
-    /// request's params; true lets the request through.
-    std::function<bool(const std::string& server, const nlohmann::json& params)> allowSampling;
-    /// Answers `elicitation/create` (questions a server asks the user); unset: elicitation is not
-    /// offered. An accepted answer is completed with the schema's defaults.
-    mcp::RequestHandler elicitation;
-};
-
 /// \brief Everything an agent is made of; the builder fills it in.
 struct AgentConfig {
     /// Shown in logs and the CLI. Default "agent".
@@ -126,7 +92,10 @@ struct AgentConfig {
     /// Set by `withMemory(...)`: episodic memory is enabled.
     std::optional<MemoryConfig> memory;
     tools::ApprovalHandler approval;
-    McpSettings mcp;
+    /// Tool sources opened at once by `buildAsync()` (MCP servers being connected, initialised, their
+    /// tools listed); the others wait for a free slot, so a long list does not start a thousand processes
+    /// together. Invariant: >= 1 (0 is taken as 1). Default 4.
+    std::size_t maxConcurrentOpens = 4;
 };
 
 }  // namespace reagent::agent

@@ -86,6 +86,7 @@ struct ModelRetrying {
 /// server (a malformed frame, a reconnection, a tool that could not be registered: logger `reagent`).
 /// Server text: untrusted.
 struct ServerLogged {
+    /// The tool source it came from (an MCP server's name).
     std::string server;
     /// `debug`, `info`, `notice`, `warning`, `error`, `critical`, `alert` or `emergency`.
     std::string level;

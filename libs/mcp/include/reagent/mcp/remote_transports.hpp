@@ -3,18 +3,30 @@
 /// \brief The remote transports (streamable HTTP, legacy SSE, WebSocket), in `reagent::mcp_remote`.
 ///
 /// They live apart from `reagent::mcp` so that a program whose MCP servers are all stdio links neither
-/// HTTP nor TLS. `enableRemoteTransports()` plugs them into `makeTransport` (and so into
-/// `Client::connect(config)` and `AgentBuilder::withMCP`); `<reagent/reagent.hpp>` calls it.
+/// HTTP nor TLS. `makeAnyTransport` makes every kind; `connectAny` connects a client with it, and
+/// `reagent::AgentBuilder::withMCP` passes it to the servers' tool sources.
 
 #include <memory>
 
+#include "reagent/core/expected.hpp"
+#include "reagent/core/task.hpp"
+#include "reagent/mcp/client.hpp"
+#include "reagent/mcp/mcp_error.hpp"
 #include "reagent/mcp/server_config.hpp"
 #include "reagent/mcp/transport.hpp"
 
 namespace reagent::mcp {
 
-/// \brief Lets `makeTransport` make the transports of this header. Idempotent; returns true.
-bool enableRemoteTransports() noexcept;
+/// \brief The transport `config.transport` names, not yet opened: stdio (`makeStdioTransport`) or one of
+/// the remote transports below. The configuration is assumed valid (`validate`).
+[[nodiscard]] std::unique_ptr<Transport> makeAnyTransport(const ServerConfig& config);
+
+/// \brief `Client::connect` with `makeAnyTransport`: reaches a server over any transport. Errors as
+/// `Client::connect`.
+[[nodiscard]] Task<expected<std::shared_ptr<Client>, McpError>> connectAny(ServerConfig config,
+                                                                           ClientOptions options);
+/// \brief With default options (an overload: see `Client::connect`).
+[[nodiscard]] Task<expected<std::shared_ptr<Client>, McpError>> connectAny(ServerConfig config);
 
 /// \brief JSON-RPC frames as WebSocket text messages on `config.url` (`ws://`, or `wss://`: TLS with the
 /// system's trusted certificates, SNI and host name verification), subprotocol `mcp`; `config.headers` go

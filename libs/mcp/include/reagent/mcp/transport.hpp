@@ -2,6 +2,7 @@
 /// \file
 /// \brief `Transport`: a duplex channel of JSON-RPC frames to one MCP server, and the four transports.
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -48,20 +49,14 @@ class Transport {
     [[nodiscard]] virtual Task<void> close() = 0;
 };
 
-/// \brief The transport `config.transport` names, not yet opened; null for a remote transport (streamable
-/// HTTP, SSE, WebSocket) when `reagent::mcp_remote` has not been enabled. The configuration is assumed
-/// valid (`validate`).
-///
-/// The remote transports live in `reagent::mcp_remote`, so that a program whose servers are all stdio
-/// links neither HTTP nor TLS. `mcp::enableRemoteTransports()` (`<reagent/mcp/remote_transports.hpp>`)
-/// plugs them in; `<reagent/reagent.hpp>` does so for every program that includes it.
+/// \brief Makes a fresh, unopened transport for a server's configuration.
+using TransportMaker = std::function<std::unique_ptr<Transport>(const ServerConfig& config)>;
+
+/// \brief The stdio transport for a stdio configuration; null for the remote transports (streamable
+/// HTTP, SSE, WebSocket), which live in `reagent::mcp_remote` so that a program whose servers are all
+/// stdio links neither HTTP nor TLS: `mcp::makeAnyTransport` (`<reagent/mcp/remote_transports.hpp>`)
+/// makes every kind. The configuration is assumed valid (`validate`).
 [[nodiscard]] std::unique_ptr<Transport> makeTransport(const ServerConfig& config);
-
-/// \brief Makes a remote transport for `makeTransport`.
-using TransportMaker = std::unique_ptr<Transport> (*)(const ServerConfig& config);
-
-/// \brief Installs the maker of remote transports (what `enableRemoteTransports` calls).
-void setRemoteTransportMaker(TransportMaker maker) noexcept;
 
 /// \brief A subprocess in its own process group, newline-delimited JSON on its stdin and stdout, its
 /// stderr kept in a bounded log.

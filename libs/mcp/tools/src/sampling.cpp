@@ -1,9 +1,11 @@
-// A server's sampling/createMessage answered by the agent's own provider.
+// A server's sampling/createMessage answered by a provider (the agent's own, as reagent::AgentBuilder
+// wires it).
 
-#include "mcp_tools.hpp"
+#include "reagent/core/settle.hpp"
 #include "reagent/llm/model_request.hpp"
+#include "reagent/mcp/tool_source.hpp"
 
-namespace reagent::agent {
+namespace reagent::mcp {
 namespace {
 
 using nlohmann::json;
@@ -24,18 +26,16 @@ std::string contentText(const json& content) {
         content.at("text").is_string()) {
         return content.at("text").get<std::string>();
     }
-    return mcp::contentToText(json::array({content}));
+    return contentToText(json::array({content}));
 }
 
-}  // namespace
-
-Task<expected<json, mcp::RpcError>> sampleWithProvider(std::shared_ptr<llm::Provider> provider, json params) {
+// A free coroutine: its frame holds the provider, so a request in flight keeps it alive.
+Task<expected<json, RpcError>> sampleWithProvider(std::shared_ptr<llm::Provider> provider, json params) {
     if (!provider) {
-        co_return unexpected(mcp::RpcError{mcp::kInternalError, "the agent has no provider"});
+        co_return unexpected(RpcError{kInternalError, "the agent has no provider"});
     }
     if (!params.is_object() || !params.contains("messages") || !params.at("messages").is_array()) {
-        co_return unexpected(
-            mcp::RpcError{mcp::kInvalidParams, "sampling/createMessage needs a messages array"});
+        co_return unexpected(RpcError{kInvalidParams, "sampling/createMessage needs a messages array"});
     }
     llm::ModelRequest request;
     if (params.contains("systemPrompt") && params.at("systemPrompt").is_string()) {
@@ -55,8 +55,7 @@ Task<expected<json, mcp::RpcError>> sampleWithProvider(std::shared_ptr<llm::Prov
     }
     auto reply = co_await provider->complete(std::move(request));
     if (!reply) {
-        co_return unexpected(
-            mcp::RpcError{mcp::kInternalError, "the model call failed: " + reply.error().message});
+        co_return unexpected(RpcError{kInternalError, "the model call failed: " + reply.error().message});
     }
     const std::string stop = reply->stopReason == llm::StopReason::max_tokens ? "maxTokens" : "endTurn";
     co_return json{{"role", "assistant"},
@@ -65,4 +64,21 @@ Task<expected<json, mcp::RpcError>> sampleWithProvider(std::shared_ptr<llm::Prov
                    {"stopReason", stop}};
 }
 
-}  // namespace reagent::agent
+Task<expected<json, RpcError>> decide(std::shared_ptr<llm::Provider> provider, SamplingPolicy allow,
+                                      std::string server, json params) {
+    const auto allowed = settleCall(allow, server, params);
+    if (!allowed || !*allowed) {
+        co_return unexpected(RpcError{-1, "the user declined the sampling request"});
+    }
+    co_return co_await sampleWithProvider(std::move(provider), std::move(params));
+}
+
+}  // namespace
+
+RequestHandler samplingWith(std::shared_ptr<llm::Provider> provider, SamplingPolicy allow,
+                            std::string server) {
+    return [provider = std::move(provider), allow = std::move(allow), server = std::move(server)](
+               json params) { return decide(provider, allow, server, std::move(params)); };
+}
+
+}  // namespace reagent::mcp
