@@ -11,8 +11,6 @@
 
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
-#include <charconv>
-#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -23,6 +21,7 @@
 
 #include "a2a_serve_command.hpp"
 #include "chat_command.hpp"
+#include "cli_options.hpp"
 #include "commands.hpp"
 #include "mcp_command.hpp"
 #include "reagent/builtins/builtin_tools.hpp"
@@ -38,44 +37,6 @@ std::string join(const std::vector<std::string>& words) {
         text += (text.empty() ? "" : " ") + word;
     }
     return text;
-}
-
-// A whole number in [1, max]; CLI11's own range checks print doubles ("0.000000 to 1797...").
-CLI::Validator wholeNumber(unsigned long long max) {
-    return CLI::Validator(
-        [max](std::string& text) -> std::string {
-            unsigned long long value = 0;
-            const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-            if (error == std::errc::result_out_of_range || (error == std::errc() && value > max)) {
-                return "'" + text + "' is too large (at most " + std::to_string(max) + ")";
-            }
-            if (error != std::errc() || end != text.data() + text.size() || value == 0) {
-                return "'" + text + "' is not a whole number from 1 to " + std::to_string(max);
-            }
-            return {};
-        },
-        "INTEGER 1.." + std::to_string(max));
-}
-
-// Seconds as a decimal number, > 0 and at most a day.
-CLI::Validator positiveSeconds() {
-    return CLI::Validator(
-        [](std::string& text) -> std::string {
-            double value = 0;
-            const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-            if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
-                value <= 0 || value > 86400) {
-                return "'" + text + "' is not a number of seconds above 0 and at most 86400";
-            }
-            return {};
-        },
-        "SECONDS");
-}
-
-CLI::Validator nonEmpty(std::string what) {
-    return CLI::Validator(
-        [what](std::string& text) -> std::string { return text.empty() ? "needs " + what + ", not ''" : ""; },
-        "");
 }
 
 // The prompt: its words, or `-` for standard input, or --prompt-file. Reads bytes as they are.
@@ -116,20 +77,6 @@ reagent::expected<std::string, std::string> readPrompt(const std::vector<std::st
         return reagent::fail(std::string("the prompt is empty"));
     }
     return prompt;
-}
-
-// --token-file and --no-auth of a server command (exclusive), the variable named in the help.
-void addServerAuthOptions(CLI::App* command, reagent::cli::ServerAuthOptions& auth, const char* variable) {
-    auto* file =
-        command
-            ->add_option("--token-file", auth.tokenFile,
-                         std::string("Require the bearer token in this file (default: $") + variable +
-                             " when set, else a token generated at start and printed on stderr)")
-            ->check(nonEmpty("a file path"));
-    command
-        ->add_flag("--no-auth", auth.noAuth,
-                   "Serve every caller without a token (any local user can then use the server)")
-        ->excludes(file);
 }
 
 }  // namespace
