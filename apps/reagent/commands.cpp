@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 
+#include "a2a_serve_command.hpp"
 #include "demo_provider.hpp"
 #include "demo_tools.hpp"
 #include "mcp_command.hpp"

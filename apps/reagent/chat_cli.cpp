@@ -1,0 +1,43 @@
+// `reagent chat`: its command line.
+
+#include <memory>
+
+#include "chat_command.hpp"
+#include "cli_options.hpp"
+#include "subcommands.hpp"
+
+namespace reagent::cli {
+
+Subcommand addChatCommand(CLI::App& app) {
+    auto options = std::make_shared<ChatOptions>();
+    CLI::App* chatCmd = app.add_subcommand(
+        "chat",
+        "Talk with the agent: one message per line on stdin, answers streamed to stdout; the "
+        "conversation is kept until exit (/reset forgets it, /exit ends it)");
+    chatCmd->add_option("--system", options->system, "A system prompt for the whole conversation");
+    chatCmd
+        ->add_option("--provider", options->run.provider,
+                     "Model API: anthropic, openai, gemini, ollama or demo (default: the first configured in "
+                     "the environment, else demo)")
+        ->check(CLI::IsMember({"anthropic", "openai", "gemini", "ollama", "demo"}));
+    chatCmd->add_option("--model", options->run.model, "Model id (default: the provider's default model)");
+    chatCmd->add_option("--base-url", options->run.baseUrl, "Base URL of the model API (as for run)");
+    chatCmd->add_option("--max-iterations", options->run.maxIterations, "Model calls allowed per turn")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    chatCmd->add_option("--workspace", options->run.workspace, "The built-in tools' workspace (as for run)")
+        ->check(CLI::ExistingDirectory);
+    chatCmd->add_flag("--read-only", options->run.readOnly, "Leave out every tool that changes something");
+    chatCmd
+        ->add_option("--pass-env", options->run.passEnvironment,
+                     "A credential variable the commands inherit (as for run)")
+        ->type_name("NAME");
+    chatCmd->add_flag("-y,--yes", options->run.approveAll, "Approve every call that needs approval");
+    chatCmd->add_flag("-q,--quiet", options->run.quiet, "No trace of tool calls on stderr");
+    chatCmd
+        ->add_option("--mcp-config", options->run.mcpConfigPath, "MCP servers whose tools join (as for run)")
+        ->check(nonEmpty("a file path"));
+    return {chatCmd, [options](boost::asio::io_context& io) { return chatCommand(io, *options); }};
+}
+
+}  // namespace reagent::cli

@@ -1,0 +1,198 @@
+// `reagent run`: its command line, and the prompt read from words, standard input or a file.
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli_options.hpp"
+#include "commands.hpp"
+#include "reagent/core/expected.hpp"
+#include "subcommands.hpp"
+
+namespace reagent::cli {
+
+namespace {
+
+// What CLI11 parses `run` into; some values are converted only once the command runs.
+struct RunCommandLine {
+    RunOptions options;
+    std::vector<std::string> promptWords;
+    std::string promptFile;
+    double timeoutSeconds = 0;
+    int latencyMs = 0;
+};
+
+std::string joinWords(const std::vector<std::string>& words) {
+    std::string text;
+    for (const auto& word : words) {
+        text += (text.empty() ? "" : " ") + word;
+    }
+    return text;
+}
+
+// The prompt: its words, or `-` for standard input, or --prompt-file. Reads bytes as they are.
+reagent::expected<std::string, std::string> readPrompt(const std::vector<std::string>& words,
+                                                       const std::string& promptFile) {
+    const bool fromStdin = words.size() == 1 && words.front() == "-";
+    if (!promptFile.empty() && !words.empty()) {
+        return reagent::fail(
+            std::string("give the prompt either as words (or - for standard input) or with "
+                        "--prompt-file, not both"));
+    }
+    std::string prompt;
+    if (!promptFile.empty() || fromStdin) {
+        std::ifstream file;
+        std::istream* in = &std::cin;
+        if (!fromStdin) {
+            file.open(promptFile, std::ios::binary);
+            if (!file) {
+                return reagent::fail("cannot read the prompt file '" + promptFile + "'");
+            }
+            in = &file;
+        }
+        std::ostringstream text;
+        text << in->rdbuf();
+        if (in->bad()) {
+            return reagent::fail(std::string("cannot read the prompt from ") +
+                                 (fromStdin ? "standard input" : "'" + promptFile + "'"));
+        }
+        prompt = std::move(text).str();
+    } else if (words.empty()) {
+        return reagent::fail(
+            std::string("run needs a prompt: PROMPT words, - to read it from standard input, "
+                        "or --prompt-file FILE"));
+    } else {
+        prompt = joinWords(words);
+    }
+    if (prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
+        return reagent::fail(std::string("the prompt is empty"));
+    }
+    return prompt;
+}
+
+int runFromCommandLine(boost::asio::io_context& io, RunCommandLine& line) {
+    auto prompt = readPrompt(line.promptWords, line.promptFile);
+    if (!prompt) {
+        std::cerr << "reagent: " << prompt.error() << "\nRun with --help for more information.\n";
+        return kExitUsage;
+    }
+    line.options.prompt = std::move(*prompt);
+    if (line.timeoutSeconds > 0) {
+        line.options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::duration<double>(line.timeoutSeconds));
+    }
+    line.options.demoLatency = std::chrono::milliseconds(line.latencyMs);
+    return runCommand(io, line.options);
+}
+
+}  // namespace
+
+Subcommand addRunCommand(CLI::App& app) {
+    auto line = std::make_shared<RunCommandLine>();
+    CLI::App* runCmd = app.add_subcommand("run", "Run an agent on PROMPT: trace on stderr, answer on stdout");
+    runCmd->add_option(
+        "prompt", line->promptWords,
+        "The task for the agent (several words are joined by spaces); - reads it from standard "
+        "input");
+    runCmd->add_option("--prompt-file", line->promptFile, "Read the prompt from this file (any size)")
+        ->check(nonEmpty("a file path"));
+    runCmd
+        ->add_option("--max-iterations", line->options.maxIterations,
+                     "Model calls allowed before the run fails")
+        ->check(wholeNumber(1'000'000))
+        ->capture_default_str();
+    runCmd
+        ->add_option(
+            "--timeout", line->timeoutSeconds,
+            "Bound the whole run to this many seconds (decimals allowed); when it elapses the run is "
+            "cancelled and reported as timed out. Default: none (each model request still has its "
+            "own deadlines, see docs/providers.md)")
+        ->check(positiveSeconds());
+    auto* jsonFlag =
+        runCmd->add_flag("--json", line->options.json,
+                         "Print the run result as JSON on stdout: output, success, terminatedBy, "
+                         "iterations, toolCalls, usage, error (no trace)");
+    runCmd->add_flag("-q,--quiet", line->options.quiet, "Print only the answer (no trace, no summary)")
+        ->excludes(jsonFlag);
+    runCmd
+        ->add_option("--demo-latency", line->latencyMs,
+                     "Simulated latency in milliseconds of each turn of the offline demo provider")
+        ->check(CLI::Range(0, 3'600'000))
+        ->capture_default_str();
+    runCmd
+        ->add_option("--provider", line->options.provider,
+                     "Model API: anthropic, openai, gemini, ollama or demo (default: the first configured in "
+                     "the environment, else demo)")
+        ->check(CLI::IsMember({"anthropic", "openai", "gemini", "ollama", "demo"}));
+    runCmd->add_option("--model", line->options.model, "Model id (default: the provider's default model)");
+    runCmd
+        ->add_option("--base-url", line->options.baseUrl,
+                     "Base URL of the model API, its version included (https://api.anthropic.com/v1, "
+                     "http://127.0.0.1:8000/v1, http://127.0.0.1:11434/api); overrides the environment")
+        ->check(nonEmpty("a URL"));
+    runCmd
+        ->add_option("--memory", line->options.memoryPath,
+                     "Episodic memory: log every tool result in this SQLite file (created when missing) and "
+                     "let the agent's recall tool search earlier runs. A file that cannot be opened for "
+                     "writing (read-only, not a reagent store, a dangling link) fails the run before it "
+                     "starts")
+        ->check(nonEmpty("a file path"));
+    runCmd
+        ->add_option("--budget", line->options.compressionBudget,
+                     "Characters of a tool result shown to the model unchanged; a longer result is "
+                     "compressed to a preview and stored in working memory")
+        ->check(wholeNumber(1'000'000'000))
+        ->capture_default_str();
+    runCmd
+        ->add_option("--mcp-config", line->options.mcpConfigPath,
+                     "A JSON file of MCP servers in the mcpServers format MCP hosts use ({\"mcpServers\": "
+                     "{\"fs\": {\"command\": ..., \"args\": [...]}, \"api\": {\"url\": ...}}}); their tools "
+                     "join the agent's as SERVER/TOOL. A server that fails to start fails the run before it "
+                     "starts, naming it")
+        ->check(nonEmpty("a file path"));
+    runCmd
+        ->add_option(
+            "--workspace", line->options.workspace,
+            "Also give the agent code-execute and the built-in tools confined to this directory: the "
+            "file tools (file-read, file-write, file-edit, ls, glob, grep), shell-execute and git-cli, "
+            "gh-cli, gws-cli; file-write, shell-execute and the program tools' changing calls ask for "
+            "approval on the terminal. Without it the agent has only the network tools (http-get, "
+            "web-search, crypto-price) beside its own")
+        ->check(CLI::ExistingDirectory);
+    runCmd
+        ->add_option(
+            "--pass-env", line->options.passEnvironment,
+            "Let the commands of shell-execute and the program tools inherit this credential variable "
+            "(repeat for more). Variables named like credentials (a word KEY, TOKEN, SECRET, PASSWORD, "
+            "PASSWD, PASSPHRASE, CREDENTIAL(S), AUTH, COOKIE or PAT: OPENAI_API_KEY, GITHUB_TOKEN, "
+            "AWS_SECRET_ACCESS_KEY, SSH_AUTH_SOCK, ...) are otherwise removed from their environment")
+        ->type_name("NAME");
+    runCmd->add_flag("--read-only", line->options.readOnly,
+                     "Leave out every tool that changes something (file-write, file-edit, shell-execute, the "
+                     "program tools)");
+    runCmd->add_flag(
+        "-y,--yes", line->options.approveAll,
+        "Approve every call that needs approval without asking (otherwise asked on the terminal, "
+        "and refused when stdin is not one)");
+    runCmd->footer(
+        "Providers read ANTHROPIC_API_KEY, OPENAI_API_KEY (+ OPENAI_BASE_URL), GEMINI_API_KEY or "
+        "OLLAMA_HOST. "
+        "With none configured, an offline demo provider answers: a scripted stand-in (no model) "
+        "that calls calculator, word_count and current_time in one parallel batch, then final-answer.\n"
+        "Ctrl-C (SIGINT), SIGTERM, SIGHUP or SIGQUIT cancels the run and reports what was done; a second "
+        "signal "
+        "ends the process at once (status 130).\n"
+        "Exit status: 0 when the agent answered, 1 when the run failed, was cancelled or timed out, 2 on "
+        "usage "
+        "errors. A tool result that could not be logged to --memory (file locked past the 5 s busy timeout, "
+        "corrupt, disk full) does not change the status: the answer exists; each one is a warning on stderr "
+        "(\"reagent: warning: ...\") and in the \"warnings\" list of --json.");
+    return {runCmd, [line](boost::asio::io_context& io) { return runFromCommandLine(io, *line); }};
+}
+
+}  // namespace reagent::cli
