@@ -282,6 +282,17 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
         }
     }
 
+    // The sources' ready tools, asked for first: a source that has some enables tools (and `recall`).
+    std::vector<std::pair<std::shared_ptr<tools::ToolSource>, std::vector<tools::Tool>>> ready;
+    for (const auto& source : sources_) {
+        auto made = source->tools();
+        if (!made) {
+            problems.push_back("tool source '" + source->name() + "': " + made.error().message);
+            continue;
+        }
+        config.toolsEnabled = config.toolsEnabled || !made->empty();
+        ready.emplace_back(source, std::move(*made));
+    }
     auto state = std::make_shared<Agent::State>(std::move(config));
     state->episodic = std::move(episodic);
     if (config_.reasoning) {
@@ -305,21 +316,16 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
             }
         }
     }
-    if (config_.toolsEnabled && settings.recall) {
+    if (state->config.toolsEnabled && settings.recall) {
         if (auto added = state->registry.add(recallTool(*state)); !added) {
             problems.push_back("the recall meta-tool could not be registered: " + added.error().describe());
         }
     }
-    for (const auto& source : sources_) {
-        auto ready = source->tools();
-        if (!ready) {
-            problems.push_back("tool source '" + source->name() + "': " + ready.error().message);
-            continue;
-        }
+    for (auto& [source, made] : ready) {
         if (!state->rollback) {
             state->rollback = source->rollback();
         }
-        for (tools::Tool& tool : *ready) {
+        for (tools::Tool& tool : made) {
             // A tool given to the builder replaces a source's tool of the same name.
             const bool replaced = std::any_of(tools_.begin(), tools_.end(), [&](const tools::Tool& user) {
                 return user.definition.name == tool.definition.name;
@@ -330,8 +336,8 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
                 }
             }
         }
-        state->sources.push_back(source);
     }
+    state->sources = sources_;
     for (const tools::Tool& tool : tools_) {
         if (auto added = state->registry.add(tool); !added) {
             problems.push_back("tool '" + tool.definition.name + "': " + added.error().describe());

@@ -1,6 +1,6 @@
 #include <string>
 
-#include "reagent/mcp/client.hpp"
+#include "reagent/mcp/protocol.hpp"
 
 namespace reagent::mcp {
 namespace {

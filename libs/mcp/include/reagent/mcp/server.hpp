@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "reagent/core/task.hpp"
-#include "reagent/mcp/client.hpp"
 #include "reagent/mcp/json_rpc.hpp"
+#include "reagent/mcp/protocol.hpp"
 #include "reagent/mcp/rpc_session.hpp"
 #include "reagent/mcp/server_catalog.hpp"
 #include "reagent/tools/tool_executor.hpp"
