@@ -120,7 +120,7 @@ const Answer* unclaimed(const std::vector<Answer>& answers, const std::vector<bo
     return nullptr;
 }
 
-// Seed 004's merge of artifacts bags: objects merge key by key, arrays concatenate, the rest is replaced.
+// The merge of artifacts bags: objects merge key by key, arrays concatenate, the rest is replaced.
 void mergeArtifacts(nlohmann::json& into, const nlohmann::json& from) {
     if (!from.is_object()) {
         return;

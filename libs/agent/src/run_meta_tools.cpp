@@ -1,4 +1,4 @@
-// context-status and task-complete: the meta-tools with live state of the run (seed 002).
+// context-status and task-complete: the meta-tools with live state of the run.
 
 #include "run_meta_tools.hpp"
 

@@ -6,7 +6,7 @@ namespace reagent::builtins::detail {
 
 namespace {
 
-// The seed's list. MATIC was renamed POL; both map to CoinGecko's current token.
+// The coins crypto-price knows by symbol. MATIC was renamed POL; both map to CoinGecko's current token.
 constexpr Coin kCoins[] = {
     {"BTC", "bitcoin", "Bitcoin"},
     {"ETH", "ethereum", "Ethereum"},

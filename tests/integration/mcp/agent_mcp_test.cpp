@@ -139,7 +139,7 @@ TEST_CASE("buildAsync names the MCP server that failed to start and stops the ot
     }());
 }
 
-TEST_CASE("buildAsync starts at most maxConcurrentStarts MCP servers at once", "[mcp][agent]") {
+TEST_CASE("buildAsync starts at most maxConcurrentOpens MCP servers at once", "[mcp][agent]") {
     reagent::test::TempDir dir;
     auto provider = std::make_shared<llm::ScriptedProvider>();
     constexpr int kServers = 16;

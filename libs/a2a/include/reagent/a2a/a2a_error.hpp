@@ -22,7 +22,7 @@ enum class A2aErrc {
     /// The remote's bytes are not the A2A JSON-RPC it announced: an HTTP error status, a body that is not
     /// JSON-RPC, a result of the wrong shape.
     protocol_error,
-    /// The remote answered with a JSON-RPC error object; `A2aError::rpcCode` carries its code.
+    /// The remote answered with a JSON-RPC error object; `a2a::rpcCode(error)` gives its code.
     remote_error,
     /// The remote task ended in state failed or rejected (the message carries the agent's words).
     task_failed,

@@ -31,8 +31,8 @@ class AgentBuilder;
 
 /// \brief Options of one run (`Agent::run`).
 struct RunOptions {
-    /// This run's events, after the agent's subscribers see them (seed 004's per-call subscription; the
-    /// builder's `withEventHandler` and `Agent::subscribe` are the factory and instance levels).
+    /// This run's events, after the agent's subscribers see them (the builder's `withEventHandler` and
+    /// `Agent::subscribe` subscribe every run of the agent).
     EventHandler onEvent{};
     /// The session state the run's tools share (`ToolContext::session`), returned as
     /// `RunResult::sessionState`; a JSON object (null, the default, or anything else: an empty one).

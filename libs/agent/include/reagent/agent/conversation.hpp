@@ -18,8 +18,7 @@
 
 namespace reagent::agent {
 
-/// \brief One message of a conversation, with what a chat application needs to show and address it (seed
-/// 001's `ConversationMessage`).
+/// \brief One message of a conversation, with what a chat application needs to show and address it.
 struct ConversationMessage {
     /// Unique within the conversation (`m1`, `m2`, ... in order).
     std::string id;
@@ -63,11 +62,11 @@ class Conversation {
     [[nodiscard]] const std::vector<ConversationMessage>& messages() const noexcept { return messages_; }
     /// \brief The tool calls of every kept turn, in order.
     [[nodiscard]] const std::vector<tools::ToolCallRecord>& toolCalls() const noexcept { return toolCalls_; }
-    /// \brief The answer of every kept turn, in order (seed 001's `ConversationResult::responses`).
+    /// \brief The answer of every kept turn, in order.
     [[nodiscard]] const std::vector<std::string>& responses() const noexcept { return responses_; }
-    /// \brief The session state the turns' tools share (`ToolContext::session`; seed 001's
-    /// `sessionState`): each turn starts from it, and a kept turn's changes stay. Set it before a turn to
-    /// give the tools data; it must stay a JSON object.
+    /// \brief The session state the turns' tools share (`ToolContext::session`): each turn starts from it,
+    /// and a kept turn's changes stay. Set it before a turn to give the tools data; it must stay a JSON
+    /// object.
     [[nodiscard]] nlohmann::json& sessionState() noexcept { return sessionState_; }
     [[nodiscard]] const nlohmann::json& sessionState() const noexcept { return sessionState_; }
     /// \brief The last failed call of the kept turns (also in `sessionState()["lastToolError"]`).

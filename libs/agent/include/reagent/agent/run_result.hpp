@@ -94,7 +94,7 @@ struct ApprovalDecision {
     std::string reason{};
 };
 
-/// \brief The last call of a run that failed (seed 001's `LastToolError`); the run's session state holds
+/// \brief The last call of a run that failed; the run's session state holds
 /// the same under `lastToolError` (`{toolId, error, args}`) for the tools to read.
 struct LastToolError {
     std::string tool;
@@ -144,7 +144,7 @@ struct RunResult {
     nlohmann::json sessionState;
     /// The run's last failed call, if any (calls left unrun after `final-answer` do not count).
     std::optional<LastToolError> lastToolError;
-    /// Seed 004's artifacts bag: what the run's tools put in `ToolContext::artifacts`, merged per iteration
+    /// The artifacts bag: what the run's tools put in `ToolContext::artifacts`, merged per iteration
     /// (index: the trip index; empty objects for turns without any; empty when no call put anything in its
     /// bag) in call order, then across
     /// iterations in order. Merging: objects merge key by key, arrays are concatenated, anything else is

@@ -36,7 +36,7 @@ struct FileToolOptions {
     /// artifacts (`checkpointId`), so the change can be rolled back. Needs `git` for the local workspace.
     /// Default true.
     bool checkpoint = true;
-    /// `file-write` runs only when the approval handler says yes (seed 002). Default true.
+    /// `file-write` runs only when the approval handler says yes. Default true.
     bool writeRequiresApproval = true;
     /// `file-read`'s default `maxSize`, in bytes. Default 256 KiB.
     std::size_t defaultReadBytes = 256 * 1024;

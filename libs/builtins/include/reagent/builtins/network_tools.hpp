@@ -30,7 +30,7 @@ namespace reagent::builtins {
 /// the key.
 [[nodiscard]] expected<tools::Tool, tools::ToolError> webSearchTool(const NetworkToolOptions& options = {});
 
-/// \brief `crypto-price`: current prices of the seed's coins from CoinGecko's simple-price API; returns
+/// \brief `crypto-price`: current prices of well-known coins from CoinGecko's simple-price API; returns
 /// `{prices: [{symbol, name, price, currency}], currency, source: "coingecko"}`, an unknown symbol
 /// listed as `{symbol, notFound: true}`.
 ///

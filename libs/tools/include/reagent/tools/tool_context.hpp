@@ -69,7 +69,7 @@ struct ToolContext {
     /// pending, working-memory keys, tokens (see the `context-status` meta-tool). Empty when the call does
     /// not come from an agent run (an MCP client, the tools facade).
     std::function<nlohmann::json()> runStatus{};
-    /// The session state of the run (seed 001's `sessionState`): a JSON object the run's tools share and
+    /// The session state of the run: a JSON object the run's tools share and
     /// the caller reads back (`RunResult::sessionState`); a `Conversation` keeps it from turn to turn. The
     /// run keeps the last failed call under `lastToolError`. Null when the call does not come from an agent
     /// run. Calls of one batch may run at once, on the run's executor: update it in one step.

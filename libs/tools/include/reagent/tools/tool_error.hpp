@@ -67,7 +67,7 @@ struct ErrorCause {
 
 /// \brief A failed tool call or definition: a code, a message a person (or model) can act on, details.
 ///
-/// Every failure of a call, whatever went wrong, is one `ToolError` (seed 004's `ToolExecutionError`): the
+/// Every failure of a call, whatever went wrong, is one `ToolError`: the
 /// executor fills in `tool` and `tripIndex`, and `cause` holds the original error when there was one
 /// (`schema` for invalid arguments, `exception` for a handler that threw, `agent` for a sub-agent or
 /// workflow step that failed, `a2a` for a remote agent).

@@ -19,7 +19,7 @@ namespace reagent::tools {
 /// \brief Decides whether a call needing approval may run. Returning false refuses it.
 using ApprovalHandler = std::function<Task<bool>(ToolCallRequest request, ToolDefinition definition)>;
 
-/// \brief Execution rules. Defaults follow the seed framework.
+/// \brief Execution rules: by default at most three calls at once, and side-effect tools alone.
 struct ExecutionPolicy {
     /// Calls running at once within a batch. Invariant: >= 1. Default 3.
     std::size_t maxParallel = 3;

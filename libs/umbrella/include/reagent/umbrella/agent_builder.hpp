@@ -1,8 +1,7 @@
 #pragma once
 /// \file
-/// \brief `reagent::Agent::create()`: the builder that knows every library, with the calls of the
-/// TypeScript original (`withProvider("anthropic")`, `withTools()` with the built-in tools, `withMCP`,
-/// `withRemoteAgent`).
+/// \brief `reagent::Agent::create()`: the builder that knows every library: `withProvider("anthropic")`,
+/// `withTools()` with the built-in tools, `withMCP`, `withRemoteAgent`.
 ///
 /// The agent library knows none of the libraries above it; this builder fills an `agent::AgentBuilder` and
 /// hands it what they provide, explicitly, at each build: `builtins::toolSource` for `withTools`,
