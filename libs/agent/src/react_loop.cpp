@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "reagent/tools/tool_source.hpp"
-#include "run_state_codec.hpp"
 
 namespace reagent::agent {
 
@@ -561,158 +560,11 @@ LoopAction ReactLoop::failWith(TerminatedBy reason, std::string message) {
     return Fail{completeResult()};
 }
 
-}  // namespace reagent::agent
-
-namespace reagent::agent {
-
-namespace {
-
-constexpr const char* kStateFormat = "reagent.run/1";
-
-const char* awaitingName(int state) {
-    static constexpr const char* kNames[] = {"start", "model", "tools", "external", "done"};
-    return kNames[state];
-}
-
-}  // namespace
-
 ReactLoop::ReactLoop(LoopConfig config)
     : config_(std::move(config)),
       finalAnswerOffered_(offers(config_.tools, kFinalAnswerTool)),
       taskCompleteOffered_(offers(config_.tools, kTaskCompleteTool)) {
     config_.options.maxIterations = std::max(config_.options.maxIterations, 1);
-}
-
-nlohmann::json ReactLoop::save() const {
-    using detail::toJson;
-    using nlohmann::json;
-    json messages = json::array();
-    for (const llm::Message& message : messages_) {
-        messages.push_back(toJson(message));
-    }
-    const auto calls = [](const std::vector<tools::ToolCallRequest>& list) {
-        json out = json::array();
-        for (const auto& call : list) {
-            out.push_back(toJson(call));
-        }
-        return out;
-    };
-    const auto records = [](const std::vector<tools::ToolCallRecord>& list) {
-        json out = json::array();
-        for (const auto& record : list) {
-            out.push_back(toJson(record));
-        }
-        return out;
-    };
-    json checkpoints = json::array();
-    for (const CheckpointMark& mark : result_.checkpoints) {
-        checkpoints.push_back(toJson(mark));
-    }
-    json result = {{"toolCalls", records(result_.toolCalls)},
-                   {"usage", {{"input", result_.usage.inputTokens}, {"output", result_.usage.outputTokens}}},
-                   {"checkpoints", std::move(checkpoints)},
-                   {"terminatedBy", toString(result_.terminatedBy)},
-                   {"output", result_.output},
-                   {"errorMessage", result_.errorMessage},
-                   {"pendingToolCalls", calls(result_.pendingToolCalls)},
-                   {"pendingApprovals", calls(result_.pendingApprovals)}};
-    if (result_.finalAnswer) {
-        result["finalAnswer"] = toJson(*result_.finalAnswer);
-    }
-    return json{{"format", kStateFormat},
-                {"awaiting", awaitingName(static_cast<int>(awaiting_))},
-                {"iterations", iterations_},
-                {"lastText", lastText_},
-                {"assistantIndex", assistantIndex_},
-                {"messages", std::move(messages)},
-                {"pending", calls(pending_)},
-                {"skipped", calls(skipped_)},
-                {"held", records(held_)},
-                {"session", session_},
-                {"result", std::move(result)}};
-}
-
-expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nlohmann::json& state) {
-    using nlohmann::json;
-    using namespace detail;
-    ReactLoop loop(std::move(config));
-    try {
-        const std::string path = "state";
-        const auto format = field<std::string>(state, "format", path);
-        if (format != kStateFormat) {
-            throw StateError("state.format is '" + format + "', not " + kStateFormat +
-                             " (a state saved by another version of reagent?)");
-        }
-        const auto awaiting = field<std::string>(state, "awaiting", path);
-        bool known = false;
-        for (int i = 0; i <= static_cast<int>(Awaiting::done); ++i) {
-            if (awaiting == awaitingName(i)) {
-                loop.awaiting_ = static_cast<Awaiting>(i);
-                known = true;
-            }
-        }
-        if (!known) {
-            throw StateError("state.awaiting '" + awaiting +
-                             "' is not start, model, tools, external or done");
-        }
-        loop.iterations_ = field<int>(state, "iterations", path);
-        if (loop.iterations_ < 0) {
-            throw StateError("state.iterations must not be negative");
-        }
-        loop.lastText_ = field<std::string>(state, "lastText", path);
-        loop.assistantIndex_ = optionalField<std::size_t>(state, "assistantIndex", path, 0);
-        loop.messages_ = arrayField(state, "messages", path, messageFromJson);
-        if (loop.messages_.empty()) {
-            throw StateError("state.messages is empty: a run has at least its prompt");
-        }
-        loop.pending_ = arrayField(state, "pending", path, callFromJson);
-        loop.skipped_ = arrayField(state, "skipped", path, callFromJson);
-        loop.held_ = arrayField(state, "held", path, recordFromJson);
-        if (loop.awaiting_ == Awaiting::external &&
-            std::none_of(loop.held_.begin(), loop.held_.end(), isPaused)) {
-            throw StateError(
-                "state.held has no declaration-only call or call waiting for approval, but the run waits for "
-                "them");
-        }
-        loop.session_ = optionalField<json>(state, "session", path, nullptr);
-        if (!loop.session_.is_object() && !loop.session_.is_null()) {
-            throw StateError("state.session must be an object");
-        }
-        const json result = field<json>(state, "result", path);
-        RunResult& out = loop.result_;
-        out.toolCalls = arrayField(result, "toolCalls", "state.result", recordFromJson);
-        const json usage = field<json>(result, "usage", "state.result");
-        out.usage.inputTokens = field<std::int64_t>(usage, "input", "state.result.usage");
-        out.usage.outputTokens = field<std::int64_t>(usage, "output", "state.result.usage");
-        out.checkpoints = arrayField(result, "checkpoints", "state.result", checkpointFromJson);
-        out.output = optionalField<std::string>(result, "output", "state.result", {});
-        out.errorMessage = optionalField<std::string>(result, "errorMessage", "state.result", {});
-        const auto reason =
-            optionalField<std::string>(result, "terminatedBy", "state.result", "internal_error");
-        bool reasonKnown = false;
-        for (int i = 0; i <= static_cast<int>(TerminatedBy::approval_required); ++i) {
-            if (toString(static_cast<TerminatedBy>(i)) == reason) {
-                out.terminatedBy = static_cast<TerminatedBy>(i);
-                reasonKnown = true;
-            }
-        }
-        if (!reasonKnown) {
-            throw StateError("state.result.terminatedBy '" + reason + "' is not a way a run ends");
-        }
-        if (result.contains("pendingToolCalls")) {
-            out.pendingToolCalls = arrayField(result, "pendingToolCalls", "state.result", callFromJson);
-        }
-        if (result.contains("pendingApprovals")) {
-            out.pendingApprovals = arrayField(result, "pendingApprovals", "state.result", callFromJson);
-        }
-        if (result.contains("finalAnswer")) {
-            out.finalAnswer = finalAnswerFromJson(result["finalAnswer"], "state.result.finalAnswer");
-        }
-    } catch (const StateError& error) {
-        return fail(
-            AgentError{AgentErrc::invalid_state, std::string("cannot resume the run: ") + error.what()});
-    }
-    return loop;
 }
 
 LoopAction ReactLoop::proceed() {
