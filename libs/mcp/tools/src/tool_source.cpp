@@ -14,9 +14,14 @@ namespace {
 
 using nlohmann::json;
 
-// The cause a call's error carries to the model and the events: which server, and MCP's own code.
-json cause(std::string_view code, const std::string& server) {
-    return json{{"mcp", std::string(code)}, {"server", server}};
+// A call's error as the model and the events see it: the details name MCP's own code and the server, and
+// the cause keeps the MCP error in its own terms (domain `mcp`), as A2A and sub-agent errors keep theirs.
+tools::ToolError callError(tools::ToolErrc code, std::string message, std::string_view mcpCode,
+                           const std::string& server) {
+    tools::ToolError error{code, message, json{{"mcp", std::string(mcpCode)}, {"server", server}}};
+    error.cause = std::make_shared<const tools::ErrorCause>(
+        tools::ErrorCause{"mcp", std::string(mcpCode), std::move(message), json{{"server", server}}});
+    return error;
 }
 
 // A free coroutine: its frame holds the client, so a call in flight keeps the session alive.
@@ -36,16 +41,15 @@ Task<tools::ToolResult> callRemote(std::shared_ptr<Client> client, std::string r
         const auto code = error.code == McpErrc::timeout     ? tools::ToolErrc::timeout
                           : error.code == McpErrc::cancelled ? tools::ToolErrc::cancelled
                                                              : tools::ToolErrc::failed;
-        co_return unexpected(tools::ToolError{code, error.message, cause(toString(error.code), server)});
+        co_return unexpected(callError(code, error.message, toString(error.code), server));
     }
     if (!result->structuredContent.is_null() && context.artifacts != nullptr) {
         (*context.artifacts)["structuredContent"] = result->structuredContent;
     }
     if (result->isError) {
-        tools::ToolError error =
-            tools::ToolError::failure(result->text.empty() ? "the tool reported an error" : result->text);
-        error.details = cause("tool_error", server);
-        co_return unexpected(std::move(error));
+        co_return unexpected(callError(tools::ToolErrc::failed,
+                                       result->text.empty() ? "the tool reported an error" : result->text,
+                                       "tool_error", server));
     }
     co_return std::move(result->text);
 }
@@ -175,16 +179,15 @@ Task<expected<void, tools::ToolError>> McpToolSource::open(std::shared_ptr<tools
         const McpError& error = client.error();
         const auto code =
             error.code == McpErrc::cancelled ? tools::ToolErrc::cancelled : tools::ToolErrc::init_failed;
-        co_return unexpected(
-            tools::ToolError{code, error.describe(), cause(toString(error.code), config_.name)});
+        co_return unexpected(callError(code, error.describe(), toString(error.code), config_.name));
     }
     client_ = std::move(*client);
     refreshing_ = true;  // list_changed arriving meanwhile waits for this registration
     auto registered = co_await registerTools();
     refreshing_ = false;
     if (!registered) {
-        co_return unexpected(tools::ToolError{tools::ToolErrc::init_failed, registered.error(),
-                                              cause("protocol_error", config_.name)});
+        co_return unexpected(
+            callError(tools::ToolErrc::init_failed, registered.error(), "protocol_error", config_.name));
     }
     if (refreshAgain_) {
         refreshes_->spawn(refresh());

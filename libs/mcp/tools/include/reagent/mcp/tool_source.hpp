@@ -50,8 +50,8 @@ struct ToolSourceOptions {
 ///
 /// A call's failure is a `ToolError` (`timeout`, `cancelled`, `failed`) whose `details` hold
 /// `{"mcp": <McpErrc name>, "server": <name>}`; a result the server marked `isError` is `failed` with
-/// its text and `{"mcp": "tool_error", ...}`. A result's `structuredContent` goes to the call's
-/// artifacts.
+/// its text and `{"mcp": "tool_error", ...}`. Each also carries its `cause` (domain `mcp`, the same code,
+/// the message, `{"server": name}`). A result's `structuredContent` goes to the call's artifacts.
 ///
 /// \par Errors
 /// `invalid_definition` when the configuration is invalid (`validate`'s message). `open`: `init_failed`
