@@ -1,6 +1,5 @@
 #include "reagent/core/task_group.hpp"
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -20,7 +19,7 @@ void TaskGroup::State::finished(std::list<Child>::iterator child, std::exception
     }
     --live;
     child->done = true;  // never emitted again: cancel() right after join() must not reach it
-    wakeup.cancel();
+    wakeup.set();
     // The child's spawn machinery may still refer to its slot while this handler runs: erase it later.
     asio::post(executor, [self = shared_from_this(), child] { self->children.erase(child); });
 }
@@ -53,13 +52,12 @@ Task<std::vector<EffectError>> TaskGroup::joinChildren(std::shared_ptr<State> st
             state->cancelAll();
             continue;
         }
-        state->wakeup.expires_at(asio::steady_timer::time_point::max());
+        state->wakeup.reset();
         if (forwarded) {
-            auto token =
-                asio::bind_cancellation_slot(asio::cancellation_slot(), asio::as_tuple(asio::use_awaitable));
-            co_await state->wakeup.async_wait(token);
+            auto token = asio::bind_cancellation_slot(asio::cancellation_slot(), asio::use_awaitable);
+            (void)co_await state->wakeup.wait(token);
         } else {
-            co_await state->wakeup.async_wait(asio::as_tuple(asio::use_awaitable));
+            (void)co_await state->wakeup.wait(asio::use_awaitable);
         }
     }
     co_return std::exchange(state->errors, {});

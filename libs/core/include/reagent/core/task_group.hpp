@@ -5,7 +5,6 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <cstddef>
 #include <exception>
 #include <list>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "reagent/core/effect_error.hpp"
+#include "reagent/core/event.hpp"
 #include "reagent/core/task.hpp"
 
 namespace reagent {
@@ -69,7 +69,8 @@ class TaskGroup {
         Executor executor;
         std::list<Child> children;
         std::size_t live = 0;
-        boost::asio::steady_timer wakeup;
+        /// Set whenever a child finishes; the joiner resets it before it waits.
+        Event wakeup;
         std::vector<EffectError> errors;
         void finished(std::list<Child>::iterator child, std::exception_ptr error);
         void cancelAll();
