@@ -1,6 +1,6 @@
 // The A2A server: an accept loop, one coroutine per connection (keep-alive), one per task. Tasks live in
 // an in-memory store; each keeps the log of its events, which blocking sends and streams read from a
-// position, woken by a timer that never expires and is cancelled on every change.
+// position, woken by an Event set on every change.
 
 #include "reagent/a2a/server.hpp"
 
@@ -26,6 +26,7 @@
 #include "reagent/a2a/json_rpc.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/listen.hpp"
+#include "reagent/core/event.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/core/untrusted_json.hpp"
@@ -43,17 +44,18 @@ namespace {
 
 /// One task of the store: its snapshot, the events it produced, and how to wake and cancel it.
 struct TaskEntry {
-    explicit TaskEntry(const Executor& ex) : changed(ex, asio::steady_timer::time_point::max()) {}
+    explicit TaskEntry(const Executor& ex) : changed(ex) {}
     AgentTask task;
     std::vector<StreamEvent> events;
-    /// Never expires: `cancel()` wakes every waiter, and later waits still wait.
-    asio::steady_timer changed;
+    /// Set on every change, waking every waiter; a waiter resets it (after looking at what it waits for)
+    /// before it waits.
+    Event changed;
     asio::cancellation_signal cancel;
     bool cancelRequested = false;
 
     void push(StreamEvent event) {
         events.push_back(std::move(event));
-        changed.cancel();
+        changed.set();
     }
     [[nodiscard]] bool terminal() const { return isTerminal(task.status.state); }
 };
@@ -84,7 +86,7 @@ struct Server::State {
           config(std::move(cfg)),
           card(std::move(c)),
           run(std::move(r)),
-          idle(ex, asio::steady_timer::time_point::max()) {}
+          idle(ex) {}
     Executor ex;
     tcp::acceptor acceptor;
     ServerConfig config;
@@ -97,8 +99,8 @@ struct Server::State {
     std::size_t running = 0;
     bool stopping = false;
     std::uint16_t port = 0;
-    /// Cancelled whenever `running` drops.
-    asio::steady_timer idle;
+    /// Set whenever `running` drops.
+    Event idle;
 
     void settled(const EntryPtr& entry, TaskStatus status, std::optional<Artifact> artifact) {
         if (artifact) {
@@ -195,14 +197,15 @@ expected<EntryPtr, RpcError> startTask(const StatePtr& s, const json& params) {
                            s->settled(entry, std::move(status), std::nullopt);
                        }
                        --s->running;
-                       s->idle.cancel();
+                       s->idle.set();
                    }));
     return entry;
 }
 
 Task<void> waitTerminal(EntryPtr entry) {
     while (!entry->terminal()) {
-        (void)co_await entry->changed.async_wait(asio::as_tuple(asio::use_awaitable));
+        entry->changed.reset();
+        (void)co_await entry->changed.wait(asio::use_awaitable);
     }
 }
 
@@ -235,7 +238,8 @@ Task<void> streamEvents(beast::tcp_stream& stream, EntryPtr entry, json id, Prot
     std::size_t next = 0;
     for (;;) {
         while (next == entry->events.size()) {
-            (void)co_await entry->changed.async_wait(asio::as_tuple(asio::use_awaitable));
+            entry->changed.reset();
+            (void)co_await entry->changed.wait(asio::use_awaitable);
         }
         std::string out;
         bool last = false;
@@ -469,7 +473,8 @@ Task<void> Server::run() const {
         }
     }
     while (s->running > 0) {
-        (void)co_await s->idle.async_wait(asio::as_tuple(asio::use_awaitable));
+        s->idle.reset();
+        (void)co_await s->idle.wait(asio::use_awaitable);
     }
     asio::steady_timer grace(s->ex, std::chrono::milliseconds(100));
     (void)co_await grace.async_wait(asio::as_tuple(asio::use_awaitable));

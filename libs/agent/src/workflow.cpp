@@ -9,7 +9,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/experimental/parallel_group.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <cctype>
@@ -20,6 +19,7 @@
 
 #include "agent_delegate.hpp"
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/event.hpp"
 #include "reagent/core/parallel.hpp"
 #include "reagent/core/settle.hpp"
 
@@ -141,16 +141,14 @@ Task<StepResult> runSequential(std::shared_ptr<const Workflow::State> workflow, 
 
 // --- Parallel ----------------------------------------------------------------------------------------
 
-// One parallel run. `stop` never expires: every running step races a wait on it, and the first step to
-// fail cancels it, which ends the other races (and so cancels their steps).
+// One parallel run. Every running step races a wait for `stop`, and the first step to fail sets it, which
+// ends the other races (and so cancels their steps).
 struct ParallelRun {
-    ParallelRun(Executor executor, std::shared_ptr<const Workflow::State> w, std::string in)
-        : workflow(std::move(w)),
-          input(std::move(in)),
-          stop(executor, asio::steady_timer::time_point::max()) {}
+    ParallelRun(const Executor& executor, std::shared_ptr<const Workflow::State> w, std::string in)
+        : workflow(std::move(w)), input(std::move(in)), stop(executor) {}
     std::shared_ptr<const Workflow::State> workflow;
     std::string input;
-    asio::steady_timer stop;
+    Event stop;
     /// The first step that failed, in time.
     std::optional<std::size_t> failed;
 };
@@ -168,7 +166,7 @@ Task<StepResult> raceStep(std::shared_ptr<ParallelRun> run, std::size_t index) {
     const auto& step = run->workflow->steps[index];
     auto group = asio::experimental::make_parallel_group(
         asio::co_spawn(ex, runStep(step.run, step.name, run->input), asio::deferred),
-        run->stop.async_wait(asio::deferred));
+        run->stop.wait(asio::deferred));
     auto outcome =
         co_await std::move(group).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
     if (std::get<0>(outcome)[0] == 1 && run->failed) {
@@ -182,7 +180,7 @@ Task<StepResult> raceStep(std::shared_ptr<ParallelRun> run, std::size_t index) {
     }
     if (!result && !run->failed) {
         run->failed = index;
-        run->stop.cancel();
+        run->stop.set();
     }
     co_return result;
 }

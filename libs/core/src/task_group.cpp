@@ -1,6 +1,5 @@
 #include "reagent/core/task_group.hpp"
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -14,13 +13,13 @@ namespace asio = boost::asio;
 
 TaskGroup::State::State(Executor ex) : executor(ex), wakeup(ex) {}
 
-void TaskGroup::State::finished(std::list<Child>::iterator child, std::exception_ptr error) {
+void TaskGroup::State::finished(Children::iterator child, std::exception_ptr error) {
     if (error) {
         errors.push_back(detail::settledError(error, false));
     }
     --live;
-    child->done = true;  // never emitted again: cancel() right after join() must not reach it
-    wakeup.cancel();
+    child->second.done = true;  // never emitted again: cancel() right after join() must not reach it
+    wakeup.set();
     // The child's spawn machinery may still refer to its slot while this handler runs: erase it later.
     asio::post(executor, [self = shared_from_this(), child] { self->children.erase(child); });
 }
@@ -32,7 +31,8 @@ TaskGroup::~TaskGroup() {
 }
 
 void TaskGroup::State::cancelAll() {
-    for (Child& child : children) {
+    for (auto& entry : children) {
+        Child& child = entry.second;
         if (!child.done) {
             child.signal.emit(asio::cancellation_type::terminal);
         }
@@ -41,6 +41,15 @@ void TaskGroup::State::cancelAll() {
 
 void TaskGroup::cancel() {
     state_->cancelAll();
+}
+
+bool TaskGroup::cancel(ChildId child) {
+    const auto found = state_->children.find(child.value);
+    if (found == state_->children.end() || found->second.done) {
+        return false;
+    }
+    found->second.signal.emit(asio::cancellation_type::terminal);
+    return true;
 }
 
 // Keeps waiting for the children once the joiner is cancelled: it forwards the cancellation, then waits
@@ -53,13 +62,12 @@ Task<std::vector<EffectError>> TaskGroup::joinChildren(std::shared_ptr<State> st
             state->cancelAll();
             continue;
         }
-        state->wakeup.expires_at(asio::steady_timer::time_point::max());
+        state->wakeup.reset();
         if (forwarded) {
-            auto token =
-                asio::bind_cancellation_slot(asio::cancellation_slot(), asio::as_tuple(asio::use_awaitable));
-            co_await state->wakeup.async_wait(token);
+            auto token = asio::bind_cancellation_slot(asio::cancellation_slot(), asio::use_awaitable);
+            (void)co_await state->wakeup.wait(token);
         } else {
-            co_await state->wakeup.async_wait(asio::as_tuple(asio::use_awaitable));
+            (void)co_await state->wakeup.wait(asio::use_awaitable);
         }
     }
     co_return std::exchange(state->errors, {});

@@ -1,8 +1,6 @@
 #pragma once
 // FrameQueue: frames read by a transport's background readers, waiting for `Transport::receive`.
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <deque>
@@ -11,6 +9,7 @@
 #include <utility>
 
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/event.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
 #include "reagent/mcp/mcp_error.hpp"
@@ -18,20 +17,18 @@
 namespace reagent::mcp::detail {
 
 // Many producers, one consumer, one strand. After `finish`, the frames already queued are still
-// delivered, then the final error. A pop waits on a timer that a push or finish cancels, so the waiting
+// delivered, then the final error. A pop waits for an event that a push or finish sets; the waiting
 // consumer stays cancellable by its own caller.
 class FrameQueue {
   public:
-    explicit FrameQueue(Executor executor) : wakeup_(std::move(executor)) {
-        wakeup_.expires_at(boost::asio::steady_timer::time_point::max());
-    }
+    explicit FrameQueue(const Executor& executor) : wakeup_(executor) {}
 
     void push(std::string frame) {
         if (end_) {
             return;
         }
         frames_.push_back(std::move(frame));
-        wakeup_.cancel();
+        wakeup_.set();
     }
 
     // The transport is finished: `error` is what pop returns once the queue is empty. The first call wins.
@@ -39,7 +36,7 @@ class FrameQueue {
         if (!end_) {
             end_ = std::move(error);
         }
-        wakeup_.cancel();
+        wakeup_.set();
     }
 
     [[nodiscard]] bool finished() const noexcept { return end_.has_value(); }
@@ -56,8 +53,8 @@ class FrameQueue {
             if (end_) {
                 co_return unexpected(*end_);
             }
-            wakeup_.expires_at(boost::asio::steady_timer::time_point::max());
-            co_await wakeup_.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+            wakeup_.reset();
+            (void)co_await wakeup_.wait(boost::asio::use_awaitable);
             if (frames_.empty() && !end_ &&
                 isCancelled(co_await boost::asio::this_coro::cancellation_state)) {
                 co_return unexpected(McpError{McpErrc::cancelled, "receive cancelled"});
@@ -66,7 +63,7 @@ class FrameQueue {
     }
 
   private:
-    boost::asio::steady_timer wakeup_;
+    Event wakeup_;
     std::deque<std::string> frames_;
     std::optional<McpError> end_;
 };

@@ -7,7 +7,6 @@
 #include "oauth_flow.hpp"
 
 #include <algorithm>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
@@ -64,7 +63,7 @@ Task<std::string> OAuthFlow::freshHeader() {
         auto renewal = refresh();
         (void)co_await std::move(renewal);
         running_ = false;
-        gate_.cancel();
+        gate_.set();
     }
     co_return header();
 }
@@ -72,8 +71,8 @@ Task<std::string> OAuthFlow::freshHeader() {
 Task<expected<void, McpError>> OAuthFlow::handleRefusal(int status, std::string wwwAuthenticate,
                                                         std::string sentHeader) {
     while (running_) {
-        gate_.expires_at(std::chrono::steady_clock::time_point::max());
-        (void)co_await gate_.async_wait(asio::as_tuple(asio::use_awaitable));
+        gate_.reset();
+        (void)co_await gate_.wait(asio::use_awaitable);
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
             co_return fail(McpError{McpErrc::cancelled, where_ + ": cancelled while authorizing"});
         }
@@ -86,7 +85,7 @@ Task<expected<void, McpError>> OAuthFlow::handleRefusal(int status, std::string 
     auto flow = refuse(status, std::move(challenge), std::move(sentHeader));
     auto outcome = co_await std::move(flow);
     running_ = false;
-    gate_.cancel();
+    gate_.set();
     co_return outcome;
 }
 

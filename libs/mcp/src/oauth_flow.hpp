@@ -3,13 +3,13 @@
 // requests that oauth_protocol.hpp describes. The transport asks it for the `Authorization` value of
 // each request and hands it every 401 and 403 it gets; the flow answers whether to send again.
 
-#include <boost/asio/steady_timer.hpp>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "oauth_protocol.hpp"
+#include "reagent/core/event.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
 #include "reagent/http/http_client.hpp"
@@ -74,9 +74,9 @@ class OAuthFlow {
     std::string where_;
     http::HttpClient http_;
     std::optional<Discovery> discovery_;
-    /// One flow at a time: the others wait on `gate_`, which the running one cancels when it ends.
+    /// One flow at a time: the others wait for `gate_`, which the running one sets when it ends.
     bool running_ = false;
-    boost::asio::steady_timer gate_;
+    Event gate_;
 };
 
 }  // namespace reagent::mcp::detail

@@ -7,7 +7,6 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <memory>
@@ -16,6 +15,7 @@
 
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/pipe_write.hpp"
+#include "reagent/core/event.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/core/timeout.hpp"
@@ -79,23 +79,24 @@ class LineSplitter {
     std::size_t dropped_ = 0;
 };
 
-// Frames waiting for the writer, joined by newlines; the writer takes them all at once.
+// Frames waiting for the writer, joined by newlines; the writer takes them all at once. `wake` is set when
+// there is something to write or the outbox is finished.
 struct Outbox {
-    explicit Outbox(const Executor& executor) : wake(executor, asio::steady_timer::time_point::max()) {}
+    explicit Outbox(const Executor& executor) : wake(executor) {}
     void push(const std::string& frame) {
         if (broken) {
             return;
         }
         pending += frame;
         pending += '\n';
-        wake.cancel();
+        wake.set();
     }
     void finish() {
         finished = true;
-        wake.cancel();
+        wake.set();
     }
     std::string pending;
-    asio::steady_timer wake;
+    Event wake;
     bool finished = false;
     bool broken = false;
     std::string failure;
@@ -108,7 +109,8 @@ Task<void> writeFrames(std::shared_ptr<Outbox> box, std::shared_ptr<asio::posix:
             if (box->finished) {
                 break;
             }
-            co_await box->wake.async_wait(kTuple);
+            box->wake.reset();
+            (void)co_await box->wake.wait(asio::use_awaitable);
             continue;
         }
         // A client that went away is an error of the write, not SIGPIPE.

@@ -27,7 +27,7 @@ RpcError rpcError(int code, std::string message) {
     return RpcError{code, std::move(message), nullptr};
 }
 
-// Runs one call, raced against its cancellation timer (`notifications/cancelled`); the session's task
+// Runs one call, raced against its cancellation event (`notifications/cancelled`); the session's task
 // group cancels both when the session closes. Responds unless the call was cancelled.
 Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallRequest call,
                    std::shared_ptr<Session::Call> state) {
@@ -35,10 +35,10 @@ Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallR
     const std::string callId = call.id;
     auto run = self->server->executor.executeOne(std::move(call), 0);
     auto race = asio::experimental::make_parallel_group(
-        asio::co_spawn(executor, std::move(run), asio::deferred), state->cancel.async_wait(asio::deferred));
-    auto [order, error, record, timerError] =
+        asio::co_spawn(executor, std::move(run), asio::deferred), state->cancel.wait(asio::deferred));
+    auto [order, error, record, cancelWait] =
         co_await std::move(race).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
-    (void)timerError;
+    (void)cancelWait;
     self->server->progress.erase(callId);
     self->inFlight.erase(id);
     if (order[0] == 1 || state->cancelled || self->closed ||
@@ -356,7 +356,7 @@ void Session::handle(const Notification& notification) {
         // Unknown or finished requests are ignored, as the specification says.
         if (const auto found = id ? inFlight.find(*id) : inFlight.end(); found != inFlight.end()) {
             found->second->cancelled = true;
-            found->second->cancel.cancel();
+            found->second->cancel.set();
         }
     }
 }

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reagent/core/event.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/mcp/rpc_session.hpp"
 #include "reagent/mcp/server.hpp"
@@ -83,10 +84,10 @@ struct ServerSession::State : std::enable_shared_from_this<ServerSession::State>
           callPrefix("mcp-" + std::to_string(number) + "-"),
           level(server->options.logLevel) {}
 
-    // A call in flight: cancelling its timer ends the race the call runs in (`notifications/cancelled`).
+    // A call in flight: setting `cancel` ends the race the call runs in (`notifications/cancelled`).
     struct Call {
-        explicit Call(const Executor& ex) : cancel(ex, boost::asio::steady_timer::time_point::max()) {}
-        boost::asio::steady_timer cancel;
+        explicit Call(const Executor& ex) : cancel(ex) {}
+        Event cancel;
         bool cancelled = false;
     };
 

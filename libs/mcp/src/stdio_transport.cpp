@@ -17,6 +17,7 @@
 
 #include "frame_queue.hpp"
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/event.hpp"
 #include "reagent/core/subprocess.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/mcp/transport.hpp"
@@ -33,9 +34,7 @@ constexpr std::chrono::milliseconds kExitGrace{2000};
 // The state the stderr reader and a receive in progress share with the transport; it outlives the
 // transport object if one of them is still finishing.
 struct Shared {
-    explicit Shared(const Executor& executor) : frames(executor), writable(executor) {
-        writable.expires_at(asio::steady_timer::time_point::max());
-    }
+    explicit Shared(const Executor& executor) : frames(executor), writable(executor) {}
     // Frames split from stdout and not yet received (a read can bring several), then the final error.
     detail::FrameQueue frames;
     std::optional<Subprocess> child;
@@ -47,9 +46,10 @@ struct Shared {
     std::string stderrTail;
     std::size_t stderrLimit = 0;
     bool stderrOpen = true;
-    // Writes are serialised: `writing` is held by one send; the others wait on `writable`.
+    // Writes are serialised: `writing` is held by one send; the others wait for `writable`, set when it
+    // is released.
     bool writing = false;
-    asio::steady_timer writable;
+    Event writable;
     bool closed = false;
 };
 
@@ -113,7 +113,8 @@ class StdioTransport final : public Transport {
         frame.push_back('\n');
         auto shared = shared_;
         while (shared->writing) {
-            co_await shared->writable.async_wait(kTuple);
+            shared->writable.reset();
+            (void)co_await shared->writable.wait(asio::use_awaitable);
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
                 co_return unexpected(McpError{McpErrc::cancelled, "send cancelled"});
             }
@@ -126,7 +127,7 @@ class StdioTransport final : public Transport {
         auto writing = shared->child->writeInput(std::move(frame));
         auto [ec, written] = co_await std::move(writing);
         shared->writing = false;
-        shared->writable.cancel();
+        shared->writable.set();
         if (ec) {
             if (written != 0 && written != size) {
                 // Half a line went out: the stream is broken for good.

@@ -39,6 +39,7 @@
 
 #include "frame_queue.hpp"
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/event.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/http/redacted_url.hpp"
 #include "reagent/mcp/remote_transports.hpp"
@@ -206,14 +207,12 @@ expected<void, McpError> checkHeaders(const ServerConfig& config) {
 
 // A frame `send` queued, and where the writer reports how its write ended.
 struct SendSlot {
-    explicit SendSlot(const Executor& executor) : wake(executor) {
-        wake.expires_at(asio::steady_timer::time_point::max());
-    }
+    explicit SendSlot(const Executor& executor) : wake(executor) {}
     void settleWith(expected<void, McpError> outcome) {
         result = std::move(outcome);
-        wake.cancel();
+        wake.set();
     }
-    asio::steady_timer wake;
+    Event wake;
     std::optional<expected<void, McpError>> result;
 };
 
@@ -234,10 +233,11 @@ struct State {
     std::optional<asio::ssl::context> tlsContext;
     std::optional<WsStream> ws;
     std::optional<detail::FrameQueue> frames;
-    std::optional<asio::steady_timer> writerWake;
-    // Background coroutines still running, and the timer their ends cancel.
+    // Set when the writer has something to do: a frame queued, or the end.
+    std::optional<Event> writerWake;
+    // Background coroutines still running, and the event their ends set.
     int running = 0;
-    std::optional<asio::steady_timer> stoppedWake;
+    std::optional<Event> stoppedWake;
     std::deque<Outgoing> outbox;
     // Once set, `send` fails with it: the connection ended or the client closed it.
     std::optional<McpError> ended;
@@ -269,7 +269,7 @@ struct State {
             outbox.pop_front();
         }
         if (writerWake) {
-            writerWake->cancel();
+            writerWake->set();
         }
     }
 };
@@ -322,7 +322,7 @@ class Running {
     Running& operator=(const Running&) = delete;
     ~Running() {
         --state_->running;
-        state_->stoppedWake->cancel();
+        state_->stoppedWake->set();
     }
 
   private:
@@ -366,8 +366,8 @@ Task<void> writeLoop(std::shared_ptr<State> state) {
             if (state->ended) {
                 co_return;
             }
-            state->writerWake->expires_at(asio::steady_timer::time_point::max());
-            co_await state->writerWake->async_wait(kAwait);
+            state->writerWake->reset();
+            (void)co_await state->writerWake->wait(asio::use_awaitable);
             continue;
         }
         Outgoing item = std::move(state->outbox.front());
@@ -561,12 +561,12 @@ Task<expected<void, McpError>> sendFrame(std::shared_ptr<State> state, std::stri
     }
     auto slot = std::make_shared<SendSlot>(co_await asio::this_coro::executor);
     state->outbox.push_back(Outgoing{std::move(frame), slot});
-    state->writerWake->cancel();
+    state->writerWake->set();
     for (;;) {
         if (slot->result) {
             co_return std::move(*slot->result);
         }
-        co_await slot->wake.async_wait(kAwait);
+        (void)co_await slot->wake.wait(asio::use_awaitable);
         if (!slot->result && isCancelled(co_await asio::this_coro::cancellation_state)) {
             // A frame not yet started is withdrawn; one being written goes out whole all the same.
             for (auto it = state->outbox.begin(); it != state->outbox.end(); ++it) {
@@ -620,8 +620,8 @@ Task<void> closeWebSocket(std::shared_ptr<State> state) {
     state->closeSocket();
     // The reader ends on the closed socket, the writer on `finish`.
     while (state->running > 0) {
-        state->stoppedWake->expires_at(asio::steady_timer::time_point::max());
-        auto stopped = co_await state->stoppedWake->async_wait(unslotted());
+        state->stoppedWake->reset();
+        auto stopped = co_await state->stoppedWake->wait(unslotted());
         (void)stopped;
     }
 }

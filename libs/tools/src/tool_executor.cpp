@@ -1,7 +1,5 @@
 #include "reagent/tools/tool_executor.hpp"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
@@ -11,6 +9,7 @@
 #include <utility>
 
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/event.hpp"
 #include "reagent/core/parallel.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/timeout.hpp"
@@ -24,10 +23,10 @@ using SystemClock = std::chrono::system_clock;
 
 struct ToolExecutor::InitGate {
     explicit InitGate(std::shared_ptr<const RegisteredTool> t, Executor ex)
-        : tool(std::move(t)), wakeup(std::move(ex), SteadyClock::time_point::max()) {}
+        : tool(std::move(t)), wakeup(ex) {}
     std::shared_ptr<const RegisteredTool> tool;
-    // Waiters sleep on it; the initialiser cancels it when `init` has finished.
-    asio::steady_timer wakeup;
+    // Waiters wait for it; the initialiser sets it (for good) when `init` has finished.
+    Event wakeup;
     bool running = true;
     std::optional<ToolError> failure;
 };
@@ -224,7 +223,7 @@ Task<expected<void, ToolError>> ToolExecutor::ensureInitialised(std::shared_ptr<
                 co_return fail(
                     ToolError{ToolErrc::cancelled, "tool " + name + " was cancelled during its init"});
             }
-            co_await gate->wakeup.async_wait(asio::as_tuple(asio::use_awaitable));
+            (void)co_await gate->wakeup.wait(asio::use_awaitable);
         }
         if (gate->failure) {
             co_return fail(*gate->failure);
@@ -258,7 +257,7 @@ Task<expected<void, ToolError>> ToolExecutor::ensureInitialised(std::shared_ptr<
         initialised_.push_back(tool);
     }
     gate->running = false;
-    gate->wakeup.cancel();
+    gate->wakeup.set();
     std::erase(initGates_, gate);
     if (failure) {
         co_return fail(std::move(*failure));

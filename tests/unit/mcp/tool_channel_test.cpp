@@ -209,6 +209,26 @@ TEST_CASE("a cancelled call forgets its pending request to the client", "[mcp][s
     CHECK(next["id"] != asked["id"]);
 }
 
+TEST_CASE("a call cancelled before its coroutine has started is cancelled all the same",
+          "[mcp][server][channel]") {
+    seen = Seen{};
+    Harness h;
+    h.initialize(json{{"sampling", json::object()}});
+    h.out.clear();
+    // Both frames are handled before the call's coroutine runs (it starts through the event loop).
+    h.session->receive(call(9, "ask_model").dump());
+    h.session->receive(
+        json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 9}}}}
+            .dump());
+    h.pump();
+    // The call does not wait for the client's answer to a request it may have sent, and gets no response.
+    CHECK(h.session->inFlight() == 0);
+    for (const auto& frame : h.out) {
+        CHECK_FALSE(frame.contains("result"));
+        CHECK_FALSE(frame.contains("error"));
+    }
+}
+
 TEST_CASE("a request to the client times out", "[mcp][server][channel]") {
     mcp::ServerOptions options;
     options.clientRequestTimeout = std::chrono::milliseconds(20);
