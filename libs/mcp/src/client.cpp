@@ -647,6 +647,7 @@ Task<expected<void, McpError>> Client::ping() {
 
 Task<expected<void, McpError>> Client::setRoots(std::vector<Root> roots) {
     state_->options.roots = std::move(roots);
+    state_->session.offerRoots();
     co_return co_await notify("notifications/roots/list_changed");
 }
 

@@ -52,6 +52,9 @@ class ClientSession {
     [[nodiscard]] const ServerConfig& config() const noexcept { return config_; }
     [[nodiscard]] Phase phase() const noexcept { return phase_; }
     void setPhase(Phase phase) noexcept { phase_ = phase; }
+    /// Roots are offered from now on (`Client::setRoots`): the next `initialize` declares them, and
+    /// `roots/list` is answered.
+    void offerRoots() noexcept { offer_.roots = true; }
     /// "MCP server 'name'": how messages name the server.
     [[nodiscard]] std::string label() const { return "MCP server '" + config_.name + "'"; }
 
