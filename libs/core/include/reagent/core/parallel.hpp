@@ -43,9 +43,9 @@ Task<R> callItem(State* state, std::size_t index) {
     co_return co_await state->fn(state->inputs[index]);
 }
 
-// Starts `count` workers of `state` (`State::worker(State*)`) in a ranged parallel group and returns the
-// wait for all of them; `condition` sees each worker's completion and decides whether the others are
-// cancelled. Not a coroutine: the caller awaits the group itself, with no frame in between.
+// `count` workers of `state` (`State::worker(State*)`) in a ranged parallel group, and the wait for all of
+// them; nothing runs until it is awaited. `condition` sees each worker's completion and decides whether the
+// others are cancelled. Not a coroutine: the caller awaits the group itself, with no frame in between.
 template <class State, class Condition>
 [[nodiscard]] auto startWorkers(const Executor& ex, State* state, std::size_t count, Condition condition) {
     namespace asio = boost::asio;
