@@ -1,6 +1,7 @@
-// CPU cost of core's combinators and of the parallel workflow built on them, with trivial work: each
-// child, item or step yields once to the event loop (so that joins really wait) and returns. No I/O and no
-// sleeping: this is the machinery's own overhead, on a reused io_context.
+// CPU cost of core's combinators (TaskGroup, parallelMap, parallelMapUntilError) and of the parallel
+// workflow built on them, with trivial work: each child, item or step yields once to the event loop (so
+// that joins really wait) and returns. No I/O and no sleeping: this is the machinery's own overhead, on a
+// reused io_context.
 
 #include <benchmark/benchmark.h>
 
@@ -71,15 +72,43 @@ Task<std::size_t> mapAll(std::size_t items) {
     co_return sum;
 }
 
-void BM_ParallelMap(benchmark::State& state) {
+// Maps `state.range(0)` ones with `map`, which returns their sum.
+void benchMap(benchmark::State& state, Task<std::size_t> (*map)(std::size_t)) {
     const auto items = static_cast<std::size_t>(state.range(0));
     asio::io_context io;
     for (auto _ : state) {
-        runOnce(io, mapAll(items), state, [items](std::size_t sum) { return sum == items; });
+        runOnce(io, map(items), state, [items](std::size_t sum) { return sum == items; });
     }
     state.SetItemsProcessed(state.iterations() * state.range(0));
 }
+
+void BM_ParallelMap(benchmark::State& state) {
+    benchMap(state, mapAll);
+}
 BENCHMARK(BM_ParallelMap)->Arg(3)->Arg(32)->Unit(benchmark::kMicrosecond);
+
+Task<expected<int, std::string>> yieldThenValue(int value) {
+    co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+    co_return value;
+}
+
+// parallelMap's fail-fast sibling, every item succeeding: what stopping at the first error costs.
+Task<std::size_t> mapUntilError(std::size_t items) {
+    std::vector<int> inputs(items, 1);
+    auto each = [](int& input) { return yieldThenValue(input); };
+    auto mapping = parallelMapUntilError(std::move(inputs), 3, each);
+    auto values = co_await std::move(mapping);
+    std::size_t sum = 0;
+    for (const int value : values.value_or(std::vector<int>{})) {
+        sum += static_cast<std::size_t>(value);
+    }
+    co_return sum;
+}
+
+void BM_ParallelMapUntilError(benchmark::State& state) {
+    benchMap(state, mapUntilError);
+}
+BENCHMARK(BM_ParallelMapUntilError)->Arg(3)->Arg(32)->Unit(benchmark::kMicrosecond);
 
 Task<agent::StepResult> echoStep(std::string input) {
     co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);

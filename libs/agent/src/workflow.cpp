@@ -1,4 +1,4 @@
-// Workflows: steps run in sequence, in parallel (parallelMap with a stop switch) or behind a router; one
+// Workflows: steps run in sequence, in parallel (parallelMapUntilError) or behind a router; one
 // driver per kind, each run under checked cancellation so that a cancelled workflow still reports which
 // step it stopped at.
 
@@ -6,20 +6,14 @@
 
 #include <algorithm>
 #include <array>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/deferred.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <cctype>
-#include <exception>
 #include <optional>
 #include <set>
 #include <utility>
 
 #include "agent_delegate.hpp"
 #include "reagent/core/cancellation.hpp"
-#include "reagent/core/event.hpp"
 #include "reagent/core/parallel.hpp"
 #include "reagent/core/settle.hpp"
 
@@ -141,50 +135,6 @@ Task<StepResult> runSequential(std::shared_ptr<const Workflow::State> workflow, 
 
 // --- Parallel ----------------------------------------------------------------------------------------
 
-// One parallel run. Every running step races a wait for `stop`, and the first step to fail sets it, which
-// ends the other races (and so cancels their steps).
-struct ParallelRun {
-    ParallelRun(const Executor& executor, std::shared_ptr<const Workflow::State> w, std::string in)
-        : workflow(std::move(w)), input(std::move(in)), stop(executor) {}
-    std::shared_ptr<const Workflow::State> workflow;
-    std::string input;
-    Event stop;
-    /// The first step that failed, in time.
-    std::optional<std::size_t> failed;
-};
-
-ToolError stopped(const ParallelRun& run, std::size_t index) {
-    return {ToolErrc::cancelled, "step '" + run.workflow->steps[index].name + "' was stopped: step '" +
-                                     run.workflow->steps[*run.failed].name + "' failed"};
-}
-
-Task<StepResult> raceStep(std::shared_ptr<ParallelRun> run, std::size_t index) {
-    if (run->failed) {
-        co_return fail(stopped(*run, index));
-    }
-    auto ex = co_await asio::this_coro::executor;
-    const auto& step = run->workflow->steps[index];
-    auto group = asio::experimental::make_parallel_group(
-        asio::co_spawn(ex, runStep(step.run, step.name, run->input), asio::deferred),
-        run->stop.wait(asio::deferred));
-    auto outcome =
-        co_await std::move(group).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
-    if (std::get<0>(outcome)[0] == 1 && run->failed) {
-        co_return fail(stopped(*run, index));
-    }
-    StepResult result = std::move(std::get<2>(outcome));
-    if (const std::exception_ptr& error = std::get<1>(outcome)) {
-        result = fail(fromEffect(reagent::detail::settledError(error, false), step.name));
-    } else if (std::get<0>(outcome)[0] == 1) {
-        result = fail(fromEffect(EffectError{EffectErrc::cancelled, "cancelled"}, step.name));
-    }
-    if (!result && !run->failed) {
-        run->failed = index;
-        run->stop.set();
-    }
-    co_return result;
-}
-
 StepResult defaultCombine(const std::vector<Workflow::StepOutput>& outputs) {
     // Ordered, so that each object reads "step" first, as documented.
     auto joined = nlohmann::ordered_json::array();
@@ -213,39 +163,36 @@ StepResult combine(const Workflow::State& workflow, std::vector<Workflow::StepOu
 }
 
 Task<StepResult> runParallel(std::shared_ptr<const Workflow::State> workflow, std::string input) {
-    auto ex = co_await asio::this_coro::executor;
-    auto run = std::make_shared<ParallelRun>(ex, workflow, std::move(input));
     std::vector<std::size_t> indices(workflow->steps.size());
     for (std::size_t i = 0; i < indices.size(); ++i) {
         indices[i] = i;
     }
-    auto each = [run](std::size_t& index) { return raceStep(run, index); };
-    auto mapping = parallelMap(std::move(indices), workflow->options.maxParallel, each);
-    auto results = co_await std::move(mapping);
+    auto each = [workflow, input = std::move(input)](std::size_t index) {
+        const auto& step = workflow->steps[index];
+        return runStep(step.run, step.name, input);
+    };
+    // The first step to fail stops the others: those running are cancelled, the rest never start.
+    auto mapping = parallelMapUntilError(std::move(indices), workflow->options.maxParallel, std::move(each));
+    auto outputs = co_await std::move(mapping);
     const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
 
     // The step that failed first is the workflow's error; the others were stopped because of it.
-    std::optional<std::size_t> failed = run->failed;
-    for (std::size_t i = 0; !failed && i < results.size(); ++i) {
-        if (!results[i] || !*results[i]) {
-            failed = i;
+    if (!outputs) {
+        const FirstFailure<ToolError>& failure = outputs.error();
+        const auto& step = workflow->steps[failure.index];
+        if (!failure.settled && failure.settled.error().code == EffectErrc::cancelled && cancelled) {
+            co_return fail(cancelledBefore(*workflow, failure.index));
         }
+        const ToolError inner =
+            failure.settled ? *failure.settled : fromEffect(failure.settled.error(), step.name);
+        co_return fail(stepFailure(*workflow, failure.index, inner, cancelled));
     }
-    if (failed) {
-        const auto& result = results[*failed];
-        const auto& step = workflow->steps[*failed];
-        if (!result && result.error().code == EffectErrc::cancelled && cancelled) {
-            co_return fail(cancelledBefore(*workflow, *failed));
-        }
-        const ToolError inner = result ? result->error() : fromEffect(result.error(), step.name);
-        co_return fail(stepFailure(*workflow, *failed, inner, cancelled));
+    std::vector<Workflow::StepOutput> joined;
+    joined.reserve(outputs->size());
+    for (std::size_t i = 0; i < outputs->size(); ++i) {
+        joined.push_back({workflow->steps[i].name, std::move((*outputs)[i])});
     }
-    std::vector<Workflow::StepOutput> outputs;
-    outputs.reserve(results.size());
-    for (std::size_t i = 0; i < results.size(); ++i) {
-        outputs.push_back({workflow->steps[i].name, std::move(**results[i])});
-    }
-    co_return combine(*workflow, std::move(outputs));
+    co_return combine(*workflow, std::move(joined));
 }
 
 // --- Router ------------------------------------------------------------------------------------------

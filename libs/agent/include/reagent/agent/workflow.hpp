@@ -106,9 +106,9 @@ class Workflow {
     /// with the same name.
     [[nodiscard]] static expected<Workflow, AgentError> sequential(std::string name, std::vector<Step> steps);
 
-    /// \brief Every step gets the same input, at most `options.maxParallel` at once (`parallelMap`); the
-    /// output joins theirs (`ParallelOptions::combine`). A step that fails fails the workflow with its
-    /// error and cancels the steps still running (those not started never start).
+    /// \brief Every step gets the same input, at most `options.maxParallel` at once
+    /// (`parallelMapUntilError`); the output joins theirs (`ParallelOptions::combine`). A step that fails
+    /// fails the workflow with its error and cancels the steps still running (those not started never start).
     ///
     /// \par Errors
     /// As `sequential`, and `maxParallel` of 0.

@@ -24,10 +24,10 @@ namespace reagent {
 /// \par Cancellation
 /// `cancel()` emits a terminal cancellation to every live child; `cancel(child)` emits it to one child
 /// alone, named by the id `spawn` returned, and the others run on. A cancelled child remains a child until
-/// it ends: `size()` counts it, `join()` waits for it and reports how it ended (`EffectErrc::cancelled`
-/// when it ended by the cancellation's `operation_aborted`). Cancelling a child that has finished does
-/// nothing. When the coroutine awaiting `join()` is cancelled, the group forwards that cancellation to
-/// every child and still waits for all of them, so no child outlives the join.
+/// it ends: `size()` counts it, `join()` waits for it (and lists its error if it threw:
+/// `EffectErrc::cancelled` for the cancellation's `operation_aborted`). Cancelling a child that has
+/// finished does nothing. When the coroutine awaiting `join()` is cancelled, the group forwards that
+/// cancellation to every child and still waits for all of them, so no child outlives the join.
 ///
 /// \par Thread safety and lifetime
 /// Not thread-safe: use it from one strand (or a single-threaded `io_context`). Children share the
