@@ -59,7 +59,7 @@ namespace {
     return A2aError{code, what + ": " + error.message};
 }
 
-[[nodiscard]] http::HttpRequest postRequest(const Client::State& state, const json& body, bool streaming) {
+[[nodiscard]] http::HttpRequest postRequest(const Client::State& state, std::string body, bool streaming) {
     http::HttpRequest request;
     request.method = "POST";
     request.url = state.endpoint;
@@ -67,7 +67,7 @@ namespace {
     request.headers.set("Content-Type", "application/json");
     request.headers.set("Accept", streaming ? "text/event-stream" : "application/json");
     request.headers.set("A2A-Version", std::string(toString(state.version)));
-    request.body = body.dump();
+    request.body = std::move(body);
     request.timeout = state.options.timeout;
     return request;
 }
@@ -78,8 +78,8 @@ namespace {
 
 // One non-streaming call: the `result` member of the response.
 Task<expected<json, A2aError>> call(std::shared_ptr<Client::State> state, Method method, json params) {
-    const json body = makeRequest(method, state->version, std::move(params), state->nextId++);
-    auto request = postRequest(*state, body, false);
+    std::string body = makeRequest(method, state->version, std::move(params), state->nextId++);
+    auto request = postRequest(*state, std::move(body), false);
     auto pending = state->http.send(std::move(request));
     auto response = co_await std::move(pending);
     if (!response) {
@@ -95,8 +95,8 @@ Task<expected<json, A2aError>> call(std::shared_ptr<Client::State> state, Method
 
 // Sent for a stream that was cancelled or timed out once its task id was known; best effort.
 Task<void> cancelInBackground(std::shared_ptr<Client::State> state, std::string taskId) {
-    const json body = makeRequest(Method::cancel, state->version, taskIdParams(taskId), state->nextId++);
-    auto request = postRequest(*state, body, false);
+    std::string body = makeRequest(Method::cancel, state->version, taskIdParams(taskId), state->nextId++);
+    auto request = postRequest(*state, std::move(body), false);
     request.timeout = state->options.cancelTimeout;
     auto pending = state->http.send(std::move(request));
     (void)co_await std::move(pending);
@@ -148,9 +148,9 @@ void foldEvent(AgentTask& task, const StreamEvent& event) {
 Task<expected<AgentTask, A2aError>> streamBody(std::shared_ptr<Client::State> state, Message message,
                                                Client::EventHandler onEvent,
                                                std::shared_ptr<std::string> taskId) {
-    const json body =
+    std::string body =
         makeRequest(Method::stream, state->version, sendParams(message, state->version), state->nextId++);
-    auto request = postRequest(*state, body, true);
+    auto request = postRequest(*state, std::move(body), true);
     auto opening = state->http.stream(std::move(request));
     auto opened = co_await std::move(opening);
     const std::string what = describeCall(*state, Method::stream);

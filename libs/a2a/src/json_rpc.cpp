@@ -2,7 +2,6 @@
 
 #include <array>
 
-#include "json_access.hpp"
 #include "reagent/core/untrusted_json.hpp"
 
 namespace reagent::a2a {
@@ -23,6 +22,21 @@ constexpr std::array<Names, 4> kNames{{
     {Method::get, "tasks/get", "GetTask"},
     {Method::cancel, "tasks/cancel", "CancelTask"},
 }};
+
+// A response whose error member breaks JSON-RPC's shape (a code that is not an integer, a string for the
+// object) is still the peer's refusal, never a result: a remote error with code 0.
+std::optional<A2aError> errorOfWrongShape(std::string_view body) {
+    const json parsed = parseUntrustedJson(body).value_or(json());
+    const auto error = parsed.is_object() ? parsed.find("error") : parsed.end();
+    if (!parsed.is_object() || error == parsed.end() || error->is_null() ||
+        parsed.value("jsonrpc", json()) != "2.0") {
+        return std::nullopt;
+    }
+    const auto text = error->is_object() ? error->find("message") : error->end();
+    const std::string why =
+        text != error->end() && text->is_string() ? text->get<std::string>() : "(no message)";
+    return A2aError{A2aErrc::remote_error, "[0] " + why};
+}
 
 }  // namespace
 
@@ -47,11 +61,10 @@ std::optional<ParsedMethod> parseMethodName(std::string_view name) noexcept {
     return std::nullopt;
 }
 
-json makeRequest(Method method, ProtocolVersion version, json params, std::int64_t id) {
-    return json{{"jsonrpc", "2.0"},
-                {"id", id},
-                {"method", std::string(methodName(method, version))},
-                {"params", std::move(params)}};
+std::string makeRequest(Method method, ProtocolVersion version, json params, std::int64_t id) {
+    jsonrpc::Request request{jsonrpc::RequestId(id), std::string(methodName(method, version)),
+                             std::move(params)};
+    return jsonrpc::encode(jsonrpc::Message(std::move(request)));
 }
 
 json sendParams(const Message& message, ProtocolVersion version) {
@@ -66,32 +79,33 @@ json taskIdParams(const std::string& taskId) {
     return json{{"id", taskId}};
 }
 
-json makeResult(const json& id, json result) {
-    return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+std::string makeResult(const jsonrpc::RequestId& id, json result) {
+    return jsonrpc::encode(jsonrpc::Message(jsonrpc::Response{id, std::move(result)}));
 }
 
-json makeError(const json& id, int code, std::string message) {
-    return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", std::move(message)}}}};
+std::string makeError(const std::optional<jsonrpc::RequestId>& id, int code, std::string message) {
+    return jsonrpc::encodeError(id, jsonrpc::RpcError{code, std::move(message)});
 }
 
 expected<json, A2aError> parseResponse(std::string_view body) {
-    json parsed = parseUntrustedJson(body).value_or(json());
-    if (!parsed.is_object() || detail::optString(parsed, "jsonrpc") != "2.0") {
+    auto message = jsonrpc::parseMessage(body);
+    auto* response = message ? std::get_if<jsonrpc::Response>(&*message) : nullptr;
+    if (!message && message.error().code == jsonrpc::JsonRpcErrc::invalid_message) {
+        if (auto odd = errorOfWrongShape(body)) {
+            return fail(std::move(*odd));
+        }
+    }
+    if (response == nullptr) {
+        const std::string why = message ? "a request or notification" : message.error().message;
         std::string excerpt(body.substr(0, 200));
-        return fail(A2aError{A2aErrc::protocol_error, "not a JSON-RPC 2.0 response: " + excerpt});
-    }
-    if (const auto it = parsed.find("error"); it != parsed.end() && !it->is_null()) {
-        const auto codeAt = it->is_object() ? it->find("code") : it->end();
-        const int code = codeAt != it->end() && codeAt->is_number_integer() ? codeAt->get<int>() : 0;
-        const std::string message = detail::optString(*it, "message", "(no message)");
-        return fail(A2aError{A2aErrc::remote_error, "[" + std::to_string(code) + "] " + message});
-    }
-    const auto it = parsed.find("result");
-    if (it == parsed.end()) {
         return fail(
-            A2aError{A2aErrc::protocol_error, "a JSON-RPC response has neither 'result' nor 'error'"});
+            A2aError{A2aErrc::protocol_error, "not a JSON-RPC 2.0 response (" + why + "): " + excerpt});
     }
-    return std::move(*it);
+    if (!response->outcome) {
+        const jsonrpc::RpcError& error = response->outcome.error();
+        return fail(A2aError{A2aErrc::remote_error, "[" + std::to_string(error.code) + "] " + error.message});
+    }
+    return std::move(*response->outcome);
 }
 
 int rpcCode(const A2aError& error) noexcept {

@@ -26,10 +26,9 @@ namespace {
 }  // namespace
 
 std::string errorBody(int code, std::string_view message) {
-    nlohmann::json error = {{"code", code}, {"message", std::string(message)}};
     // The message may quote what the client sent (a Host, a session id): invalid UTF-8 is replaced.
-    return nlohmann::json{{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", std::move(error)}}.dump(
-        -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const RpcError error{code, std::string(message)};
+    return jsonrpc::encodeError(std::nullopt, error);
 }
 
 Accepts parseAccept(std::optional<std::string_view> accept) noexcept {

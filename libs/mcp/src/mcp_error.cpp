@@ -32,8 +32,4 @@ std::string_view toString(McpErrc code) noexcept {
     return "unknown";
 }
 
-std::string RpcError::describe() const {
-    return message + " (JSON-RPC " + std::to_string(code) + ")";
-}
-
 }  // namespace reagent::mcp

@@ -3,77 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "reagent/core/untrusted_json.hpp"
-
 namespace reagent::mcp {
-
-namespace {
-
-// The top-level "id" and whether a "method" is present, read from a frame that may not parse (too deep, a
-// syntax error further on): nothing is built, so a frame of any depth is read without recursion.
-class EnvelopeReader {
-  public:
-    nlohmann::json id = nullptr;
-    bool hasMethod = false;
-
-    bool null() { return scalar(nullptr); }
-    bool boolean(bool) { return scalar(nullptr); }
-    bool number_integer(nlohmann::json::number_integer_t value) { return scalar(value); }
-    bool number_unsigned(nlohmann::json::number_unsigned_t value) { return scalar(value); }
-    bool number_float(nlohmann::json::number_float_t, const nlohmann::json::string_t&) {
-        return scalar(nullptr);
-    }
-    bool string(nlohmann::json::string_t& value) { return scalar(value); }
-    bool binary(nlohmann::json::binary_t&) { return scalar(nullptr); }
-    bool key(nlohmann::json::string_t& value) {
-        if (depth_ == 1) {
-            key_ = value;
-            hasMethod = hasMethod || value == "method";
-        }
-        return true;
-    }
-    bool start_object(std::size_t) { return open(); }
-    bool start_array(std::size_t) { return open(); }
-    bool end_object() { return close(); }
-    bool end_array() { return close(); }
-    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
-
-  private:
-    bool scalar(nlohmann::json value) {
-        if (depth_ == 1 && key_ == "id" && (value.is_string() || value.is_number_integer())) {
-            id = std::move(value);
-        }
-        return true;
-    }
-    bool open() {
-        if (depth_ == 1) {
-            key_.clear();  // a structured member is not the id
-        }
-        ++depth_;
-        return true;
-    }
-    bool close() {
-        --depth_;
-        return true;
-    }
-    std::size_t depth_ = 0;
-    std::string key_;
-};
-
-// What a malformed frame still shows of its envelope: a request with a bad method still deserves an error
-// response naming it, and a response too deep to read still ends the call waiting for it.
-EnvelopeReader envelopeOf(std::string_view frame) {
-    EnvelopeReader reader;
-    (void)nlohmann::json::sax_parse(frame.begin(), frame.end(), &reader);
-    return reader;
-}
-
-std::string errorFrame(const nlohmann::json& id, int code, const std::string& message) {
-    nlohmann::json out = {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
-    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-}  // namespace
 
 RpcSession::Outgoing RpcSession::request(std::string method, nlohmann::json params) {
     const std::int64_t id = nextId_++;
@@ -98,37 +28,43 @@ RpcSession::Received RpcSession::receive(std::string_view frame) {
         received.events.emplace_back(Problem{McpError{McpErrc::message_too_large, text}});
         return received;
     }
-    auto messages = parseFrame(frame);
+    auto messages = jsonrpc::parseFrame(frame);
     if (!messages) {
-        const EnvelopeReader envelope = envelopeOf(frame);
+        McpError problem{McpErrc::malformed_message, messages.error().message};
+        const jsonrpc::Envelope envelope = jsonrpc::peekEnvelope(frame);
         // A response that cannot be read (nested too deep, say) still answers the call waiting for it.
-        if (!envelope.hasMethod && envelope.id.is_number_integer() &&
-            pending_.erase(envelope.id.get<std::int64_t>()) > 0) {
-            const RequestId id(envelope.id.get<std::int64_t>());
+        const auto* number = envelope.id ? std::get_if<std::int64_t>(&*envelope.id) : nullptr;
+        if (!envelope.hasMethod && number != nullptr && pending_.erase(*number) > 0) {
             received.events.emplace_back(Completed{
-                id,
+                *envelope.id,
                 fail(RpcError{kParseError, "the answer could not be read: " + messages.error().message})});
-            received.events.emplace_back(Problem{std::move(messages.error())});
+            received.events.emplace_back(Problem{std::move(problem)});
             return received;
         }
         // JSON-RPC owes an error response to a request it cannot read, with its id when one is visible.
-        const bool json = parseUntrustedJson(frame).has_value();
-        received.replies.push_back(
-            errorFrame(envelope.id, json ? kInvalidRequest : kParseError, messages.error().message));
-        received.events.emplace_back(Problem{std::move(messages.error())});
+        const RpcError reply{jsonrpc::replyCode(messages.error()), messages.error().message};
+        received.replies.push_back(jsonrpc::encodeError(envelope.id, reply));
+        received.events.emplace_back(Problem{std::move(problem)});
         return received;
     }
     for (Message& message : *messages) {
         if (auto* response = std::get_if<Response>(&message)) {
-            const auto* number = std::get_if<std::int64_t>(&response->id);
+            if (!response->id) {
+                // JSON-RPC's answer to a request the peer could not read well enough to find its id.
+                const std::string why = response->outcome ? "" : ": " + response->outcome.error().describe();
+                received.events.emplace_back(
+                    Problem{McpError{McpErrc::remote_error, "the peer could not read a message" + why}});
+                continue;
+            }
+            const auto* number = std::get_if<std::int64_t>(&*response->id);
             if (number == nullptr || pending_.erase(*number) == 0) {
                 received.events.emplace_back(Problem{
-                    McpError{McpErrc::malformed_message, "a response to id " + toString(response->id) +
+                    McpError{McpErrc::malformed_message, "a response to id " + toString(*response->id) +
                                                              ", which is not awaiting one (never sent, "
                                                              "already answered, or given up)"}});
                 continue;
             }
-            received.events.emplace_back(Completed{std::move(response->id), std::move(response->outcome)});
+            received.events.emplace_back(Completed{std::move(*response->id), std::move(response->outcome)});
         } else if (auto* request = std::get_if<Request>(&message)) {
             received.events.emplace_back(std::move(*request));
         } else {

@@ -1,5 +1,7 @@
-// serveHttp: the server's streamable HTTP driver. Beast reads requests and writes replies; the decisions
-// (headers, routing, event ids, replay) are made by http_rules, http_session and sse_stream.
+// serveHttp: the server's streamable HTTP driver. reagent::http's connection loop reads requests and writes
+// replies; the decisions (headers, routing, event ids, replay) are made by http_rules, http_session and
+// sse_stream; what is left here is waiting (a quick call's first event, an exchange's responses) and
+// feeding event streams to their replies.
 
 #include "reagent/mcp/serve_http.hpp"
 
@@ -8,18 +10,9 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/chunk_encode.hpp>
-#include <boost/beast/http/empty_body.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
-#include <list>
 #include <memory>
+#include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "http_router.hpp"
@@ -27,15 +20,13 @@
 #include "reagent/core/detail/listen.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
-#include "reagent/core/timeout.hpp"
+#include "reagent/http/server_connections.hpp"
 
 namespace reagent::mcp {
 
 namespace {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
 using asio::ip::tcp;
 using detail::Outcome;
 using detail::Refusal;
@@ -56,176 +47,126 @@ constexpr std::chrono::milliseconds kFirstEventWait{200};
 /// How long shutdown waits for streams to write their ends before cutting connections.
 constexpr std::chrono::seconds kShutdownGrace{2};
 
-using HttpRequest = bhttp::request<bhttp::string_body>;
-
-struct Connection {
-    explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
-    beast::tcp_stream stream;
-    beast::flat_buffer buffer;
-    // Waiting for the next request (shutdown may cut that wait).
-    bool reading = false;
-};
-
 // The server's state, shared by the accept loop, the connections and the expiry sweep: the sessions
 // (and what deciding needs), and the connections.
 struct Hub : detail::HttpSessions {
     Hub(Server s, HttpServeOptions o, Executor ex, bool local)
-        : HttpSessions(std::move(s), std::move(o), ex, local), connections(ex), background(ex) {}
-    std::list<std::weak_ptr<Connection>> open;
-    TaskGroup connections;
+        : HttpSessions(std::move(s), std::move(o), ex, local), background(ex) {}
+    static http::ConnectionLimits limits(const HttpServeOptions& options) {
+        http::ConnectionLimits out;
+        out.maxBodyBytes = options.maxBodyBytes;
+        out.maxHeaderBytes = kHeaderLimit;
+        out.readTimeout = options.connectionIdleTimeout;
+        out.writeTimeout = kWriteTimeout;
+        return out;
+    }
+    /// Made once the hub exists: their handler refers to it.
+    std::optional<http::ServerConnections> connections;
     TaskGroup background;
 };
 
-[[nodiscard]] std::optional<std::string_view> header(const HttpRequest& request, std::string_view name) {
-    const auto found = request.find(beast::string_view(name.data(), name.size()));
-    if (found == request.end()) {
-        return std::nullopt;
-    }
-    return std::string_view(found->value().data(), found->value().size());
-}
-
-[[nodiscard]] std::optional<std::string_view> header(const HttpRequest& request, bhttp::field name) {
-    const auto found = request.find(name);
-    if (found == request.end()) {
-        return std::nullopt;
-    }
-    return std::string_view(found->value().data(), found->value().size());
-}
-
-// Writes a whole reply; true when the connection may serve another request.
-Task<bool> write(std::shared_ptr<Connection> conn, Reply reply, bool keepAlive) {
-    bhttp::response<bhttp::string_body> response{static_cast<bhttp::status>(reply.status), 11};
+// A whole reply with the headers that vary.
+[[nodiscard]] http::ServerReply toServerReply(Reply reply) {
+    http::ServerReply out{reply.status, {}, std::move(reply.body)};
     if (!reply.contentType.empty()) {
-        response.set(bhttp::field::content_type, reply.contentType);
+        out.headers.add("Content-Type", reply.contentType);
     }
     if (!reply.sessionId.empty()) {
-        response.set("Mcp-Session-Id", reply.sessionId);
+        out.headers.add("Mcp-Session-Id", reply.sessionId);
     }
     if (!reply.allow.empty()) {
-        response.set(bhttp::field::allow, reply.allow);
+        out.headers.add("Allow", reply.allow);
     }
     if (!reply.challenge.empty()) {
-        response.set(bhttp::field::www_authenticate, reply.challenge);
+        out.headers.add("WWW-Authenticate", reply.challenge);
     }
     if (reply.contentType == "text/event-stream") {
-        response.set(bhttp::field::cache_control, "no-cache");
+        out.headers.add("Cache-Control", "no-cache");
     }
-    response.keep_alive(keepAlive);
-    response.body() = std::move(reply.body);
-    response.prepare_payload();
-    conn->stream.expires_after(kWriteTimeout);
-    auto [ec, written] = co_await bhttp::async_write(conn->stream, response, kTuple);
-    (void)written;
-    conn->stream.expires_never();
-    co_return !ec && keepAlive;
+    return out;
 }
 
-// Watches a streaming connection for the client going away (the socket turns readable with nothing to
-// read), so that its stream is freed at once rather than at the next heartbeat.
-struct PeerWatch {
-    bool fired = false;
-    bool gone = false;
+// Feeds an event stream to its reply, piece by piece: the priming event, then the stream's events after
+// `from`, with a comment after each idle heartbeat, until the stream ends. It is attached to the stream
+// while it lives (the session counts it open; new events wake it).
+class Pump {
+  public:
+    Pump(std::shared_ptr<Hub> hub, std::shared_ptr<detail::HttpSession> session,
+         std::shared_ptr<detail::EventStream> stream, std::uint64_t from, std::string first)
+        : hub_(std::move(hub)),
+          session_(std::move(session)),
+          stream_(std::move(stream)),
+          sent_(from),
+          first_(std::move(first)),
+          wake_(std::make_shared<asio::steady_timer>(hub_->executor)) {
+        stream_->attached = true;
+        ++session_->streamsOpen;
+        std::weak_ptr<asio::steady_timer> weakWake = wake_;
+        stream_->onData = [weakWake] {
+            if (auto timer = weakWake.lock()) {
+                timer->cancel();
+            }
+        };
+    }
+    Pump(const Pump&) = delete;
+    Pump& operator=(const Pump&) = delete;
+    ~Pump() {
+        stream_->onData = nullptr;
+        stream_->attached = false;
+        --session_->streamsOpen;
+        session_->lastSeen = Clock::now();
+        if (stream_->number() != 0) {
+            session_->release(stream_->number());
+        }
+    }
+
+    // The next piece; nothing once the stream ended. Throws operation_aborted when the server stops or
+    // the connection is cut, so that the reply ends without its last chunk.
+    Task<std::optional<std::string>> next() {
+        // The piece before this call was written.
+        stream_->written = std::max(stream_->written, sent_);
+        std::string text = std::exchange(first_, std::string());
+        while (true) {
+            auto batch = stream_->after(sent_);
+            text += batch.text;
+            if (!text.empty()) {
+                sent_ = std::max(sent_, batch.last);
+                co_return text;
+            }
+            if (stream_->ended()) {
+                co_return std::nullopt;
+            }
+            if (hub_->stopping || isCancelled(co_await asio::this_coro::cancellation_state)) {
+                throw boost::system::system_error(asio::error::operation_aborted);
+            }
+            wake_->expires_after(kHeartbeat);
+            auto [ec] = co_await wake_->async_wait(kTuple);
+            if (!ec) {
+                text = ": keep-alive\n\n";
+            }
+        }
+    }
+
+  private:
+    std::shared_ptr<Hub> hub_;
+    std::shared_ptr<detail::HttpSession> session_;
+    std::shared_ptr<detail::EventStream> stream_;
+    std::uint64_t sent_;
+    std::string first_;
+    std::shared_ptr<asio::steady_timer> wake_;
 };
 
-// Writes `stream`'s events after `from` (after `first`, the priming event) as chunks of an event-stream
-// reply whose header was written, until the stream ends, the client goes away or the server stops.
-// True when the connection may serve another request.
-Task<bool> pump(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> conn,
-                std::shared_ptr<detail::HttpSession> session, std::shared_ptr<detail::EventStream> stream,
-                std::uint64_t from, std::string first, bool keepAlive) {
-    auto wake = std::make_shared<asio::steady_timer>(hub->executor);
-    std::weak_ptr<asio::steady_timer> weakWake = wake;
-    stream->attached = true;
-    ++session->streamsOpen;
-    stream->onData = [weakWake] {
-        if (auto timer = weakWake.lock()) {
-            timer->cancel();
-        }
-    };
-    auto watch = std::make_shared<PeerWatch>();
-    conn->stream.socket().async_wait(tcp::socket::wait_read,
-                                     [watch, weakWake, conn](const boost::system::error_code& ec) {
-                                         watch->fired = true;
-                                         boost::system::error_code ignored;
-                                         if (!ec && conn->stream.socket().available(ignored) == 0) {
-                                             watch->gone = true;
-                                             if (auto timer = weakWake.lock()) {
-                                                 timer->cancel();
-                                             }
-                                         }
-                                     });
-    std::string text = std::move(first);
-    std::uint64_t sent = from;
-    bool healthy = true;
-    while (true) {
-        auto batch = stream->after(sent);
-        text += batch.text;
-        if (!text.empty()) {
-            conn->stream.expires_after(kWriteTimeout);
-            auto chunk = bhttp::make_chunk(asio::buffer(text));
-            auto [ec, written] = co_await asio::async_write(conn->stream, chunk, kTuple);
-            (void)written;
-            conn->stream.expires_never();
-            if (ec) {
-                healthy = false;
-                break;
-            }
-            sent = batch.last;
-            stream->written = std::max(stream->written, sent);
-            text.clear();
-            continue;
-        }
-        if (stream->ended()) {
-            conn->stream.expires_after(kWriteTimeout);
-            auto last = bhttp::make_chunk_last();
-            auto [ec, written] = co_await asio::async_write(conn->stream, last, kTuple);
-            (void)written;
-            conn->stream.expires_never();
-            healthy = !ec;
-            break;
-        }
-        if (watch->gone || hub->stopping || isCancelled(co_await asio::this_coro::cancellation_state)) {
-            healthy = false;
-            break;
-        }
-        wake->expires_after(kHeartbeat);
-        auto [ec] = co_await wake->async_wait(kTuple);
-        if (!ec) {
-            text = ": keep-alive\n\n";
-        }
-    }
-    stream->onData = nullptr;
-    stream->attached = false;
-    --session->streamsOpen;
-    session->lastSeen = Clock::now();
-    if (!watch->fired) {
-        boost::system::error_code ignored;
-        conn->stream.socket().cancel(ignored);
-    }
-    co_return healthy&& keepAlive;
-}
-
-// Starts an event-stream reply and pumps `stream` into it.
-Task<bool> streamReply(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> conn,
-                       std::shared_ptr<detail::HttpSession> session,
-                       std::shared_ptr<detail::EventStream> stream, std::uint64_t from,
-                       std::string sessionHeader, bool keepAlive) {
-    bhttp::response<bhttp::empty_body> response{bhttp::status::ok, 11};
-    response.set(bhttp::field::content_type, "text/event-stream");
-    response.set(bhttp::field::cache_control, "no-cache, no-transform");
-    response.set("X-Accel-Buffering", "no");
+// An event-stream reply fed by `stream` from event `from` on.
+[[nodiscard]] http::StreamedReply streamReply(const std::shared_ptr<Hub>& hub,
+                                              std::shared_ptr<detail::HttpSession> session,
+                                              std::shared_ptr<detail::EventStream> stream, std::uint64_t from,
+                                              const std::string& sessionHeader) {
+    http::StreamedReply reply;
+    reply.headers.add("Content-Type", "text/event-stream");
+    reply.headers.add("Cache-Control", "no-cache, no-transform");
+    reply.headers.add("X-Accel-Buffering", "no");
     if (!sessionHeader.empty()) {
-        response.set("Mcp-Session-Id", sessionHeader);
-    }
-    response.keep_alive(keepAlive);
-    response.chunked(true);
-    bhttp::response_serializer<bhttp::empty_body> serializer{response};
-    conn->stream.expires_after(kWriteTimeout);
-    auto [ec, written] = co_await bhttp::async_write_header(conn->stream, serializer, kTuple);
-    (void)written;
-    conn->stream.expires_never();
-    if (ec) {
-        co_return false;
+        reply.headers.add("Mcp-Session-Id", sessionHeader);
     }
     // The priming event (2025-11-25): an id to resume from before any message, and the retry delay.
     // Older clients get the delay alone (a block without data is no event for them).
@@ -233,8 +174,9 @@ Task<bool> streamReply(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> con
     std::string first = session->core->protocolVersion() >= "2025-11-25"
                             ? detail::primingEvent(detail::EventId{stream->number(), from}, retry)
                             : "retry: " + std::to_string(retry) + "\n\n";
-    auto pumping = pump(hub, conn, session, stream, from, std::move(first), keepAlive);
-    co_return co_await std::move(pumping);
+    auto pump = std::make_shared<Pump>(hub, std::move(session), std::move(stream), from, std::move(first));
+    reply.next = [pump]() { return pump->next(); };
+    return reply;
 }
 
 // Waits until `events` ended (a JSON exchange has all its responses, or its session ended) or, with
@@ -257,30 +199,30 @@ Task<void> awaitEvents(std::shared_ptr<Hub> hub, std::shared_ptr<detail::EventSt
     events->onData = nullptr;
 }
 
-[[nodiscard]] std::optional<std::string> copy(std::optional<std::string_view> value) {
+[[nodiscard]] std::optional<std::string> copy(const http::HttpHeaders& headers, std::string_view name) {
+    const auto value = headers.find(name);
     return value ? std::optional<std::string>(std::string(*value)) : std::nullopt;
 }
 
 // What the decisions read of `request` (its body is moved out).
-[[nodiscard]] detail::HttpRequestHead head(HttpRequest& request) {
+[[nodiscard]] detail::HttpRequestHead head(http::ServerRequest& request) {
     detail::HttpRequestHead head;
-    head.method = std::string(request.method_string());
-    head.target = std::string(request.target());
-    head.host = copy(header(request, bhttp::field::host));
-    head.origin = copy(header(request, bhttp::field::origin));
-    head.authorization = copy(header(request, bhttp::field::authorization));
-    head.accept = copy(header(request, bhttp::field::accept));
-    head.contentType = copy(header(request, bhttp::field::content_type));
-    head.sessionId = copy(header(request, "Mcp-Session-Id"));
-    head.protocolVersion = copy(header(request, "MCP-Protocol-Version"));
-    head.lastEventId = copy(header(request, "Last-Event-ID"));
-    head.body = std::move(request.body());
+    head.method = std::move(request.method);
+    head.target = std::move(request.target);
+    head.host = copy(request.headers, "Host");
+    head.origin = copy(request.headers, "Origin");
+    head.authorization = copy(request.headers, "Authorization");
+    head.accept = copy(request.headers, "Accept");
+    head.contentType = copy(request.headers, "Content-Type");
+    head.sessionId = copy(request.headers, "Mcp-Session-Id");
+    head.protocolVersion = copy(request.headers, "MCP-Protocol-Version");
+    head.lastEventId = copy(request.headers, "Last-Event-ID");
+    head.body = std::move(request.body);
     return head;
 }
 
-// Decides, then performs: a reply, a stream, or a wait for a JSON exchange's responses.
-Task<bool> handle(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> conn, HttpRequest request) {
-    const bool keepAlive = request.keep_alive() && !hub->stopping;
+// Decides, then performs what waits: a reply, a stream, or a wait for a JSON exchange's responses.
+Task<http::ServerAnswer> answer(std::shared_ptr<Hub> hub, http::ServerRequest request) {
     Outcome outcome = detail::decide(*hub, head(request));
     if (outcome.stream && outcome.stream->number() != 0 && outcome.from == 0 && !outcome.stream->attached) {
         // A POST's reply: quick calls finish before their first event, and are then one reply with a
@@ -297,13 +239,9 @@ Task<bool> handle(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> conn, Ht
         }
     }
     if (outcome.stream) {
-        auto streaming = streamReply(hub, conn, outcome.session, outcome.stream, outcome.from,
-                                     outcome.reply.sessionId, keepAlive);
-        const bool keep = co_await std::move(streaming);
-        if (outcome.stream->number() != 0) {
-            outcome.session->release(outcome.stream->number());
-        }
-        co_return keep;
+        http::ServerAnswer streamed{
+            streamReply(hub, outcome.session, outcome.stream, outcome.from, outcome.reply.sessionId)};
+        co_return streamed;
     }
     if (outcome.exchange) {
         auto events = std::shared_ptr<detail::EventStream>(outcome.exchange, &outcome.exchange->events);
@@ -317,55 +255,19 @@ Task<bool> handle(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> conn, Ht
             outcome.reply.contentType = "application/json";
         }
     }
-    auto writing = write(conn, std::move(outcome.reply), keepAlive);
-    co_return co_await std::move(writing);
+    http::ServerAnswer whole{toServerReply(std::move(outcome.reply))};
+    co_return whole;
 }
 
-// Serves the requests of one connection, one at a time (keep-alive).
-Task<void> serveConnection(std::shared_ptr<Hub> hub, std::shared_ptr<Connection> conn) {
-    while (!hub->stopping) {
-        bhttp::request_parser<bhttp::string_body> parser;
-        parser.body_limit(hub->options.maxBodyBytes);
-        parser.header_limit(kHeaderLimit);
-        conn->stream.expires_after(hub->options.connectionIdleTimeout);
-        conn->reading = true;
-        auto [ec, read] = co_await bhttp::async_read(conn->stream, conn->buffer, parser, kTuple);
-        (void)read;
-        conn->reading = false;
-        conn->stream.expires_never();
-        if (ec == bhttp::error::body_limit) {
-            Reply tooLarge = refusal(413, -32000,
-                                     "Payload Too Large: the body exceeds this server's limit of " +
-                                         std::to_string(hub->options.maxBodyBytes) + " bytes");
-            auto writing = write(conn, std::move(tooLarge), false);
-            (void)co_await std::move(writing);
-            break;
-        }
-        if (ec == bhttp::error::header_limit) {
-            Reply tooLarge = refusal(431, -32000, "Request Header Fields Too Large");
-            auto writing = write(conn, std::move(tooLarge), false);
-            (void)co_await std::move(writing);
-            break;
-        }
-        if (ec) {
-            if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category() &&
-                ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
-                Reply bad =
-                    refusal(400, -32000, "Bad Request: not an HTTP/1.1 request (" + ec.message() + ")");
-                auto writing = write(conn, std::move(bad), false);
-                (void)co_await std::move(writing);
-            }
-            break;
-        }
-        auto handling = handle(hub, conn, parser.release());
-        const bool keep = co_await std::move(handling);
-        if (!keep) {
-            break;
-        }
+// `answer`, while the server lives.
+Task<http::ServerAnswer> answerIfServing(std::weak_ptr<Hub> weakHub, http::ServerRequest request) {
+    auto hub = weakHub.lock();
+    if (!hub) {
+        http::ServerAnswer gone{http::ServerReply{503, {}, {}}, true};
+        co_return gone;
     }
-    boost::system::error_code ignored;
-    conn->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    conn->stream.close();
+    auto answering = answer(std::move(hub), std::move(request));
+    co_return co_await std::move(answering);
 }
 
 // Closes the sessions idle for longer than the options allow.
@@ -410,18 +312,8 @@ Task<void> shutDown(std::shared_ptr<Hub> hub) {
     for (const auto& session : sessions) {
         hub->close(session);
     }
-    for (const auto& weak : hub->open) {
-        if (auto conn = weak.lock(); conn && conn->reading) {
-            conn->stream.cancel();
-        }
-    }
-    auto draining = hub->connections.join();
-    const auto drained = co_await withTimeout(std::move(draining), kShutdownGrace);
-    if (!drained) {
-        hub->connections.cancel();
-        auto cut = hub->connections.join();
-        (void)co_await std::move(cut);
-    }
+    auto draining = hub->connections->close(kShutdownGrace);
+    co_await std::move(draining);
     auto closing = hub->closers.join();
     (void)co_await std::move(closing);
     auto stopping = hub->background.join();
@@ -446,17 +338,21 @@ Task<expected<void, McpError>> serve(Server server, HttpServeOptions options) {
     if (hub->options.maxSessions == 0) {
         hub->options.maxSessions = 1;
     }
+    std::weak_ptr<Hub> weakHub = hub;
+    http::ConnectionHandler handler;
+    handler.answer = [weakHub](http::ServerRequest request) {
+        return answerIfServing(weakHub, std::move(request));
+    };
+    handler.refuse = [](unsigned status, std::string why) {
+        return toServerReply(refusal(status, -32000, why));
+    };
+    hub->connections.emplace(executor, Hub::limits(hub->options), std::move(handler));
     hub->background.spawn(sweep(hub));
     if (hub->options.onListening) {
         (void)settleCall(hub->options.onListening, port);
     }
     std::function<void(tcp::socket)> serveOne = [hub](tcp::socket socket) {
-        boost::system::error_code ignored;
-        socket.set_option(tcp::no_delay(true), ignored);
-        auto conn = std::make_shared<Connection>(std::move(socket));
-        hub->open.remove_if([](const std::weak_ptr<Connection>& weak) { return weak.expired(); });
-        hub->open.push_back(conn);
-        hub->connections.spawn(serveConnection(hub, conn));
+        hub->connections->serve(std::move(socket));
     };
     auto accepting = reagent::detail::acceptConnections(acceptor, std::move(serveOne));
     co_await std::move(accepting);

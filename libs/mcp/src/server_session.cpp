@@ -413,9 +413,8 @@ void Session::receiveBatch(RpcSession::Received received) {
                                                   "send one message per frame"
                                             : "a JSON-RPC batch cannot come before initialize: send one "
                                               "message per frame";
-        const json refusal = {
-            {"jsonrpc", "2.0"}, {"id", nullptr}, {"error", {{"code", kInvalidRequest}, {"message", why}}}};
-        send(OutgoingFrame{refusal.dump(-1, ' ', false, json::error_handler_t::replace), std::nullopt, true});
+        const RpcError refusal{kInvalidRequest, why};
+        send(OutgoingFrame{jsonrpc::encodeError(std::nullopt, refusal), std::nullopt, true});
     }
     if (!batch->waiting.empty()) {
         batches.push_back(batch);

@@ -368,7 +368,7 @@ TEST_CASE("a non-blocking send answers at once, then the task is polled and canc
         Message message = Message::userText("slow");
         nlohmann::json params = sendParams(message, ProtocolVersion::v1_0);
         params["configuration"] = {{"returnImmediately", true}};
-        request.body = makeRequest(Method::send, ProtocolVersion::v1_0, params, 1).dump();
+        request.body = makeRequest(Method::send, ProtocolVersion::v1_0, params, 1);
         const auto start = std::chrono::steady_clock::now();
         auto sending = http.send(std::move(request));
         auto response = co_await std::move(sending);

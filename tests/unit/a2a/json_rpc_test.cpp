@@ -20,23 +20,23 @@ TEST_CASE("method names per version", "[a2a][rpc]") {
 
 TEST_CASE("requests", "[a2a][rpc]") {
     const Message message = Message::userText("hi");
-    const json legacy =
-        makeRequest(Method::send, ProtocolVersion::v0_3, sendParams(message, ProtocolVersion::v0_3), 7);
+    const json legacy = json::parse(
+        makeRequest(Method::send, ProtocolVersion::v0_3, sendParams(message, ProtocolVersion::v0_3), 7));
     CHECK(legacy["jsonrpc"] == "2.0");
     CHECK(legacy["id"] == 7);
     CHECK(legacy["method"] == "message/send");
     CHECK(legacy["params"]["message"]["kind"] == "message");
     CHECK(legacy["params"]["configuration"]["blocking"] == true);
-    const json current = makeRequest(Method::get, ProtocolVersion::v1_0, taskIdParams("t"), 8);
+    const json current = json::parse(makeRequest(Method::get, ProtocolVersion::v1_0, taskIdParams("t"), 8));
     CHECK(current["method"] == "GetTask");
     CHECK(current["params"] == json{{"id", "t"}});
 }
 
 TEST_CASE("responses: results, errors, garbage", "[a2a][rpc]") {
-    auto result = parseResponse(makeResult(1, json{{"x", 1}}).dump());
+    auto result = parseResponse(makeResult(1, json{{"x", 1}}));
     REQUIRE(result);
     CHECK((*result)["x"] == 1);
-    auto error = parseResponse(makeError(1, rpc::kTaskNotFound, "no such task").dump());
+    auto error = parseResponse(makeError(1, rpc::kTaskNotFound, "no such task"));
     REQUIRE_FALSE(error);
     CHECK(error.error().code == A2aErrc::remote_error);
     CHECK(rpcCode(error.error()) == rpc::kTaskNotFound);

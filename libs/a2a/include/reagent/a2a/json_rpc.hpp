@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "reagent/a2a/agent_task.hpp"
+#include "reagent/jsonrpc/message.hpp"
 
 namespace reagent::a2a {
 
@@ -26,13 +27,13 @@ struct ParsedMethod {
 };
 [[nodiscard]] std::optional<ParsedMethod> parseMethodName(std::string_view name) noexcept;
 
-/// \brief JSON-RPC and A2A error codes.
+/// \brief JSON-RPC's reserved error codes (reagent::jsonrpc's) and A2A's own.
 namespace rpc {
-inline constexpr int kParseError = -32700;
-inline constexpr int kInvalidRequest = -32600;
-inline constexpr int kMethodNotFound = -32601;
-inline constexpr int kInvalidParams = -32602;
-inline constexpr int kInternalError = -32603;
+using jsonrpc::kInternalError;
+using jsonrpc::kInvalidParams;
+using jsonrpc::kInvalidRequest;
+using jsonrpc::kMethodNotFound;
+using jsonrpc::kParseError;
 /// A2A: no task with that id (or it was evicted from the store).
 inline constexpr int kTaskNotFound = -32001;
 /// A2A: the task is already in a terminal state.
@@ -41,17 +42,19 @@ inline constexpr int kTaskNotCancelable = -32002;
 inline constexpr int kUnsupportedOperation = -32004;
 }  // namespace rpc
 
-/// \brief A JSON-RPC request object.
-[[nodiscard]] nlohmann::json makeRequest(Method method, ProtocolVersion version, nlohmann::json params,
-                                         std::int64_t id);
+/// \brief A JSON-RPC request, as text.
+[[nodiscard]] std::string makeRequest(Method method, ProtocolVersion version, nlohmann::json params,
+                                      std::int64_t id);
 /// \brief Params of `send`/`stream`: the message (blocking; no history asked).
 [[nodiscard]] nlohmann::json sendParams(const Message& message, ProtocolVersion version);
 /// \brief Params of `get`/`cancel`: `{id}`.
 [[nodiscard]] nlohmann::json taskIdParams(const std::string& taskId);
 
-/// \brief A successful response, and an error response.
-[[nodiscard]] nlohmann::json makeResult(const nlohmann::json& id, nlohmann::json result);
-[[nodiscard]] nlohmann::json makeError(const nlohmann::json& id, int code, std::string message);
+/// \brief A successful response, and an error response (with a null id when the request's could not be
+/// read), as text.
+[[nodiscard]] std::string makeResult(const jsonrpc::RequestId& id, nlohmann::json result);
+[[nodiscard]] std::string makeError(const std::optional<jsonrpc::RequestId>& id, int code,
+                                    std::string message);
 
 /// \brief The `result` of a JSON-RPC response body (a whole body, or one SSE event's data).
 ///

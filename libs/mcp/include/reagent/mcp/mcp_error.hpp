@@ -2,11 +2,11 @@
 /// \file
 /// \brief `McpError`: why an MCP exchange failed, and `RpcError`: the error object of JSON-RPC 2.0.
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
 #include "reagent/core/error.hpp"
+#include "reagent/jsonrpc/message.hpp"
 
 namespace reagent::mcp {
 
@@ -52,23 +52,12 @@ enum class McpErrc {
 /// \brief A failed MCP exchange: a code and a message a person can act on.
 using McpError = reagent::Error<McpErrc>;
 
-/// \brief The `error` member of a JSON-RPC 2.0 response.
-struct RpcError {
-    /// JSON-RPC's reserved codes (`kParseError`, ...) or the application's own.
-    int code = 0;
-    std::string message;
-    /// Optional `data`; null when absent.
-    nlohmann::json data = nullptr;
-
-    /// \brief `"<message> (JSON-RPC <code>)"`.
-    [[nodiscard]] std::string describe() const;
-};
-
-/// JSON-RPC 2.0's reserved error codes.
-inline constexpr int kParseError = -32700;
-inline constexpr int kInvalidRequest = -32600;
-inline constexpr int kMethodNotFound = -32601;
-inline constexpr int kInvalidParams = -32602;
-inline constexpr int kInternalError = -32603;
+/// \brief The `error` member of a JSON-RPC 2.0 response, and the reserved codes: reagent::jsonrpc's.
+using jsonrpc::kInternalError;
+using jsonrpc::kInvalidParams;
+using jsonrpc::kInvalidRequest;
+using jsonrpc::kMethodNotFound;
+using jsonrpc::kParseError;
+using jsonrpc::RpcError;
 
 }  // namespace reagent::mcp

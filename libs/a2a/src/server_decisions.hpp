@@ -1,0 +1,38 @@
+#pragma once
+// The A2A server's decisions, with no I/O: what each HTTP request gets. A reply now, or a task to wait
+// for or to stream; server.cpp performs the waits and the streams.
+
+#include "reagent/http/server_connections.hpp"
+#include "server_state.hpp"
+
+namespace reagent::a2a::detail {
+
+/// What a request gets.
+struct Decision {
+    enum class Then {
+        /// `reply`, now.
+        reply,
+        /// The task's events as an event stream (`message/stream`), then the connection closes.
+        stream,
+        /// When the task is terminal, the send's result (a blocking `message/send`).
+        sendResultWhenTerminal,
+        /// When the task is terminal, the task (`tasks/cancel`, whose cancellation was requested).
+        taskWhenTerminal,
+    };
+    Then then = Then::reply;
+    http::ServerReply reply;
+    EntryPtr entry;
+    jsonrpc::RequestId id;
+    ProtocolVersion version = ProtocolVersion::v1_0;
+};
+
+/// Decides what `request` gets. Applies the rules of reagent's HTTP servers first (Host, Origin, bearer
+/// token, a JSON POST), then routes: the card, or a JSON-RPC call. A send starts its task; a cancel
+/// requests the task's cancellation.
+[[nodiscard]] Decision decide(const StatePtr& s, http::ServerRequest request);
+
+/// A JSON reply: status, body, and `WWW-Authenticate` when `challenge` is not empty.
+[[nodiscard]] http::ServerReply jsonReply(unsigned status, std::string body,
+                                          const std::string& challenge = {});
+
+}  // namespace reagent::a2a::detail
