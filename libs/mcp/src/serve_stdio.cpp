@@ -16,6 +16,7 @@
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/pipe_write.hpp"
 #include "reagent/core/event.hpp"
+#include "reagent/core/line_splitter.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/core/timeout.hpp"
@@ -29,55 +30,6 @@ constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t kReadChunk = 64 * 1024;
 // How long the frames queued at shutdown may take to be written.
 constexpr std::chrono::seconds kFlushLimit{5};
-
-// Splits input into lines of at most `limit` bytes; a longer line is dropped whole and reported by size.
-class LineSplitter {
-  public:
-    explicit LineSplitter(std::size_t limit) : limit_(limit) {}
-
-    template <class OnLine, class OnTooLong>
-    void feed(std::string_view data, OnLine& onLine, OnTooLong& onTooLong) {
-        while (!data.empty()) {
-            const std::size_t newline = data.find('\n');
-            const std::string_view piece = data.substr(0, newline);
-            if (dropped_ > 0) {
-                dropped_ += piece.size();
-            } else if (line_.size() + piece.size() > limit_) {
-                dropped_ = line_.size() + piece.size();
-                line_.clear();
-            } else {
-                line_.append(piece);
-            }
-            if (newline == std::string_view::npos) {
-                return;
-            }
-            data.remove_prefix(newline + 1);
-            end(onLine, onTooLong);
-        }
-    }
-
-    // The input ended: a last line without its newline still counts.
-    template <class OnLine, class OnTooLong>
-    void end(OnLine& onLine, OnTooLong& onTooLong) {
-        if (dropped_ > 0) {
-            onTooLong(dropped_);
-        } else {
-            if (!line_.empty() && line_.back() == '\r') {
-                line_.pop_back();
-            }
-            if (line_.find_first_not_of(" \t") != std::string::npos) {
-                onLine(std::string_view(line_));
-            }
-        }
-        dropped_ = 0;
-        line_.clear();
-    }
-
-  private:
-    std::size_t limit_;
-    std::string line_;
-    std::size_t dropped_ = 0;
-};
 
 // Frames waiting for the writer, joined by newlines; the writer takes them all at once. `wake` is set when
 // there is something to write or the outbox is finished.
@@ -127,10 +79,10 @@ Task<void> writeFrames(std::shared_ptr<Outbox> box, std::shared_ptr<asio::posix:
 }
 
 std::string tooLongFrame(std::size_t size, std::size_t limit) {
-    nlohmann::json error = {{"code", kInvalidRequest},
-                            {"message", "a line of " + std::to_string(size) + " bytes exceeds the limit of " +
-                                            std::to_string(limit) + " bytes; it was dropped"}};
-    return nlohmann::json{{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", std::move(error)}}.dump();
+    const RpcError error{kInvalidRequest, "a line of " + std::to_string(size) +
+                                              " bytes exceeds the limit of " + std::to_string(limit) +
+                                              " bytes; it was dropped"};
+    return jsonrpc::encodeError(std::nullopt, error);
 }
 
 McpError unusable(const std::string& what, const boost::system::error_code& ec) {
@@ -183,7 +135,7 @@ Task<expected<void, McpError>> serve(Server server, StdioServeOptions options) {
         lines.feed(std::string_view(chunk.data(), n), onLine, onTooLong);
         if (error || isCancelled(co_await asio::this_coro::cancellation_state)) {
             if (error == asio::error::eof) {
-                lines.end(onLine, onTooLong);
+                lines.finish(onLine, onTooLong);
             }
             break;
         }

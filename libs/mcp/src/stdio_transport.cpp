@@ -18,6 +18,7 @@
 #include "frame_queue.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/event.hpp"
+#include "reagent/core/line_splitter.hpp"
 #include "reagent/core/subprocess.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/mcp/transport.hpp"
@@ -38,9 +39,9 @@ struct Shared {
     // Frames split from stdout and not yet received (a read can bring several), then the final error.
     detail::FrameQueue frames;
     std::optional<Subprocess> child;
-    // The reading state of `receive`, the only reader of stdout: a read's bytes, the line being assembled.
+    // The reading state of `receive`, the only reader of stdout: a read's bytes, the lines they make.
     std::string chunk;
-    std::string line;
+    LineSplitter lines{0, LineSplitter::LongLines::stop};
     // stderr: read into `errorChunk` as soon as it is readable, its tail kept in `stderrTail`.
     std::string errorChunk;
     std::string stderrTail;
@@ -79,6 +80,7 @@ class StdioTransport final : public Transport {
         auto executor = co_await asio::this_coro::executor;
         shared_ = std::make_shared<Shared>(executor);
         shared_->stderrLimit = config_.stderrLogBytes;
+        shared_->lines = LineSplitter(config_.limits.maxMessageBytes, LineSplitter::LongLines::stop);
         SubprocessOptions options;
         options.program = config_.command;
         options.args = config_.args;
@@ -227,30 +229,16 @@ class StdioTransport final : public Transport {
     // Splits `data` into lines, each a frame; false (the transport finished) when a line is over `limit`.
     static bool splitLines(Shared& shared, std::string_view data, std::size_t limit,
                            const std::string& name) {
-        while (!data.empty()) {
-            const std::size_t newline = data.find('\n');
-            const std::string_view piece = data.substr(0, newline);
-            if (shared.line.size() + piece.size() > limit) {
-                shared.frames.finish(McpError{McpErrc::protocol_error,
-                                              "MCP server '" + name + "' sent a line longer than " +
-                                                  std::to_string(limit) + " bytes; the server was stopped"});
-                shared.child->signalGroup(SIGKILL);
-                return false;
-            }
-            shared.line.append(piece);
-            if (newline == std::string_view::npos) {
-                break;
-            }
-            data.remove_prefix(newline + 1);
-            if (!shared.line.empty() && shared.line.back() == '\r') {
-                shared.line.pop_back();
-            }
-            if (shared.line.find_first_not_of(" \t") != std::string::npos) {
-                shared.frames.push(std::move(shared.line));
-            }
-            shared.line.clear();
+        auto onLine = [&shared](std::string_view line) { shared.frames.push(std::string(line)); };
+        auto neverDropped = [](std::size_t) {};
+        if (shared.lines.feed(data, onLine, neverDropped)) {
+            return true;
         }
-        return true;
+        shared.frames.finish(
+            McpError{McpErrc::protocol_error, "MCP server '" + name + "' sent a line longer than " +
+                                                  std::to_string(limit) + " bytes; the server was stopped"});
+        shared.child->signalGroup(SIGKILL);
+        return false;
     }
 
     // stdout ended: the server exited or closed it. Finishes the queue with how it ended and what it said
