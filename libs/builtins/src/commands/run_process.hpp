@@ -1,6 +1,6 @@
 #pragma once
-// runProcess: one child process run to its end with a deadline, bounded output and cancellation; the
-// engine of `execute`, `gitInfo` and the checkpoints.
+// runProcess: a command run to its end by core's runToEnd, as a CommandResult or a WorkspaceError; the
+// engine of `execute`, `gitInfo`, code-execute and the checkpoints.
 
 #include <chrono>
 #include <cstddef>
@@ -25,10 +25,9 @@ struct ProcessSpec {
     std::size_t maxOutputBytes = 1024 * 1024;
 };
 
-/// Starts `spec.program` in its own process group with stdin at end of file, drains stdout and stderr
-/// (each kept up to `maxOutputBytes`, the rest counted), and reaps it. When the program exits, what is left
-/// of its group is killed (so a background child holding the pipes cannot keep the run open); on timeout
-/// the whole group is killed and the result says `timedOut`.
+/// Starts `spec.program` in its own process group with stdin at end of file and nothing it starts allowed
+/// to outlive it, drains stdout and stderr (each kept up to `maxOutputBytes`, the rest counted), and reaps
+/// it; on timeout the whole group is killed and the result says `timedOut`.
 ///
 /// Errors: `spawn_failed` when it cannot start; `cancelled` when the caller was cancelled (the group is
 /// killed and reaped first). Never throws.
