@@ -15,7 +15,7 @@
 #include "reagent/tools/tool_context.hpp"
 #include "reagent/tools/tool_error.hpp"
 #include "reagent/tools/tool_source.hpp"
-#include "workspace_root.hpp"
+#include "workspace/workspace_root.hpp"
 
 namespace reagent::builtins::detail {
 

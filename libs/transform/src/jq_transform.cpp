@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "helper_process.hpp"
 #include "helper_protocol.hpp"
 #include "reagent/core/detail/utf8.hpp"
 #include "reagent/core/helper_program.hpp"
+#include "reagent/core/run_to_end.hpp"
 #include "reagent/core/settle.hpp"
 
 namespace reagent::transform {
@@ -108,14 +108,14 @@ std::string outputTooLargeMessage(const JqLimits& limits) {
            "; select fewer items or fields (e.g. `.[0:10]`, `map({id, name})`)";
 }
 
-expected<std::string, TransformError> interpretExit(detail::HelperRun run, const JqLimits& limits) {
-    std::string diagnostics = boundedMessage(std::move(run.diagnostics));
-    switch (run.status) {
+expected<std::string, TransformError> interpretExit(RunOutcome run, const JqLimits& limits) {
+    std::string diagnostics = boundedMessage(std::move(run.stderrText));
+    switch (run.exitCode) {
         case protocol::kOk:
-            if (run.output.empty()) {
+            if (run.stdoutText.empty()) {
                 return fail(error(TransformErrc::internal, "the jq helper exited without a result"));
             }
-            return std::move(run.output);
+            return std::move(run.stdoutText);
         case protocol::kInvalidExpression:
             return fail(error(TransformErrc::invalid_expression, std::move(diagnostics)));
         case protocol::kInvalidInput:
@@ -130,40 +130,40 @@ expected<std::string, TransformError> interpretExit(detail::HelperRun run, const
                                                                 " of memory; select less data first"));
         default:
             return fail(error(TransformErrc::internal, "the jq helper failed with exit status " +
-                                                           std::to_string(run.status) +
+                                                           std::to_string(run.exitCode) +
                                                            (diagnostics.empty() ? "" : ": " + diagnostics)));
     }
 }
 
-expected<std::string, TransformError> interpret(detail::HelperRun run, const JqLimits& limits,
-                                                const std::string& helper) {
-    using detail::HelperEnd;
-    switch (run.end) {
-        case HelperEnd::exited:
-            return interpretExit(std::move(run), limits);
-        case HelperEnd::signalled:
-            if (run.status == SIGXCPU) {
-                return fail(error(TransformErrc::timeout, timeoutMessage(limits)));
-            }
-            return fail(error(TransformErrc::internal,
-                              "the jq helper was killed by signal " + std::to_string(run.status) + " (" +
-                                  ::strsignal(run.status) + ")" +
-                                  (run.diagnostics.empty() ? "" : ": " + boundedMessage(run.diagnostics))));
-        case HelperEnd::timed_out:
-            return fail(error(TransformErrc::timeout, timeoutMessage(limits)));
-        case HelperEnd::output_too_large:
-            return fail(error(TransformErrc::output_too_large, outputTooLargeMessage(limits)));
-        case HelperEnd::cancelled:
-            return fail(
-                error(TransformErrc::cancelled, "the transform was cancelled and the jq helper stopped"));
-        case HelperEnd::not_started:
-            break;
+// Our own kills first: the signal they leave says nothing about the expression.
+expected<std::string, TransformError> interpret(RunOutcome run, const JqLimits& limits) {
+    if (run.cancelled) {
+        return fail(error(TransformErrc::cancelled, "the transform was cancelled and the jq helper stopped"));
     }
-    return fail(
-        error(TransformErrc::internal, "the jq helper could not be started (" + run.failure +
-                                           "); build the reagent_jq_helper target, install reagent, "
-                                           "or set REAGENT_JQ_HELPER to the reagent-jq executable (now '" +
-                                           helper + "')"));
+    if (run.killedForOutput) {
+        return fail(error(TransformErrc::output_too_large, outputTooLargeMessage(limits)));
+    }
+    if (run.timedOut) {
+        return fail(error(TransformErrc::timeout, timeoutMessage(limits)));
+    }
+    if (run.signal) {
+        const int signal = *run.signal;
+        if (signal == SIGXCPU) {
+            return fail(error(TransformErrc::timeout, timeoutMessage(limits)));
+        }
+        return fail(error(TransformErrc::internal,
+                          "the jq helper was killed by signal " + std::to_string(signal) + " (" +
+                              ::strsignal(signal) + ")" +
+                              (run.stderrText.empty() ? "" : ": " + boundedMessage(run.stderrText))));
+    }
+    return interpretExit(std::move(run), limits);
+}
+
+TransformError notStarted(const SpawnError& failure, const std::string& helper) {
+    return error(TransformErrc::internal, "the jq helper could not be started (" + failure.message +
+                                              "); build the reagent_jq_helper target, install reagent, "
+                                              "or set REAGENT_JQ_HELPER to the reagent-jq executable (now '" +
+                                              helper + "')");
 }
 
 }  // namespace
@@ -201,23 +201,30 @@ Task<expected<std::string, TransformError>> applyJq(std::string expression, std:
         co_return fail(std::move(*invalid));
     }
     std::string helper = jqHelperPath();
-    detail::HelperRequest request;
-    request.executable = helper;
-    request.arguments = helperArguments(std::move(expression), limits);
-    request.input = std::move(jsonInput);
-    request.deadline = start + limits.timeout;
-    request.maxOutputBytes = limits.maxOutputBytes;
-    request.maxDiagnosticBytes = protocol::kMaxDiagnosticBytes;
-    auto started = settle(detail::runHelper(std::move(request)));
-    auto run = co_await std::move(started);
-    if (!run && run.error().code == EffectErrc::cancelled) {
+    SubprocessOptions options;
+    options.program = helper;
+    options.args = helperArguments(std::move(expression), limits);
+    // An empty environment: the helper (and jq's `env`/`$ENV`) sees none of this process's variables.
+    options.environment = std::vector<std::string>{};
+    RunLimits bounds;
+    bounds.input = std::move(jsonInput);
+    bounds.deadline = start + limits.timeout;
+    // Output past the bound is useless: the helper is stopped rather than left to run to the deadline.
+    bounds.stdoutLimit = {.maxBytes = limits.maxOutputBytes, .onOverflow = OverflowAction::kill};
+    bounds.stderrLimit.maxBytes = protocol::kMaxDiagnosticBytes;
+    auto started = settle(runToEnd(std::move(options), std::move(bounds)));
+    auto settled = co_await std::move(started);
+    if (!settled && settled.error().code == EffectErrc::cancelled) {
         co_return fail(
             error(TransformErrc::cancelled, "the transform was cancelled before the jq helper started"));
     }
-    if (!run) {
-        co_return fail(error(TransformErrc::internal, run.error().message));
+    if (!settled) {
+        co_return fail(error(TransformErrc::internal, settled.error().message));
     }
-    co_return interpret(std::move(*run), limits, helper);
+    if (!*settled) {
+        co_return fail(notStarted(settled->error(), helper));
+    }
+    co_return interpret(std::move(**settled), limits);
 }
 
 }  // namespace reagent::transform

@@ -1,6 +1,6 @@
 // The network rule of http-get: which addresses count as non-public, and the user's exceptions.
 
-#include "address_rule.hpp"
+#include "network/address_rule.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "secret_environment.hpp"
+#include "workspace/secret_environment.hpp"
 #include "workspace_fixture.hpp"
 
 namespace {

@@ -2,9 +2,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "file_io.hpp"
+#include "files/file_io.hpp"
+#include "workspace/workspace_root.hpp"
 #include "workspace_fixture.hpp"
-#include "workspace_root.hpp"
 
 using namespace reagent::builtins;
 using namespace reagent::builtins::test;

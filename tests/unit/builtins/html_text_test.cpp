@@ -1,6 +1,6 @@
 // Reducing HTML to text: what is dropped, what breaks a line, entities, malformed input.
 
-#include "html_text.hpp"
+#include "network/html_text.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,8 +2,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "coin_catalog.hpp"
-#include "price_cache.hpp"
+#include "network/coin_catalog.hpp"
+#include "network/price_cache.hpp"
 
 using namespace reagent::builtins::detail;
 using namespace std::chrono_literals;

@@ -24,6 +24,7 @@
 #include <fstream>
 #include <thread>
 
+#include "process_group.hpp"
 #include "run_coro.hpp"
 #include "temp_dir.hpp"
 
@@ -43,30 +44,6 @@ Task<std::string> readAll(asio::readable_pipe& pipe) {
     (void)ec;
     (void)n;
     co_return data;
-}
-
-// Processes of process group `group` that are not zombies.
-int liveMembers(pid_t group) {
-    int live = 0;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-        const std::string name = entry.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos) {
-            continue;
-        }
-        std::ifstream stat(entry.path() / "stat");
-        std::string line;
-        std::getline(stat, line);
-        const auto close = line.rfind(')');
-        char state = 0;
-        int parent = 0;
-        int pgrp = 0;
-        if (close != std::string::npos &&
-            std::sscanf(line.c_str() + close + 1, " %c %d %d", &state, &parent, &pgrp) == 3 &&
-            pgrp == group && state != 'Z') {
-            ++live;
-        }
-    }
-    return live;
 }
 
 // Reads `pipe` to its end and closes it, as a command runner does: the close frees the pipe's reactor state
@@ -213,14 +190,9 @@ TEST_CASE("stop closes stdin then escalates to SIGTERM and SIGKILL and kills the
         CHECK(WIFSIGNALED(status));
         CHECK(WTERMSIG(status) == SIGKILL);
         CHECK(reagent::test::elapsedMs(start) < 2000);
-        // Nothing of the group is left running (killed grandchildren may linger as zombies until init
-        // reaps them, which some container inits never do).
-        // SIGKILL reaches the members asynchronously: give them a moment to die.
-        for (int i = 0; i < 100 && liveMembers(group) != 0; ++i) {
-            asio::steady_timer pause(executor, 10ms);
-            co_await pause.async_wait(asio::use_awaitable);
-        }
-        CHECK(liveMembers(group) == 0);
+        // Nothing of the group is left running.
+        const int live = co_await reagent::test::liveMembersAfterKill(group);
+        CHECK(live == 0);
     }());
 }
 
