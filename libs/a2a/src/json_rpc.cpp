@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "json_access.hpp"
+#include "reagent/core/json_fields.hpp"
 #include "reagent/core/untrusted_json.hpp"
 
 namespace reagent::a2a {
@@ -76,14 +76,13 @@ json makeError(const json& id, int code, std::string message) {
 
 expected<json, A2aError> parseResponse(std::string_view body) {
     json parsed = parseUntrustedJson(body).value_or(json());
-    if (!parsed.is_object() || detail::optString(parsed, "jsonrpc") != "2.0") {
+    if (!parsed.is_object() || stringOr(parsed, "jsonrpc") != "2.0") {
         std::string excerpt(body.substr(0, 200));
         return fail(A2aError{A2aErrc::protocol_error, "not a JSON-RPC 2.0 response: " + excerpt});
     }
     if (const auto it = parsed.find("error"); it != parsed.end() && !it->is_null()) {
-        const auto codeAt = it->is_object() ? it->find("code") : it->end();
-        const int code = codeAt != it->end() && codeAt->is_number_integer() ? codeAt->get<int>() : 0;
-        const std::string message = detail::optString(*it, "message", "(no message)");
+        const auto code = static_cast<int>(integerOr(*it, "code", 0));
+        const std::string message = stringOr(*it, "message", "(no message)");
         return fail(A2aError{A2aErrc::remote_error, "[" + std::to_string(code) + "] " + message});
     }
     const auto it = parsed.find("result");

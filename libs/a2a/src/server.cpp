@@ -22,11 +22,11 @@
 #include <deque>
 #include <map>
 
-#include "json_access.hpp"
 #include "reagent/a2a/json_rpc.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/listen.hpp"
 #include "reagent/core/event.hpp"
+#include "reagent/core/json_fields.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/core/untrusted_json.hpp"
@@ -270,8 +270,8 @@ Task<bool> handleRpc(StatePtr s, beast::tcp_stream& stream, std::string body, bo
     }
     const json request = std::move(*read);
     const json id = request.is_object() ? request.value("id", json()) : json();
-    if (!request.is_object() || detail::optString(request, "jsonrpc") != "2.0" ||
-        !request.contains("method") || !request["method"].is_string()) {
+    if (!request.is_object() || stringOr(request, "jsonrpc") != "2.0" || !request.contains("method") ||
+        !request["method"].is_string()) {
         auto answer = makeError(id, rpc::kInvalidRequest, "not a JSON-RPC 2.0 request");
         co_return co_await writeJson(stream, bhttp::status::ok, answer, keepAlive);
     }
@@ -297,15 +297,15 @@ Task<bool> handleRpc(StatePtr s, beast::tcp_stream& stream, std::string body, bo
         // Blocking unless the client asked otherwise (0.3 `blocking: false`, 1.0 `returnImmediately`).
         const json configuration = params.value("configuration", json::object());
         const bool immediate =
-            configuration.is_object() && (detail::optBool(configuration, "blocking", true) == false ||
-                                          detail::optBool(configuration, "returnImmediately", false));
+            configuration.is_object() && (boolOr(configuration, "blocking", true) == false ||
+                                          boolOr(configuration, "returnImmediately", false));
         if (!immediate) {
             co_await waitTerminal(entry);
         }
         auto answer = makeResult(id, toJson(SendResult(entry->task), version));
         co_return co_await writeJson(stream, bhttp::status::ok, answer, keepAlive);
     }
-    const std::string taskId = params.is_object() ? detail::optString(params, "id") : std::string();
+    const std::string taskId = params.is_object() ? stringOr(params, "id") : std::string();
     const auto found = s->tasks.find(taskId);
     if (found == s->tasks.end()) {
         auto answer = makeError(id, rpc::kTaskNotFound, "no task '" + taskId + "' on this server");
