@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "reagent/core/json_fields.hpp"
 #include "reagent/core/untrusted_json.hpp"
 
 namespace reagent::a2a {
@@ -29,13 +30,10 @@ std::optional<A2aError> errorOfWrongShape(std::string_view body) {
     const json parsed = parseUntrustedJson(body).value_or(json());
     const auto error = parsed.is_object() ? parsed.find("error") : parsed.end();
     if (!parsed.is_object() || error == parsed.end() || error->is_null() ||
-        parsed.value("jsonrpc", json()) != "2.0") {
+        stringOr(parsed, "jsonrpc") != "2.0") {
         return std::nullopt;
     }
-    const auto text = error->is_object() ? error->find("message") : error->end();
-    const std::string why =
-        text != error->end() && text->is_string() ? text->get<std::string>() : "(no message)";
-    return A2aError{A2aErrc::remote_error, "[0] " + why};
+    return A2aError{A2aErrc::remote_error, "[0] " + stringOr(*error, "message", "(no message)")};
 }
 
 }  // namespace

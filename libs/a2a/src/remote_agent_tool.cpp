@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "json_access.hpp"
+#include "reagent/core/json_fields.hpp"
 #include "reagent/tools/tool_builder.hpp"
 
 namespace reagent::a2a {
@@ -51,7 +51,7 @@ Task<tools::ToolResult> callRemote(std::shared_ptr<Remote> remote, nlohmann::jso
         co_return fail(connected.error());
     }
     const Client client = *remote->client;
-    Message message = Message::userText(detail::optString(args, "message"));
+    Message message = Message::userText(stringOr(args, "message"));
     if (!client.card().streaming) {
         auto pending = client.send(std::move(message));
         auto result = co_await std::move(pending);

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "reagent/a2a/json_rpc.hpp"
+#include "reagent/core/json_fields.hpp"
 
 namespace reagent::a2a::detail {
 
@@ -31,13 +32,8 @@ using nlohmann::json;
 [[nodiscard]] bool returnsImmediately(const json& params) {
     // Blocking unless the client asked otherwise (0.3 `blocking: false`, 1.0 `returnImmediately`).
     const auto configuration = params.find("configuration");
-    if (configuration == params.end() || !configuration->is_object()) {
-        return false;
-    }
-    const auto blocking = configuration->find("blocking");
-    const auto immediately = configuration->find("returnImmediately");
-    return (blocking != configuration->end() && blocking->is_boolean() && !blocking->get<bool>()) ||
-           (immediately != configuration->end() && immediately->is_boolean() && immediately->get<bool>());
+    return configuration != params.end() && configuration->is_object() &&
+           (!boolOr(*configuration, "blocking", true) || boolOr(*configuration, "returnImmediately", false));
 }
 
 // A JSON-RPC call.
@@ -82,8 +78,7 @@ Decision decideRpc(const StatePtr& s, const std::string& body) {
         }
         return decision;
     }
-    const auto id = params.find("id");
-    const std::string taskId = id != params.end() && id->is_string() ? id->get<std::string>() : std::string();
+    const std::string taskId = stringOr(params, "id");
     const auto found = s->tasks.find(taskId);
     if (found == s->tasks.end()) {
         decision.reply =

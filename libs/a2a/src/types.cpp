@@ -4,10 +4,10 @@
 #include <array>
 #include <random>
 
-#include "json_access.hpp"
 #include "reagent/a2a/agent_card.hpp"
 #include "reagent/a2a/agent_task.hpp"
 #include "reagent/a2a/message.hpp"
+#include "reagent/core/json_fields.hpp"
 
 namespace reagent::a2a {
 
@@ -19,20 +19,22 @@ using nlohmann::json;
     return A2aError{A2aErrc::protocol_error, std::move(what)};
 }
 
-// A string member, or empty when absent; an error when present with another type.
-[[nodiscard]] expected<std::string, A2aError> stringField(const json& j, const char* key,
-                                                          bool required = false) {
-    const auto it = j.find(key);
-    if (it == j.end() || it->is_null()) {
-        if (required) {
-            return fail(bad(std::string("missing string field '") + key + "'"));
-        }
-        return std::string();
+// A field that cannot be read is a protocol error, with core's message naming the field.
+template <class T>
+[[nodiscard]] expected<T, A2aError> checked(expected<T, JsonFieldError> field) {
+    if (!field) {
+        return fail(bad(std::move(field.error().message)));
     }
-    if (!it->is_string()) {
-        return fail(bad(std::string("field '") + key + "' is not a string"));
+    return std::move(*field);
+}
+
+// A string member, or empty when absent or null; an error when present with another type.
+[[nodiscard]] expected<std::string, A2aError> optionalText(const json& j, const char* key) {
+    auto text = checked(optionalString(j, key));
+    if (!text) {
+        return fail(std::move(text.error()));
     }
-    return it->get<std::string>();
+    return std::move(*text).value_or(std::string());
 }
 
 [[nodiscard]] std::string nowIso() {
@@ -67,12 +69,12 @@ constexpr std::array<std::pair<TaskState, std::string_view>, 9> kStates{{
 }
 
 [[nodiscard]] expected<std::vector<Part>, A2aError> parseParts(const json& j) {
-    const auto it = j.find("parts");
-    if (it == j.end() || !it->is_array()) {
-        return fail(bad("missing array field 'parts'"));
+    const auto items = checked(requiredArray(j, "parts"));
+    if (!items) {
+        return fail(items.error());
     }
     std::vector<Part> parts;
-    for (const auto& item : *it) {
+    for (const auto& item : **items) {
         auto part = parsePart(item);
         if (!part) {
             return fail(part.error());
@@ -117,9 +119,7 @@ constexpr std::array<std::pair<TaskState, std::string_view>, 9> kStates{{
         }
         status.message = std::move(*message);
     }
-    if (const auto it = j.find("timestamp"); it != j.end() && it->is_string()) {
-        status.timestamp = it->get<std::string>();
-    }
+    status.timestamp = stringOr(j, "timestamp");
     return status;
 }
 
@@ -128,8 +128,8 @@ constexpr std::array<std::pair<TaskState, std::string_view>, 9> kStates{{
         return fail(bad("an artifact is not an object"));
     }
     Artifact artifact;
-    auto id = stringField(j, "artifactId");
-    auto name = stringField(j, "name");
+    auto id = optionalText(j, "artifactId");
+    auto name = optionalText(j, "name");
     auto parts = parseParts(j);
     if (!id || !name || !parts) {
         return fail(!id ? id.error() : !name ? name.error() : parts.error());
@@ -142,36 +142,36 @@ constexpr std::array<std::pair<TaskState, std::string_view>, 9> kStates{{
 
 [[nodiscard]] expected<StatusUpdate, A2aError> parseStatusUpdate(const json& j) {
     StatusUpdate update;
-    auto taskId = stringField(j, "taskId", true);
+    auto taskId = checked(requiredString(j, "taskId"));
     if (!taskId) {
         return fail(taskId.error());
     }
     update.taskId = std::move(*taskId);
-    update.contextId = detail::optString(j, "contextId");
+    update.contextId = stringOr(j, "contextId");
     auto status = parseStatus(j.value("status", json()));
     if (!status) {
         return fail(status.error());
     }
     update.status = std::move(*status);
-    update.final = detail::optBool(j, "final", false);
+    update.final = boolOr(j, "final", false);
     return update;
 }
 
 [[nodiscard]] expected<ArtifactUpdate, A2aError> parseArtifactUpdate(const json& j) {
     ArtifactUpdate update;
-    auto taskId = stringField(j, "taskId", true);
+    auto taskId = checked(requiredString(j, "taskId"));
     if (!taskId) {
         return fail(taskId.error());
     }
     update.taskId = std::move(*taskId);
-    update.contextId = detail::optString(j, "contextId");
+    update.contextId = stringOr(j, "contextId");
     auto artifact = parseArtifact(j.value("artifact", json()));
     if (!artifact) {
         return fail(artifact.error());
     }
     update.artifact = std::move(*artifact);
-    update.append = detail::optBool(j, "append", false);
-    update.lastChunk = detail::optBool(j, "lastChunk", false);
+    update.append = boolOr(j, "append", false);
+    update.lastChunk = boolOr(j, "lastChunk", false);
     return update;
 }
 
@@ -273,11 +273,11 @@ expected<Part, A2aError> parsePart(const json& j) {
         return fail(bad("a part is not an object"));
     }
     Part part;
-    part.mediaType = detail::optString(j, "mediaType");
-    part.filename = detail::optString(j, "filename");
-    const std::string kind = j.contains("kind") && j["kind"].is_string() ? j["kind"].get<std::string>() : "";
+    part.mediaType = stringOr(j, "mediaType");
+    part.filename = stringOr(j, "filename");
+    const std::string kind = stringOr(j, "kind");
     if (kind == "text" || (kind.empty() && j.contains("text"))) {
-        auto text = stringField(j, "text", true);
+        auto text = checked(requiredString(j, "text"));
         if (!text) {
             return fail(text.error());
         }
@@ -295,16 +295,16 @@ expected<Part, A2aError> parsePart(const json& j) {
         if (!file.is_object()) {
             return fail(bad("field 'file' is not an object"));
         }
-        part.fileUri = detail::optString(file, "uri");
-        part.fileBytes = detail::optString(file, "bytes");
-        part.mediaType = detail::optString(file, "mimeType");
-        part.filename = detail::optString(file, "name");
+        part.fileUri = stringOr(file, "uri");
+        part.fileBytes = stringOr(file, "bytes");
+        part.mediaType = stringOr(file, "mimeType");
+        part.filename = stringOr(file, "name");
         return part;
     }
     if (kind.empty() && (j.contains("url") || j.contains("raw"))) {
         part.kind = Part::Kind::file;
-        part.fileUri = detail::optString(j, "url");
-        part.fileBytes = detail::optString(j, "raw");
+        part.fileUri = stringOr(j, "url");
+        part.fileBytes = stringOr(j, "raw");
         return part;
     }
     return fail(bad("a part has no text, data or file content"));
@@ -333,10 +333,10 @@ expected<Message, A2aError> parseMessage(const json& j) {
         return fail(bad("a message is not an object"));
     }
     Message message;
-    auto id = stringField(j, "messageId", true);
-    auto role = stringField(j, "role", true);
-    auto contextId = stringField(j, "contextId");
-    auto taskId = stringField(j, "taskId");
+    auto id = checked(requiredString(j, "messageId"));
+    auto role = checked(requiredString(j, "role"));
+    auto contextId = optionalText(j, "contextId");
+    auto taskId = optionalText(j, "taskId");
     if (!id || !role || !contextId || !taskId) {
         return fail(!id          ? id.error()
                     : !role      ? role.error()
@@ -487,8 +487,8 @@ expected<AgentTask, A2aError> parseTask(const json& j) {
         return fail(bad("a task is not an object"));
     }
     AgentTask task;
-    auto id = stringField(j, "id", true);
-    auto contextId = stringField(j, "contextId");
+    auto id = checked(requiredString(j, "id"));
+    auto contextId = optionalText(j, "contextId");
     if (!id || !contextId) {
         return fail(!id ? id.error() : contextId.error());
     }
@@ -534,7 +534,7 @@ expected<StreamEvent, A2aError> parseStreamEvent(const json& j) {
     if (!j.is_object()) {
         return fail(bad("the result is not an object"));
     }
-    const std::string kind = j.contains("kind") && j["kind"].is_string() ? j["kind"].get<std::string>() : "";
+    const std::string kind = stringOr(j, "kind");
     const auto wrap = [](auto parsed) -> expected<StreamEvent, A2aError> {
         if (!parsed) {
             return fail(parsed.error());
@@ -634,21 +634,17 @@ expected<AgentCard, A2aError> parseAgentCard(const json& j) {
         return fail(malformed("not a JSON object"));
     }
     AgentCard card;
-    if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty()) {
+    card.name = stringOr(j, "name");
+    if (card.name.empty()) {
         return fail(malformed("missing string field 'name'"));
     }
-    card.name = j["name"].get<std::string>();
-    if (j.contains("description") && j["description"].is_string()) {
-        card.description = j["description"].get<std::string>();
-    }
-    if (j.contains("version") && j["version"].is_string()) {
-        card.version = j["version"].get<std::string>();
-    }
+    card.description = stringOr(j, "description");
+    card.version = stringOr(j, "version", card.version);
     if (const auto it = j.find("capabilities"); it != j.end()) {
         if (!it->is_object()) {
             return fail(malformed("field 'capabilities' is not an object"));
         }
-        card.streaming = detail::optBool(*it, "streaming", false);
+        card.streaming = boolOr(*it, "streaming", false);
     }
     const auto usableUrl = [](const json& url) {
         if (!url.is_string()) {
@@ -662,13 +658,13 @@ expected<AgentCard, A2aError> parseAgentCard(const json& j) {
             return fail(malformed("field 'supportedInterfaces' is not an array"));
         }
         for (const auto& item : *it) {
-            if (!item.is_object() || detail::optString(item, "protocolBinding") != "JSONRPC") {
+            if (!item.is_object() || stringOr(item, "protocolBinding") != "JSONRPC") {
                 continue;
             }
             if (!usableUrl(item.value("url", json()))) {
                 return fail(malformed("an interface of 'supportedInterfaces' has no http(s) 'url'"));
             }
-            const std::string version = detail::optString(item, "protocolVersion", "1.0");
+            const std::string version = stringOr(item, "protocolVersion", "1.0");
             card.interfaces.push_back(
                 AgentInterface{item["url"].get<std::string>(),
                                version.rfind("0.", 0) == 0 ? ProtocolVersion::v0_3 : ProtocolVersion::v1_0});
@@ -679,13 +675,13 @@ expected<AgentCard, A2aError> parseAgentCard(const json& j) {
         if (!usableUrl(*it)) {
             return fail(malformed("field 'url' is not an http(s) URL"));
         }
-        if (detail::optString(j, "preferredTransport", "JSONRPC") == "JSONRPC") {
+        if (stringOr(j, "preferredTransport", "JSONRPC") == "JSONRPC") {
             card.interfaces.push_back(AgentInterface{it->get<std::string>(), ProtocolVersion::v0_3});
         }
     }
     if (const auto it = j.find("additionalInterfaces"); it != j.end() && it->is_array()) {
         for (const auto& item : *it) {
-            if (item.is_object() && detail::optString(item, "transport") == "JSONRPC" &&
+            if (item.is_object() && stringOr(item, "transport") == "JSONRPC" &&
                 usableUrl(item.value("url", json()))) {
                 card.interfaces.push_back(
                     AgentInterface{item["url"].get<std::string>(), ProtocolVersion::v0_3});
@@ -700,10 +696,8 @@ expected<AgentCard, A2aError> parseAgentCard(const json& j) {
     if (const auto it = j.find("skills"); it != j.end() && it->is_array()) {
         for (const auto& item : *it) {
             if (item.is_object()) {
-                card.skills.push_back(AgentSkill{detail::optString(item, "id"),
-                                                 detail::optString(item, "name"),
-                                                 detail::optString(item, "description"),
-                                                 {}});
+                card.skills.push_back(AgentSkill{
+                    stringOr(item, "id"), stringOr(item, "name"), stringOr(item, "description"), {}});
             }
         }
     }

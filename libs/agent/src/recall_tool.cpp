@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "agent_state.hpp"
+#include "reagent/core/json_fields.hpp"
 #include "reagent/memory/result_compressor.hpp"
 
 namespace reagent::agent {
@@ -27,18 +28,10 @@ tools::ToolError fromMemory(const memory::MemoryError& error) {
     return tools::ToolError::failure(error.describe());
 }
 
-std::string stringArg(const json& args, const char* name) {
-    const auto it = args.find(name);
-    return it != args.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 std::size_t sizeArg(const json& args, const char* name, std::size_t fallback) {
-    const auto it = args.find(name);
     // Validation already checked the minimum; a negative value cannot get here, but stays harmless.
-    if (it == args.end() || !it->is_number_integer() || it->get<long long>() < 0) {
-        return fallback;
-    }
-    return static_cast<std::size_t>(it->get<long long>());
+    const std::int64_t value = integerOr(args, name, -1);
+    return value < 0 ? fallback : static_cast<std::size_t>(value);
 }
 
 // A page of `value`: exactly the value when it fits in one page (so a `_transform` can parse it), else
@@ -99,7 +92,7 @@ tools::ToolResult readKey(const Agent::State& state, const json& args) {
         text += readValue(state, episode->result, episode->tool, "episode #" + std::to_string(id), args, how);
         return text;
     }
-    const std::string key = stringArg(args, "key");
+    const std::string key = stringOr(args, "key");
     if (key.empty()) {
         return fail(
             invalidArguments("read needs \"key\" (for example \"_tool_result_1\") or \"episode\"; "
@@ -136,7 +129,7 @@ tools::ToolResult listKeys(const Agent::State& state) {
 }
 
 tools::ToolResult search(const Agent::State& state, const json& args) {
-    const std::string query = stringArg(args, "query");
+    const std::string query = stringOr(args, "query");
     if (query.empty()) {
         return fail(
             invalidArguments("search needs a non-empty \"query\" (a keyword, matched literally and "
@@ -169,7 +162,7 @@ tools::ToolResult search(const Agent::State& state, const json& args) {
 }
 
 tools::ToolResult writeNote(Agent::State& state, const json& args) {
-    std::string key = stringArg(args, "key");
+    std::string key = stringOr(args, "key");
     const auto value = args.find("value");
     if (key.empty() || value == args.end() || !value->is_string()) {
         return fail(

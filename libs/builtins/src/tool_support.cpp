@@ -1,5 +1,6 @@
 #include "tool_support.hpp"
 
+#include <cstdint>
 #include <stdexcept>
 
 #include "reagent/core/detail/utf8.hpp"
@@ -37,23 +38,10 @@ std::string dumpToolJson(const nlohmann::json& json) {
     return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string stringArg(const nlohmann::json& args, const char* name, std::string fallback) {
-    const auto it = args.find(name);
-    return it != args.end() && it->is_string() ? it->get<std::string>() : std::move(fallback);
-}
-
 std::size_t sizeArg(const nlohmann::json& args, const char* name, std::size_t fallback) {
-    const auto it = args.find(name);
     // The schema's minimum already refused negative values; they stay harmless here.
-    if (it == args.end() || !it->is_number_integer() || it->get<long long>() < 0) {
-        return fallback;
-    }
-    return static_cast<std::size_t>(it->get<long long>());
-}
-
-bool boolArg(const nlohmann::json& args, const char* name, bool fallback) {
-    const auto it = args.find(name);
-    return it != args.end() && it->is_boolean() ? it->get<bool>() : fallback;
+    const std::int64_t value = integerOr(args, name, -1);
+    return value < 0 ? fallback : static_cast<std::size_t>(value);
 }
 
 tools::Tool built(const tools::ToolBuilder& builder) {

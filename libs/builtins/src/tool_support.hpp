@@ -11,6 +11,7 @@
 #include "reagent/builtins/command.hpp"
 #include "reagent/builtins/workspace_error.hpp"
 #include "reagent/core/expected.hpp"
+#include "reagent/core/json_fields.hpp"
 #include "reagent/tools/tool_builder.hpp"
 #include "reagent/tools/tool_context.hpp"
 #include "reagent/tools/tool_error.hpp"
@@ -40,11 +41,9 @@ inline constexpr const char* kWorkspaceCodeKey = "workspaceCode";
 /// can fix its call), the rest `failed`; the message is the workspace's, prefixed by its code.
 [[nodiscard]] tools::ToolError toolError(const WorkspaceError& error);
 
-/// A validated argument (defaults injected by the schema): a string, or `fallback`.
-[[nodiscard]] std::string stringArg(const nlohmann::json& args, const char* name, std::string fallback = {});
-/// A validated non-negative integer argument, or `fallback`.
+/// A validated non-negative integer argument, or `fallback`. (Strings and booleans: core's `stringOr`
+/// and `boolOr`.)
 [[nodiscard]] std::size_t sizeArg(const nlohmann::json& args, const char* name, std::size_t fallback);
-[[nodiscard]] bool boolArg(const nlohmann::json& args, const char* name, bool fallback);
 
 /// The tool `builder` describes. Built-in definitions are fixed: a failure is a bug, and throws.
 [[nodiscard]] tools::Tool built(const tools::ToolBuilder& builder);

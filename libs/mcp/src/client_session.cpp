@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "reagent/core/json_fields.hpp"
 #include "reagent/mcp/protocol_version.hpp"
 
 namespace reagent::mcp::detail {
@@ -14,24 +15,9 @@ using nlohmann::json;
 // A connection that stayed up this long resets the count of reconnections in a row.
 constexpr std::chrono::seconds kStableConnection{30};
 
-std::string stringField(const json& object, const char* key) {
-    if (object.is_object()) {
-        auto it = object.find(key);
-        if (it != object.end() && it->is_string()) {
-            return it->get<std::string>();
-        }
-    }
-    return {};
-}
-
-std::optional<bool> boolField(const json& object, const char* key) {
-    if (object.is_object()) {
-        auto it = object.find(key);
-        if (it != object.end() && it->is_boolean()) {
-            return it->get<bool>();
-        }
-    }
-    return std::nullopt;
+// A server's hint of another type reads as no hint.
+std::optional<bool> hint(const json& annotations, const char* key) {
+    return optionalBool(annotations, key).value_or(std::nullopt);
 }
 
 std::int64_t idNumber(const RequestId& id) {
@@ -40,9 +26,9 @@ std::int64_t idNumber(const RequestId& id) {
 
 ToolInfo parseTool(const json& entry) {
     ToolInfo tool;
-    tool.name = stringField(entry, "name");
-    tool.title = stringField(entry, "title");
-    tool.description = stringField(entry, "description");
+    tool.name = stringOr(entry, "name");
+    tool.title = stringOr(entry, "title");
+    tool.description = stringOr(entry, "description");
     if (entry.contains("inputSchema") && entry.at("inputSchema").is_object()) {
         tool.inputSchema = entry.at("inputSchema");
     } else {
@@ -52,11 +38,11 @@ ToolInfo parseTool(const json& entry) {
         tool.outputSchema = entry.at("outputSchema");
     }
     const json annotations = entry.value("annotations", json::object());
-    tool.annotations.title = stringField(annotations, "title");
-    tool.annotations.readOnlyHint = boolField(annotations, "readOnlyHint");
-    tool.annotations.destructiveHint = boolField(annotations, "destructiveHint");
-    tool.annotations.idempotentHint = boolField(annotations, "idempotentHint");
-    tool.annotations.openWorldHint = boolField(annotations, "openWorldHint");
+    tool.annotations.title = stringOr(annotations, "title");
+    tool.annotations.readOnlyHint = hint(annotations, "readOnlyHint");
+    tool.annotations.destructiveHint = hint(annotations, "destructiveHint");
+    tool.annotations.idempotentHint = hint(annotations, "idempotentHint");
+    tool.annotations.openWorldHint = hint(annotations, "openWorldHint");
     if (tool.title.empty()) {
         tool.title = tool.annotations.title;
     }
@@ -101,7 +87,7 @@ json ClientSession::initializeParams() const {
 }
 
 expected<ServerInfo, McpError> ClientSession::acceptInitialize(const json& result) const {
-    const std::string version = stringField(result, "protocolVersion");
+    const std::string version = stringOr(result, "protocolVersion");
     auto accepted = acceptServerVersion(version);
     if (!accepted) {
         return fail(McpError{McpErrc::unsupported_version, label() + ": " + accepted.error().message});
@@ -109,10 +95,10 @@ expected<ServerInfo, McpError> ClientSession::acceptInitialize(const json& resul
     ServerInfo info;
     info.protocolVersion = version;
     const json implementation = result.value("serverInfo", json::object());
-    info.implementation = {stringField(implementation, "name"), stringField(implementation, "version"),
-                           stringField(implementation, "title")};
+    info.implementation = {stringOr(implementation, "name"), stringOr(implementation, "version"),
+                           stringOr(implementation, "title")};
     info.capabilities = result.value("capabilities", json::object());
-    info.instructions = stringField(result, "instructions");
+    info.instructions = stringOr(result, "instructions");
     return info;
 }
 
@@ -253,11 +239,11 @@ ClientSession::Effects ClientSession::receive(std::string_view frame,
                 if (params.contains("total") && params.at("total").is_number()) {
                     progress.total = params.at("total").get<double>();
                 }
-                progress.message = stringField(params, "message");
+                progress.message = stringOr(params, "message");
                 effects.progress.push_back(ProgressFor{it->second, std::move(progress)});
             } else if (note->method == "notifications/message") {
                 effects.logs.push_back(
-                    LogMessage{stringField(params, "level"), stringField(params, "logger"),
+                    LogMessage{stringOr(params, "level"), stringOr(params, "logger"),
                                params.is_object() ? params.value("data", json()) : json()});
             } else if (note->method == "notifications/tools/list_changed") {
                 effects.toolsChanged = true;
@@ -356,7 +342,7 @@ expected<ToolPage, McpError> ClientSession::readToolPage(const json& result) {
         annotations_[tool.name] = tool.annotations;
         page.tools.push_back(std::move(tool));
     }
-    page.nextCursor = stringField(result, "nextCursor");
+    page.nextCursor = stringOr(result, "nextCursor");
     return page;
 }
 
@@ -374,7 +360,7 @@ CallResult ClientSession::readCallResult(json result) {
     if (auto structured = result.find("structuredContent"); structured != result.end()) {
         out.structuredContent = std::move(*structured);
     }
-    out.isError = boolField(result, "isError").value_or(false);
+    out.isError = boolOr(result, "isError", false);
     out.text = contentToText(out.content);
     if (out.text.empty() && !out.structuredContent.is_null()) {
         out.text = out.structuredContent.dump();

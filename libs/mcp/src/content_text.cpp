@@ -1,21 +1,12 @@
 #include <string>
 
+#include "reagent/core/json_fields.hpp"
 #include "reagent/mcp/protocol.hpp"
 
 namespace reagent::mcp {
 namespace {
 
 using nlohmann::json;
-
-std::string stringOr(const json& object, const char* key, std::string fallback = {}) {
-    if (object.is_object()) {
-        auto it = object.find(key);
-        if (it != object.end() && it->is_string()) {
-            return it->get<std::string>();
-        }
-    }
-    return fallback;
-}
 
 // Decoded size of a base64 text, for a description of a binary block.
 std::size_t base64Bytes(const std::string& data) {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "reagent/core/json_fields.hpp"
 #include "reagent/core/untrusted_json.hpp"
 #include "reagent/http/base64_url.hpp"
 
@@ -84,11 +85,6 @@ void skipSpace(std::string_view text, std::size_t& at) {
         }
     }
     return out;
-}
-
-[[nodiscard]] std::string stringField(const json& document, const char* key) {
-    const auto it = document.find(key);
-    return it != document.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 [[nodiscard]] bool contains(const std::optional<std::vector<std::string>>& list, std::string_view item) {
@@ -250,7 +246,7 @@ expected<ResourceMetadata, std::string> parseResourceMetadata(std::string_view b
         return unexpected(std::string("its protected-resource metadata is not a JSON object"));
     }
     ResourceMetadata metadata;
-    metadata.resource = stringField(document, "resource");
+    metadata.resource = stringOr(document, "resource");
     metadata.authorizationServers =
         stringList(document, "authorization_servers").value_or(std::vector<std::string>{});
     metadata.scopesSupported = stringList(document, "scopes_supported");
@@ -266,10 +262,10 @@ expected<AuthServerMetadata, std::string> parseAuthServerMetadata(std::string_vi
         return unexpected(std::string("the authorization server's metadata is not a JSON object"));
     }
     AuthServerMetadata metadata;
-    metadata.issuer = stringField(document, "issuer");
-    metadata.authorizationEndpoint = stringField(document, "authorization_endpoint");
-    metadata.tokenEndpoint = stringField(document, "token_endpoint");
-    metadata.registrationEndpoint = stringField(document, "registration_endpoint");
+    metadata.issuer = stringOr(document, "issuer");
+    metadata.authorizationEndpoint = stringOr(document, "authorization_endpoint");
+    metadata.tokenEndpoint = stringOr(document, "token_endpoint");
+    metadata.registrationEndpoint = stringOr(document, "registration_endpoint");
     metadata.scopesSupported = stringList(document, "scopes_supported");
     metadata.tokenEndpointAuthMethods = stringList(document, "token_endpoint_auth_methods_supported");
     metadata.codeChallengeMethods = stringList(document, "code_challenge_methods_supported");
@@ -572,18 +568,18 @@ expected<OAuthTokens, std::string> parseTokenResponse(std::string_view body, std
         return unexpected(std::string("the token endpoint's answer is not a JSON object"));
     }
     OAuthTokens tokens;
-    tokens.accessToken = stringField(document, "access_token");
+    tokens.accessToken = stringOr(document, "access_token");
     if (tokens.accessToken.empty()) {
         return unexpected("the token endpoint's answer has no access_token" +
                           (document.contains("error") ? ": " + describeOAuthError(body) : std::string()));
     }
-    const std::string type = lower(stringField(document, "token_type"));
+    const std::string type = lower(stringOr(document, "token_type"));
     if (!type.empty() && type != "bearer") {
         return unexpected("the token endpoint issued a '" + shorten(type, 40) +
                           "' token; MCP uses Bearer tokens");
     }
-    tokens.refreshToken = stringField(document, "refresh_token");
-    tokens.scope = document.contains("scope") ? stringField(document, "scope") : std::string(requestedScope);
+    tokens.refreshToken = stringOr(document, "refresh_token");
+    tokens.scope = document.contains("scope") ? stringOr(document, "scope") : std::string(requestedScope);
     if (const auto expires = document.find("expires_in"); expires != document.end() && expires->is_number()) {
         tokens.expiresAt = now + std::chrono::seconds(expires->get<long long>());
     }
@@ -595,8 +591,8 @@ std::string describeOAuthError(std::string_view body) {
     if (!document.is_object()) {
         return shorten(std::string(body));
     }
-    std::string text = shorten(stringField(document, "error"), 80);
-    if (const std::string description = stringField(document, "error_description"); !description.empty()) {
+    std::string text = shorten(stringOr(document, "error"), 80);
+    if (const std::string description = stringOr(document, "error_description"); !description.empty()) {
         text += " (" + shorten(description) + ")";
     }
     return text;
@@ -618,13 +614,13 @@ std::string registrationBody(const OAuthSettings& settings, const AuthServerMeta
 
 expected<OAuthClient, std::string> parseRegistration(std::string_view body, std::string issuer) {
     const json document = parseUntrustedJson(body).value_or(json());
-    if (!document.is_object() || stringField(document, "client_id").empty()) {
+    if (!document.is_object() || stringOr(document, "client_id").empty()) {
         return unexpected(std::string("the registration endpoint's answer has no client_id"));
     }
     OAuthClient client;
-    client.clientId = stringField(document, "client_id");
-    client.clientSecret = stringField(document, "client_secret");
-    client.tokenEndpointAuthMethod = stringField(document, "token_endpoint_auth_method");
+    client.clientId = stringOr(document, "client_id");
+    client.clientSecret = stringOr(document, "client_secret");
+    client.tokenEndpointAuthMethod = stringOr(document, "token_endpoint_auth_method");
     client.issuer = std::move(issuer);
     return client;
 }

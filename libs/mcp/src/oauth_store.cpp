@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "reagent/core/json_fields.hpp"
 #include "reagent/core/untrusted_json.hpp"
 #include "reagent/mcp/oauth.hpp"
 
@@ -58,11 +59,6 @@ class MemoryOAuthStore : public OAuthStore {
     std::optional<OAuthClient> client_;
 };
 
-[[nodiscard]] std::string text(const json& object, const char* key) {
-    const auto it = object.find(key);
-    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 class FileOAuthStore final : public MemoryOAuthStore {
   public:
     explicit FileOAuthStore(std::string path) : path_(std::move(path)) { load(); }
@@ -80,7 +76,8 @@ class FileOAuthStore final : public MemoryOAuthStore {
             return;
         }
         if (const auto t = document.find("tokens"); t != document.end() && t->is_object()) {
-            OAuthTokens tokens{text(*t, "access_token"), text(*t, "refresh_token"), text(*t, "scope"), {}};
+            OAuthTokens tokens{
+                stringOr(*t, "access_token"), stringOr(*t, "refresh_token"), stringOr(*t, "scope"), {}};
             if (const auto at = t->find("expires_at"); at != t->end() && at->is_number_integer()) {
                 tokens.expiresAt =
                     std::chrono::system_clock::time_point(std::chrono::seconds(at->get<long long>()));
@@ -90,8 +87,8 @@ class FileOAuthStore final : public MemoryOAuthStore {
             }
         }
         if (const auto c = document.find("client"); c != document.end() && c->is_object()) {
-            OAuthClient client{text(*c, "client_id"), text(*c, "client_secret"),
-                               text(*c, "token_endpoint_auth_method"), text(*c, "issuer")};
+            OAuthClient client{stringOr(*c, "client_id"), stringOr(*c, "client_secret"),
+                               stringOr(*c, "token_endpoint_auth_method"), stringOr(*c, "issuer")};
             if (!client.clientId.empty()) {
                 client_ = std::move(client);
             }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "reagent/core/json_fields.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/mcp/server.hpp"
 #include "server_state.hpp"
@@ -76,15 +77,6 @@ Task<void> getPrompt(std::shared_ptr<Session> self, RequestId id, PromptGetter g
         result["description"] = outcome->description;
     }
     self->respond(id, std::move(result));
-}
-
-std::optional<std::string> stringParam(const json& params, const char* name) {
-    if (params.is_object()) {
-        if (const auto found = params.find(name); found != params.end() && found->is_string()) {
-            return found->get<std::string>();
-        }
-    }
-    return std::nullopt;
 }
 
 template <class Item, class Show>
@@ -258,7 +250,7 @@ bool serveResources(Session& self, const Request& request) {
         return true;
     }
     if (method == "resources/read" || method == "resources/subscribe" || method == "resources/unsubscribe") {
-        const auto uri = stringParam(params, "uri");
+        const auto uri = optionalString(params, "uri").value_or(std::nullopt);
         if (!uri) {
             self.respond(request.id, fail(rpcError(kInvalidParams, method + " needs params.uri (a string)")));
             return true;
@@ -311,7 +303,7 @@ bool servePrompts(Session& self, const Request& request) {
         return true;
     }
     if (method == "prompts/get") {
-        const auto name = stringParam(params, "name");
+        const auto name = optionalString(params, "name").value_or(std::nullopt);
         if (!name) {
             self.respond(request.id,
                          fail(rpcError(kInvalidParams, "prompts/get needs params.name (a string)")));
@@ -363,9 +355,9 @@ bool serveCompletion(Session& self, const Request& request) {
     const auto& catalog = *self.server;
     const json ref = params.is_object() ? params.value("ref", json()) : json();
     const json argument = params.is_object() ? params.value("argument", json()) : json();
-    const auto type = stringParam(ref, "type");
-    const auto argumentName = stringParam(argument, "name");
-    const auto value = stringParam(argument, "value");
+    const auto type = optionalString(ref, "type").value_or(std::nullopt);
+    const auto argumentName = optionalString(argument, "name").value_or(std::nullopt);
+    const auto value = optionalString(argument, "value").value_or(std::nullopt);
     if (!type || (*type != "ref/prompt" && *type != "ref/resource") || !argumentName || !value) {
         self.respond(request.id, fail(rpcError(kInvalidParams,
                                                "completion/complete needs params.ref ({type: \"ref/prompt\", "
@@ -374,7 +366,7 @@ bool serveCompletion(Session& self, const Request& request) {
         return true;
     }
     const bool isPrompt = *type == "ref/prompt";
-    const auto name = stringParam(ref, isPrompt ? "name" : "uri");
+    const auto name = optionalString(ref, isPrompt ? "name" : "uri").value_or(std::nullopt);
     const bool known =
         name && (isPrompt ? std::any_of(catalog.prompts.begin(), catalog.prompts.end(),
                                         [&](const auto& entry) { return entry.info.name == *name; })

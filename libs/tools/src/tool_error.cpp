@@ -38,10 +38,6 @@ std::string_view toString(ToolErrc code) noexcept {
     return "unknown";
 }
 
-std::string ErrorCause::describe() const {
-    return reagent::detail::describeError(code.empty() ? domain : domain + "/" + code, message);
-}
-
 ErrorCause ToolError::asCause() const {
     return ErrorCause{"tool", std::string(toString(code)), message, details, cause};
 }

@@ -11,11 +11,9 @@
 namespace reagent::builtins {
 namespace {
 
-using detail::boolArg;
 using detail::quotedPath;
 using detail::recordCheckpoint;
 using detail::sizeArg;
-using detail::stringArg;
 using nlohmann::json;
 using tools::ToolResult;
 
@@ -25,13 +23,13 @@ std::string checkpointNote(const std::optional<std::string>& id) {
 
 Task<ToolResult> runRead(std::shared_ptr<ExecutionAdapter> workspace, json args) {
     ReadFileRequest request;
-    request.path = stringArg(args, "path");
+    request.path = stringOr(args, "path");
     request.lineOffset = sizeArg(args, "lineOffset", 0);
     if (args.contains("lineCount")) {
         request.lineCount = sizeArg(args, "lineCount", 0);
     }
     request.maxBytes = sizeArg(args, "maxSize", request.maxBytes);
-    request.numberLines = boolArg(args, "numberLines", false);
+    request.numberLines = boolOr(args, "numberLines", false);
     auto task = workspace->readFile(std::move(request));
     auto read = co_await std::move(task);
     if (!read) {
@@ -57,10 +55,10 @@ Task<ToolResult> runRead(std::shared_ptr<ExecutionAdapter> workspace, json args)
 Task<ToolResult> runWrite(std::shared_ptr<ExecutionAdapter> workspace, bool checkpoint, json args,
                           tools::ToolContext context) {
     WriteFileRequest request;
-    request.path = stringArg(args, "path");
-    request.content = stringArg(args, "content");
-    request.overwrite = boolArg(args, "overwrite", true);
-    request.createDirectories = boolArg(args, "createDir", true);
+    request.path = stringOr(args, "path");
+    request.content = stringOr(args, "content");
+    request.overwrite = boolOr(args, "overwrite", true);
+    request.createDirectories = boolOr(args, "createDir", true);
     request.checkpoint = checkpoint;
     auto task = workspace->writeFile(std::move(request));
     auto written = co_await std::move(task);
@@ -76,10 +74,10 @@ Task<ToolResult> runWrite(std::shared_ptr<ExecutionAdapter> workspace, bool chec
 Task<ToolResult> runEdit(std::shared_ptr<ExecutionAdapter> workspace, bool checkpoint, json args,
                          tools::ToolContext context) {
     EditFileRequest request;
-    request.path = stringArg(args, "path");
-    request.search = stringArg(args, "searchCode");
-    request.replace = stringArg(args, "replaceCode");
-    request.replaceAll = boolArg(args, "replaceAll", false);
+    request.path = stringOr(args, "path");
+    request.search = stringOr(args, "searchCode");
+    request.replace = stringOr(args, "replaceCode");
+    request.replaceAll = boolOr(args, "replaceAll", false);
     request.checkpoint = checkpoint;
     auto task = workspace->editFile(std::move(request));
     auto edited = co_await std::move(task);
@@ -117,7 +115,7 @@ tools::Tool fileReadTool(std::shared_ptr<ExecutionAdapter> workspace, const File
         "read a range; the result says which lines it holds and how to read on. Binary files and paths "
         "outside the workspace are refused.",
         std::move(properties), {"path"}, options.timeout);
-    builder.action([](const json& args) { return "Reading " + stringArg(args, "path"); })
+    builder.action([](const json& args) { return "Reading " + stringOr(args, "path"); })
         .handler([workspace = std::move(workspace)](json args, tools::ToolContext) {
             return runRead(workspace, std::move(args));
         });
@@ -142,7 +140,7 @@ tools::Tool fileWriteTool(std::shared_ptr<ExecutionAdapter> workspace, const Fil
     builder.riskLevel(tools::RiskLevel::medium)
         .sideEffect()
         .requiresApproval(options.writeRequiresApproval)
-        .action([](const json& args) { return "Writing " + stringArg(args, "path"); })
+        .action([](const json& args) { return "Writing " + stringOr(args, "path"); })
         .handler([workspace = std::move(workspace), checkpoint = options.checkpoint](
                      json args, tools::ToolContext context) {
             return runWrite(workspace, checkpoint, std::move(args), std::move(context));
@@ -169,7 +167,7 @@ tools::Tool fileEditTool(std::shared_ptr<ExecutionAdapter> workspace, const File
         std::move(properties), {"path", "searchCode", "replaceCode"}, options.timeout);
     builder.riskLevel(tools::RiskLevel::medium)
         .sideEffect()
-        .action([](const json& args) { return "Editing " + stringArg(args, "path"); })
+        .action([](const json& args) { return "Editing " + stringOr(args, "path"); })
         .handler([workspace = std::move(workspace), checkpoint = options.checkpoint](
                      json args, tools::ToolContext context) {
             return runEdit(workspace, checkpoint, std::move(args), std::move(context));

@@ -14,11 +14,9 @@
 namespace reagent::builtins {
 namespace {
 
-using detail::boolArg;
 using detail::counted;
 using detail::quotedPath;
 using detail::sizeArg;
-using detail::stringArg;
 using nlohmann::json;
 using tools::ToolResult;
 using SteadyClock = std::chrono::steady_clock;
@@ -180,25 +178,25 @@ std::string summary(const Search& search, const FileSet& files, const GrepOption
 }
 
 Task<ToolResult> runGrep(std::shared_ptr<ExecutionAdapter> workspace, GrepOptions limits, json args) {
-    const std::string pattern = stringArg(args, "pattern");
-    const std::string path = stringArg(args, "path", ".");
+    const std::string pattern = stringOr(args, "pattern");
+    const std::string path = stringOr(args, "path", ".");
     auto matcher =
-        detail::LineMatcher::compile(pattern, boolArg(args, "ignore_case", false),
-                                     boolArg(args, "fixed_strings", false), limits.maxRegexLineBytes);
+        detail::LineMatcher::compile(pattern, boolOr(args, "ignore_case", false),
+                                     boolOr(args, "fixed_strings", false), limits.maxRegexLineBytes);
     if (!matcher) {
         co_return fail(tools::ToolError{tools::ToolErrc::invalid_arguments,
                                         "the pattern is not a valid regular expression in " +
                                             std::string(tools::kLinearRegexSyntax) + " (" + matcher.error() +
                                             "); escape special characters or set fixed_strings"});
     }
-    auto filesTask = filesToSearch(workspace, path, stringArg(args, "glob"), limits.maxFiles);
+    auto filesTask = filesToSearch(workspace, path, stringOr(args, "glob"), limits.maxFiles);
     auto files = co_await std::move(filesTask);
     if (!files) {
         co_return fail(detail::toolError(files.error()));
     }
 
     Search search;
-    search.mode = outputMode(stringArg(args, "output_mode", "files"));
+    search.mode = outputMode(stringOr(args, "output_mode", "files"));
     search.maxResults = sizeArg(args, "max_results", limits.defaultResults);
     const auto deadline = SteadyClock::now() + limits.timeBudget;
     for (const auto& file : files->paths) {
@@ -262,7 +260,7 @@ tools::Tool grepTool(std::shared_ptr<ExecutionAdapter> workspace, const FileTool
         "matches per file. Binary and very large files are skipped; results are bounded and the output "
         "says what was left out.",
         std::move(properties), {"pattern"}, options.timeout);
-    builder.action([](const json& args) { return "Searching for " + stringArg(args, "pattern"); })
+    builder.action([](const json& args) { return "Searching for " + stringOr(args, "pattern"); })
         .handler([workspace = std::move(workspace), limits = options.grep](json args, tools::ToolContext) {
             return runGrep(workspace, limits, std::move(args));
         });

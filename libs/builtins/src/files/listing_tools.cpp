@@ -10,10 +10,8 @@
 namespace reagent::builtins {
 namespace {
 
-using detail::boolArg;
 using detail::quotedPath;
 using detail::sizeArg;
-using detail::stringArg;
 using nlohmann::json;
 using tools::ToolResult;
 
@@ -45,9 +43,9 @@ std::string entryLine(const FileEntry& entry) {
 
 Task<ToolResult> runLs(std::shared_ptr<ExecutionAdapter> workspace, json args) {
     ListRequest request;
-    request.path = stringArg(args, "path", ".");
-    request.showHidden = boolArg(args, "showHidden", false);
-    request.details = boolArg(args, "details", false);
+    request.path = stringOr(args, "path", ".");
+    request.showHidden = boolOr(args, "showHidden", false);
+    request.details = boolOr(args, "details", false);
     auto task = workspace->list(std::move(request));
     auto listing = co_await std::move(task);
     if (!listing) {
@@ -67,9 +65,9 @@ Task<ToolResult> runLs(std::shared_ptr<ExecutionAdapter> workspace, json args) {
 
 Task<ToolResult> runGlob(std::shared_ptr<ExecutionAdapter> workspace, json args) {
     GlobRequest request;
-    request.pattern = stringArg(args, "pattern");
-    request.base = stringArg(args, "path", ".");
-    request.includeHidden = boolArg(args, "includeHidden", false);
+    request.pattern = stringOr(args, "pattern");
+    request.base = stringOr(args, "path", ".");
+    request.includeHidden = boolOr(args, "includeHidden", false);
     request.maxResults = sizeArg(args, "maxResults", request.maxResults);
     const std::string pattern = request.pattern;
     const std::string base = request.base;
@@ -115,7 +113,7 @@ tools::Tool lsTool(std::shared_ptr<ExecutionAdapter> workspace, const FileToolOp
                                 "List one directory of the workspace, sorted by name: directories end "
                                 "with '/', symbolic links with '@'. For files at any depth use glob.",
                                 std::move(properties), json::array(), options.timeout);
-    builder.action([](const json& args) { return "Listing " + stringArg(args, "path", "."); })
+    builder.action([](const json& args) { return "Listing " + stringOr(args, "path", "."); })
         .handler([workspace = std::move(workspace)](json args, tools::ToolContext) {
             return runLs(workspace, std::move(args));
         });
@@ -141,7 +139,7 @@ tools::Tool globTool(std::shared_ptr<ExecutionAdapter> workspace, const FileTool
         "Find files of the workspace by a glob pattern (e.g. **/*.py, src/**/test_*.{c,h}); returns matching "
         "paths relative to the root, sorted, one per line.",
         std::move(properties), {"pattern"}, options.timeout);
-    builder.action([](const json& args) { return "Finding " + stringArg(args, "pattern"); })
+    builder.action([](const json& args) { return "Finding " + stringOr(args, "pattern"); })
         .handler([workspace = std::move(workspace)](json args, tools::ToolContext) {
             return runGlob(workspace, std::move(args));
         });

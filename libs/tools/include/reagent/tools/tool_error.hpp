@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "reagent/core/error_cause.hpp"
+
 namespace reagent::tools {
 
 /// \brief The reason a tool call failed. Every failure is fed back to the model; the run goes on.
@@ -47,23 +49,8 @@ enum class ToolErrc {
 /// \brief The code's name as shown to the model and in logs (`"invalid_arguments"`, ...).
 [[nodiscard]] std::string_view toString(ToolErrc code) noexcept;
 
-/// \brief The failure underneath a tool error, in its own terms: a sub-agent's `AgentError`, a remote
-/// agent's A2A error, a schema violation, the exception a handler threw. Causes chain: a workflow step's
-/// cause is the sub-agent's error, whose cause is the tool error that ended it, and so on.
-struct ErrorCause {
-    /// Where it came from: `tool`, `schema`, `exception`, `agent`, `a2a`, `mcp`, `workflow`, ...
-    std::string domain;
-    /// Its code in that domain (`provider_error`, `timeout`, ...); may be empty (an exception).
-    std::string code;
-    std::string message;
-    /// Structured context, as the domain's error had it (untrusted text possible).
-    nlohmann::json details = nullptr;
-    /// What caused it in turn, or null.
-    std::shared_ptr<const ErrorCause> cause{};
-
-    /// \brief `"<domain>/<code>: <message>"` (`"<domain>: <message>"` without a code).
-    [[nodiscard]] std::string describe() const;
-};
+/// \brief The failure underneath a tool error, in its own terms (`reagent::ErrorCause`, from core).
+using ErrorCause = reagent::ErrorCause;
 
 /// \brief A failed tool call or definition: a code, a message a person (or model) can act on, details.
 ///
