@@ -16,6 +16,7 @@
 
 #include "client_session.hpp"
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/event.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/mcp/json_rpc.hpp"
@@ -74,16 +75,15 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
           phaseChanged(ex),
           wakeups(detail::WakeupService::of(ex)),
           sweeper(ex),
-          tasks(ex) {
-        phaseChanged.expires_at(asio::steady_timer::time_point::max());
-    }
+          tasks(ex) {}
 
     Executor executor;
     ClientOptions options;
     TransportFactory factory;
     std::shared_ptr<Transport> transport;
     detail::ClientSession session;
-    asio::steady_timer phaseChanged;
+    // Set on every change of phase; a waiter resets it before it looks at the phase.
+    Event phaseChanged;
     detail::WakeupService& wakeups;
     // One timer for every request's deadline, armed at the earliest: a request costs no timer system
     // call of its own (sequential calls keep finding it armed further ahead than they need).
@@ -101,7 +101,7 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
 
     void setPhase(Phase next) {
         session.setPhase(next);
-        phaseChanged.cancel();
+        phaseChanged.set();
     }
 
     void problem(const McpError& error) const {
@@ -163,7 +163,7 @@ void dropped(const StatePtr& state, std::uint64_t generation, const McpError& ca
     }
     state->failWaiters(drop->failed, drop->error);
     if (drop->reconnect) {
-        state->phaseChanged.cancel();
+        state->phaseChanged.set();
         state->tasks.spawn(reconnect(state, cause));
     }
 }
@@ -348,7 +348,7 @@ Task<expected<void, McpError>> establish(StatePtr state) {
     }
     state->transport = std::move(transport);
     state->session.connected(std::move(*info), Clock::now());
-    state->phaseChanged.cancel();
+    state->phaseChanged.set();
     co_return expected<void, McpError>{};
 }
 
@@ -362,7 +362,7 @@ Task<void> reconnect(StatePtr state, McpError cause) {
     while (state->phase() == Phase::reconnecting) {
         auto next = state->session.nextAttempt(last);
         if (std::holds_alternative<McpError>(next)) {  // gave up: the session failed
-            state->phaseChanged.cancel();
+            state->phaseChanged.set();
             co_return;
         }
         auto& attempt = std::get<detail::ClientSession::Attempt>(next);
@@ -389,6 +389,7 @@ Task<void> reconnect(StatePtr state, McpError cause) {
 // Waits until the client is connected (or reconnected), or says why it is not.
 Task<expected<void, McpError>> ready(StatePtr state, Clock::time_point deadline) {
     for (;;) {
+        state->phaseChanged.reset();
         switch (state->phase()) {
             case Phase::connected:
                 co_return expected<void, McpError>{};
@@ -403,7 +404,7 @@ Task<expected<void, McpError>> ready(StatePtr state, Clock::time_point deadline)
         }
         asio::steady_timer limit(state->executor, deadline);
         using namespace asio::experimental::awaitable_operators;
-        auto woke = co_await (state->phaseChanged.async_wait(kTuple) || limit.async_wait(kTuple));
+        auto woke = co_await (state->phaseChanged.wait(asio::use_awaitable) || limit.async_wait(kTuple));
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
             co_return unexpected(
                 McpError{McpErrc::cancelled, "cancelled while waiting for " + state->label()});
