@@ -14,7 +14,6 @@
 
 #include "reagent/a2a/server.hpp"
 #include "reagent/core/event.hpp"
-#include "reagent/http/server_connections.hpp"
 #include "reagent/http/server_rules.hpp"
 #include "reagent/jsonrpc/message.hpp"
 

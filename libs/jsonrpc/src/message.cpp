@@ -293,9 +293,7 @@ Envelope peekEnvelope(std::string_view frame) {
 }
 
 std::string encodeError(const std::optional<RequestId>& id, const RpcError& error) {
-    json out = {{"jsonrpc", "2.0"}, {"error", errorObject(error)}};
-    out["id"] = id ? writeId(*id) : json(nullptr);
-    return dumpText(out);
+    return encode(Message(Response{id, fail(error)}));
 }
 
 std::string encode(const Message& message) {
