@@ -21,7 +21,7 @@ namespace reagent {
 namespace {
 
 namespace asio = boost::asio;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+constexpr auto kAsTuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t kReadChunk = 64 * 1024;
 
 /// The state shared by the coroutines of one run.
@@ -57,7 +57,7 @@ Task<void> drain(std::shared_ptr<Run> run, bool errors) {
     std::string chunk(kReadChunk, '\0');
     for (;;) {
         auto buffer = asio::buffer(chunk);
-        auto [ec, n] = co_await pipe.async_read_some(buffer, kTuple);
+        auto [ec, n] = co_await pipe.async_read_some(buffer, kAsTuple);
         const std::size_t room = limit.maxBytes - std::min(limit.maxBytes, kept.size());
         kept.append(chunk.data(), std::min(n, room));
         dropped += n - std::min(n, room);
