@@ -207,6 +207,17 @@ Task<expected<AgentTask, A2aError>> streamBody(std::shared_ptr<Client::State> st
                                                          std::string(toString(task.status.state))});
 }
 
+// A method on one task whose result is that task (tasks/get, tasks/cancel).
+Task<expected<AgentTask, A2aError>> callOnTask(std::shared_ptr<Client::State> state, Method method,
+                                               std::string taskId) {
+    auto pending = call(std::move(state), method, taskIdParams(taskId));
+    auto result = co_await std::move(pending);
+    if (!result) {
+        co_return fail(result.error());
+    }
+    co_return parseTask(*result);
+}
+
 }  // namespace
 
 Client::Client(std::shared_ptr<State> state) : state_(std::move(state)) {}
@@ -306,23 +317,11 @@ Task<expected<AgentTask, A2aError>> Client::stream(Message message, EventHandler
 }
 
 Task<expected<AgentTask, A2aError>> Client::getTask(std::string taskId) const {
-    auto state = state_;
-    auto pending = call(state, Method::get, taskIdParams(taskId));
-    auto result = co_await std::move(pending);
-    if (!result) {
-        co_return fail(result.error());
-    }
-    co_return parseTask(*result);
+    return callOnTask(state_, Method::get, std::move(taskId));
 }
 
 Task<expected<AgentTask, A2aError>> Client::cancelTask(std::string taskId) const {
-    auto state = state_;
-    auto pending = call(state, Method::cancel, taskIdParams(taskId));
-    auto result = co_await std::move(pending);
-    if (!result) {
-        co_return fail(result.error());
-    }
-    co_return parseTask(*result);
+    return callOnTask(state_, Method::cancel, std::move(taskId));
 }
 
 expected<std::string, A2aError> answerText(const SendResult& result) {

@@ -20,12 +20,10 @@ Task<tools::ToolResult> recordFinalAnswer() {
 
 tools::Tool finalAnswerTool() {
     using nlohmann::json;
-    tools::Tool tool;
-    tool.definition.name = kFinalAnswerTool;
-    tool.definition.description =
+    tools::Tool tool = metaTool(
+        kFinalAnswerTool,
         "Finish the task: call this once, with the complete deliverable for the user in `output`, when you "
-        "have the answer. Nothing runs after it.";
-    tool.definition.inputSchema =
+        "have the answer. Nothing runs after it.",
         json{{"type", "object"},
              {"properties",
               {{"output",
@@ -41,9 +39,8 @@ tools::Tool finalAnswerTool() {
                  {"minimum", 0},
                  {"maximum", 1},
                  {"description", "Your confidence in the answer, from 0 to 1."}}}}},
-             {"required", {"output"}}};
-    tool.definition.category = "meta";
-    tool.definition.action = [](const json&) { return std::string("Delivering the final answer"); };
+             {"required", {"output"}}},
+        "Delivering the final answer");
     tool.handler = [](nlohmann::json, tools::ToolContext) { return recordFinalAnswer(); };
     return tool;
 }

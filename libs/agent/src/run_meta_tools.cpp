@@ -58,35 +58,39 @@ json runStatus(const ReactLoop& loop, const memory::WorkingMemory& memory,
 
 }  // namespace
 
-tools::Tool taskCompleteTool() {
+tools::Tool metaTool(std::string name, std::string description, json inputSchema, std::string action) {
     tools::Tool tool;
-    tool.definition.name = kTaskCompleteTool;
-    tool.definition.description =
+    tool.definition.name = std::move(name);
+    tool.definition.description = std::move(description);
+    tool.definition.inputSchema = std::move(inputSchema);
+    tool.definition.category = "meta";
+    tool.definition.action = [action = std::move(action)](const json&) { return action; };
+    return tool;
+}
+
+tools::Tool taskCompleteTool() {
+    tools::Tool tool = metaTool(
+        kTaskCompleteTool,
         "Declare the task complete: call this once, with a summary of what was done, when the work itself "
         "is the deliverable (files changed, commands run) and there is no separate answer to give. Nothing "
-        "runs after it.";
-    tool.definition.inputSchema =
+        "runs after it.",
         json{{"type", "object"},
              {"properties",
               {{"summary",
                 {{"type", "string"}, {"description", "What was done, for the user, in a few sentences."}}}}},
-             {"required", {"summary"}}};
-    tool.definition.category = "meta";
-    tool.definition.action = [](const json&) { return std::string("Completing the task"); };
+             {"required", {"summary"}}},
+        "Completing the task");
     tool.handler = [](json, tools::ToolContext) { return recordCompletion(); };
     return tool;
 }
 
 tools::Tool contextStatusTool() {
-    tools::Tool tool;
-    tool.definition.name = kContextStatusTool;
-    tool.definition.description =
+    tools::Tool tool = metaTool(
+        kContextStatusTool,
         "Report the state of this run: iterations used and left, the tools called so far, the calls pending "
         "in this step, the keys stored in working memory (read them with recall), and the tokens used. "
-        "Takes no arguments.";
-    tool.definition.inputSchema = json{{"type", "object"}, {"properties", json::object()}};
-    tool.definition.category = "meta";
-    tool.definition.action = [](const json&) { return std::string("Checking the run's status"); };
+        "Takes no arguments.",
+        json{{"type", "object"}, {"properties", json::object()}}, "Checking the run's status");
     tool.handler = [](json, tools::ToolContext context) { return reportStatus(std::move(context)); };
     return tool;
 }

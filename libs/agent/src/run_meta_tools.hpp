@@ -1,6 +1,8 @@
 #pragma once
 // Private to libs/agent: the meta-tools that read or end the run they are called in.
 
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "reagent/tools/tool.hpp"
@@ -13,6 +15,11 @@ class WorkingMemory;
 namespace reagent::agent {
 
 class ReactLoop;
+
+/// A meta-tool without its handler: `name`, `description`, `inputSchema`, the category "meta", and the
+/// fixed `action` text shown while it runs.
+[[nodiscard]] tools::Tool metaTool(std::string name, std::string description, nlohmann::json inputSchema,
+                                   std::string action);
 
 /// `task-complete`: ends the run with a summary of what was done (the loop recognises it).
 [[nodiscard]] tools::Tool taskCompleteTool();

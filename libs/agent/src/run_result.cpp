@@ -3,32 +3,12 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "reagent/core/enum_name.hpp"
+
 namespace reagent::agent {
 
 std::string_view toString(TerminatedBy reason) noexcept {
-    switch (reason) {
-        case TerminatedBy::final_answer:
-            return "final_answer";
-        case TerminatedBy::task_complete:
-            return "task_complete";
-        case TerminatedBy::end_turn:
-            return "end_turn";
-        case TerminatedBy::silent_tools:
-            return "silent_tools";
-        case TerminatedBy::max_iterations:
-            return "max_iterations";
-        case TerminatedBy::external_tool_calls:
-            return "external_tool_calls";
-        case TerminatedBy::provider_error:
-            return "provider_error";
-        case TerminatedBy::cancelled:
-            return "cancelled";
-        case TerminatedBy::internal_error:
-            return "internal_error";
-        case TerminatedBy::approval_required:
-            return "approval_required";
-    }
-    return "unknown";
+    return enumName(reason);
 }
 
 bool isSuccess(TerminatedBy reason) noexcept {

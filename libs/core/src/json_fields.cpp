@@ -3,6 +3,8 @@
 #include <limits>
 #include <utility>
 
+#include "reagent/core/enum_name.hpp"
+
 namespace reagent {
 
 namespace {
@@ -131,17 +133,7 @@ template <class T>
 }  // namespace
 
 std::string_view toString(JsonFieldErrc code) noexcept {
-    switch (code) {
-        case JsonFieldErrc::not_an_object:
-            return "not_an_object";
-        case JsonFieldErrc::missing:
-            return "missing";
-        case JsonFieldErrc::wrong_type:
-            return "wrong_type";
-        case JsonFieldErrc::out_of_range:
-            return "out_of_range";
-    }
-    return "unknown";
+    return enumName(code);
 }
 
 expected<std::string, JsonFieldError> requiredString(const json& object, std::string_view key) {

@@ -22,6 +22,7 @@
 
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/pipe_write.hpp"
+#include "reagent/core/enum_name.hpp"
 #include "reagent/core/helper_program.hpp"
 #include "reagent/core/settle.hpp"
 
@@ -233,13 +234,7 @@ Task<std::tuple<boost::system::error_code, std::size_t>> writeToPipe(asio::posix
 }  // namespace detail
 
 std::string_view toString(SpawnErrc code) noexcept {
-    switch (code) {
-        case SpawnErrc::not_found:
-            return "not_found";
-        case SpawnErrc::spawn_failed:
-            return "spawn_failed";
-    }
-    return "unknown";
+    return enumName(code);
 }
 
 std::vector<std::string> mergedEnvironment(const std::vector<std::string>& overrides) {

@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "reagent/core/enum_name.hpp"
+
 namespace reagent {
 
 namespace {
@@ -63,13 +65,7 @@ class BoundedBuilder {
 }  // namespace
 
 std::string_view toString(JsonErrc code) noexcept {
-    switch (code) {
-        case JsonErrc::syntax:
-            return "syntax";
-        case JsonErrc::too_deep:
-            return "too_deep";
-    }
-    return "unknown";
+    return enumName(code);
 }
 
 expected<json, JsonError> parseUntrustedJson(std::string_view text, UntrustedJsonOptions options) {

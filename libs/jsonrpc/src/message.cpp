@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "reagent/core/enum_name.hpp"
 #include "reagent/core/untrusted_json.hpp"
 
 namespace reagent::jsonrpc {
@@ -225,13 +226,7 @@ json errorObject(const RpcError& error) {
 }  // namespace
 
 std::string_view toString(JsonRpcErrc code) noexcept {
-    switch (code) {
-        case JsonRpcErrc::not_json:
-            return "not_json";
-        case JsonRpcErrc::invalid_message:
-            return "invalid_message";
-    }
-    return "unknown";
+    return enumName(code);
 }
 
 int replyCode(const JsonRpcError& error) noexcept {

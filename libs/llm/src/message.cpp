@@ -2,20 +2,12 @@
 
 #include <utility>
 
+#include "reagent/core/enum_name.hpp"
+
 namespace reagent::llm {
 
 std::string_view toString(Role role) noexcept {
-    switch (role) {
-        case Role::system:
-            return "system";
-        case Role::user:
-            return "user";
-        case Role::assistant:
-            return "assistant";
-        case Role::tool:
-            return "tool";
-    }
-    return "unknown";
+    return enumName(role);
 }
 
 Message Message::system(std::string text) {

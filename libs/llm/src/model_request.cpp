@@ -1,21 +1,11 @@
 #include "reagent/llm/model_request.hpp"
 
+#include "reagent/core/enum_name.hpp"
+
 namespace reagent::llm {
 
 std::string_view toString(StopReason reason) noexcept {
-    switch (reason) {
-        case StopReason::end_turn:
-            return "end_turn";
-        case StopReason::tool_use:
-            return "tool_use";
-        case StopReason::max_tokens:
-            return "max_tokens";
-        case StopReason::stop_sequence:
-            return "stop_sequence";
-        case StopReason::other:
-            return "other";
-    }
-    return "unknown";
+    return enumName(reason);
 }
 
 }  // namespace reagent::llm

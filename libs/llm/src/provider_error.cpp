@@ -1,35 +1,12 @@
 #include "reagent/llm/provider_error.hpp"
 
+#include "reagent/core/enum_name.hpp"
 #include "reagent/core/error.hpp"
 
 namespace reagent::llm {
 
 std::string_view toString(ProviderErrc code) noexcept {
-    switch (code) {
-        case ProviderErrc::rate_limited:
-            return "rate_limited";
-        case ProviderErrc::server_error:
-            return "server_error";
-        case ProviderErrc::connection_failed:
-            return "connection_failed";
-        case ProviderErrc::timeout:
-            return "timeout";
-        case ProviderErrc::invalid_request:
-            return "invalid_request";
-        case ProviderErrc::authentication:
-            return "authentication";
-        case ProviderErrc::quota_exceeded:
-            return "quota_exceeded";
-        case ProviderErrc::malformed_response:
-            return "malformed_response";
-        case ProviderErrc::empty_reply:
-            return "empty_reply";
-        case ProviderErrc::cancelled:
-            return "cancelled";
-        case ProviderErrc::configuration:
-            return "configuration";
-    }
-    return "unknown";
+    return enumName(code);
 }
 
 bool ProviderError::retryable() const noexcept {

@@ -8,14 +8,18 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "frame_queue.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
+#include "reagent/core/task_group.hpp"
 #include "reagent/core/timeout.hpp"
+#include "reagent/http/http_client.hpp"
 #include "reagent/http/http_client_config.hpp"
 #include "reagent/http/http_error.hpp"
 #include "reagent/http/http_headers.hpp"
@@ -60,6 +64,43 @@ inline constexpr std::string_view kEventStream = "text/event-stream";
 [[nodiscard]] inline McpError notOpenedError(const std::string& where) {
     return McpError{McpErrc::connection_closed, where + ": the transport is not open (call open first)"};
 }
+
+/// What both HTTP transports keep of a connection, shared by the transport and its background readers.
+struct HttpTransportState {
+    HttpTransportState(const ServerConfig& cfg, const Executor& ex)
+        : config(cfg), http(httpClientConfig(cfg)), queue(ex), readers(ex), where(serverLabel(cfg)) {}
+
+    ServerConfig config;
+    http::HttpClient http;
+    FrameQueue queue;
+    TaskGroup readers;
+    /// `MCP server 'name' at <url>`, for messages.
+    std::string where;
+    bool closed = false;
+    /// Why the transport is finished (what `send` returns from then on).
+    std::optional<McpError> ended;
+
+    /// Finishes the transport with `error` (the first error wins).
+    void finish(McpError error) {
+        if (!ended) {
+            ended = error;
+        }
+        queue.finish(std::move(error));
+    }
+
+    /// The first steps of `close` (`how` is "closed") and of the transport's destruction ("destroyed"):
+    /// marks the transport closed, finishes it and cancels the readers, which `close` then joins (they
+    /// hold the state until they end). False when it was closed already.
+    bool beginClose(std::string_view how) {
+        if (closed) {
+            return false;
+        }
+        closed = true;
+        finish(McpError{McpErrc::connection_closed, where + ": the transport was " + std::string(how)});
+        readers.cancel();
+        return true;
+    }
+};
 
 /// `Transport::receive` of both HTTP transports. It holds the state while it waits, so that a transport
 /// destroyed meanwhile leaves nothing dangling; `StatePtr` points to a state with a `FrameQueue queue`.

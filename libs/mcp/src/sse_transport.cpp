@@ -32,38 +32,17 @@ namespace {
 
 namespace asio = boost::asio;
 namespace urls = boost::urls;
-using detail::FrameQueue;
 using detail::notOpenedError;
 using detail::receiveFrame;
 
-struct State {
-    State(const ServerConfig& cfg, Executor ex)
-        : config(cfg),
-          http(detail::httpClientConfig(cfg)),
-          queue(ex),
-          readers(ex),
-          where(detail::serverLabel(cfg)) {}
-
-    ServerConfig config;
-    http::HttpClient http;
-    FrameQueue queue;
-    TaskGroup readers;
-    std::string where;
+struct State : detail::HttpTransportState {
+    using HttpTransportState::HttpTransportState;
 
     /// The event stream, from `open` until the reader takes it over.
     std::optional<http::HttpResponseStream> stream;
     http::SseParser parser;
     /// Where frames are POSTed (the `endpoint` event resolved against `config.url`); empty until it came.
     std::string endpoint;
-    bool closed = false;
-    std::optional<McpError> ended;
-
-    void finish(McpError error) {
-        if (!ended) {
-            ended = error;
-        }
-        queue.finish(std::move(error));
-    }
 };
 
 using StatePtr = std::shared_ptr<State>;
@@ -259,12 +238,9 @@ Task<expected<void, McpError>> postFrame(StatePtr s, std::string where, std::str
 }
 
 Task<void> closeStream(StatePtr s) {
-    if (!s || s->closed) {
+    if (!s || !s->beginClose("closed")) {
         co_return;
     }
-    s->closed = true;
-    s->finish(McpError{McpErrc::connection_closed, s->where + ": the transport was closed"});
-    s->readers.cancel();
     (void)co_await s->readers.join();
     s->stream.reset();
 }
@@ -276,10 +252,8 @@ class SseTransport final : public Transport {
     SseTransport& operator=(const SseTransport&) = delete;
 
     ~SseTransport() override {
-        if (state_ && !state_->closed) {
-            state_->closed = true;
-            state_->finish(McpError{McpErrc::connection_closed, label_ + ": the transport was destroyed"});
-            state_->readers.cancel();
+        if (state_) {
+            state_->beginClose("destroyed");
         }
     }
 

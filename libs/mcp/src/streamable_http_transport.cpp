@@ -37,7 +37,6 @@ namespace reagent::mcp {
 namespace {
 
 namespace asio = boost::asio;
-using detail::FrameQueue;
 using detail::notOpenedError;
 using detail::receiveFrame;
 
@@ -53,24 +52,13 @@ constexpr std::string_view kAcceptBoth = "application/json, text/event-stream";
 /// Ids (as compact JSON) of the requests in an outgoing frame: the responses its reply must carry.
 using PendingIds = std::vector<std::string>;
 
-struct State {
-    State(const ServerConfig& cfg, Executor ex)
-        : config(cfg),
-          http(detail::httpClientConfig(cfg)),
-          queue(ex),
-          readers(ex),
-          where(detail::serverLabel(cfg)) {
+struct State : detail::HttpTransportState {
+    State(const ServerConfig& cfg, const Executor& ex) : HttpTransportState(cfg, ex) {
         if (cfg.oauth) {
             auth = std::make_unique<detail::OAuthFlow>(cfg, ex, where);
         }
     }
 
-    ServerConfig config;
-    http::HttpClient http;
-    FrameQueue queue;
-    TaskGroup readers;
-    /// `MCP server 'name' at <url>`, for messages.
-    std::string where;
     /// Set when the server has OAuth settings: the `Authorization` of every request, and what to do on 401.
     std::unique_ptr<detail::OAuthFlow> auth;
 
@@ -79,18 +67,8 @@ struct State {
     /// Sent as `MCP-Protocol-Version` once `setProtocolVersion` told it.
     std::string protocolVersion;
     bool standaloneStarted = false;
-    bool closed = false;
-    /// Why the transport is finished (what `send` returns from then on).
-    std::optional<McpError> ended;
     /// The last `retry:` any stream of the server set.
     std::optional<std::chrono::milliseconds> retry;
-
-    void finish(McpError error) {
-        if (!ended) {
-            ended = error;
-        }
-        queue.finish(std::move(error));
-    }
 
     [[nodiscard]] McpError lost(std::string why) const {
         return McpError{McpErrc::connection_closed, where + ": " + std::move(why)};
@@ -563,12 +541,9 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
 }
 
 Task<void> closeSession(StatePtr s) {
-    if (!s || s->closed) {
+    if (!s || !s->beginClose("closed")) {
         co_return;
     }
-    s->closed = true;
-    s->finish(McpError{McpErrc::connection_closed, s->where + ": the transport was closed"});
-    s->readers.cancel();
     if (!s->sessionId.empty()) {
         // Ends the session on the server; bounded, and its outcome does not matter.
         auto request = makeRequest(*s, "DELETE", detail::kJson);
@@ -585,12 +560,8 @@ class StreamableHttpTransport final : public Transport {
     StreamableHttpTransport& operator=(const StreamableHttpTransport&) = delete;
 
     ~StreamableHttpTransport() override {
-        if (state_ && !state_->closed) {
-            // Not closed: stop the readers without waiting (they hold the state until they end).
-            state_->closed = true;
-            state_->finish(
-                McpError{McpErrc::connection_closed, state_->where + ": the transport was destroyed"});
-            state_->readers.cancel();
+        if (state_) {
+            state_->beginClose("destroyed");
         }
     }
 

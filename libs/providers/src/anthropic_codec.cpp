@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "builtin_format.hpp"
 #include "codec_common.hpp"
 #include "frame_decoding.hpp"
 #include "json_access.hpp"
@@ -263,16 +264,9 @@ void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {
 namespace reagent::providers::wire {
 
 const WireFormat& anthropic() {
-    static const WireFormat format{
-        .name = std::string(anthropic::kProvider),
-        .defaultBaseUrl = "https://api.anthropic.com/v1",
-        .defaultModel = "claude-sonnet-4-5",
-        .encodeTools = anthropic::encodeTools,
-        .encodeRequest = anthropic::encodeRequest,
-        .decodeReply = detail::decodeReplyWith<anthropic::kProvider, anthropic::readReply>,
-        .streamDecoder = detail::decodeStreamWith<anthropic::kStream>,
-        .authenticate = anthropic::authenticate};
-    return format;
+    return detail::builtinFormat<anthropic::kStream, anthropic::readReply>(
+        "https://api.anthropic.com/v1", "claude-sonnet-4-5", anthropic::encodeTools, anthropic::encodeRequest,
+        anthropic::authenticate);
 }
 
 }  // namespace reagent::providers::wire

@@ -82,12 +82,4 @@ using ReplyReader = std::optional<llm::ProviderError> (*)(const Json& reply, std
                                                                         const http::HttpHeaders& headers,
                                                                         ReplyReader read);
 
-/// `decodeReply` for `kProvider` with `kRead`, as a plain function (`WireFormat::decodeReply`).
-template <const std::string_view& kProvider, ReplyReader kRead>
-expected<llm::ModelReply, llm::ProviderError> decodeReplyWith(int status, std::string_view body,
-                                                              const ToolNameMap& names,
-                                                              const http::HttpHeaders& headers) {
-    return decodeReply(kProvider, status, body, names, headers, kRead);
-}
-
 }  // namespace reagent::providers::detail

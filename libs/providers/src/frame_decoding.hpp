@@ -43,10 +43,4 @@ struct StreamRules {
 /// when the body ended with neither a stop reason nor `done`.
 [[nodiscard]] std::unique_ptr<StreamDecoding> decodeStream(const StreamRules& rules, ToolNameMap names);
 
-/// `decodeStream` with `kRules`, as a plain function (`WireFormat::streamDecoder`).
-template <const StreamRules& kRules>
-std::unique_ptr<StreamDecoding> decodeStreamWith(ToolNameMap names) {
-    return decodeStream(kRules, std::move(names));
-}
-
 }  // namespace reagent::providers::detail

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "builtin_format.hpp"
 #include "codec_common.hpp"
 #include "frame_decoding.hpp"
 #include "json_access.hpp"
@@ -258,16 +259,9 @@ void authenticate(http::HttpHeaders& headers, const std::string& apiKey) {
 namespace reagent::providers::wire {
 
 const WireFormat& gemini() {
-    static const WireFormat format{
-        .name = std::string(gemini::kProvider),
-        .defaultBaseUrl = "https://generativelanguage.googleapis.com/v1beta",
-        .defaultModel = "gemini-2.5-flash",
-        .encodeTools = gemini::encodeTools,
-        .encodeRequest = gemini::encodeRequest,
-        .decodeReply = detail::decodeReplyWith<gemini::kProvider, gemini::readReply>,
-        .streamDecoder = detail::decodeStreamWith<gemini::kStream>,
-        .authenticate = gemini::authenticate};
-    return format;
+    return detail::builtinFormat<gemini::kStream, gemini::readReply>(
+        "https://generativelanguage.googleapis.com/v1beta", "gemini-2.5-flash", gemini::encodeTools,
+        gemini::encodeRequest, gemini::authenticate);
 }
 
 }  // namespace reagent::providers::wire

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "builtin_format.hpp"
 #include "codec_common.hpp"
 #include "frame_decoding.hpp"
 #include "json_access.hpp"
@@ -180,16 +181,8 @@ constexpr detail::StreamRules kStream{kProvider, detail::Framing::ndjson, readFr
 namespace reagent::providers::wire {
 
 const WireFormat& ollama() {
-    static const WireFormat format{
-        .name = std::string(ollama::kProvider),
-        .defaultBaseUrl = "http://127.0.0.1:11434/api",
-        .defaultModel = "qwen3",
-        .encodeTools = ollama::encodeTools,
-        .encodeRequest = ollama::encodeRequest,
-        .decodeReply = detail::decodeReplyWith<ollama::kProvider, ollama::readReply>,
-        .streamDecoder = detail::decodeStreamWith<ollama::kStream>,
-        .authenticate = detail::setBearer};
-    return format;
+    return detail::builtinFormat<ollama::kStream, ollama::readReply>(
+        "http://127.0.0.1:11434/api", "qwen3", ollama::encodeTools, ollama::encodeRequest, detail::setBearer);
 }
 
 }  // namespace reagent::providers::wire

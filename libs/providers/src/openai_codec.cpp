@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "builtin_format.hpp"
 #include "codec_common.hpp"
 #include "frame_decoding.hpp"
 #include "json_access.hpp"
@@ -253,16 +254,9 @@ constexpr detail::StreamRules kStream{kProvider, detail::Framing::sse, readFrame
 namespace reagent::providers::wire {
 
 const WireFormat& openai() {
-    static const WireFormat format{
-        .name = std::string(openai::kProvider),
-        .defaultBaseUrl = "https://api.openai.com/v1",
-        .defaultModel = "gpt-4.1",
-        .encodeTools = openai::encodeTools,
-        .encodeRequest = openai::encodeRequest,
-        .decodeReply = detail::decodeReplyWith<openai::kProvider, openai::readReply>,
-        .streamDecoder = detail::decodeStreamWith<openai::kStream>,
-        .authenticate = detail::setBearer};
-    return format;
+    return detail::builtinFormat<openai::kStream, openai::readReply>(
+        "https://api.openai.com/v1", "gpt-4.1", openai::encodeTools, openai::encodeRequest,
+        detail::setBearer);
 }
 
 }  // namespace reagent::providers::wire

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "reagent/core/enum_name.hpp"
 #include "reagent/http/redacted_url.hpp"
 
 namespace reagent::providers {
@@ -132,17 +133,7 @@ llm::ProviderError configurationError(std::string message) {
 }
 
 std::string_view toString(ProviderKind kind) noexcept {
-    switch (kind) {
-        case ProviderKind::anthropic:
-            return "anthropic";
-        case ProviderKind::openai:
-            return "openai";
-        case ProviderKind::gemini:
-            return "gemini";
-        case ProviderKind::ollama:
-            return "ollama";
-    }
-    return "unknown";
+    return enumName(kind);
 }
 
 std::optional<ProviderKind> parseProviderKind(std::string_view name) noexcept {

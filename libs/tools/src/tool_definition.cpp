@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "reagent/core/enum_name.hpp"
+
 namespace reagent::tools {
 
 namespace {
@@ -28,25 +30,11 @@ bool describesObject(const nlohmann::json& schema) {
 }  // namespace
 
 std::string_view toString(RiskLevel level) noexcept {
-    switch (level) {
-        case RiskLevel::low:
-            return "low";
-        case RiskLevel::medium:
-            return "medium";
-        case RiskLevel::high:
-            return "high";
-    }
-    return "unknown";
+    return enumName(level);
 }
 
 std::string_view toString(ToolMode mode) noexcept {
-    switch (mode) {
-        case ToolMode::feedback:
-            return "feedback";
-        case ToolMode::silent:
-            return "silent";
-    }
-    return "unknown";
+    return enumName(mode);
 }
 
 bool isValidToolName(std::string_view name) noexcept {

@@ -14,6 +14,7 @@
 
 #include "helper_protocol.hpp"
 #include "reagent/core/detail/utf8.hpp"
+#include "reagent/core/enum_name.hpp"
 #include "reagent/core/helper_program.hpp"
 #include "reagent/core/run_to_end.hpp"
 #include "reagent/core/settle.hpp"
@@ -169,23 +170,7 @@ TransformError notStarted(const SpawnError& failure, const std::string& helper) 
 }  // namespace
 
 std::string_view toString(TransformErrc code) noexcept {
-    switch (code) {
-        case TransformErrc::invalid_expression:
-            return "invalid_expression";
-        case TransformErrc::invalid_input:
-            return "invalid_input";
-        case TransformErrc::runtime_error:
-            return "runtime_error";
-        case TransformErrc::timeout:
-            return "timeout";
-        case TransformErrc::output_too_large:
-            return "output_too_large";
-        case TransformErrc::cancelled:
-            return "cancelled";
-        case TransformErrc::internal:
-            return "internal";
-    }
-    return "unknown";
+    return enumName(code);
 }
 
 std::string jqHelperPath() {

@@ -1,21 +1,11 @@
 #include "reagent/builtins/agent_tools_config.hpp"
 
+#include "reagent/core/enum_name.hpp"
+
 namespace reagent::builtins {
 
 std::string_view toString(StartupErrc code) noexcept {
-    switch (code) {
-        case StartupErrc::missing_workspace:
-            return "missing_workspace";
-        case StartupErrc::not_a_directory:
-            return "not_a_directory";
-        case StartupErrc::out_of_range:
-            return "out_of_range";
-        case StartupErrc::invalid_setting:
-            return "invalid_setting";
-        case StartupErrc::unavailable:
-            return "unavailable";
-    }
-    return "unknown";
+    return enumName(code);
 }
 
 }  // namespace reagent::builtins

@@ -45,13 +45,9 @@ Task<expected<CommandResult, WorkspaceError>> LocalWorkspace::execute(CommandReq
                                           "environment entry '" + entry + "' is not NAME=value"});
         }
     }
-    auto directory = state_->root.resolve(request.workingDirectory);
-    if (!directory) {
-        co_return fail(std::move(directory.error()));
-    }
     // Opened to check it is a directory reached without symbolic links; the child then changes into the
     // checked real path (a swap in between is not covered: commands are not confined anyway).
-    auto opened = state_->root.openDirectory(*directory, directory->components.size(), false);
+    auto opened = state_->root.openResolvedDirectory(request.workingDirectory);
     if (!opened) {
         co_return fail(std::move(opened.error()));
     }
@@ -74,7 +70,7 @@ Task<expected<CommandResult, WorkspaceError>> LocalWorkspace::execute(CommandReq
         spec.args.assign(request.argv.begin() + 1, request.argv.end());
     }
     spec.environment = mergeEnvironment(state_->environment, request.environment);
-    spec.workingDirectory = directory->absolute.string();
+    spec.workingDirectory = opened->path.absolute.string();
     spec.timeout = request.timeout;
     spec.maxOutputBytes = request.maxOutputBytes;
     auto running = detail::runProcess(std::move(spec));

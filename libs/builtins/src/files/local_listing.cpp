@@ -155,20 +155,18 @@ void mapDirectory(MapWalk& walk, int directory, const std::string& relative, std
 }  // namespace
 
 Task<expected<DirectoryListing, WorkspaceError>> LocalWorkspace::list(ListRequest request) {
-    auto path = state_->root.resolve(request.path);
-    if (!path) {
-        co_return fail(std::move(path.error()));
+    auto opened = state_->root.openResolvedDirectory(request.path);
+    if (!opened) {
+        co_return fail(std::move(opened.error()));
     }
-    auto directory = state_->root.openDirectory(*path, path->components.size(), false);
-    if (!directory) {
-        co_return fail(std::move(directory.error()));
-    }
-    auto entries = detail::readDirectory(directory->get(), path->relative);
+    const detail::ResolvedPath& path = opened->path;
+    const detail::UniqueFd& directory = opened->fd;
+    auto entries = detail::readDirectory(directory.get(), path.relative);
     if (!entries) {
         co_return fail(std::move(entries.error()));
     }
     DirectoryListing listing;
-    listing.path = path->relative;
+    listing.path = path.relative;
     for (const DirectoryEntry& found : *entries) {
         if (!request.showHidden && hidden(found.name)) {
             continue;
@@ -183,7 +181,7 @@ Task<expected<DirectoryListing, WorkspaceError>> LocalWorkspace::list(ListReques
         entry.isFile = found.kind == EntryKind::file;
         entry.isSymbolicLink = found.kind == EntryKind::symlink;
         if (request.details) {
-            addDetails(directory->get(), entry);
+            addDetails(directory.get(), entry);
         }
         listing.entries.push_back(std::move(entry));
     }
@@ -207,34 +205,30 @@ Task<expected<GlobResult, WorkspaceError>> LocalWorkspace::glob(GlobRequest requ
                                       "the glob pattern '" + request.pattern +
                                           "' climbs with '..'; patterns match only inside the workspace"});
     }
-    auto base = state_->root.resolve(request.base);
-    if (!base) {
-        co_return fail(std::move(base.error()));
+    auto opened = state_->root.openResolvedDirectory(request.base);
+    if (!opened) {
+        co_return fail(std::move(opened.error()));
     }
-    auto directory = state_->root.openDirectory(*base, base->components.size(), false);
-    if (!directory) {
-        co_return fail(std::move(directory.error()));
-    }
+    const detail::ResolvedPath& base = opened->path;
+    const detail::UniqueFd& directory = opened->fd;
     const GlobPattern pattern(request.pattern);
-    GlobWalk walk{pattern, request, state_->config.maxWalkEntries, base->relative, 0, {}};
-    globDirectory(walk, directory->get(), "");
+    GlobWalk walk{pattern, request, state_->config.maxWalkEntries, base.relative, 0, {}};
+    globDirectory(walk, directory.get(), "");
     std::sort(walk.result.paths.begin(), walk.result.paths.end());
     co_return std::move(walk.result);
 }
 
 Task<expected<std::string, WorkspaceError>> LocalWorkspace::directoryMap(DirectoryMapRequest request) {
-    auto path = state_->root.resolve(request.path);
-    if (!path) {
-        co_return fail(std::move(path.error()));
+    auto opened = state_->root.openResolvedDirectory(request.path);
+    if (!opened) {
+        co_return fail(std::move(opened.error()));
     }
-    auto directory = state_->root.openDirectory(*path, path->components.size(), false);
-    if (!directory) {
-        co_return fail(std::move(directory.error()));
-    }
+    const detail::ResolvedPath& path = opened->path;
+    const detail::UniqueFd& directory = opened->fd;
     MapWalk walk{request, std::min(request.maxEntries, state_->config.maxWalkEntries), 0, false, {}};
-    walk.text = path->relative == "." ? "./\n" : path->relative + "/\n";
+    walk.text = path.relative == "." ? "./\n" : path.relative + "/\n";
     if (request.maxDepth > 0) {
-        mapDirectory(walk, directory->get(), path->relative, 1);
+        mapDirectory(walk, directory.get(), path.relative, 1);
     }
     if (walk.full) {
         walk.text +=

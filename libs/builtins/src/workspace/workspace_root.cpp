@@ -136,6 +136,18 @@ expected<ResolvedPath, WorkspaceError> WorkspaceRoot::resolve(std::string_view g
     return resolved;
 }
 
+expected<OpenedDirectory, WorkspaceError> WorkspaceRoot::openResolvedDirectory(std::string_view given) const {
+    auto path = resolve(given);
+    if (!path) {
+        return fail(std::move(path.error()));
+    }
+    auto directory = openDirectory(*path, path->components.size(), false);
+    if (!directory) {
+        return fail(std::move(directory.error()));
+    }
+    return OpenedDirectory{std::move(*path), std::move(*directory)};
+}
+
 expected<UniqueFd, WorkspaceError> WorkspaceRoot::openDirectory(const ResolvedPath& path, std::size_t count,
                                                                 bool create) const {
     UniqueFd current(::openat(fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));

@@ -24,6 +24,12 @@ struct ResolvedPath {
     std::vector<std::string> components;
 };
 
+/// A directory inside the workspace: its checked path and the directory, open.
+struct OpenedDirectory {
+    ResolvedPath path;
+    UniqueFd fd;
+};
+
 class WorkspaceRoot {
   public:
     /// Opens the root: `not_found`, `not_a_directory` or `io_error` when it cannot be used.
@@ -38,6 +44,10 @@ class WorkspaceRoot {
     /// O_NOFOLLOW (O_RDONLY, so that it can be listed); with `create`, missing ones are made.
     [[nodiscard]] expected<UniqueFd, WorkspaceError> openDirectory(const ResolvedPath& path,
                                                                    std::size_t count, bool create) const;
+
+    /// `resolve(given)`, then the whole of it opened with `openDirectory` (nothing created).
+    [[nodiscard]] expected<OpenedDirectory, WorkspaceError> openResolvedDirectory(
+        std::string_view given) const;
 
     /// True when `candidate` (normalised, absolute) is the root or lies under it, component by component.
     [[nodiscard]] bool contains(const std::filesystem::path& candidate) const;

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `A2aError`: why an A2A exchange failed.
 
+#include <boost/describe/enum.hpp>
 #include <string_view>
 
 #include "reagent/core/error.hpp"
@@ -29,6 +30,8 @@ enum class A2aErrc {
     /// The remote task ended in state canceled.
     task_canceled,
 };
+BOOST_DESCRIBE_ENUM(A2aErrc, unreachable, timeout, cancelled, malformed_card, protocol_error, remote_error,
+                    task_failed, task_canceled)
 
 /// \brief The name of a code, as used in messages and logs (`"timeout"`, ...).
 [[nodiscard]] std::string_view toString(A2aErrc code) noexcept;

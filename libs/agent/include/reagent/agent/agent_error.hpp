@@ -2,6 +2,7 @@
 /// \file
 /// \brief `AgentError`: why an agent could not be built or a run did not succeed.
 
+#include <boost/describe/enum.hpp>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,8 @@ enum class AgentErrc {
     /// Calls that require approval wait for the caller's decision (see `RunResult::pendingApprovals`).
     approval_required,
 };
+BOOST_DESCRIBE_ENUM(AgentErrc, invalid_config, provider_failed, max_iterations, cancelled, external_tool_call,
+                    internal_error, rollback_failed, invalid_state, approval_required)
 
 [[nodiscard]] std::string_view toString(AgentErrc code) noexcept;
 

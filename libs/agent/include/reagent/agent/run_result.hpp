@@ -2,6 +2,7 @@
 /// \file
 /// \brief `RunResult`: what one `Agent::run` produced.
 
+#include <boost/describe/enum.hpp>
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -41,6 +42,8 @@ enum class TerminatedBy {
     /// see `pendingApprovals`, and resume with `Agent::resumeWith` and `ResumeInput::decisions`.
     approval_required,
 };
+BOOST_DESCRIBE_ENUM(TerminatedBy, final_answer, task_complete, end_turn, silent_tools, max_iterations,
+                    external_tool_calls, provider_error, cancelled, internal_error, approval_required)
 
 [[nodiscard]] std::string_view toString(TerminatedBy reason) noexcept;
 /// \brief True for the reasons that end a run with an answer: `final_answer`, `task_complete`, `end_turn`,

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `AgentToolsConfig` and `StartupError`: what `createAgentTools` is given, and why it refuses it.
 
+#include <boost/describe/enum.hpp>
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -55,6 +56,8 @@ enum class StartupErrc {
     /// The workspace could not be opened (permissions, ...) or a tool could not be registered.
     unavailable,
 };
+BOOST_DESCRIBE_ENUM(StartupErrc, missing_workspace, not_a_directory, out_of_range, invalid_setting,
+                    unavailable)
 
 [[nodiscard]] std::string_view toString(StartupErrc code) noexcept;
 

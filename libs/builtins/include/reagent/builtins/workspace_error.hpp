@@ -2,6 +2,7 @@
 /// \file
 /// \brief `WorkspaceError`: why a workspace operation (a file, a listing, a command, a checkpoint) failed.
 
+#include <boost/describe/enum.hpp>
 #include <string_view>
 
 #include "reagent/core/error.hpp"
@@ -52,6 +53,9 @@ enum class WorkspaceErrc {
     /// The system refused a file operation (permission, disk full, ...); the message names it and why.
     io_error,
 };
+BOOST_DESCRIBE_ENUM(WorkspaceErrc, invalid_argument, outside_workspace, not_found, not_a_file,
+                    not_a_directory, already_exists, too_large, match_count, binary_file, timeout, cancelled,
+                    spawn_failed, not_a_repository, checkpoint_failed, io_error)
 
 /// \brief The code's name as shown to the model and in logs (`"outside_workspace"`, ...).
 [[nodiscard]] std::string_view toString(WorkspaceErrc code) noexcept;

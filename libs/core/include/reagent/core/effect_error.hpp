@@ -2,6 +2,7 @@
 /// \file
 /// \brief The error reported by the effect combinators themselves.
 
+#include <boost/describe/enum.hpp>
 #include <string_view>
 
 #include "reagent/core/error.hpp"
@@ -17,6 +18,7 @@ enum class EffectErrc {
     /// The operation threw an exception; the message carries its `what()`.
     exception,
 };
+BOOST_DESCRIBE_ENUM(EffectErrc, timeout, cancelled, exception)
 
 /// \brief The name of a code, as used in messages and logs (`"timeout"`, ...).
 [[nodiscard]] std::string_view toString(EffectErrc code) noexcept;

@@ -16,7 +16,8 @@ namespace detail {
 
 /// \brief An error value: a code from a library's `enum class` and a message a person (or the model) can
 /// act on. Each library names its own (`using MemoryError = Error<MemoryErrc>;`) and declares
-/// `std::string_view toString(Errc) noexcept` beside its enum, found by argument-dependent lookup. Error
+/// `std::string_view toString(Errc) noexcept` beside its enum, found by argument-dependent lookup (the
+/// enumerator's own name: `enumName`, from a `BOOST_DESCRIBE_ENUM` right after the enum). Error
 /// types that carry more (`tools::ToolError`'s details, `llm::ProviderError`'s HTTP status) are structs of
 /// the same shape.
 template <class Errc>

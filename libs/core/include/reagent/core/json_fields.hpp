@@ -7,6 +7,7 @@
 /// server, a model or a client may hold anything, so libraries read it through these instead. Each
 /// library maps a `JsonFieldError` into its own error where it reads.
 
+#include <boost/describe/enum.hpp>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -29,6 +30,7 @@ enum class JsonFieldErrc {
     /// An integer field holds a number outside the range of `std::int64_t`.
     out_of_range,
 };
+BOOST_DESCRIBE_ENUM(JsonFieldErrc, not_an_object, missing, wrong_type, out_of_range)
 
 /// \brief The name of a code, as used in messages and logs (`"missing"`, `"wrong_type"`, ...).
 [[nodiscard]] std::string_view toString(JsonFieldErrc code) noexcept;

@@ -7,6 +7,7 @@
 
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/readable_pipe.hpp>
+#include <boost/describe/enum.hpp>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@ enum class SpawnErrc {
     /// `posix_spawn`, a pipe or the process descriptor failed; the message says which and why.
     spawn_failed,
 };
+BOOST_DESCRIBE_ENUM(SpawnErrc, not_found, spawn_failed)
 
 [[nodiscard]] std::string_view toString(SpawnErrc code) noexcept;
 

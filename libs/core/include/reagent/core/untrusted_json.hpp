@@ -3,6 +3,7 @@
 /// \brief `parseUntrustedJson`: the one parse of JSON text that comes from outside (a model, a server, a
 /// client, a file), with its nesting bounded.
 
+#include <boost/describe/enum.hpp>
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -26,6 +27,7 @@ enum class JsonErrc {
     /// Arrays and objects nest deeper than the limit (`UntrustedJsonOptions::maxDepth`).
     too_deep,
 };
+BOOST_DESCRIBE_ENUM(JsonErrc, syntax, too_deep)
 
 /// \brief The name of a code, as used in messages and logs (`"syntax"`, `"too_deep"`).
 [[nodiscard]] std::string_view toString(JsonErrc code) noexcept;

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `HttpError`: why an HTTP exchange failed.
 
+#include <boost/describe/enum.hpp>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,8 @@ enum class HttpErrc {
     /// retryable: the same request would get the same body.
     response_too_large,
 };
+BOOST_DESCRIBE_ENUM(HttpErrc, invalid_url, invalid_request, resolve_failed, connect_failed, proxy_failed,
+                    tls_failed, timeout, cancelled, connection_closed, protocol_error, response_too_large)
 
 /// \brief The name of a code, as used in messages and logs (`"timeout"`, ...).
 [[nodiscard]] std::string_view toString(HttpErrc code) noexcept;

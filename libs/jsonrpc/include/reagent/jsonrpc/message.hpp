@@ -3,6 +3,7 @@
 /// \brief JSON-RPC 2.0 messages as values, and the pure functions that read and write them (no I/O). MCP
 /// and A2A both speak through these.
 
+#include <boost/describe/enum.hpp>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -26,6 +27,7 @@ enum class JsonRpcErrc {
     /// with `kInvalidRequest`.
     invalid_message,
 };
+BOOST_DESCRIBE_ENUM(JsonRpcErrc, not_json, invalid_message)
 
 /// \brief The code's name as shown in logs (`"not_json"`, ...).
 [[nodiscard]] std::string_view toString(JsonRpcErrc code) noexcept;

@@ -2,6 +2,7 @@
 /// \file
 /// \brief The chat message model: system, user, assistant (text and tool calls), tool results.
 
+#include <boost/describe/enum.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 namespace reagent::llm {
 
 enum class Role { system, user, assistant, tool };
+BOOST_DESCRIBE_ENUM(Role, system, user, assistant, tool)
 
 [[nodiscard]] std::string_view toString(Role role) noexcept;
 

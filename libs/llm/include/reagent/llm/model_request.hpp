@@ -2,6 +2,7 @@
 /// \file
 /// \brief `ModelRequest` and `ModelReply`: one round trip to a model.
 
+#include <boost/describe/enum.hpp>
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -50,6 +51,7 @@ enum class StopReason {
     /// Anything else the provider reported.
     other,
 };
+BOOST_DESCRIBE_ENUM(StopReason, end_turn, tool_use, max_tokens, stop_sequence, other)
 
 [[nodiscard]] std::string_view toString(StopReason reason) noexcept;
 

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `ProviderError`: why a model call failed.
 
+#include <boost/describe/enum.hpp>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -39,6 +40,8 @@ enum class ProviderErrc {
     /// `ScriptedProvider` has no turn left for the request (`providerType` `script_exhausted`).
     configuration,
 };
+BOOST_DESCRIBE_ENUM(ProviderErrc, rate_limited, server_error, connection_failed, timeout, invalid_request,
+                    authentication, quota_exceeded, malformed_response, empty_reply, cancelled, configuration)
 
 [[nodiscard]] std::string_view toString(ProviderErrc code) noexcept;
 

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `McpError`: why an MCP exchange failed, and `RpcError`: the error object of JSON-RPC 2.0.
 
+#include <boost/describe/enum.hpp>
 #include <string>
 #include <string_view>
 
@@ -45,6 +46,9 @@ enum class McpErrc {
     /// `OAuthSettings::maxAuthorizationsPerRequest` authorizations. The message says which.
     unauthorized,
 };
+BOOST_DESCRIBE_ENUM(McpErrc, malformed_message, message_too_large, remote_error, unsupported_version,
+                    invalid_config, connect_failed, connection_closed, protocol_error, session_expired,
+                    timeout, cancelled, unauthorized)
 
 /// \brief The code's name as shown in logs (`"malformed_message"`, ...).
 [[nodiscard]] std::string_view toString(McpErrc code) noexcept;

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `MemoryError`: why working memory refused a read or a write.
 
+#include <boost/describe/enum.hpp>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,7 @@ enum class MemoryErrc {
     /// open), another application's database, or a store written by a newer reagent. It was not changed.
     not_a_store,
 };
+BOOST_DESCRIBE_ENUM(MemoryErrc, invalid_key, not_found, too_large, storage_error, busy, not_a_store)
 
 /// \brief The code's name as shown to the model and in logs (`"invalid_key"`, ...).
 [[nodiscard]] std::string_view toString(MemoryErrc code) noexcept;

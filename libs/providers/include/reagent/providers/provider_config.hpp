@@ -2,6 +2,7 @@
 /// \file
 /// \brief `ProviderConfig`: which model API to call and how, and reading it from the environment.
 
+#include <boost/describe/enum.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -28,6 +29,7 @@ enum class ProviderKind {
     /// Ollama native API (`wire::ollama()`).
     ollama,
 };
+BOOST_DESCRIBE_ENUM(ProviderKind, anthropic, openai, gemini, ollama)
 
 /// \brief `"anthropic"`, `"openai"`, `"gemini"` or `"ollama"`.
 [[nodiscard]] std::string_view toString(ProviderKind kind) noexcept;

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `ToolDefinition`: what a tool is, for the model (name, description, schema) and for the runtime.
 
+#include <boost/describe/enum.hpp>
 #include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@ namespace reagent::tools {
 
 /// \brief How much harm a call can do; shown to approval handlers and people.
 enum class RiskLevel { low, medium, high };
+BOOST_DESCRIBE_ENUM(RiskLevel, low, medium, high)
 
 /// \brief Whether a tool's result goes back to the model.
 enum class ToolMode {
@@ -25,6 +27,7 @@ enum class ToolMode {
     /// calls ends the run after dispatch.
     silent,
 };
+BOOST_DESCRIBE_ENUM(ToolMode, feedback, silent)
 
 [[nodiscard]] std::string_view toString(RiskLevel level) noexcept;
 [[nodiscard]] std::string_view toString(ToolMode mode) noexcept;

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `ToolError`: why a tool call produced no output.
 
+#include <boost/describe/enum.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -45,6 +46,9 @@ enum class ToolErrc {
     /// (`AgentBuilder::withDeferredApproval`); it runs, or is refused, when the run resumes.
     approval_pending,
 };
+BOOST_DESCRIBE_ENUM(ToolErrc, invalid_arguments, unknown_tool, timeout, failed, exception, cancelled,
+                    approval_denied, approval_unavailable, not_executable, invalid_definition, duplicate_name,
+                    init_failed, not_run, approval_pending)
 
 /// \brief The code's name as shown to the model and in logs (`"invalid_arguments"`, ...).
 [[nodiscard]] std::string_view toString(ToolErrc code) noexcept;

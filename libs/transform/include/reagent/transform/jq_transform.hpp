@@ -2,6 +2,7 @@
 /// \file
 /// \brief `applyJq`: evaluate a jq expression over a JSON document in a killable helper process.
 
+#include <boost/describe/enum.hpp>
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -48,6 +49,8 @@ enum class TransformErrc {
     /// unexpected way (crash, unknown exit status), or the limits are invalid (timeout <= 0).
     internal,
 };
+BOOST_DESCRIBE_ENUM(TransformErrc, invalid_expression, invalid_input, runtime_error, timeout,
+                    output_too_large, cancelled, internal)
 
 /// \brief The code's name as shown to the model and in logs (`"invalid_expression"`, ...).
 [[nodiscard]] std::string_view toString(TransformErrc code) noexcept;
