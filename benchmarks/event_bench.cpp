@@ -6,8 +6,8 @@
 //   event          reagent::Event: `set()`, `co_await wait()`, `reset()`;
 //   event-op       the same Event awaited as an operation, `wait(use_awaitable)`, without `wait()`'s own
 //                  coroutine frame;
-//   wakeup-post    mcp's detail::Wakeup (one waiter, no timer) woken by `wake()`, which posts the waiter;
-//   wakeup-inline  the same woken by `resume()`, which runs the waiter at once on the waker's stack.
+//   event-inline   the same set with `Resumption::inlineFirst`, which runs the waiter at once on the
+//                  setter's stack (the MCP client's hand-off of a response to its request).
 //
 // A plain program: each run takes the variants in turn, so that drift on this shared machine hits them all
 // alike; the summary is the median of the runs. Printed: nanoseconds per round trip (two wake-ups and two
@@ -31,7 +31,6 @@
 #include <vector>
 
 #include "reagent/core/event.hpp"
-#include "wakeup.hpp"
 
 namespace {
 
@@ -135,48 +134,36 @@ struct EventGame {
     }
 };
 
-template <bool kInline>
-struct WakeupGame {
-    using Wakeup = reagent::mcp::detail::Wakeup;
-    using WakeupService = reagent::mcp::detail::WakeupService;
-    struct Side {
-        explicit Side(const reagent::Executor& executor) : wakeup(WakeupService::of(executor), executor) {}
-        Wakeup wakeup;
-        bool flag = false;
-    };
-    explicit WakeupGame(const reagent::Executor& executor) : ping(executor), pong(executor) {}
-    Side ping;
-    Side pong;
+// The hand-off the MCP client makes when a response arrives: `set(Resumption::inlineFirst)` runs the
+// waiter at once on the setter's stack; a side that finds the event set already does not wait.
+struct InlineGame {
+    explicit InlineGame(const reagent::Executor& executor) : ping(executor), pong(executor) {}
+    reagent::Event ping;
+    reagent::Event pong;
     long count = 0;
 
-    static void wake(Side& side) {
-        side.flag = true;
-        if constexpr (kInline) {
-            side.wakeup.resume();
-        } else {
-            side.wakeup.wake();
-        }
-    }
-    static Task<void> pinger(WakeupGame* game, long rounds) {
+    static constexpr auto kInline = reagent::Event::Resumption::inlineFirst;
+
+    static Task<void> pinger(InlineGame* game, long rounds) {
         for (long i = 0; i < rounds; ++i) {
-            wake(game->ping);
-            while (!game->pong.flag) {
-                auto [ec] = co_await game->pong.wakeup.wait(kTuple);
-                (void)ec;
+            game->ping.set(kInline);
+            if (!game->pong.isSet()) {
+                auto result = co_await game->pong.wait(asio::use_awaitable);
+                (void)result;
             }
-            game->pong.flag = false;
+            game->pong.reset();
             ++game->count;
         }
     }
-    static Task<void> ponger(WakeupGame* game, long rounds) {
+    static Task<void> ponger(InlineGame* game, long rounds) {
         for (long i = 0; i < rounds; ++i) {
-            while (!game->ping.flag) {
-                auto [ec] = co_await game->ping.wakeup.wait(kTuple);
-                (void)ec;
+            if (!game->ping.isSet()) {
+                auto result = co_await game->ping.wait(asio::use_awaitable);
+                (void)result;
             }
-            game->ping.flag = false;
+            game->ping.reset();
             ++game->count;
-            wake(game->pong);
+            game->pong.set(kInline);
         }
     }
 };
@@ -212,8 +199,7 @@ int main(int argc, char** argv) {
         {"timer", play<TimerGame>, {}, {}},
         {"event", play<EventGame<false>>, {}, {}},
         {"event-op", play<EventGame<true>>, {}, {}},
-        {"wakeup-post", play<WakeupGame<false>>, {}, {}},
-        {"wakeup-inline", play<WakeupGame<true>>, {}, {}},
+        {"event-inline", play<InlineGame>, {}, {}},
     };
     std::printf("ping-pong of two coroutines, %ld round trips per run, %ld runs\n", rounds, runs);
     for (Variant& variant : variants) {
@@ -246,8 +232,7 @@ int main(int argc, char** argv) {
         }
         return 0.0;
     };
-    std::printf("\nevent / wakeup-post %.2f, event / wakeup-inline %.2f, event-op / event %.2f\n",
-                median("event") / median("wakeup-post"), median("event") / median("wakeup-inline"),
-                median("event-op") / median("event"));
+    std::printf("\nevent-op / event %.2f, event-inline / event-op %.2f\n",
+                median("event-op") / median("event"), median("event-inline") / median("event-op"));
     return 0;
 }

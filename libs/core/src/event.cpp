@@ -113,16 +113,27 @@ Event::~Event() {
     }
 }
 
-void Event::set() {
+void Event::set(Resumption how) {
     set_ = true;
     // Every waiter leaves the list before any can run: a waiter that waits again waits for the next set.
     detail::EventResult done;
+    detail::EventWaiter* oldest = nullptr;
+    if (how == Resumption::inlineFirst && first_ != nullptr) {
+        oldest = first_;
+        unlink(oldest);
+        oldest->slot.clear();
+    }
     while (first_ != nullptr) {
         detail::EventWaiter* waiter = first_;
         unlink(waiter);
         // The cancellation handler refers to the waiter, which is freed now.
         waiter->slot.clear();
         waiter->finish(&done, &executor_);
+    }
+    if (oldest != nullptr) {
+        // Last: the waiter may destroy this event as it runs. Its fallback executor is copied first.
+        const Executor fallback = executor_;
+        oldest->finish(&done, &fallback, true);
     }
 }
 

@@ -10,6 +10,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -384,6 +385,93 @@ TEST_CASE("Event: a waiter that destroys the event does not disturb the others",
     CHECK(destroyer.ok);
     CHECK(others[0].ok);
     CHECK(others[1].ok);
+}
+
+// Sets `event` with the oldest waiter resumed inline, from inside the event loop, and records which of
+// the waiters had finished by the time set() returned.
+void setInlineFirst(asio::io_context& io, Event& event, const std::vector<Outcome>& outcomes,
+                    std::vector<bool>& doneAtReturn) {
+    asio::post(io, [&] {
+        event.set(Event::Resumption::inlineFirst);
+        for (const Outcome& outcome : outcomes) {
+            doneAtReturn.push_back(outcome.done);
+        }
+    });
+}
+
+TEST_CASE("Event: set(inlineFirst) runs the oldest waiter inside set(), the others after",
+          "[core][event][inline]") {
+    asio::io_context io;
+    Event event(io.get_executor());
+    std::vector<Outcome> outcomes(3);
+    std::vector<int> order;
+    for (int i = 0; i < 3; ++i) {
+        spawnWaiter(io, event, outcomes[static_cast<std::size_t>(i)], &order, i);
+    }
+    io.poll();
+    std::vector<bool> doneAtReturn;
+    setInlineFirst(io, event, outcomes, doneAtReturn);
+    io.run();
+    CHECK(doneAtReturn == std::vector<bool>{true, false, false});
+    for (const Outcome& outcome : outcomes) {
+        CHECK(outcome.ok);
+    }
+    CHECK(order == std::vector<int>{0, 1, 2});
+}
+
+TEST_CASE("Event: set(inlineFirst) away from the executor's thread posts every waiter",
+          "[core][event][inline]") {
+    asio::io_context io;
+    Event event(io.get_executor());
+    Outcome outcome;
+    spawnWaiter(io, event, outcome);
+    io.poll();
+    // Not inside io.run(): the waiter must not run on this stack.
+    event.set(Event::Resumption::inlineFirst);
+    CHECK_FALSE(outcome.done);
+    io.run();
+    CHECK(outcome.ok);
+}
+
+TEST_CASE("Event: a waiter run inside set(inlineFirst) may destroy the event", "[core][event][inline]") {
+    asio::io_context io;
+    auto holder = std::make_shared<Event>(io.get_executor());
+    Event* event = holder.get();
+    std::vector<Outcome> outcomes(3);
+    asio::co_spawn(io, waitThenDestroy(std::move(holder), &outcomes[0]), rethrow);
+    spawnWaiter(io, *event, outcomes[1]);
+    spawnWaiter(io, *event, outcomes[2]);
+    io.poll();
+    bool setReturned = false;
+    asio::post(io, [&] {
+        event->set(Event::Resumption::inlineFirst);
+        setReturned = true;  // the event is gone: only this frame's own state is touched
+    });
+    io.run();
+    CHECK(setReturned);
+    for (const Outcome& outcome : outcomes) {
+        CHECK(outcome.ok);
+    }
+}
+
+Task<void> waitThenThrow(Event* event) {
+    (void)co_await event->wait();
+    throw std::runtime_error("the waiter failed");
+}
+
+TEST_CASE("Event: what a waiter run inline throws reaches io.run(), not the setter",
+          "[core][event][inline]") {
+    asio::io_context io;
+    Event event(io.get_executor());
+    asio::co_spawn(io, waitThenThrow(&event), rethrow);
+    io.poll();
+    bool setReturned = false;
+    asio::post(io, [&] {
+        event.set(Event::Resumption::inlineFirst);
+        setReturned = true;
+    });
+    CHECK_THROWS_WITH(io.run(), "the waiter failed");
+    CHECK(setReturned);
 }
 
 }  // namespace event_test

@@ -6,12 +6,14 @@
 
 #include <boost/asio/this_coro.hpp>
 #include <catch2/catch.hpp>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "fake_mcp_server.hpp"
+#include "reagent/llm/scripted_provider.hpp"
 
 using namespace reagent::test::mcpfake;
 namespace tools = reagent::tools;
@@ -177,5 +179,37 @@ TEST_CASE("mcp tool source: a bad configuration is refused at once, a server tha
         CHECK(opened.error().cause->domain == "mcp");
         CHECK(sink->registered.empty());
         co_await (*source)->close();
+    }());
+}
+
+TEST_CASE("sampling: fields of the wrong type are read as absent, a missing messages array is refused",
+          "[mcp][sampling]") {
+    namespace llm = reagent::llm;
+    asio::io_context io;
+    auto provider = std::make_shared<llm::ScriptedProvider>(std::vector{llm::ScriptedTurn::text("ok")});
+    const mcp::RequestHandler sample = mcp::samplingWith(
+        provider, [](const std::string&, const json&) { return true; }, "files");
+    runOn(io, [&]() -> Task<void> {
+        // A server of another mind: a numeric role, a type that is no string, maxTokens past int.
+        const json odd = {
+            {"messages",
+             json::array({{{"role", 7}, {"content", {{"type", 5}, {"text", "hi"}}}},
+                          {{"role", "assistant"}, {"content", {{"type", "text"}, {"text", "yo"}}}}})},
+            {"systemPrompt", 3},
+            {"maxTokens", 1LL << 40}};
+        auto answered = co_await sample(odd);
+        REQUIRE(answered);
+        CHECK((*answered)["content"]["text"] == "ok");
+        REQUIRE(provider->requests().size() == 1);
+        const llm::ModelRequest& request = provider->requests().front();
+        REQUIRE(request.messages.size() == 2);
+        CHECK(request.messages[0].role == llm::Role::user);
+        CHECK(request.messages[1].role == llm::Role::assistant);
+        CHECK(request.maxTokens == std::numeric_limits<int>::max());
+
+        auto refused = co_await sample(json{{"messages", "hi"}});
+        REQUIRE_FALSE(refused);
+        CHECK(refused.error().code == reagent::jsonrpc::kInvalidParams);
+        CHECK(provider->requests().size() == 1);
     }());
 }

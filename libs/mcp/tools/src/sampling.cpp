@@ -1,6 +1,11 @@
 // A server's sampling/createMessage answered by a provider (the agent's own, as reagent::AgentBuilder
 // wires it).
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
+#include "reagent/core/json_fields.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/llm/model_request.hpp"
 #include "reagent/mcp/tool_source.hpp"
@@ -22,9 +27,10 @@ std::string contentText(const json& content) {
         }
         return text;
     }
-    if (content.is_object() && content.value("type", "") == "text" && content.contains("text") &&
-        content.at("text").is_string()) {
-        return content.at("text").get<std::string>();
+    if (stringOr(content, "type") == "text") {
+        if (auto text = requiredString(content, "text")) {
+            return std::move(*text);
+        }
     }
     return contentToText(json::array({content}));
 }
@@ -34,21 +40,23 @@ Task<expected<json, RpcError>> sampleWithProvider(std::shared_ptr<llm::Provider>
     if (!provider) {
         co_return unexpected(RpcError{kInternalError, "the agent has no provider"});
     }
-    if (!params.is_object() || !params.contains("messages") || !params.at("messages").is_array()) {
+    const auto messages = requiredArray(params, "messages");
+    if (!messages) {
         co_return unexpected(RpcError{kInvalidParams, "sampling/createMessage needs a messages array"});
     }
     llm::ModelRequest request;
-    if (params.contains("systemPrompt") && params.at("systemPrompt").is_string()) {
-        request.messages.push_back(llm::Message::system(params.at("systemPrompt").get<std::string>()));
+    // The optional fields are read leniently: one of another type is left out, as if absent.
+    if (const auto system = optionalString(params, "systemPrompt"); system && *system) {
+        request.messages.push_back(llm::Message::system(**system));
     }
-    for (const json& message : params.at("messages")) {
-        const std::string role = message.is_object() ? message.value("role", "user") : "user";
+    for (const json& message : **messages) {
+        const std::string role = stringOr(message, "role", "user");
         std::string text = contentText(message.is_object() ? message.value("content", json()) : json());
         request.messages.push_back(role == "assistant" ? llm::Message::assistant(std::move(text))
                                                        : llm::Message::user(std::move(text)));
     }
-    if (params.contains("maxTokens") && params.at("maxTokens").is_number_integer()) {
-        request.maxTokens = params.at("maxTokens").get<int>();
+    if (const auto most = optionalInteger(params, "maxTokens"); most && *most) {
+        request.maxTokens = static_cast<int>(std::clamp<std::int64_t>(**most, 0, INT_MAX));
     }
     if (params.contains("temperature") && params.at("temperature").is_number()) {
         request.temperature = params.at("temperature").get<double>();

@@ -8,8 +8,10 @@
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/cancellation_type.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/recycling_allocator.hpp>
+#include <exception>
 #include <memory>
 #include <utility>
 
@@ -29,10 +31,13 @@ class EventService;
 using EventResult = expected<void, EffectError>;
 
 /// A wait in progress, linked in its event's list. `finish` ends it exactly once: with a result, its
-/// handler is posted to its executor; with none, the handler is destroyed unrun (its context shut down).
+/// handler is posted to its executor (or dispatched, `now`); with none, the handler is destroyed unrun
+/// (its context shut down).
 class EventWaiter {
   public:
-    void finish(EventResult* result, const Executor* fallback) { finish_(this, result, fallback); }
+    void finish(EventResult* result, const Executor* fallback, bool now = false) {
+        finish_(this, result, fallback, now);
+    }
 
     EventWaiter* previous = nullptr;
     EventWaiter* next = nullptr;
@@ -40,7 +45,7 @@ class EventWaiter {
     boost::asio::cancellation_slot slot;
 
   protected:
-    using Finish = void (*)(EventWaiter*, EventResult*, const Executor*);
+    using Finish = void (*)(EventWaiter*, EventResult*, const Executor*, bool);
     explicit EventWaiter(Finish finish) noexcept : finish_(finish) {}
     ~EventWaiter() = default;
 
@@ -48,9 +53,10 @@ class EventWaiter {
     Finish finish_;
 };
 
-/// Posts `handler(result)` to the handler's executor (`fallback` if it has none): never runs it inline.
+/// Posts `handler(result)` to the handler's executor (`fallback` if it has none), or with `now` dispatches
+/// it: it runs at once when the caller is on that executor's thread.
 template <class Handler>
-void resumeLater(Handler handler, EventResult result, const Executor& fallback) {
+void resume(Handler handler, EventResult result, const Executor& fallback, bool now = false) {
     struct Resumption {
         Handler handler;
         EventResult result;
@@ -58,7 +64,17 @@ void resumeLater(Handler handler, EventResult result, const Executor& fallback) 
     };
     auto executor = boost::asio::get_associated_executor(handler, fallback);
     Resumption resumption{std::move(handler), std::move(result)};
-    boost::asio::post(executor, std::move(resumption));
+    if (!now) {
+        boost::asio::post(executor, std::move(resumption));
+        return;
+    }
+    // What the waiter throws reaches the caller of the event loop's run(), as it would had it been
+    // posted, not the setter.
+    try {
+        boost::asio::dispatch(executor, std::move(resumption));
+    } catch (...) {
+        boost::asio::post(executor, [error = std::current_exception()] { std::rethrow_exception(error); });
+    }
 }
 
 /// A wait holding its completion handler, allocated with the handler's allocator (Asio's thread-local
@@ -93,7 +109,7 @@ class EventWaitOp final : public EventWaiter {
         return boost::asio::get_associated_allocator(handler, boost::asio::recycling_allocator<void>());
     }
 
-    static void run(EventWaiter* base, EventResult* result, const Executor* fallback) {
+    static void run(EventWaiter* base, EventResult* result, const Executor* fallback, bool now) {
         auto* self = static_cast<EventWaitOp*>(base);
         Allocator allocator(allocatorOf(self->handler_));
         // The memory is freed before the handler is posted, so that the next wait can reuse it.
@@ -101,7 +117,7 @@ class EventWaitOp final : public EventWaiter {
         self->~EventWaitOp();
         Traits::deallocate(allocator, self, 1);
         if (result != nullptr) {
-            resumeLater(std::move(handler), std::move(*result), *fallback);
+            resume(std::move(handler), std::move(*result), *fallback, now);
         }
         // Otherwise `handler` is destroyed here, and the waiting coroutine's frames with it.
     }
@@ -136,7 +152,10 @@ struct EventCancel {
 /// Waiters resume through their own executor, posted: `set()` never runs a waiter on its stack, so a
 /// waiter that resets, sets or destroys the event (or the state it lives in) cannot pull it from under
 /// the setter, and what a waiter throws never reaches the setter. Waiters of one `set()` resume in the
-/// order they started waiting.
+/// order they started waiting. `set(Resumption::inlineFirst)` is the hand-off without the posted hop:
+/// the oldest waiter runs at once, on the setter's stack, when the setter runs on that waiter's
+/// executor's thread (until the waiter next suspends); the others are posted. Asio's own operations do
+/// the same when they complete on the right thread.
 ///
 /// \par Lifetime
 /// The waits in progress belong to the execution context of the executor given to the constructor (an
@@ -150,14 +169,25 @@ struct EventCancel {
 /// cancellations there too.
 class Event {
   public:
+    /// How `set()` resumes its waiters.
+    enum class Resumption {
+        /// Every waiter is posted to its executor.
+        posted,
+        /// The oldest waiter is dispatched (it runs now if the setter is on its executor's thread), the
+        /// others posted. The setter must not touch, after `set` returns, anything that waiter may have
+        /// destroyed: the event, or the state the event lives in.
+        inlineFirst,
+    };
+
     explicit Event(const Executor& executor);
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;
     /// Ends the waits still in progress with `EffectErrc::cancelled`.
     ~Event();
 
-    /// \brief Sets the event and wakes every waiter (they resume later, through their executors).
-    void set();
+    /// \brief Sets the event and wakes every waiter: all of them later, through their executors, or with
+    /// `Resumption::inlineFirst` the oldest one now.
+    void set(Resumption how = Resumption::posted);
 
     /// \brief Clears the event; waits started from now on wait for the next `set()`.
     void reset() noexcept { set_ = false; }
@@ -194,7 +224,7 @@ class Event {
     template <class Handler>
     void start(Handler handler) {
         if (set_) {
-            detail::resumeLater(std::move(handler), detail::EventResult{}, executor_);
+            detail::resume(std::move(handler), detail::EventResult{}, executor_);
             return;
         }
         auto slot = boost::asio::get_associated_cancellation_slot(handler);

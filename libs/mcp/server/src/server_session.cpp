@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/json_fields.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/mcp/server.hpp"
 #include "server_state.hpp"
@@ -132,7 +133,7 @@ std::shared_ptr<const tools::CallChannel> channelFor(const std::shared_ptr<Sessi
             return;
         }
         if (method == "notifications/message" && params.is_object()) {
-            const auto level = parseLogLevel(params.value("level", std::string()));
+            const auto level = parseLogLevel(stringOr(params, "level"));
             if (level && *level < self->level) {
                 return;  // below the level the client asked for
             }
@@ -218,18 +219,19 @@ void Session::initialize(const Request& request) {
         return;
     }
     const json& params = request.params;
-    if (!params.is_object() || !params.contains("protocolVersion") ||
-        !params["protocolVersion"].is_string()) {
+    const auto requested = requiredString(params, "protocolVersion");
+    if (!requested) {
         respond(request.id,
                 fail(rpcError(kInvalidParams, "initialize needs params.protocolVersion (a string)")));
         return;
     }
-    version = std::string(negotiateVersion(params["protocolVersion"].get<std::string>()));
-    if (params.contains("clientInfo") && params["clientInfo"].is_object()) {
-        clientInfo = params["clientInfo"];
+    version = std::string(negotiateVersion(*requested));
+    // Read leniently: a client that sends either in another shape is still served.
+    if (const auto info = optionalObject(params, "clientInfo"); info && *info != nullptr) {
+        clientInfo = **info;
     }
-    if (params.contains("capabilities") && params["capabilities"].is_object()) {
-        clientCapabilities = params["capabilities"];
+    if (const auto offered = optionalObject(params, "capabilities"); offered && *offered != nullptr) {
+        clientCapabilities = **offered;
     }
     const ServerOptions& options = server->options;
     json info = {{"name", options.info.name}, {"version", options.info.version}};
@@ -258,11 +260,12 @@ void Session::initialize(const Request& request) {
 
 void Session::startCall(const Request& request) {
     const json& params = request.params;
-    if (!params.is_object() || !params.contains("name") || !params["name"].is_string()) {
+    const auto named = requiredString(params, "name");
+    if (!named) {
         respond(request.id, fail(rpcError(kInvalidParams, "tools/call needs params.name (a string)")));
         return;
     }
-    const std::string name = params["name"].get<std::string>();
+    const std::string& name = *named;
     if (!server->registry->find(name)) {
         respond(request.id, fail(rpcError(kInvalidParams, "Unknown tool: " + name)));
         return;
@@ -320,9 +323,7 @@ void Session::handle(Request request) {
         handleCatalog(request);
     } else if (method == "logging/setLevel") {
         const json& params = request.params;
-        const auto wanted = params.is_object() && params.contains("level") && params["level"].is_string()
-                                ? parseLogLevel(params["level"].get<std::string>())
-                                : std::nullopt;
+        const auto wanted = parseLogLevel(stringOr(params, "level"));
         if (!wanted) {
             respond(request.id, fail(rpcError(kInvalidParams,
                                               "logging/setLevel needs params.level: one of "

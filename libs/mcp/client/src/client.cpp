@@ -20,7 +20,6 @@
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/mcp/json_rpc.hpp"
-#include "wakeup.hpp"
 
 namespace reagent::mcp {
 
@@ -36,9 +35,10 @@ using detail::Phase;
 
 // A request waiting for its response; lives on the requesting coroutine's frame.
 struct Waiter {
-    Waiter(detail::WakeupService& service, const Executor& executor) : wakeup(service, executor) {}
-    // Woken by the reader (at once), the deadline sweeper, a drop or close.
-    detail::Wakeup wakeup;
+    explicit Waiter(const Executor& executor) : woken(executor) {}
+    // Set by the reader (resuming the request at once, on the reader's stack), the deadline sweeper, a
+    // drop or close.
+    Event woken;
     bool timedOut = false;
     std::optional<expected<json, RpcError>> outcome;
     // Set when the transport dropped or the client closed before the response came.
@@ -73,7 +73,6 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
                   detail::Offer{options.clientInfo, options.roots.has_value(),
                                 static_cast<bool>(options.sampling), static_cast<bool>(options.elicitation)}),
           phaseChanged(ex),
-          wakeups(detail::WakeupService::of(ex)),
           sweeper(ex),
           tasks(ex) {}
 
@@ -84,15 +83,14 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
     detail::ClientSession session;
     // Set on every change of phase; a waiter resets it before it looks at the phase.
     Event phaseChanged;
-    detail::WakeupService& wakeups;
     // One timer for every request's deadline, armed at the earliest: a request costs no timer system
     // call of its own (sequential calls keep finding it armed further ahead than they need).
     asio::steady_timer sweeper;
     Clock::time_point sweeperAt = Clock::time_point::max();
     bool sweeping = false;
     std::unordered_map<std::int64_t, Waiter*> waiters;
-    // Server requests being handled, by id: a cancel notification wakes their timer.
-    std::unordered_map<std::string, asio::steady_timer*> inbound;
+    // Server requests being handled, by id: a cancel notification (or closing) sets their event.
+    std::unordered_map<std::string, Event*> inbound;
     TaskGroup tasks;
 
     [[nodiscard]] Phase phase() const noexcept { return session.phase(); }
@@ -120,7 +118,7 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
             Waiter* waiter = it->second;
             waiters.erase(it);
             waiter->failure = error;
-            waiter->wakeup.wake();
+            waiter->woken.set();
         }
     }
 };
@@ -188,7 +186,7 @@ Task<void> sweepDeadlines(StatePtr state) {
         for (const std::int64_t id : state->session.expired(now)) {
             if (auto it = state->waiters.find(id); it != state->waiters.end() && !it->second->timedOut) {
                 it->second->timedOut = true;
-                it->second->wakeup.wake();
+                it->second->woken.set();
             }
         }
         // The expired ones stay registered until their waiters abandon them: the next is later than now.
@@ -219,7 +217,7 @@ Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transpor
                                         std::uint64_t generation, std::string method, json params,
                                         Clock::time_point deadline,
                                         const std::function<void(const Progress&)>* onProgress) {
-    Waiter waiter(state->wakeups, state->executor);
+    Waiter waiter(state->executor);
     const bool progress = onProgress != nullptr && *onProgress;
     if (progress) {
         waiter.onProgress = onProgress;
@@ -268,8 +266,8 @@ Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transpor
         armSweeper(state, deadline);
     }
     while (!waiter.outcome && !waiter.failure) {
-        auto [ec] = co_await waiter.wakeup.wait(kTuple);
-        (void)ec;
+        waiter.woken.reset();
+        (void)co_await waiter.woken.wait(asio::use_awaitable);
         if (waiter.outcome || waiter.failure) {
             break;
         }
@@ -445,22 +443,21 @@ Task<expected<json, RpcError>> answer(StatePtr state, const Request& request) {
 // Serves one server request; a cancel notification for it ends the handler without a response.
 Task<void> serveRequest(StatePtr state, std::shared_ptr<Transport> transport, Request request) {
     const std::string key = toString(request.id);
-    asio::steady_timer cancelled(state->executor);
-    cancelled.expires_at(asio::steady_timer::time_point::max());
+    Event cancelled(state->executor);
     state->inbound[key] = &cancelled;
     // Leaves the map however this frame ends.
     struct Unregister {
         Client::State* state;
         const std::string& key;
-        asio::steady_timer* timer;
+        Event* event;
         ~Unregister() {
-            if (auto it = state->inbound.find(key); it != state->inbound.end() && it->second == timer) {
+            if (auto it = state->inbound.find(key); it != state->inbound.end() && it->second == event) {
                 state->inbound.erase(it);
             }
         }
     } unregister{state.get(), key, &cancelled};
     using namespace asio::experimental::awaitable_operators;
-    auto outcome = co_await (answer(state, request) || cancelled.async_wait(kTuple));
+    auto outcome = co_await (answer(state, request) || cancelled.wait());
     if (outcome.index() != 0) {
         co_return;  // cancelled by the server, or the client is closing: no response
     }
@@ -489,7 +486,7 @@ Task<void> readLoop(StatePtr state, std::shared_ptr<Transport> transport, std::u
         }
         for (const std::string& key : effects.cancelInbound) {
             if (auto it = state->inbound.find(key); it != state->inbound.end()) {
-                it->second->cancel();
+                it->second->set();
             }
         }
         for (const McpError& problem : effects.problems) {
@@ -519,7 +516,7 @@ Task<void> readLoop(StatePtr state, std::shared_ptr<Transport> transport, std::u
             waiter->outcome = std::move(done.outcome);
             // The request runs now, on this stack, until it waits again (no trip through the event loop).
             // It may have closed or dropped the client meanwhile: then stop here.
-            waiter->wakeup.resume();
+            waiter->woken.set(Event::Resumption::inlineFirst);
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
                 co_return;
             }
@@ -555,8 +552,8 @@ Task<void> shutdown(StatePtr state) {
     state->setPhase(Phase::closed);
     state->failWaiters(state->session.failAll(),
                        McpError{McpErrc::connection_closed, state->label() + ": the client was closed"});
-    for (auto& [key, timer] : state->inbound) {
-        timer->cancel();
+    for (auto& [key, event] : state->inbound) {
+        event->set();
     }
     std::shared_ptr<Transport> transport = std::move(state->transport);
     if (transport) {
