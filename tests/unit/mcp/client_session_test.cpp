@@ -1,5 +1,5 @@
-// The MCP client's rules with no I/O (libs/mcp/client/src/client_session.hpp), step by step: the handshake, the
-// request table, deadlines and cancellation, what the server sends, drops, reconnection and giving up,
+// The MCP client's rules with no I/O (libs/mcp/client/src/client_session.hpp), step by step: the handshake,
+// the request table, deadlines and cancellation, what the server sends, drops, reconnection and giving up,
 // the retry rule, and the results read. The driver over a transport is tested in client_test.cpp.
 #include "client_session.hpp"
 
