@@ -281,7 +281,7 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
     // Every path ends here: the record is completed and the matching event emitted.
     auto finish = [&](ToolResult outcome) {
         if (!outcome) {
-            // One error shape for every failure of a call: which tool, which turn (seed 004).
+            // One error shape for every failure of a call: it names the tool and the turn it failed in.
             outcome.error().tool = record.name;
             outcome.error().tripIndex = tripIndex;
         }

@@ -2,9 +2,13 @@
 
 #include "reagent/mcp/loopback_authorizer.hpp"
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <string>
 
 #include "peer_process.hpp"
@@ -84,4 +88,41 @@ TEST_CASE("loopback authorizer: the wait ends at the caller's deadline", "[mcp][
         REQUIRE_FALSE(bounded);
         CHECK(bounded.error().code == reagent::EffectErrc::timeout);
     }());
+}
+
+namespace {
+
+// A browser that opens a connection ahead and sends nothing on it (a pre-connection), then the redirect
+// on another: the redirect is answered at once, not after the silent one times out.
+Task<int> preconnectThenBrowse(std::string host, unsigned short port, std::string base) {
+    const auto executor = co_await boost::asio::this_coro::executor;
+    boost::asio::ip::tcp::socket idle(executor);
+    const boost::asio::ip::tcp::endpoint listener(boost::asio::ip::make_address(host), port);
+    auto connected = co_await idle.async_connect(listener, boost::asio::as_tuple(boost::asio::use_awaitable));
+    (void)connected;
+    reagent::http::HttpClient http;
+    reagent::http::HttpRequest request;
+    request.url = base + "/callback?code=xyz";
+    auto reply = co_await http.send(std::move(request));
+    co_return reply ? reply->status : -1;
+}
+
+}  // namespace
+
+TEST_CASE("loopback authorizer: a silent connection does not hold up the redirect", "[mcp][oauth]") {
+    const auto port = static_cast<unsigned short>(reagent::test::unusedPort());
+    const std::string base = "http://127.0.0.1:" + std::to_string(port);
+    auto authorize = mcp::loopbackAuthorizer({});
+    const auto started = std::chrono::steady_clock::now();
+    reagent::test::runCoro([&]() -> Task<void> {
+        auto waiting = authorize(requestFor(base + "/callback"));
+        auto browsing = preconnectThenBrowse("127.0.0.1", port, base);
+        auto outcome = co_await (std::move(waiting) && std::move(browsing));
+        auto& [redirect, status] = outcome;
+        REQUIRE(redirect);
+        CHECK(*redirect == base + "/callback?code=xyz");
+        CHECK(status == 200);
+    }());
+    // One request at a time waited for the silent connection's 10 s read limit.
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
 }

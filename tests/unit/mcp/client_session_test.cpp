@@ -61,6 +61,13 @@ TEST_CASE("the handshake: initialize's params follow the offer, the result's ver
     REQUIRE_FALSE(refused);
     CHECK(refused.error().code == McpErrc::unsupported_version);
     CHECK_THAT(refused.error().message, Catch::Contains("MCP server 'files'"));
+    CHECK_THAT(refused.error().message, Catch::Contains("2024-11-05"));
+
+    // The HTTP+SSE era's version is accepted from a server, though the client offers the newest.
+    auto legacy = session(offer).acceptInitialize(
+        json{{"protocolVersion", "2024-11-05"}, {"serverInfo", {{"name", "old"}, {"version", "1"}}}});
+    REQUIRE(legacy);
+    CHECK(legacy->protocolVersion == "2024-11-05");
 
     auto accepted = client.acceptInitialize(json{{"protocolVersion", "2025-06-18"},
                                                  {"serverInfo", {{"name", "srv"}, {"version", "2"}}},

@@ -134,16 +134,21 @@ TEST_CASE("requests and notifications are written as the JSON tree of the messag
           dumped({{"jsonrpc", "2.0"}, {"method", "bad \xc3"}, {"params", {{"requestId", 1}}}}));
 }
 
-TEST_CASE("acceptServerVersion accepts the three versions reagent speaks and names them otherwise", "[mcp]") {
+TEST_CASE("acceptServerVersion accepts the versions reagent speaks and 2024-11-05, and names them otherwise",
+          "[mcp]") {
     for (const auto version : reagent::mcp::kSupportedProtocolVersions) {
         auto accepted = reagent::mcp::acceptServerVersion(version);
         REQUIRE(accepted);
         CHECK(*accepted == version);
     }
-    auto old = reagent::mcp::acceptServerVersion("2024-11-05");
+    // The HTTP+SSE era's servers, which the sse transport exists for.
+    auto legacy = reagent::mcp::acceptServerVersion("2024-11-05");
+    REQUIRE(legacy);
+    CHECK(*legacy == "2024-11-05");
+    auto old = reagent::mcp::acceptServerVersion("2023-01-01");
     REQUIRE_FALSE(old);
     CHECK(old.error().code == McpErrc::unsupported_version);
     CHECK(old.error().describe() ==
-          "unsupported_version: the server chose protocol version '2024-11-05'; reagent speaks 2025-11-25, "
-          "2025-06-18, 2025-03-26");
+          "unsupported_version: the server chose protocol version '2023-01-01'; reagent speaks 2025-11-25, "
+          "2025-06-18, 2025-03-26, 2024-11-05");
 }

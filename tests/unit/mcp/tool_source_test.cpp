@@ -189,14 +189,15 @@ TEST_CASE("sampling: fields of the wrong type are read as absent, a missing mess
     auto provider = std::make_shared<llm::ScriptedProvider>(std::vector{llm::ScriptedTurn::text("ok")});
     const mcp::RequestHandler sample = mcp::samplingWith(
         provider, [](const std::string&, const json&) { return true; }, "files");
+    // A server of another mind: a numeric role, a type that is no string, maxTokens past int.
+    const json odd = {
+        {"messages", json::array({{{"role", 7}, {"content", {{"type", 5}, {"text", "hi"}}}},
+                                  {{"role", "assistant"}, {"content", {{"type", "text"}, {"text", "yo"}}}}})},
+        {"systemPrompt", 3},
+        {"maxTokens", 1LL << 40}};
+    // Built outside the coroutine: g++ 12 miscompiles braced JSON lists in a coroutine frame.
+    const json noMessages = {{"messages", "hi"}};
     runOn(io, [&]() -> Task<void> {
-        // A server of another mind: a numeric role, a type that is no string, maxTokens past int.
-        const json odd = {
-            {"messages",
-             json::array({{{"role", 7}, {"content", {{"type", 5}, {"text", "hi"}}}},
-                          {{"role", "assistant"}, {"content", {{"type", "text"}, {"text", "yo"}}}}})},
-            {"systemPrompt", 3},
-            {"maxTokens", 1LL << 40}};
         auto answered = co_await sample(odd);
         REQUIRE(answered);
         CHECK((*answered)["content"]["text"] == "ok");
@@ -207,7 +208,7 @@ TEST_CASE("sampling: fields of the wrong type are read as absent, a missing mess
         CHECK(request.messages[1].role == llm::Role::assistant);
         CHECK(request.maxTokens == std::numeric_limits<int>::max());
 
-        auto refused = co_await sample(json{{"messages", "hi"}});
+        auto refused = co_await sample(noMessages);
         REQUIRE_FALSE(refused);
         CHECK(refused.error().code == reagent::jsonrpc::kInvalidParams);
         CHECK(provider->requests().size() == 1);

@@ -13,6 +13,11 @@ expected<std::string_view, McpError> acceptServerVersion(std::string_view chosen
         known += known.empty() ? "" : ", ";
         known += version;
     }
+    if (chosen == kLegacyProtocolVersion) {
+        return kLegacyProtocolVersion;
+    }
+    known += ", ";
+    known += kLegacyProtocolVersion;
     return fail(
         McpError{McpErrc::unsupported_version,
                  "the server chose protocol version '" + std::string(chosen) + "'; reagent speaks " + known});

@@ -1,38 +1,37 @@
-// The authorization step for a person at a terminal: the browser comes back to a one-request-at-a-time
-// HTTP listener on a loopback address (RFC 8252 §7.3), which hands the redirect's URL to the OAuth flow.
+// The authorization step for a person at a terminal: the browser comes back to an HTTP listener on a
+// loopback address (RFC 8252 §7.3), served by reagent::http's connection loop, which hands the redirect's
+// URL to the OAuth flow.
 
 #include "reagent/mcp/loopback_authorizer.hpp"
 
-#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/read.hpp>
-#include <boost/beast/http/string_body.hpp>
-#include <boost/beast/http/write.hpp>
 #include <boost/url/parse.hpp>
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/detail/listen.hpp"
+#include "reagent/core/event.hpp"
+#include "reagent/http/server_connections.hpp"
 
 namespace reagent::mcp {
 
 namespace {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
 using asio::ip::tcp;
 
-/// A connection that sends no request within this time is dropped (it would block the next one).
+/// A connection that sends no request within this time is dropped; the others are served meanwhile.
 constexpr std::chrono::seconds kRequestTimeout{10};
 /// The redirect is a short GET: nothing larger is read.
 constexpr std::uint32_t kMaxRequestBytes = 16U << 10U;
+/// How long the done page has to reach the browser once the redirect came.
+constexpr std::chrono::seconds kCloseGrace{1};
 
 constexpr std::string_view kDonePage =
     "<!doctype html><meta charset=utf-8><title>reagent</title>"
@@ -42,6 +41,14 @@ struct Listening {
     tcp::endpoint endpoint;
     std::string origin;
     std::string path;
+};
+
+// What the listener shares with its connections: where the redirect comes, and the first one that came.
+struct Catch {
+    Catch(const Executor& executor, Listening where) : point(std::move(where)), arrived(executor) {}
+    Listening point;
+    std::optional<std::string> redirect;
+    Event arrived;
 };
 
 [[nodiscard]] McpError refused(std::string why) {
@@ -80,16 +87,29 @@ struct Listening {
            params.find("&error=") != std::string_view::npos;
 }
 
-Task<void> answer(beast::tcp_stream& stream, bhttp::status status, std::string_view body) {
-    bhttp::response<bhttp::string_body> response{status, 11};
-    response.set(bhttp::field::content_type, "text/html; charset=utf-8");
-    response.set(bhttp::field::cache_control, "no-store");
-    response.set(bhttp::field::connection, "close");
-    response.body() = std::string(body);
-    response.prepare_payload();
-    (void)co_await bhttp::async_write(stream, response, asio::as_tuple(asio::use_awaitable));
-    beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+http::ServerReply page(unsigned status, std::string_view body) {
+    http::ServerReply reply;
+    reply.status = status;
+    reply.headers.set("Content-Type", "text/html; charset=utf-8");
+    reply.headers.set("Cache-Control", "no-store");
+    reply.body = std::string(body);
+    return reply;
+}
+
+// Every request ends its connection: the browser needs one page, and the listener goes once it came.
+Task<http::ServerAnswer> answerRequest(std::shared_ptr<Catch> caught, http::ServerRequest request) {
+    http::ServerAnswer answer;
+    answer.close = true;
+    if (request.method != "GET" || !isRedirect(request.target, caught->point.path)) {
+        answer.reply = page(404, "<p>Not the OAuth redirect.</p>\n");
+        co_return answer;
+    }
+    if (!caught->redirect) {
+        caught->redirect = caught->point.origin + request.target;
+        caught->arrived.set();
+    }
+    answer.reply = page(200, kDonePage);
+    co_return answer;
 }
 
 Task<expected<std::string, McpError>> awaitRedirect(AuthorizationRequest request,
@@ -99,10 +119,8 @@ Task<expected<std::string, McpError>> awaitRedirect(AuthorizationRequest request
         co_return unexpected(point.error());
     }
     const auto executor = co_await asio::this_coro::executor;
-    tcp::acceptor acceptor(executor);
-    beast::error_code ec;
-    ec = reagent::detail::listenOn(acceptor, point->endpoint);
-    if (ec) {
+    auto acceptor = std::make_shared<tcp::acceptor>(executor);
+    if (const auto ec = reagent::detail::listenOn(*acceptor, point->endpoint)) {
         co_return unexpected(refused("cannot listen on " + point->origin + " for the OAuth redirect (" +
                                      ec.message() +
                                      "); free the port or set another OAuthSettings::redirectUri"));
@@ -110,34 +128,41 @@ Task<expected<std::string, McpError>> awaitRedirect(AuthorizationRequest request
     if (show) {
         show(request);
     }
-    for (;;) {
-        auto [accepted, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
-        if (accepted) {
-            const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
-            co_return unexpected(McpError{cancelled ? McpErrc::cancelled : McpErrc::unauthorized,
-                                          "waiting for the OAuth redirect: " + accepted.message()});
-        }
-        beast::tcp_stream stream(std::move(socket));
-        stream.expires_after(kRequestTimeout);
-        beast::flat_buffer buffer;
-        bhttp::request_parser<bhttp::string_body> parser;
-        parser.body_limit(kMaxRequestBytes);
-        parser.header_limit(kMaxRequestBytes);
-        auto [read, bytes] =
-            co_await bhttp::async_read(stream, buffer, parser, asio::as_tuple(asio::use_awaitable));
-        (void)bytes;
-        if (read) {
-            continue;  // a stray or silent connection
-        }
-        const auto& message = parser.get();
-        const std::string_view target(message.target().data(), message.target().size());
-        if (message.method() != bhttp::verb::get || !isRedirect(target, point->path)) {
-            co_await answer(stream, bhttp::status::not_found, "<p>Not the OAuth redirect.</p>\n");
-            continue;
-        }
-        co_await answer(stream, bhttp::status::ok, kDonePage);
-        co_return point->origin + std::string(target);
+    auto caught = std::make_shared<Catch>(executor, std::move(*point));
+    http::ConnectionHandler handler;
+    handler.answer = [caught](http::ServerRequest asked) { return answerRequest(caught, std::move(asked)); };
+    handler.refuse = [](unsigned status, std::string why) {
+        http::ServerReply reply;
+        reply.status = status;
+        reply.headers.set("Content-Type", "text/plain; charset=utf-8");
+        reply.body = std::move(why) + "\n";
+        return reply;
+    };
+    http::ConnectionLimits limits;
+    limits.maxBodyBytes = kMaxRequestBytes;
+    limits.maxHeaderBytes = kMaxRequestBytes;
+    limits.readTimeout = kRequestTimeout;
+    limits.writeTimeout = kRequestTimeout;
+    http::ServerConnections connections(executor, limits, std::move(handler));
+    std::function<void(tcp::socket)> serve = [&connections](tcp::socket socket) {
+        connections.serve(std::move(socket));
+    };
+    auto accepting = reagent::detail::acceptConnections(acceptor, std::move(serve));
+    auto arriving = caught->arrived.wait();
+    using namespace asio::experimental::awaitable_operators;
+    (void)co_await (std::move(accepting) || std::move(arriving));
+    // The redirect came or the caller gave up: the listener goes either way, the done page first.
+    const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
+    co_await asio::this_coro::reset_cancellation_state();
+    boost::system::error_code ignored;
+    acceptor->close(ignored);
+    co_await connections.close(kCloseGrace);
+    if (caught->redirect) {
+        co_return *caught->redirect;
     }
+    co_return unexpected(McpError{cancelled ? McpErrc::cancelled : McpErrc::unauthorized,
+                                  cancelled ? "the wait for the OAuth redirect was cancelled"
+                                            : "the OAuth redirect listener stopped accepting connections"});
 }
 
 }  // namespace

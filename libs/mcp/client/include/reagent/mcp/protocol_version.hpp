@@ -17,11 +17,17 @@ inline constexpr std::string_view kLatestProtocolVersion = "2025-11-25";
 inline constexpr std::array<std::string_view, 3> kSupportedProtocolVersions{"2025-11-25", "2025-06-18",
                                                                             "2025-03-26"};
 
-/// \brief The server's answer to the offered version: accepted when reagent speaks it.
+/// \brief The version of the HTTP+SSE era, which the client still accepts from a server (the deployments
+/// the `sse` transport exists for). reagent's server does not offer it.
+inline constexpr std::string_view kLegacyProtocolVersion = "2024-11-05";
+
+/// \brief The server's answer to the offered version: accepted when reagent speaks it, or when it is
+/// `kLegacyProtocolVersion` (the client reads what such a server sends; nothing it sends depends on
+/// a newer version).
 ///
 /// \par Errors
-/// `unsupported_version`, naming the server's choice and the versions reagent speaks (the client must
-/// then disconnect, as the specification says).
+/// `unsupported_version`, naming the server's choice and the versions the client accepts (the client
+/// must then disconnect, as the specification says).
 [[nodiscard]] expected<std::string_view, McpError> acceptServerVersion(std::string_view chosen);
 
 }  // namespace reagent::mcp

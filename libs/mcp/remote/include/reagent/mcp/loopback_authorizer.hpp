@@ -14,7 +14,8 @@ namespace reagent::mcp {
 /// `http://` URL on `127.0.0.1`, `[::1]` or `localhost`, with a port), calls `show` with the request (to
 /// print the link or open a browser), and returns once the browser is sent back to the redirect path with
 /// a `code` or an `error`; the browser is told it may close the tab. Other requests to the listener get
-/// 404 and the wait goes on; a connection that sends nothing is dropped after 10 s.
+/// 404 and the wait goes on. Connections are served side by side (a browser's idle pre-connection does
+/// not hold up the redirect); one that sends nothing is dropped after 10 s.
 ///
 /// \par Errors
 /// `unauthorized` for a redirect URI that is not a loopback `http://` URL with a port, or a port that
