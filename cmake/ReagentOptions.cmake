@@ -25,6 +25,10 @@ endfunction()
 
 add_library(reagent_options INTERFACE)
 target_compile_options(reagent_options INTERFACE -Wall -Wextra -Wpedantic)
+# Every target compiles with -pthread (some dependencies add it to their users): one set of definitions
+# (_REENTRANT) for all, which the precompiled headers need (cmake/ReagentPch.cmake).
+target_compile_options(reagent_options INTERFACE -pthread)
+target_link_options(reagent_options INTERFACE -pthread)
 if(REAGENT_WARNINGS_AS_ERRORS)
     target_compile_options(reagent_options INTERFACE -Werror)
 endif()

@@ -3,6 +3,7 @@
 // and the scenario's name in MCP_CONFORMANCE_SCENARIO. It does what the scenario asks with the public
 // `reagent::mcp::Client` over streamable-http and exits 0; the runner judges what its server saw.
 
+#include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
@@ -11,10 +12,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "reagent/core/task.hpp"
 #include "reagent/http/http_client.hpp"
 #include "reagent/mcp/client.hpp"
+#include "reagent/mcp/protocol_version.hpp"
 #include "reagent/mcp/remote_transports.hpp"
 
 namespace {
@@ -78,7 +81,42 @@ json argumentsFor(const std::string& tool) {
 
 bool scenarioTool(const std::string& tool) {
     return tool == "add_numbers" || tool == "test_client_elicitation_defaults" ||
-           tool == "test_reconnection" || tool == "test-tool";
+           tool == "test_reconnection" || tool == "test-tool" || tool == "test_headers" ||
+           tool == "my-hyphenated-tool";
+}
+
+// Reads every resource and gets every prompt the server lists (the header scenarios check each request).
+Task<int> readResourcesAndPrompts(mcp::Client& client) {
+    int status = 0;
+    auto resources = co_await client.request("resources/list", json::object());
+    if (!resources) {
+        std::cerr << "resources/list: " << resources.error().describe() << "\n";
+        co_return 1;
+    }
+    for (const json& resource : resources->value("resources", json::array())) {
+        json params = json::object();
+        params["uri"] = resource.value("uri", "");
+        auto read = co_await client.request("resources/read", std::move(params));
+        if (!read) {
+            std::cerr << "resources/read: " << read.error().describe() << "\n";
+            status = 1;
+        }
+    }
+    auto prompts = co_await client.request("prompts/list", json::object());
+    if (!prompts) {
+        std::cerr << "prompts/list: " << prompts.error().describe() << "\n";
+        co_return 1;
+    }
+    for (const json& prompt : prompts->value("prompts", json::array())) {
+        json params = json::object();
+        params["name"] = prompt.value("name", "");
+        auto got = co_await client.request("prompts/get", std::move(params));
+        if (!got) {
+            std::cerr << "prompts/get: " << got.error().describe() << "\n";
+            status = 1;
+        }
+    }
+    co_return status;
 }
 
 Task<int> run(std::string url, std::string scenario) {
@@ -90,6 +128,12 @@ Task<int> run(std::string url, std::string scenario) {
     config.connectTimeout = std::chrono::seconds(10);
     config.maxReconnects = 0;
     config.oauth = oauthSettings();
+    // The runner names the revision the scenario runs at: 2026-07-28 is spoken after a server/discover
+    // probe (as against any server), the earlier ones through the initialize handshake.
+    const char* revision = std::getenv("MCP_CONFORMANCE_PROTOCOL_VERSION");
+    config.era = revision != nullptr && std::string_view(revision) == mcp::kModernProtocolVersion
+                     ? mcp::ProtocolEra::automatic
+                     : mcp::ProtocolEra::legacy;
 
     mcp::ClientOptions options;
     options.clientInfo = {"reagent-conformance-client", "0.1.0", {}};
@@ -128,6 +172,10 @@ Task<int> run(std::string url, std::string scenario) {
                     std::cerr << tool.name << " -> " << result->text << "\n";
                 }
             }
+        }
+        if (scenario == "http-standard-headers") {
+            const int read = co_await readResourcesAndPrompts(*client);
+            status = std::max(status, read);
         }
     }
     co_await client->close();

@@ -293,3 +293,176 @@ TEST_CASE("results: tool pages, the retry rule from annotations, call results", 
     auto structured = ClientSession::readCallResult(json{{"structuredContent", {{"n", 1}}}});
     CHECK(structured.text == R"({"n":1})");
 }
+
+namespace {
+
+using reagent::unexpected;
+using reagent::mcp::ProtocolEra;
+using reagent::mcp::RpcError;
+using reagent::mcp::detail::Era;
+using reagent::mcp::detail::ProbeVerdict;
+using Kind = ProbeVerdict::Kind;
+
+ClientSession sessionFor(ProtocolEra era, reagent::mcp::TransportKind transport) {
+    ServerConfig config = serverConfig();
+    config.era = era;
+    config.transport = transport;
+    config.url = "http://127.0.0.1:1/mcp";
+    Offer offer;
+    offer.clientInfo = {"reagent", "0.1.0", ""};
+    offer.elicitation = true;
+    return ClientSession(config, offer);
+}
+
+json discoverResult(const json& versions) {
+    return json{
+        {"supportedVersions", versions},
+        {"capabilities", {{"tools", {{"listChanged", true}}}}},
+        {"instructions", "use the tools"},
+        {"resultType", "complete"},
+        {"ttlMs", 0},
+        {"cacheScope", "private"},
+        {"_meta", {{"io.modelcontextprotocol/serverInfo", {{"name", "modern"}, {"version", "2.0"}}}}}};
+}
+
+RpcError unsupported(const json& supported) {
+    return RpcError{-32022, "Unsupported protocol version",
+                    json{{"supported", supported}, {"requested", "x"}}};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the era: a probe carries the 2026 envelope, and a DiscoverResult naming 2026-07-28 means no handshake",
+    "[mcp][client-session][era]") {
+    auto client = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::streamable_http);
+    REQUIRE(client.probes());
+    client.speakModern("2026-07-28");
+    const auto probe = client.startRequest("server/discover", json::object(), false);
+    const json frame = json::parse(probe.frame);
+    const json meta = frame["params"]["_meta"];
+    CHECK(meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28");
+    CHECK(meta["io.modelcontextprotocol/clientInfo"] == json{{"name", "reagent"}, {"version", "0.1.0"}});
+    // No input_required answers yet: no capability is declared in this era, elicitation included.
+    CHECK(meta["io.modelcontextprotocol/clientCapabilities"] == json::object());
+
+    const ProbeVerdict verdict = client.judgeProbe(discoverResult(json::array({"2026-07-28"})), false);
+    REQUIRE(verdict.kind == Kind::modern);
+    CHECK(verdict.server.protocolVersion == "2026-07-28");
+    CHECK(verdict.server.implementation.name == "modern");
+    CHECK(verdict.server.capabilities["tools"]["listChanged"] == true);
+    CHECK(verdict.server.instructions == "use the tools");
+    CHECK(client.era() == Era::modern);
+
+    // Every later request carries the envelope, its own _meta kept.
+    const auto call = client.startRequest("tools/call", json{{"name", "t"}, {"_meta", {{"trace", 1}}}}, true);
+    const json sent = json::parse(call.frame);
+    CHECK(sent["params"]["_meta"]["trace"] == 1);
+    CHECK(sent["params"]["_meta"].contains("progressToken"));
+    CHECK(sent["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28");
+}
+
+TEST_CASE("the era: -32022 naming 2026-07-28 is corrected once; other answers mean the handshake",
+          "[mcp][client-session][era]") {
+    SECTION("-32022 naming the modern version: probe again, and a second refusal is an error") {
+        auto client = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::streamable_http);
+        client.speakModern("2026-07-28");
+        const ProbeVerdict first =
+            client.judgeProbe(unexpected(unsupported(json::array({"2026-07-28"}))), false);
+        REQUIRE(first.kind == Kind::retry);
+        CHECK(first.version == "2026-07-28");
+        const ProbeVerdict second =
+            client.judgeProbe(unexpected(unsupported(json::array({"2026-07-28"}))), true);
+        REQUIRE(second.kind == Kind::failed);
+        CHECK(second.error.code == McpErrc::unsupported_version);
+        CHECK(second.error.message.find("twice") != std::string::npos);
+    }
+    SECTION("-32022 naming only handshake versions, -32601, -32000: the handshake, and no probe next time") {
+        for (const RpcError& answer :
+             {unsupported(json::array({"2025-06-18"})), RpcError{-32601, "Method not found", nullptr},
+              RpcError{-32000, "Bad Request: Server not initialized", nullptr}}) {
+            auto client = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::stdio);
+            client.speakModern("2026-07-28");
+            const ProbeVerdict verdict = client.judgeProbe(unexpected(answer), false);
+            CHECK(verdict.kind == Kind::legacy);
+            CHECK_FALSE(verdict.restart);
+            CHECK(client.era() == Era::legacy);
+            CHECK_FALSE(client.probes());
+            const json frame = json::parse(client.startRequest("tools/list", json::object(), false).frame);
+            CHECK_FALSE(frame["params"].contains("_meta"));
+        }
+    }
+    SECTION("versions of neither era: unsupported_version naming them") {
+        auto client = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::streamable_http);
+        client.speakModern("2026-07-28");
+        const ProbeVerdict verdict =
+            client.judgeProbe(unexpected(unsupported(json::array({"2031-01-01"}))), false);
+        REQUIRE(verdict.kind == Kind::failed);
+        CHECK(verdict.error.code == McpErrc::unsupported_version);
+        CHECK(verdict.error.message.find("2031-01-01") != std::string::npos);
+    }
+    SECTION("a DiscoverResult without 2026-07-28 among its versions: the handshake") {
+        auto client = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::streamable_http);
+        client.speakModern("2026-07-28");
+        CHECK(client.judgeProbe(discoverResult(json::array({"2027-01-01"})), false).kind == Kind::legacy);
+    }
+}
+
+TEST_CASE(
+    "the era: no answer is the handshake on stdio (a new process when it exited) and an error over HTTP",
+    "[mcp][client-session][era]") {
+    auto stdio = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::stdio);
+    stdio.speakModern("2026-07-28");
+    const ProbeVerdict silent = stdio.judgeProbeFailure(McpError{McpErrc::timeout, "no answer"});
+    CHECK(silent.kind == Kind::legacy);
+    CHECK_FALSE(silent.restart);
+
+    auto exited = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::stdio);
+    exited.speakModern("2026-07-28");
+    const ProbeVerdict gone = exited.judgeProbeFailure(McpError{McpErrc::connection_closed, "exited"});
+    CHECK(gone.kind == Kind::legacy);
+    CHECK(gone.restart);
+
+    auto http = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::streamable_http);
+    http.speakModern("2026-07-28");
+    const ProbeVerdict late = http.judgeProbeFailure(McpError{McpErrc::timeout, "no answer"});
+    REQUIRE(late.kind == Kind::failed);
+    CHECK(late.error.code == McpErrc::timeout);
+    CHECK(http.judgeProbeFailure(McpError{McpErrc::connect_failed, "HTTP 400"}).kind == Kind::legacy);
+    auto denied = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::streamable_http);
+    denied.speakModern("2026-07-28");
+    CHECK(denied.judgeProbeFailure(McpError{McpErrc::unauthorized, "401"}).kind == Kind::failed);
+}
+
+TEST_CASE("the era: `modern` refuses a server of the handshake era; `legacy` and SSE never probe",
+          "[mcp][client-session][era]") {
+    auto modern = sessionFor(ProtocolEra::modern, reagent::mcp::TransportKind::stdio);
+    REQUIRE(modern.probes());
+    modern.speakModern("2026-07-28");
+    const ProbeVerdict verdict =
+        modern.judgeProbe(unexpected(RpcError{-32601, "Method not found", nullptr}), false);
+    REQUIRE(verdict.kind == Kind::failed);
+    CHECK(verdict.error.code == McpErrc::unsupported_version);
+    CHECK(verdict.error.message.find("era modern") != std::string::npos);
+
+    CHECK_FALSE(sessionFor(ProtocolEra::legacy, reagent::mcp::TransportKind::stdio).probes());
+    CHECK_FALSE(sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::sse).probes());
+    CHECK_FALSE(sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::websocket).probes());
+}
+
+TEST_CASE("the era: a 2026 result's resultType: absent or complete passes, input_required and others fail",
+          "[mcp][client-session][era]") {
+    auto client = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::streamable_http);
+    client.speakModern("2026-07-28");
+    CHECK(client.checkResult("tools/call", json{{"content", json::array()}}));
+    CHECK(client.checkResult("tools/call", json{{"resultType", "complete"}}));
+    auto asks = client.checkResult("tools/call", json{{"resultType", "input_required"}});
+    REQUIRE_FALSE(asks);
+    CHECK(asks.error().code == McpErrc::protocol_error);
+    auto odd = client.checkResult("tools/call", json{{"resultType", 7}});
+    REQUIRE_FALSE(odd);
+    CHECK(odd.error().code == McpErrc::malformed_message);
+    // In the handshake era the member means nothing.
+    auto legacy = session();
+    CHECK(legacy.checkResult("tools/call", json{{"resultType", "input_required"}}));
+}

@@ -45,6 +45,15 @@ Task<reagent::expected<std::shared_ptr<mcp::Client>, mcp::McpError>> connect(Fak
     co_return co_await std::move(connecting);
 }
 
+// Connects to `server` in `era` with default options.
+Task<reagent::expected<std::shared_ptr<mcp::Client>, mcp::McpError>> connectIn(FakeServer& server,
+                                                                               mcp::ProtocolEra era) {
+    mcp::ServerConfig config = memoryConfig();
+    config.era = era;
+    auto connecting = connect(server, std::move(config), mcp::ClientOptions{});
+    co_return co_await std::move(connecting);
+}
+
 json toolsPage(std::vector<std::string> names, std::optional<std::string> next) {
     json tools = json::array();
     for (const auto& name : names) {
@@ -607,4 +616,122 @@ TEST_CASE("mcp memory transport: frames in order both ways, faults once, and the
         REQUIRE_FALSE(after);
         CHECK(after.error().code == mcp::McpErrc::connection_closed);
     }());
+}
+
+TEST_CASE("mcp client: a 2026-07-28 server is spoken to without a handshake, each request enveloped",
+          "[mcp][client][era]") {
+    asio::io_context io;
+    FakeServer server;
+    server.modern = true;
+    server.onRequest = [](const json& request) {
+        if (request["method"] == "tools/list") {
+            return Reply::ok(json{{"tools", json::array({json{{"name", "t"}}})}, {"resultType", "complete"}});
+        }
+        if (request["method"] == "tools/call") {
+            return Reply::ok(json{{"content", json::array({json{{"type", "text"}, {"text", "done"}}})}});
+        }
+        return Reply::rpcError(-32601, "Method not found");
+    };
+    runOn(io, [&]() -> Task<void> {
+        mcp::ServerConfig config = memoryConfig();
+        config.era = mcp::ProtocolEra::automatic;
+        mcp::ClientOptions options;
+        options.clientInfo = {"tester", "9.9", ""};
+        auto connecting = connect(server, config, std::move(options));
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        CHECK((*client)->server().protocolVersion == mcp::kModernProtocolVersion);
+        CHECK((*client)->server().implementation.name == "fake");
+        CHECK((*client)->server().implementation.version == "2.0.0");
+        auto tools = co_await (*client)->listTools();
+        REQUIRE(tools);
+        CHECK(tools->size() == 1);
+        auto called = co_await (*client)->callTool("t", json::object());
+        REQUIRE(called);
+        CHECK(called->text == "done");
+        // No ping in this era: the health check asks server/discover again.
+        auto pinged = co_await (*client)->ping();
+        CHECK(pinged);
+        co_await (*client)->close();
+    }());
+    CHECK(server.framesWith("initialize").empty());
+    CHECK(server.framesWith("notifications/initialized").empty());
+    CHECK(server.framesWith("ping").empty());
+    REQUIRE(server.framesWith("server/discover").size() == 2);
+    for (const char* method : {"server/discover", "tools/list", "tools/call"}) {
+        const json meta = server.framesWith(method).front()["params"]["_meta"];
+        CHECK(meta["io.modelcontextprotocol/protocolVersion"] == mcp::kModernProtocolVersion);
+        CHECK(meta["io.modelcontextprotocol/clientInfo"]["name"] == "tester");
+        CHECK(meta["io.modelcontextprotocol/clientCapabilities"].is_object());
+    }
+}
+
+TEST_CASE("mcp client: a server of the handshake era answers the probe with an error and gets initialize",
+          "[mcp][client][era]") {
+    asio::io_context io;
+    FakeServer server;  // answers server/discover with -32601
+    runOn(io, [&]() -> Task<void> {
+        auto connecting = connectIn(server, mcp::ProtocolEra::automatic);
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        CHECK((*client)->server().protocolVersion == mcp::kLatestProtocolVersion);
+        auto tools = co_await (*client)->listTools();
+        CHECK(tools);
+        co_await (*client)->close();
+    }());
+    REQUIRE(server.frames.size() >= 3);
+    CHECK(server.frames[0]["method"] == "server/discover");
+    CHECK(server.frames[1]["method"] == "initialize");
+    CHECK(server.peers.size() == 1);  // the same connection
+    CHECK_FALSE(server.framesWith("tools/list").front()["params"].contains("_meta"));
+}
+
+TEST_CASE("mcp client: -32022 naming 2026-07-28 is corrected once; `modern` refuses a handshake-era server",
+          "[mcp][client][era]") {
+    asio::io_context io;
+    SECTION("corrected") {
+        FakeServer server;
+        server.modern = true;
+        server.discoverReplies.push_back(Reply{
+            std::nullopt, json{{"code", -32022},
+                               {"message", "Unsupported protocol version"},
+                               {"data", {{"supported", {"2026-07-28"}}, {"requested", "2026-07-28"}}}}});
+        runOn(io, [&]() -> Task<void> {
+            auto connecting = connectIn(server, mcp::ProtocolEra::automatic);
+            auto client = co_await std::move(connecting);
+            REQUIRE(client);
+            CHECK((*client)->server().protocolVersion == mcp::kModernProtocolVersion);
+            co_await (*client)->close();
+        }());
+        CHECK(server.framesWith("server/discover").size() == 2);
+        CHECK(server.framesWith("initialize").empty());
+    }
+    SECTION("refused") {
+        FakeServer server;
+        runOn(io, [&]() -> Task<void> {
+            auto connecting = connectIn(server, mcp::ProtocolEra::modern);
+            auto client = co_await std::move(connecting);
+            REQUIRE_FALSE(client);
+            CHECK(client.error().code == mcp::McpErrc::unsupported_version);
+            CHECK(client.error().message.find("2026-07-28") != std::string::npos);
+        }());
+        CHECK(server.framesWith("initialize").empty());
+    }
+    SECTION("an input_required result is a clear error, not a result") {
+        FakeServer server;
+        server.modern = true;
+        server.onRequest = [](const json&) {
+            return Reply::ok(json{{"resultType", "input_required"}, {"inputRequests", json::object()}});
+        };
+        runOn(io, [&]() -> Task<void> {
+            auto connecting = connectIn(server, mcp::ProtocolEra::automatic);
+            auto client = co_await std::move(connecting);
+            REQUIRE(client);
+            auto called = co_await (*client)->callTool("t", json::object());
+            REQUIRE_FALSE(called);
+            CHECK(called.error().code == mcp::McpErrc::protocol_error);
+            CHECK(called.error().message.find("input_required") != std::string::npos);
+            co_await (*client)->close();
+        }());
+    }
 }

@@ -63,6 +63,8 @@ inline mcp::ServerConfig memoryConfig() {
     config.requestTimeout = 2s;
     config.connectTimeout = 2s;
     config.reconnectDelay = 1ms;
+    // The handshake era: the tests of its rules see initialize first. The era's own tests set `automatic`.
+    config.era = mcp::ProtocolEra::legacy;
     return config;
 }
 
@@ -94,6 +96,10 @@ struct FakeServer {
     std::optional<Reply> initializeReply;
     // Runs just before initialize is answered.
     std::function<void()> beforeInitializeReply;
+    // server/discover: answered as a 2026-07-28 server does when `modern`, else as a server of the
+    // handshake era (-32601); `discoverReplies` replace the answers in turn.
+    bool modern = false;
+    std::vector<Reply> discoverReplies;
 
     [[nodiscard]] std::vector<json> framesWith(const std::string& method) const {
         std::vector<json> found;
@@ -136,6 +142,22 @@ inline Task<void> serve(FakeServer& server, std::shared_ptr<mcp::MemoryPeer> pee
                                          {"capabilities", {{"tools", {{"listChanged", true}}}}},
                                          {"serverInfo", {{"name", "fake"}, {"version", "1.2.3"}}},
                                          {"instructions", "be kind"}});
+        } else if (method == "server/discover") {
+            if (!server.discoverReplies.empty()) {
+                reply = server.discoverReplies.front();
+                server.discoverReplies.erase(server.discoverReplies.begin());
+            } else if (server.modern) {
+                reply = Reply::ok(json{
+                    {"supportedVersions", {std::string(mcp::kModernProtocolVersion)}},
+                    {"capabilities", {{"tools", {{"listChanged", true}}}}},
+                    {"resultType", "complete"},
+                    {"ttlMs", 0},
+                    {"cacheScope", "private"},
+                    {"_meta",
+                     {{"io.modelcontextprotocol/serverInfo", {{"name", "fake"}, {"version", "2.0.0"}}}}}});
+            } else {
+                reply = Reply::rpcError(-32601, "Method not found");
+            }
         } else {
             reply = server.onRequest(message);
         }

@@ -70,6 +70,12 @@ TEST_CASE("oauth: metadata documents are read and checked", "[mcp][oauth]") {
     REQUIRE(server);
     CHECK(server->registrationEndpoint.empty());
     CHECK(server->clientIdMetadataDocumentSupported);
+    CHECK_FALSE(server->issParameterSupported);
+    CHECK(
+        detail::parseAuthServerMetadata(
+            R"({"issuer":"https://as","authorization_endpoint":"https://as/a","token_endpoint":"https://as/t",)"
+            R"("authorization_response_iss_parameter_supported":true})")
+            ->issParameterSupported);
     const auto plainOnly = detail::parseAuthServerMetadata(
         R"({"authorization_endpoint":"https://as/a","token_endpoint":"https://as/t","code_challenge_methods_supported":["plain"]})");
     REQUIRE_FALSE(plainOnly);
@@ -154,15 +160,40 @@ TEST_CASE("oauth: the authorization URL and the redirect carry what they must", 
     CHECK(url.find("&resource=https%3A%2F%2Fh%2Fmcp") != std::string::npos);
     CHECK(url.find("scope=") == std::string::npos);  // omitted when empty
 
-    CHECK(detail::codeFromRedirect("http://127.0.0.1:1/cb?code=abc&state=st", "st").value() == "abc");
-    const auto forged = detail::codeFromRedirect("http://127.0.0.1:1/cb?code=abc&state=other", "st");
+    const detail::ExpectedIssuer quiet{"https://as", false};
+    CHECK(detail::codeFromRedirect("http://127.0.0.1:1/cb?code=abc&state=st", "st", quiet).value() == "abc");
+    const auto forged = detail::codeFromRedirect("http://127.0.0.1:1/cb?code=abc&state=other", "st", quiet);
     REQUIRE_FALSE(forged);
     CHECK(forged.error().find("state") != std::string::npos);
     const auto denied =
-        detail::codeFromRedirect("/cb?error=access_denied&error_description=no&state=st", "st");
+        detail::codeFromRedirect("/cb?error=access_denied&error_description=no&state=st", "st", quiet);
     REQUIRE_FALSE(denied);
     CHECK(denied.error().find("access_denied (no)") != std::string::npos);
-    CHECK_FALSE(detail::codeFromRedirect("/cb?state=st", "st"));
+    CHECK_FALSE(detail::codeFromRedirect("/cb?state=st", "st", quiet));
+}
+
+TEST_CASE("oauth: the authorization response's issuer is checked as RFC 9207 says", "[mcp][oauth]") {
+    const detail::ExpectedIssuer named{"https://as.example.com", true};
+    const detail::ExpectedIssuer quiet{"https://as.example.com", false};
+    const auto code = [](const char* query, const detail::ExpectedIssuer& issuer) {
+        return detail::codeFromRedirect(std::string("http://127.0.0.1:1/cb?") + query, "st", issuer);
+    };
+    // Named and advertised, or neither: the code.
+    CHECK(code("code=c&state=st&iss=https%3A%2F%2Fas.example.com", named).value() == "c");
+    CHECK(code("code=c&state=st", quiet).value() == "c");
+    // Advertised but missing; wrong; sent unasked and wrong; the same issuer with a trailing slash.
+    const auto missing = code("code=c&state=st", named);
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().find("does not name its issuer") != std::string::npos);
+    CHECK_FALSE(code("code=c&state=st&iss=https%3A%2F%2Fevil.example.com", named));
+    CHECK_FALSE(code("code=c&state=st&iss=https%3A%2F%2Fevil.example.com", quiet));
+    CHECK_FALSE(code("code=c&state=st&iss=https%3A%2F%2Fas.example.com%2F", named));
+    // On a mix-up the response's error is not what is reported.
+    const auto mixed =
+        code("error=access_denied&error_description=click%20here&state=st&iss=https%3A%2F%2Fevil", quiet);
+    REQUIRE_FALSE(mixed);
+    CHECK(mixed.error().find("mix-up") != std::string::npos);
+    CHECK(mixed.error().find("click") == std::string::npos);
 }
 
 TEST_CASE("oauth: token answers and registrations are read and checked", "[mcp][oauth]") {
@@ -185,6 +216,15 @@ TEST_CASE("oauth: token answers and registrations are read and checked", "[mcp][
     CHECK(body["token_endpoint_auth_method"] == "none");
     CHECK(body["redirect_uris"] == json::array({settings.redirectUri}));
     CHECK(body["grant_types"] == json::array({"authorization_code", "refresh_token"}));
+    // SEP-837: a program redirected to the loopback is a native application, an https:// site a web one.
+    CHECK(body["application_type"] == "native");
+    mcp::OAuthSettings site = settings;
+    site.redirectUri = "https://app.example.com/callback";
+    CHECK(json::parse(detail::registrationBody(site, server))["application_type"] == "web");
+    site.redirectUri = "https://localhost:8443/callback";
+    CHECK(json::parse(detail::registrationBody(site, server))["application_type"] == "native");
+    site.redirectUri = "https://localhost.example.com/callback";
+    CHECK(json::parse(detail::registrationBody(site, server))["application_type"] == "web");
     server.tokenEndpointAuthMethods = std::vector<std::string>{"client_secret_post"};
     CHECK(json::parse(detail::registrationBody(settings, server))["token_endpoint_auth_method"] ==
           "client_secret_post");

@@ -35,6 +35,12 @@ TEST_CASE("parseServers reads the mcpServers format of MCP hosts", "[mcp][config
     CHECK((*servers)[3].transport == mcp::TransportKind::streamable_http);  // seedStyle: endpoint
     CHECK((*servers)[4].transport == mcp::TransportKind::websocket);
     CHECK((*servers)[4].maxReconnects == 0);
+    CHECK(api.era == mcp::ProtocolEra::automatic);
+    auto eras = mcp::parseServers(json::parse(
+        R"({"old": {"command": "x", "era": "legacy"}, "new": {"url": "http://h/mcp", "era": "modern"}})"));
+    REQUIRE(eras);
+    CHECK((*eras)[0].era == mcp::ProtocolEra::modern);
+    CHECK((*eras)[1].era == mcp::ProtocolEra::legacy);
     // The bare object (without the mcpServers member) is accepted too.
     CHECK(mcp::parseServers(document.at("mcpServers")));
 }
@@ -62,6 +68,10 @@ TEST_CASE("parseServers names the server and the member at fault", "[mcp][config
           "`timeoutMs` must be a positive integer");
     check(R"({"mcpServers": {"a": {"command": "x", "maxReconnects": -1}}})",
           "`maxReconnects` must be an integer");
+    check(R"({"mcpServers": {"a": {"command": "x", "era": "2026"}}})",
+          "`era` must be \"auto\", \"legacy\" or \"modern\", not \"2026\"");
+    check(R"({"mcpServers": {"a": {"type": "sse", "url": "http://h", "era": "modern"}}})",
+          "runs over stdio and streamable-http only, not sse");
     check(R"({"mcpServers": []})", "must be an object");
     check(R"([1, 2])", "must be an object");
 }

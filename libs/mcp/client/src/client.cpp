@@ -20,6 +20,7 @@
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/mcp/json_rpc.hpp"
+#include "reagent/mcp/protocol_version.hpp"
 
 namespace reagent::mcp {
 
@@ -212,11 +213,11 @@ void armSweeper(const StatePtr& state, Clock::time_point deadline) {
     }
 }
 
-// One request on one transport: send, wait for the response, the deadline or cancellation.
-Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transport> transport,
-                                        std::uint64_t generation, std::string method, json params,
-                                        Clock::time_point deadline,
-                                        const std::function<void(const Progress&)>* onProgress) {
+// One request on one transport: send, wait for the response (a result or the server's JSON-RPC error),
+// the deadline or cancellation.
+Task<expected<expected<json, RpcError>, McpError>> exchangeOutcome(
+    StatePtr state, std::shared_ptr<Transport> transport, std::uint64_t generation, std::string method,
+    json params, Clock::time_point deadline, const std::function<void(const Progress&)>* onProgress) {
     Waiter waiter(state->executor);
     const bool progress = onProgress != nullptr && *onProgress;
     if (progress) {
@@ -284,10 +285,44 @@ Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transpor
     if (waiter.failure) {
         co_return unexpected(std::move(*waiter.failure));
     }
-    if (!*waiter.outcome) {
-        co_return unexpected(detail::ClientSession::remoteError(method, waiter.outcome->error()));
+    co_return std::move(*waiter.outcome);
+}
+
+// One request whose JSON-RPC error is a failure like the others.
+Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transport> transport,
+                                        std::uint64_t generation, std::string method, json params,
+                                        Clock::time_point deadline,
+                                        const std::function<void(const Progress&)>* onProgress) {
+    auto outcome = co_await exchangeOutcome(state, std::move(transport), generation, method,
+                                            std::move(params), deadline, onProgress);
+    if (!outcome) {
+        co_return unexpected(std::move(outcome.error()));
     }
-    co_return std::move(**waiter.outcome);
+    if (!*outcome) {
+        co_return unexpected(detail::ClientSession::remoteError(method, outcome->error()));
+    }
+    co_return std::move(**outcome);
+}
+
+// Asks the server which era it speaks (`server/discover` with the 2026 envelope), correcting the version
+// once when the server names another one it serves.
+Task<detail::ProbeVerdict> probe(StatePtr state, std::shared_ptr<Transport> transport,
+                                 std::uint64_t generation, Clock::time_point deadline) {
+    const ServerConfig& config = state->config();
+    if (config.transport == TransportKind::stdio && config.era == ProtocolEra::automatic) {
+        deadline = std::min(deadline, Clock::now() + config.discoverTimeout);
+    }
+    state->session.speakModern(std::string(kModernProtocolVersion));
+    for (bool second = false;; second = true) {
+        auto answer = co_await exchangeOutcome(state, transport, generation, "server/discover",
+                                               json::object(), deadline, nullptr);
+        detail::ProbeVerdict verdict = answer ? state->session.judgeProbe(*answer, second)
+                                              : state->session.judgeProbeFailure(answer.error());
+        if (verdict.kind != detail::ProbeVerdict::Kind::retry || second) {
+            co_return verdict;
+        }
+        state->session.speakModern(verdict.version);
+    }
 }
 
 // Opens a fresh transport and runs the handshake on it; on success it becomes the client's transport.
@@ -311,6 +346,25 @@ Task<expected<void, McpError>> establish(StatePtr state) {
     }
     const std::uint64_t generation = state->session.newTransport();
     state->tasks.spawn(readLoop(state, transport, generation));
+
+    if (state->session.probes()) {
+        detail::ProbeVerdict verdict = co_await probe(state, transport, generation, deadline);
+        if (verdict.kind == detail::ProbeVerdict::Kind::modern) {
+            state->transport = std::move(transport);
+            state->session.connected(std::move(verdict.server), Clock::now());
+            state->phaseChanged.set();
+            co_return expected<void, McpError>{};
+        }
+        if (verdict.kind != detail::ProbeVerdict::Kind::legacy || verdict.restart) {
+            state->session.retireTransport();
+            co_await transport->close();
+            if (verdict.kind != detail::ProbeVerdict::Kind::legacy) {
+                co_return unexpected(std::move(verdict.error));
+            }
+            // The server ended the connection on the probe: the handshake runs on a new one.
+            co_return co_await establish(state);
+        }
+    }
 
     json params = state->session.initializeParams();
     auto result =
@@ -421,8 +475,14 @@ Task<expected<json, McpError>> call(StatePtr state, std::string method, json par
     if (!up) {
         co_return unexpected(up.error());
     }
-    co_return co_await exchange(state, state->transport, state->session.generation(), std::move(method),
-                                std::move(params), deadline, onProgress);
+    auto result = co_await exchange(state, state->transport, state->session.generation(), method,
+                                    std::move(params), deadline, onProgress);
+    if (result) {
+        if (auto checked = state->session.checkResult(method, *result); !checked) {
+            co_return unexpected(std::move(checked.error()));
+        }
+    }
+    co_return result;
 }
 
 // Runs the handler of one server request (sampling, elicitation).
@@ -636,7 +696,9 @@ Task<expected<void, McpError>> Client::notify(std::string method, json params) {
 }
 
 Task<expected<void, McpError>> Client::ping() {
-    auto result = co_await request("ping");
+    // 2026-07-28 has no ping: server/discover is the request every such server answers.
+    const bool modern = state_->session.era() == detail::Era::modern;
+    auto result = co_await request(modern ? "server/discover" : "ping");
     if (!result) {
         co_return unexpected(result.error());
     }
@@ -646,6 +708,9 @@ Task<expected<void, McpError>> Client::ping() {
 Task<expected<void, McpError>> Client::setRoots(std::vector<Root> roots) {
     state_->options.roots = std::move(roots);
     state_->session.offerRoots();
+    if (state_->session.era() == detail::Era::modern) {
+        co_return expected<void, McpError>{};  // 2026-07-28 has no roots notification
+    }
     co_return co_await notify("notifications/roots/list_changed");
 }
 

@@ -15,6 +15,46 @@ using nlohmann::json;
 // A connection that stayed up this long resets the count of reconnections in a row.
 constexpr std::chrono::seconds kStableConnection{30};
 
+// The keys of the 2026-07-28 envelope (`params._meta` of a request, `_meta` of a result).
+constexpr const char* kMetaProtocolVersion = "io.modelcontextprotocol/protocolVersion";
+constexpr const char* kMetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities";
+constexpr const char* kMetaClientInfo = "io.modelcontextprotocol/clientInfo";
+constexpr const char* kMetaServerInfo = "io.modelcontextprotocol/serverInfo";
+// UnsupportedProtocolVersion: `data` names the versions the server serves (`supported`).
+constexpr int kUnsupportedProtocolVersion = -32022;
+
+bool speaksHandshakeVersion(std::string_view version) {
+    return version == kLegacyProtocolVersion ||
+           std::find(kSupportedProtocolVersions.begin(), kSupportedProtocolVersions.end(), version) !=
+               kSupportedProtocolVersions.end();
+}
+
+std::vector<std::string> stringList(const json& object, const char* key) {
+    std::vector<std::string> out;
+    if (!object.is_object()) {
+        return out;
+    }
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_array()) {
+        return out;
+    }
+    for (const json& entry : *it) {
+        if (entry.is_string()) {
+            out.push_back(entry.get<std::string>());
+        }
+    }
+    return out;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (const std::string& item : items) {
+        out += out.empty() ? "" : ", ";
+        out += item;
+    }
+    return out.empty() ? "none" : out;
+}
+
 // A server's hint of another type reads as no hint.
 std::optional<bool> hint(const json& annotations, const char* key) {
     return optionalBool(annotations, key).value_or(std::nullopt);
@@ -66,8 +106,13 @@ json rootsResult(const std::vector<Root>& roots) {
 ClientSession::ClientSession(ServerConfig config, Offer offer)
     : config_(std::move(config)), offer_(std::move(offer)), rpc_(config_.limits) {}
 
-json ClientSession::initializeParams() const {
+json ClientSession::capabilities() const {
     json capabilities = json::object();
+    // In the 2026 era a server asks for sampling, elicitation or roots through `input_required` results,
+    // which this client does not answer yet: it declares none there, and such a server says what it lacks.
+    if (era_ == Era::modern) {
+        return capabilities;
+    }
     if (offer_.roots) {
         capabilities["roots"] = json{{"listChanged", true}};
     }
@@ -77,13 +122,150 @@ json ClientSession::initializeParams() const {
     if (offer_.elicitation) {
         capabilities["elicitation"] = json{{"form", json::object()}};
     }
+    return capabilities;
+}
+
+json ClientSession::clientInfo() const {
     json info{{"name", offer_.clientInfo.name}, {"version", offer_.clientInfo.version}};
     if (!offer_.clientInfo.title.empty()) {
         info["title"] = offer_.clientInfo.title;
     }
+    return info;
+}
+
+json ClientSession::initializeParams() const {
     return json{{"protocolVersion", std::string(kLatestProtocolVersion)},
-                {"capabilities", std::move(capabilities)},
-                {"clientInfo", std::move(info)}};
+                {"capabilities", capabilities()},
+                {"clientInfo", clientInfo()}};
+}
+
+bool ClientSession::probes() const noexcept {
+    if (config_.era == ProtocolEra::legacy || knownLegacy_) {
+        return false;
+    }
+    return config_.transport == TransportKind::stdio || config_.transport == TransportKind::streamable_http;
+}
+
+void ClientSession::speakModern(std::string version) {
+    era_ = Era::modern;
+    modernVersion_ = std::move(version);
+}
+
+ProbeVerdict ClientSession::handshake(std::string why, bool restart) {
+    ProbeVerdict verdict;
+    if (config_.era == ProtocolEra::modern) {
+        verdict.kind = ProbeVerdict::Kind::failed;
+        verdict.error = McpError{McpErrc::unsupported_version,
+                                 label() + " does not speak MCP " + std::string(kModernProtocolVersion) +
+                                     ", which its configuration requires (era modern): " + why};
+        return verdict;
+    }
+    era_ = Era::legacy;
+    modernVersion_.clear();
+    knownLegacy_ = true;
+    verdict.kind = ProbeVerdict::Kind::legacy;
+    verdict.restart = restart;
+    return verdict;
+}
+
+ProbeVerdict ClientSession::judgeProbe(const expected<json, RpcError>& answer, bool second) {
+    if (answer) {
+        const json& result = *answer;
+        const std::vector<std::string> versions = stringList(result, "supportedVersions");
+        if (std::find(versions.begin(), versions.end(), modernVersion_) == versions.end()) {
+            return handshake("its server/discover names the versions " + joined(versions));
+        }
+        ProbeVerdict verdict;
+        verdict.kind = ProbeVerdict::Kind::modern;
+        ServerInfo& info = verdict.server;
+        info.protocolVersion = modernVersion_;
+        // The identity travels in the result's `_meta` since 2026-07-28; earlier drafts put it on top.
+        json implementation = json::object();
+        if (const json meta = result.value("_meta", json::object()); meta.is_object()) {
+            implementation = meta.value(kMetaServerInfo, json::object());
+        }
+        if (!implementation.is_object() || implementation.empty()) {
+            implementation = result.value("serverInfo", json::object());
+        }
+        info.implementation = {stringOr(implementation, "name"), stringOr(implementation, "version"),
+                               stringOr(implementation, "title")};
+        const json capabilities = result.value("capabilities", json::object());
+        info.capabilities = capabilities.is_object() ? capabilities : json::object();
+        info.instructions = stringOr(result, "instructions");
+        return verdict;
+    }
+    const RpcError& error = answer.error();
+    if (error.code != kUnsupportedProtocolVersion) {
+        return handshake("it answered server/discover with " + error.describe());
+    }
+    const std::vector<std::string> supported = stringList(error.data, "supported");
+    const std::string modern(kModernProtocolVersion);
+    if (std::find(supported.begin(), supported.end(), modern) != supported.end()) {
+        if (second) {
+            ProbeVerdict verdict;
+            verdict.kind = ProbeVerdict::Kind::failed;
+            verdict.error = McpError{McpErrc::unsupported_version,
+                                     label() + " refused version " + modern + " twice although it names it " +
+                                         "among the versions it serves (" + joined(supported) + ")"};
+            return verdict;
+        }
+        ProbeVerdict verdict;
+        verdict.kind = ProbeVerdict::Kind::retry;
+        verdict.version = modern;
+        return verdict;
+    }
+    if (std::any_of(supported.begin(), supported.end(), speaksHandshakeVersion)) {
+        return handshake("it serves " + joined(supported));
+    }
+    ProbeVerdict verdict;
+    verdict.kind = ProbeVerdict::Kind::failed;
+    verdict.error = McpError{McpErrc::unsupported_version,
+                             label() + " serves the protocol versions " + joined(supported) +
+                                 "; reagent speaks " + modern + " and the initialize handshake (" +
+                                 std::string(kLatestProtocolVersion) + " and earlier)"};
+    return verdict;
+}
+
+ProbeVerdict ClientSession::judgeProbeFailure(const McpError& error) {
+    if (error.code == McpErrc::cancelled || error.code == McpErrc::unauthorized) {
+        ProbeVerdict verdict;
+        verdict.kind = ProbeVerdict::Kind::failed;
+        verdict.error = error;
+        return verdict;
+    }
+    if (config_.transport == TransportKind::stdio) {
+        // Some servers of the handshake era ignore a request before `initialize`, and some exit on it:
+        // the handshake then runs on the same process, or on a new one.
+        const bool silent = error.code == McpErrc::timeout;
+        return handshake(silent ? "it did not answer server/discover" : error.message, !silent);
+    }
+    if (error.code == McpErrc::timeout) {
+        ProbeVerdict verdict;
+        verdict.kind = ProbeVerdict::Kind::failed;
+        verdict.error = McpError{McpErrc::timeout, label() + " did not answer server/discover in time"};
+        return verdict;
+    }
+    // An HTTP refusal without a 2026 error: a server of the handshake era (the handshake reports the
+    // refusal again if the server refuses everything).
+    return handshake(error.message);
+}
+
+expected<void, McpError> ClientSession::checkResult(std::string_view method, const json& result) const {
+    if (era_ != Era::modern || !result.is_object()) {
+        return {};
+    }
+    const auto type = result.find("resultType");
+    if (type == result.end() || (type->is_string() && type->get_ref<const std::string&>() == "complete")) {
+        return {};  // an absent resultType reads as complete (servers of earlier drafts)
+    }
+    if (type->is_string() && type->get_ref<const std::string&>() == "input_required") {
+        return fail(McpError{McpErrc::protocol_error,
+                             std::string(method) + " to " + label() +
+                                 " asked the client for more input (resultType input_required), which "
+                                 "reagent's client does not provide yet"});
+    }
+    return fail(McpError{McpErrc::malformed_message, label() + " answered " + std::string(method) +
+                                                         " with the unknown resultType " + type->dump()});
 }
 
 expected<ServerInfo, McpError> ClientSession::acceptInitialize(const json& result) const {
@@ -123,6 +305,18 @@ void ClientSession::connected(ServerInfo info, Clock::time_point now) {
 
 ClientSession::Outgoing ClientSession::startRequest(std::string_view method, json params, bool progress) {
     Pending entry;
+    if (era_ == Era::modern) {
+        if (!params.is_object()) {
+            params = json::object();
+        }
+        json& meta = params["_meta"];
+        if (!meta.is_object()) {
+            meta = json::object();
+        }
+        meta[kMetaProtocolVersion] = modernVersion_;
+        meta[kMetaClientCapabilities] = capabilities();
+        meta[kMetaClientInfo] = clientInfo();
+    }
     if (progress) {
         entry.progressToken = "reagent-" + std::to_string(nextProgressToken_++);
         if (!params.is_object()) {

@@ -29,6 +29,29 @@ using Clock = std::chrono::steady_clock;
 /// Where the session stands. `failed`: gave up reconnecting; `closed`: by the user.
 enum class Phase { connecting, connected, reconnecting, failed, closed };
 
+/// The era spoken on the current transport: the `initialize` handshake, or 2026-07-28 (no handshake; every
+/// request carries the envelope in `params._meta`).
+enum class Era { legacy, modern };
+
+/// What the answer to a `server/discover` probe means.
+struct ProbeVerdict {
+    enum class Kind {
+        /// The server speaks 2026-07-28: `server` is what it told (no handshake follows).
+        modern,
+        /// A server of the handshake era: run `initialize` (on a new transport when `restart`).
+        legacy,
+        /// The server named another modern version it serves: probe once more with `version`.
+        retry,
+        /// Neither: `error` says why.
+        failed,
+    };
+    Kind kind = Kind::legacy;
+    ServerInfo server;
+    std::string version;
+    McpError error;
+    bool restart = false;
+};
+
 /// What the client offers the server (its capabilities follow from these).
 struct Offer {
     Implementation clientInfo;
@@ -76,6 +99,23 @@ class ClientSession {
     [[nodiscard]] McpError handshakeFailed(McpError error) const;
     /// The session is up on the new transport.
     void connected(ServerInfo info, Clock::time_point now);
+
+    // --- The era (2026-07-28 or the handshake), once per transport ---------------------------------
+
+    /// True when this transport starts with a `server/discover` probe (`ProtocolEra` automatic or
+    /// modern, a stdio or streamable-http server, and no earlier probe found a handshake-era server).
+    [[nodiscard]] bool probes() const noexcept;
+    /// Requests carry the 2026 envelope at `version` from now on (the probe is the first of them).
+    void speakModern(std::string version);
+    [[nodiscard]] Era era() const noexcept { return era_; }
+    /// The answer to the probe (a result or the server's JSON-RPC error) judged; `second` when it answers a
+    /// probe already corrected once.
+    [[nodiscard]] ProbeVerdict judgeProbe(const expected<nlohmann::json, RpcError>& answer, bool second);
+    /// The probe got no answer (`error`: a timeout, a closed connection, a refusal without a JSON-RPC error).
+    [[nodiscard]] ProbeVerdict judgeProbeFailure(const McpError& error);
+    /// A 2026-07-28 result checked: `resultType` absent or `complete` passes.
+    [[nodiscard]] expected<void, McpError> checkResult(std::string_view method,
+                                                       const nlohmann::json& result) const;
     [[nodiscard]] const ServerInfo& server() const noexcept { return server_; }
 
     // --- The request table -------------------------------------------------------------------------
@@ -86,7 +126,8 @@ class ClientSession {
         std::string frame;
     };
     /// Registers a request with no deadline yet; with `progress`, its params carry a progress token and
-    /// the server's progress notifications for it are routed to it.
+    /// the server's progress notifications for it are routed to it. In the 2026 era its params carry the
+    /// envelope.
     [[nodiscard]] Outgoing startRequest(std::string_view method, nlohmann::json params, bool progress);
     /// The request was handed to the transport: from now on it times out at `deadline`.
     void armDeadline(std::int64_t id, Clock::time_point deadline);
@@ -182,8 +223,18 @@ class ClientSession {
         Clock::time_point deadline = Clock::time_point::max();
     };
 
+    [[nodiscard]] nlohmann::json capabilities() const;
+    [[nodiscard]] nlohmann::json clientInfo() const;
+    [[nodiscard]] ProbeVerdict handshake(std::string why, bool restart = false);
+
     ServerConfig config_;
     Offer offer_;
+    Era era_ = Era::legacy;
+    /// The 2026 version requests carry; empty in the handshake era.
+    std::string modernVersion_;
+    /// A probe found a server of the handshake era: later transports skip the probe (the era is a
+    /// property of the server).
+    bool knownLegacy_ = false;
     RpcSession rpc_;
     Phase phase_ = Phase::connecting;
     std::uint64_t generation_ = 0;

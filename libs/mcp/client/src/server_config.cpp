@@ -234,6 +234,22 @@ expected<ServerConfig, McpError> parseEntry(const std::string& name, const json&
         }
         config.connectTimeout = *limit;
     }
+    if (entry.contains("era")) {
+        auto era = stringMember(entry, name, "era");
+        if (!era) {
+            return unexpected(era.error());
+        }
+        if (*era == "auto") {
+            config.era = ProtocolEra::automatic;
+        } else if (*era == "legacy") {
+            config.era = ProtocolEra::legacy;
+        } else if (*era == "modern") {
+            config.era = ProtocolEra::modern;
+        } else {
+            return unexpected(
+                invalid(name, "`era` must be \"auto\", \"legacy\" or \"modern\", not \"" + *era + "\""));
+        }
+    }
     if (entry.contains("maxReconnects")) {
         const json& value = entry.at("maxReconnects");
         if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 1000) {
@@ -251,6 +267,18 @@ expected<ServerConfig, McpError> parseEntry(const std::string& name, const json&
 }
 
 }  // namespace
+
+std::string_view toString(ProtocolEra era) noexcept {
+    switch (era) {
+        case ProtocolEra::automatic:
+            return "auto";
+        case ProtocolEra::legacy:
+            return "legacy";
+        case ProtocolEra::modern:
+            return "modern";
+    }
+    return "auto";
+}
 
 std::string_view toString(TransportKind kind) noexcept {
     switch (kind) {
@@ -304,6 +332,16 @@ expected<void, McpError> validate(const ServerConfig& config) {
     }
     if (config.maxReconnects < 0 || config.reconnectDelay.count() < 0) {
         return unexpected(invalid(config.name, "`maxReconnects` and `reconnectDelay` must not be negative"));
+    }
+    if (config.era == ProtocolEra::modern && config.transport != TransportKind::stdio &&
+        config.transport != TransportKind::streamable_http) {
+        return unexpected(invalid(config.name,
+                                  "MCP 2026-07-28 (`era` modern) runs over stdio and "
+                                  "streamable-http only, not " +
+                                      std::string(toString(config.transport))));
+    }
+    if (config.discoverTimeout.count() <= 0) {
+        return unexpected(invalid(config.name, "`discoverTimeout` must be positive"));
     }
     if (config.limits.maxMessageBytes == 0) {
         return unexpected(invalid(config.name, "`limits.maxMessageBytes` must be positive"));

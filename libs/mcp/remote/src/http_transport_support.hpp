@@ -168,17 +168,8 @@ inline void addUserHeaders(http::HttpHeaders& headers, const ServerConfig& confi
     return McpError{McpErrc::connection_closed, where + ": " + error.message};
 }
 
-/// The first bytes of an error reply's body as printable text (untrusted: the server wrote it), read for
-/// at most `kExcerptTimeout`; empty when there is none.
-[[nodiscard]] inline Task<std::string> readExcerpt(http::HttpResponseStream stream) {
-    std::string text;
-    while (text.size() < kExcerptBytes && !stream.done()) {
-        auto chunk = co_await stream.next();
-        if (!chunk || !*chunk) {
-            break;
-        }
-        text += **chunk;
-    }
+/// The first `kExcerptBytes` of an error reply's body as printable text (untrusted: the server wrote it).
+[[nodiscard]] inline std::string excerptOf(std::string text) {
     if (text.size() > kExcerptBytes) {
         text.resize(kExcerptBytes);
         text += "...";
@@ -188,7 +179,21 @@ inline void addUserHeaders(http::HttpHeaders& headers, const ServerConfig& confi
             c = ' ';
         }
     }
-    co_return text;
+    return text;
+}
+
+/// The first bytes of an error reply's body as printable text (`excerptOf`), read for at most
+/// `kExcerptTimeout`; empty when there is none.
+[[nodiscard]] inline Task<std::string> readExcerpt(http::HttpResponseStream stream) {
+    std::string text;
+    while (text.size() < kExcerptBytes && !stream.done()) {
+        auto chunk = co_await stream.next();
+        if (!chunk || !*chunk) {
+            break;
+        }
+        text += **chunk;
+    }
+    co_return excerptOf(std::move(text));
 }
 
 /// `readExcerpt` bounded in time; never throws (to be awaited from a driver with checked cancellation).

@@ -173,6 +173,16 @@ Task<expected<OAuthFlow::Discovery, McpError>> OAuthFlow::discover(BearerChallen
         if (!metadata) {
             co_return fail(unauthorized(metadata.error() + " (" + http::redactedUrl((*as)->url) + ")"));
         }
+        // RFC 8414 §3.3: the metadata names the issuer it was looked up for, or it is not that server's.
+        if (found.resource) {
+            const std::string& expected = found.resource->authorizationServers.front();
+            if (metadata->issuer != expected) {
+                co_return fail(unauthorized("the metadata of the authorization server '" +
+                                            http::redactedUrl(expected) + "' names the issuer '" +
+                                            http::redactedUrl(metadata->issuer) + "' (" +
+                                            http::redactedUrl((*as)->url) + "): refusing it"));
+            }
+        }
         found.server = std::move(*metadata);
         co_return found;
     }
@@ -308,7 +318,8 @@ Task<expected<void, McpError>> OAuthFlow::authorize(BearerChallenge challenge, s
     if (!*redirected) {
         co_return fail(redirected->error());
     }
-    auto code = codeFromRedirect(**redirected, state);
+    const ExpectedIssuer expectedIssuer{discovery_->server.issuer, discovery_->server.issParameterSupported};
+    auto code = codeFromRedirect(**redirected, state, expectedIssuer);
     if (!code) {
         co_return fail(unauthorized(code.error()));
     }

@@ -273,6 +273,8 @@ expected<AuthServerMetadata, std::string> parseAuthServerMetadata(std::string_vi
     const auto cimd = document.find("client_id_metadata_document_supported");
     metadata.clientIdMetadataDocumentSupported =
         cimd != document.end() && cimd->is_boolean() && cimd->get<bool>();
+    const auto iss = document.find("authorization_response_iss_parameter_supported");
+    metadata.issParameterSupported = iss != document.end() && iss->is_boolean() && iss->get<bool>();
     if (metadata.authorizationEndpoint.empty() || metadata.tokenEndpoint.empty()) {
         return unexpected(
             std::string("the authorization server's metadata lacks its authorization or token endpoint"));
@@ -503,7 +505,8 @@ std::string authorizationUrl(const AuthServerMetadata& server, const Authorizati
     return url;
 }
 
-expected<std::string, std::string> codeFromRedirect(std::string_view redirected, std::string_view state) {
+expected<std::string, std::string> codeFromRedirect(std::string_view redirected, std::string_view state,
+                                                    const ExpectedIssuer& issuer) {
     const auto parsed = boost::urls::parse_uri_reference(redirected);
     if (!parsed) {
         return unexpected(std::string("the authorization step returned something that is not a URL"));
@@ -512,8 +515,11 @@ expected<std::string, std::string> codeFromRedirect(std::string_view redirected,
     std::string returnedState;
     std::string error;
     std::string description;
+    std::optional<std::string> iss;
     for (const auto& param : parsed->params()) {
-        if (param.key == "code") {
+        if (param.key == "iss") {
+            iss = param.value;
+        } else if (param.key == "code") {
             code = param.value;
         } else if (param.key == "state") {
             returnedState = param.value;
@@ -522,6 +528,14 @@ expected<std::string, std::string> codeFromRedirect(std::string_view redirected,
         } else if (param.key == "error_description") {
             description = param.value;
         }
+    }
+    // Before anything in the response is believed: did the server the request went to send it?
+    if (iss ? *iss != issuer.issuer : issuer.named) {
+        return unexpected(iss ? "the authorization response names the issuer '" + shorten(*iss) + "', not '" +
+                                    shorten(issuer.issuer) +
+                                    "' to which the request went (a mix-up attack, RFC 9207)"
+                              : "the authorization response does not name its issuer, which '" +
+                                    shorten(issuer.issuer) + "' promises to do (RFC 9207)");
     }
     if (!error.empty()) {
         return unexpected("the authorization server refused: " + shorten(error) +
@@ -598,6 +612,23 @@ std::string describeOAuthError(std::string_view body) {
     return text;
 }
 
+namespace {
+
+// A program on the user's machine receives its redirect on the loopback or through a custom scheme;
+// a web application on an https:// site (OpenID Connect Dynamic Registration's application_type).
+std::string applicationType(std::string_view redirectUri) {
+    constexpr std::string_view kHttps = "https://";
+    if (!redirectUri.starts_with(kHttps)) {
+        return "native";  // http:// (loopback only, RFC 8252) or a custom scheme
+    }
+    std::string_view host = redirectUri.substr(kHttps.size());
+    host = host.starts_with("[") ? host.substr(0, host.find(']') + 1)
+                                 : host.substr(0, host.find_first_of(":/?#"));
+    return host == "127.0.0.1" || host == "localhost" || host == "[::1]" ? "native" : "web";
+}
+
+}  // namespace
+
 std::string registrationBody(const OAuthSettings& settings, const AuthServerMetadata& server) {
     std::string method = "none";
     if (server.tokenEndpointAuthMethods && !contains(server.tokenEndpointAuthMethods, "none")) {
@@ -608,7 +639,8 @@ std::string registrationBody(const OAuthSettings& settings, const AuthServerMeta
                        {"redirect_uris", json::array({settings.redirectUri})},
                        {"grant_types", json::array({"authorization_code", "refresh_token"})},
                        {"response_types", json::array({"code"})},
-                       {"token_endpoint_auth_method", method}};
+                       {"token_endpoint_auth_method", method},
+                       {"application_type", applicationType(settings.redirectUri)}};
     return body.dump();
 }
 

@@ -61,6 +61,8 @@ struct AuthServerMetadata {
     std::optional<std::vector<std::string>> codeChallengeMethods;
     std::optional<std::vector<std::string>> grantTypes;
     bool clientIdMetadataDocumentSupported = false;
+    /// `authorization_response_iss_parameter_supported` (RFC 9207): its authorization responses name it.
+    bool issParameterSupported = false;
 };
 [[nodiscard]] expected<AuthServerMetadata, std::string> parseAuthServerMetadata(std::string_view body);
 
@@ -130,10 +132,19 @@ struct AuthorizationParams {
 [[nodiscard]] std::string authorizationUrl(const AuthServerMetadata& server,
                                            const AuthorizationParams& params);
 
-/// The `code` of the URL the browser was sent back to; an error when `state` differs, or the server
-/// sent `error` (`access_denied`, ...) instead.
+/// Who must have answered an authorization request (RFC 9207): the issuer of the server it went to, and
+/// whether that server names itself in its responses (`iss`).
+struct ExpectedIssuer {
+    std::string issuer;
+    bool named = false;
+};
+
+/// The `code` of the URL the browser was sent back to. An error, checked in this order: an `iss` other
+/// than `issuer.issuer` (compared byte for byte), or none when the server names itself (a mix-up: the
+/// response's `error` is then not shown); `error` (`access_denied`, ...); a `state` that differs; no code.
 [[nodiscard]] expected<std::string, std::string> codeFromRedirect(std::string_view redirected,
-                                                                  std::string_view state);
+                                                                  std::string_view state,
+                                                                  const ExpectedIssuer& issuer);
 
 /// A token request: the form body and, for `client_secret_basic`, the `Authorization` value. For
 /// `private_key_jwt`, `assertion` is the signed client assertion.
@@ -153,7 +164,8 @@ using FormParams = std::vector<std::pair<std::string, std::string>>;
 [[nodiscard]] std::string describeOAuthError(std::string_view body);
 
 /// The JSON body of a dynamic client registration (RFC 7591): a public client using PKCE unless the
-/// server supports no `none` authentication.
+/// server supports no `none` authentication; `application_type` (SEP-837) `native` for a redirect to the
+/// loopback or to a custom scheme, `web` for one to an https:// site.
 [[nodiscard]] std::string registrationBody(const OAuthSettings& settings, const AuthServerMetadata& server);
 
 /// The client the registration endpoint created.

@@ -2,6 +2,11 @@
 // whose reply is a JSON body or an event stream; the server's own messages arrive on a standalone GET
 // stream; streams cut short are resumed with `Last-Event-ID`; DELETE ends the session.
 //
+// 2026-07-28 (a request carrying the envelope in `params._meta`): no session, no standalone stream, no
+// DELETE; each POST names its version, method and target in headers (MCP-Protocol-Version, Mcp-Method,
+// Mcp-Name) read from the frame; a refusal is a 4xx whose body is the request's JSON-RPC error, delivered
+// as its response; a request is cancelled by closing its stream, not by a notification.
+//
 // Shape: the transport's state is shared by `send` and the background readers (one per reply stream,
 // and the standalone stream), which run in a TaskGroup and push frames into a FrameQueue that `receive`
 // pops. Readers run with checked cancellation: `close` (or the transport's destruction) cancels them
@@ -17,11 +22,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "frame_queue.hpp"
 #include "http_transport_support.hpp"
+#include "modern_headers.hpp"
 #include "oauth_flow.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
@@ -66,6 +73,10 @@ struct State : detail::HttpTransportState {
     std::string sessionId;
     /// Sent as `MCP-Protocol-Version` once `setProtocolVersion` told it.
     std::string protocolVersion;
+    /// Requests carry the 2026 envelope: no session, no standalone stream, and the event-stream readers
+    /// of requests still waiting (by id, as compact JSON), to close when the client cancels one.
+    bool modern = false;
+    std::unordered_map<std::string, TaskGroup::ChildId> requestStreams;
     bool standaloneStarted = false;
     /// The last `retry:` any stream of the server set.
     std::optional<std::chrono::milliseconds> retry;
@@ -96,6 +107,10 @@ struct Outgoing {
     PendingIds ids;
     /// The first message's method (`initialize`, `tools/call`), or "a response".
     std::string what = "a response";
+    /// A single request with the 2026 envelope: its headers.
+    std::optional<detail::ModernHeaders> modern;
+    /// A `notifications/cancelled`: the id (compact JSON) of the request it cancels.
+    std::optional<std::string> cancels;
 };
 
 [[nodiscard]] Outgoing readOutgoing(std::string_view frame) {
@@ -121,6 +136,11 @@ struct Outgoing {
         }
     } else {
         collect(json);
+        outgoing.modern = detail::modernHeaders(json);
+        if (outgoing.what == "notifications/cancelled" && json.contains("params") &&
+            json["params"].is_object()) {
+            outgoing.cancels = json["params"].value("requestId", nlohmann::json()).dump();
+        }
     }
     return outgoing;
 }
@@ -187,28 +207,66 @@ void markAnswered(std::string_view frame, PendingIds& pending) {
                     s.where + " no longer knows the session (" + status + "); initialise a new one"};
 }
 
-// Why a reply with a non-2xx status refused `what`; an expired session also finishes the transport.
-[[nodiscard]] Task<McpError> refusal(StatePtr s, http::HttpResponseStream reply, bool carriedSession,
-                                     std::string what) {
-    const http::HttpResponseHead head = reply.head();
-    const std::string excerpt = co_await detail::bodyExcerpt(std::move(reply));
+// Why a reply with a non-2xx status and body `excerpt` refused `what`; an expired session also finishes
+// the transport.
+[[nodiscard]] McpError refusalOf(const StatePtr& s, const http::HttpResponseHead& head,
+                                 const std::string& excerpt, bool carriedSession, const std::string& what) {
     const std::string status = s->status(head, excerpt);
     if (sessionGone(head.status, carriedSession, excerpt)) {
         auto error = sessionExpired(*s, status);
         s->finish(error);
-        co_return error;
+        return error;
     }
     if (head.status == 401 || head.status == 403) {
-        co_return McpError{McpErrc::unauthorized,
-                           s->where + " refused " + what + " as unauthorized (" + status + ")" +
-                               (s->config.oauth ? std::string()
-                                                : "; give it credentials: ServerConfig::headers "
-                                                  "(Authorization) or ServerConfig::oauth")};
+        return McpError{McpErrc::unauthorized,
+                        s->where + " refused " + what + " as unauthorized (" + status + ")" +
+                            (s->config.oauth ? std::string()
+                                             : "; give it credentials: ServerConfig::headers "
+                                               "(Authorization) or ServerConfig::oauth")};
     }
     // Before the server accepted anything, a refusal is a failed connection (a wrong URL, ...).
     const McpErrc code = s->sessionId.empty() && s->protocolVersion.empty() ? McpErrc::connect_failed
                                                                             : McpErrc::protocol_error;
-    co_return McpError{code, s->where + " refused " + what + ": " + status};
+    return McpError{code, s->where + " refused " + what + ": " + status};
+}
+
+[[nodiscard]] Task<McpError> refusal(StatePtr s, http::HttpResponseStream reply, bool carriedSession,
+                                     std::string what) {
+    const http::HttpResponseHead head = reply.head();
+    const std::string excerpt = co_await detail::bodyExcerpt(std::move(reply));
+    co_return refusalOf(s, head, excerpt, carriedSession, what);
+}
+
+/// Bound of the body of a refusal read as a JSON-RPC error.
+constexpr std::size_t kErrorBodyBytes = 64U << 10U;
+
+[[nodiscard]] Task<std::string> readRefusalBody(http::HttpResponseStream stream) {
+    std::string text;
+    while (text.size() <= kErrorBodyBytes && !stream.done()) {
+        auto chunk = co_await stream.next();
+        if (!chunk || !*chunk) {
+            break;
+        }
+        text += **chunk;
+    }
+    co_return text;
+}
+
+/// The body of a refusal (up to `kErrorBodyBytes`, within the excerpt's time bound).
+[[nodiscard]] Task<std::string> refusalBody(http::HttpResponseStream reply) {
+    auto body = co_await withTimeout(readRefusalBody(std::move(reply)), detail::kExcerptTimeout);
+    co_return body ? std::move(*body) : std::string();
+}
+
+/// True when `body` is a JSON-RPC response to one of `pending`: a modern server's refusal of a request
+/// (-32022 naming the versions it serves, 404 with -32601, ...), which is that request's answer.
+[[nodiscard]] bool answersPending(std::string_view body, const PendingIds& pending) {
+    const auto json = parseUntrustedJson(body).value_or(nlohmann::json());
+    if (!json.is_object() || json.contains("method") || !json.contains("error")) {
+        return false;
+    }
+    const auto id = json.find("id");
+    return id != json.end() && std::find(pending.begin(), pending.end(), id->dump()) != pending.end();
 }
 
 /// Reads a JSON reply: its body is one frame.
@@ -414,6 +472,12 @@ Task<void> readEventReply(StatePtr s, EventStreamPtr stream) {
     }
 }
 
+/// The reply stream of one cancellable request (2026-07-28): forgotten once read or closed.
+Task<void> readRequestStream(StatePtr s, EventStreamPtr stream, std::string key) {
+    co_await readEventReply(s, std::move(stream));
+    s->requestStreams.erase(key);
+}
+
 /// The standalone GET stream: requests and notifications of the server that answer no POST. A server
 /// that offers none (405, 400) is fine; when the stream ends it is reopened after the server's `retry:`.
 Task<void> runStandalone(StatePtr s) {
@@ -442,7 +506,7 @@ Task<void> runStandalone(StatePtr s) {
 // Starts the standalone stream once the session is initialised: after the first frame accepted once
 // `setProtocolVersion` was called (`notifications/initialized`).
 void startStandaloneIfDue(const StatePtr& s) {
-    if (s->standaloneStarted || s->protocolVersion.empty() || s->closed) {
+    if (s->standaloneStarted || s->protocolVersion.empty() || s->closed || s->modern) {
         return;
     }
     s->standaloneStarted = true;
@@ -461,6 +525,20 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
         co_return fail(McpError{McpErrc::cancelled, s->where + ": send cancelled"});
     }
     Outgoing outgoing = readOutgoing(frame);
+    if (!outgoing.ids.empty()) {
+        // The era of the connection is the era of its latest request: a probe refused by a server of the
+        // handshake era is followed by `initialize`, and that session has its stream and its DELETE.
+        s->modern = outgoing.modern.has_value();
+    }
+    if (s->modern && outgoing.cancels) {
+        // 2026-07-28 over HTTP: a request is cancelled by closing its stream (a JSON reply's POST was
+        // abandoned with the client's wait); there is no such notification.
+        if (auto it = s->requestStreams.find(*outgoing.cancels); it != s->requestStreams.end()) {
+            (void)s->readers.cancel(it->second);
+            s->requestStreams.erase(it);
+        }
+        co_return expected<void, McpError>{};
+    }
     PendingIds pending = std::move(outgoing.ids);
     const bool carriedSession = !s->sessionId.empty();
     std::optional<http::HttpResponseStream> opened;
@@ -473,6 +551,13 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
         }
         auto request = makeRequest(*s, "POST", kAcceptBoth);
         request.headers.set("Content-Type", std::string(detail::kJson));
+        if (outgoing.modern) {
+            request.headers.set("MCP-Protocol-Version", outgoing.modern->version);
+            request.headers.set("Mcp-Method", outgoing.modern->method);
+            if (!outgoing.modern->name.empty()) {
+                request.headers.set("Mcp-Name", outgoing.modern->name);
+            }
+        }
         request.body = s->auth ? frame : std::move(frame);
         auto reply = co_await s->http.stream(std::move(request));
         if (!reply) {
@@ -507,10 +592,20 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
     }
     const http::HttpResponseHead& head = opened->head();
     if (!head.ok()) {
+        if (outgoing.modern && head.status >= 400 && head.status < 500 && !pending.empty()) {
+            const http::HttpResponseHead refused = head;
+            std::string body = co_await refusalBody(std::move(*opened));
+            if (answersPending(body, pending)) {
+                s->deliver(std::move(body));
+                co_return expected<void, McpError>{};
+            }
+            co_return fail(
+                refusalOf(s, refused, detail::excerptOf(std::move(body)), carriedSession, outgoing.what));
+        }
         auto error = co_await refusal(s, std::move(*opened), carriedSession, std::move(outgoing.what));
         co_return fail(std::move(error));
     }
-    if (s->sessionId.empty()) {
+    if (s->sessionId.empty() && !outgoing.modern) {
         if (const auto id = head.headers.find("Mcp-Session-Id"); id && !id->empty()) {
             s->sessionId = std::string(*id);
         }
@@ -523,9 +618,18 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
     } else if (detail::hasContentType(head, detail::kEventStream)) {
         auto stream = std::make_shared<EventStream>();
         stream->body.emplace(std::move(*opened));
-        stream->pending = std::move(pending);
         stream->owesResponses = true;
-        s->readers.spawn(withCheckedCancellation(readEventReply(s, std::move(stream))));
+        if (outgoing.modern && pending.size() == 1) {
+            // Its request may be cancelled: the stream is then closed (2026-07-28).
+            std::string key = pending.front();
+            stream->pending = std::move(pending);
+            const auto reader =
+                s->readers.spawn(withCheckedCancellation(readRequestStream(s, std::move(stream), key)));
+            s->requestStreams.emplace(std::move(key), reader);
+        } else {
+            stream->pending = std::move(pending);
+            s->readers.spawn(withCheckedCancellation(readEventReply(s, std::move(stream))));
+        }
     } else if (detail::hasContentType(head, detail::kJson)) {
         s->readers.spawn(withCheckedCancellation(readJsonReply(s, std::move(*opened))));
     } else if (!opened->done()) {

@@ -10,8 +10,13 @@
 
 namespace reagent::mcp {
 
-/// \brief The version a client offers in `initialize`: the newest.
+/// \brief The version a client offers in `initialize`: the newest of the handshake era.
 inline constexpr std::string_view kLatestProtocolVersion = "2025-11-25";
+
+/// \brief The revision without a handshake (2026-07-28): every request carries its version and the
+/// client's capabilities in `params._meta`, and `server/discover` tells what a server speaks. reagent's
+/// client speaks it to a server that answers `server/discover` (`ProtocolEra`).
+inline constexpr std::string_view kModernProtocolVersion = "2026-07-28";
 
 /// \brief Every version reagent speaks, newest first.
 inline constexpr std::array<std::string_view, 3> kSupportedProtocolVersions{"2025-11-25", "2025-06-18",

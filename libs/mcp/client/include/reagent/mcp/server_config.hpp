@@ -33,6 +33,24 @@ enum class TransportKind {
 /// \brief `"stdio"`, `"streamable-http"`, `"sse"`, `"websocket"`: the names configurations use.
 [[nodiscard]] std::string_view toString(TransportKind kind) noexcept;
 
+/// \brief Which era of MCP the client speaks to a server: the 2026-07-28 revision (no handshake: every
+/// request carries its version and the client's capabilities) or the `initialize` handshake (2025-11-25
+/// and earlier).
+enum class ProtocolEra {
+    /// Ask first: `server/discover`, answered by a 2026-07-28 server; any other answer (an error, no answer
+    /// within `ServerConfig::discoverTimeout` on stdio, a stdio server that exits, an HTTP 4xx without a
+    /// 2026 error) means the handshake. SSE and WebSocket servers always get the handshake.
+    automatic,
+    /// The `initialize` handshake only, as before 2026-07-28.
+    legacy,
+    /// 2026-07-28 only: a server that does not answer `server/discover` with it is an
+    /// `unsupported_version` error. stdio and streamable-http only.
+    modern,
+};
+
+/// \brief `"auto"`, `"legacy"`, `"modern"`: the names configurations use.
+[[nodiscard]] std::string_view toString(ProtocolEra era) noexcept;
+
 /// \brief One MCP server: its name, its transport and the reliability settings of its client.
 struct ServerConfig {
     /// Prefix of its tools (`name/tool`); must be a valid tool-name segment (letters, digits, `_`, `-`, `.`).
@@ -70,6 +88,14 @@ struct ServerConfig {
     std::size_t stderrLogBytes = 64U << 10U;
     /// Frame size bound and the like.
     RpcLimits limits{};
+
+    /// The era the client speaks (`ProtocolEra`). Default: ask the server.
+    ProtocolEra era = ProtocolEra::automatic;
+    /// stdio with `ProtocolEra::automatic`: how long to wait for the answer to `server/discover` before
+    /// taking the server for one of the handshake era (a few ignore requests before `initialize`). Default
+    /// 10 s, as a server started by `npx` may first be downloaded. Over HTTP the probe has the
+    /// connection's limit: no answer there is an error.
+    std::chrono::milliseconds discoverTimeout{10'000};
 };
 
 /// \brief Checks a configuration: a name, a command for stdio, an absolute URL of the right scheme for the
@@ -85,8 +111,8 @@ struct ServerConfig {
 ///
 /// An entry with `command` is stdio; one with `url` is `streamable-http` unless `type` (or `transport`)
 /// says `sse`, `websocket` (`ws://` and `wss://` URLs default to it) or `http`. Optional
-/// `timeoutMs`, `connectTimeoutMs` and `maxReconnects` set the reliability fields. Servers come back in
-/// name order.
+/// `timeoutMs`, `connectTimeoutMs` and `maxReconnects` set the reliability fields, and `era` (`"auto"`,
+/// `"legacy"`, `"modern"`) the protocol era. Servers come back in name order.
 ///
 /// \par Errors
 /// `invalid_config` naming the server and the member at fault (an unknown `type`, `args` not an array of

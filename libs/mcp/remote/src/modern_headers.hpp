@@ -1,0 +1,30 @@
+#pragma once
+// Private to reagent::mcp_remote: the HTTP headers a 2026-07-28 request carries beside its body
+// (MCP-Protocol-Version, Mcp-Method, Mcp-Name), read from the frame itself so that they always mirror it.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace reagent::mcp::detail {
+
+struct ModernHeaders {
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]`.
+    std::string version;
+    std::string method;
+    /// `params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read`, encoded
+    /// (`headerValue`); empty for the other methods.
+    std::string name;
+};
+
+/// The headers of `message` when it is a request with the 2026 envelope; nothing for anything else (a
+/// request of the handshake era, a notification, a response).
+[[nodiscard]] std::optional<ModernHeaders> modernHeaders(const nlohmann::json& message);
+
+/// `value` as an MCP header value: as it is when every byte is visible ASCII or an inner space or tab;
+/// otherwise (other bytes, a leading or trailing space or tab, or text that looks like the encoded form)
+/// `=?base64?<base64 of the UTF-8 bytes>?=`.
+[[nodiscard]] std::string headerValue(std::string_view value);
+
+}  // namespace reagent::mcp::detail
