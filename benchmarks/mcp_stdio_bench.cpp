@@ -13,8 +13,13 @@
 // turn 2 answers) whose tool is `everything/echo` over MCP, beside the same agent with an in-process echo
 // tool: the difference is what an MCP call costs inside an agent.
 //
+// `era` (MCP 2026-07-28): what choosing the era costs. Connecting (spawn, handshake, close) to
+// server-everything with `era` legacy (initialize at once) and automatic (a server/discover probe first,
+// answered with an error); and `tools/call add` against the SDK v2 server (tests/peers/mcp/sdk2_server.mjs,
+// dual-era) spoken to in each era: the 2026 envelope every request carries, against the handshake's session.
+//
 //   mcp_stdio_bench [--runs N=5] [--warmup N=200] [--calls N=1000] [--agent-runs N=1000]
-//                   [--only reagent,bare,sdk,agent] [--bare-socket] [--smoke]
+//                   [--only reagent,bare,sdk,agent,era] [--connects N=20] [--bare-socket] [--smoke]
 //
 // --smoke: one short run of everything (checks that the benchmark works, in seconds). --only: the clients
 // named, e.g. one alone for profiling under callgrind. --bare-socket: one more bare client per run, whose
@@ -68,6 +73,7 @@ struct Settings {
     int warmup = 200;
     int calls = 1000;
     int agentRuns = 1000;
+    int connects = 20;
     std::string only;         // comma-separated clients to run; empty: every client
     bool bareSocket = false;  // also run the bare client with the server's stdin on a socketpair
 };
@@ -82,6 +88,16 @@ mcp::ServerConfig everything() {
     config.name = "everything";
     config.command = REAGENT_NODE;
     config.args = {kServerScript, "stdio"};
+    return config;
+}
+
+// The SDK v2 server (dual-era) over stdio, spoken to in `era`.
+mcp::ServerConfig sdk2(mcp::ProtocolEra era) {
+    mcp::ServerConfig config;
+    config.name = "sdk2";
+    config.command = REAGENT_NODE;
+    config.args = {std::string(REAGENT_MCP_NODE_MODULES) + "/../sdk2_server.mjs", "stdio", "serve"};
+    config.era = era;
     return config;
 }
 
@@ -140,15 +156,20 @@ T runTask(Task<T> task) {
 
 // ---- 1. reagent's mcp::Client
 
-Task<Figures> reagentClient(Settings settings) {
-    mcp::ServerConfig config = everything();
+// What the timed calls send, and what each must answer.
+struct Call {
+    std::string tool = "echo";
+    json arguments = {{"message", "ping"}};
+    std::string reply = std::string(kEchoReply);
+};
+
+Task<Figures> reagentClient(Settings settings, mcp::ServerConfig config, Call call) {
     mcp::ClientOptions options;
     auto connected = co_await mcp::Client::connect(std::move(config), std::move(options));
     if (!connected) {
         throw std::runtime_error("reagent: " + connected.error().message);
     }
     std::shared_ptr<mcp::Client> client = std::move(*connected);
-    const json arguments = {{"message", "ping"}};
     std::vector<double> latencies;
     latencies.reserve(static_cast<std::size_t>(settings.calls));
     double cpuStart = 0;
@@ -158,12 +179,12 @@ Task<Figures> reagentClient(Settings settings) {
             cpuStart = cpuSeconds();
             wallStart = Clock::now();
         }
-        std::string name = "echo";
-        json args = arguments;
+        std::string name = call.tool;
+        json args = call.arguments;
         const auto start = Clock::now();
         auto result = co_await client->callTool(std::move(name), std::move(args));
         const auto end = Clock::now();
-        if (!result || result->isError || result->text != kEchoReply) {
+        if (!result || result->isError || result->text != call.reply) {
             throw std::runtime_error("reagent: the call failed: " +
                                      (result ? result->text : result.error().message));
         }
@@ -175,6 +196,26 @@ Task<Figures> reagentClient(Settings settings) {
     const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
     co_await client->close();
     co_return summarize(std::move(latencies), cpu, wall);
+}
+
+// Connecting and closing, `settings.connects` times: the latency of each connect (spawn and era choice).
+Task<Figures> connects(Settings settings, mcp::ServerConfig config) {
+    std::vector<double> latencies;
+    const double cpuStart = cpuSeconds();
+    const auto wallStart = Clock::now();
+    for (int i = 0; i < settings.connects; ++i) {
+        mcp::ClientOptions options;
+        const auto start = Clock::now();
+        auto connected = co_await mcp::Client::connect(config, std::move(options));
+        const auto end = Clock::now();
+        if (!connected) {
+            throw std::runtime_error("connect: " + connected.error().message);
+        }
+        co_await (*connected)->close();
+        latencies.push_back(microseconds(end - start));
+    }
+    co_return summarize(std::move(latencies), cpuSeconds() - cpuStart,
+                        std::chrono::duration<double>(Clock::now() - wallStart).count());
 }
 
 // ---- 2. the bare client
@@ -473,7 +514,7 @@ struct Series {
 void usage() {
     std::fprintf(stderr,
                  "usage: mcp_stdio_bench [--runs N] [--warmup N] [--calls N] [--agent-runs N] "
-                 "[--only reagent,bare,sdk,agent] [--bare-socket] [--smoke]\n");
+                 "[--only reagent,bare,sdk,agent,era] [--connects N] [--bare-socket] [--smoke]\n");
     std::exit(2);
 }
 
@@ -499,6 +540,8 @@ Settings parse(int argc, char** argv) {
             settings.calls = number();
         } else if (arg == "--agent-runs") {
             settings.agentRuns = number();
+        } else if (arg == "--connects") {
+            settings.connects = number();
         } else if (arg == "--only" && i + 1 < argc) {
             settings.only = argv[++i];
         } else if (arg == "--bare-socket") {
@@ -508,11 +551,12 @@ Settings parse(int argc, char** argv) {
             settings.warmup = 10;
             settings.calls = 50;
             settings.agentRuns = 50;
+            settings.connects = 2;
         } else {
             usage();
         }
     }
-    if (settings.runs < 1 || settings.calls < 1 || settings.agentRuns < 1) {
+    if (settings.runs < 1 || settings.calls < 1 || settings.agentRuns < 1 || settings.connects < 1) {
         usage();
     }
     return settings;
@@ -547,10 +591,15 @@ int main(int argc, char** argv) {
         Series sdkSeries;
         Series mcpAgentSeries;
         Series localAgentSeries;
+        Series legacyConnects;
+        Series probedConnects;
+        Series legacyCalls;
+        Series modernCalls;
+        const Call add{"add", json{{"a", 5}, {"b", 3}}, "8"};
         for (int run = 1; run <= settings.runs; ++run) {
             std::printf("run %d\n", run);
             if (wanted("reagent")) {
-                reagentSeries.runs.push_back(runTask(reagentClient(settings)));
+                reagentSeries.runs.push_back(runTask(reagentClient(settings, everything(), Call{})));
                 printFigures("reagent mcp::Client", reagentSeries.runs.back(), "call");
             }
             if (wanted("bare")) {
@@ -570,6 +619,20 @@ int main(int argc, char** argv) {
                 printFigures("agent, MCP echo", mcpAgentSeries.runs.back(), "run");
                 localAgentSeries.runs.push_back(runTask(agentRuns(false, settings)));
                 printFigures("agent, in-process echo", localAgentSeries.runs.back(), "run");
+            }
+            if (wanted("era")) {
+                mcp::ServerConfig legacy = everything();
+                legacy.era = mcp::ProtocolEra::legacy;
+                legacyConnects.runs.push_back(runTask(connects(settings, legacy)));
+                printFigures("connect, handshake only", legacyConnects.runs.back(), "connect");
+                probedConnects.runs.push_back(runTask(connects(settings, everything())));
+                printFigures("connect, probe first", probedConnects.runs.back(), "connect");
+                legacyCalls.runs.push_back(
+                    runTask(reagentClient(settings, sdk2(mcp::ProtocolEra::legacy), add)));
+                printFigures("SDK v2, handshake era", legacyCalls.runs.back(), "call");
+                modernCalls.runs.push_back(
+                    runTask(reagentClient(settings, sdk2(mcp::ProtocolEra::automatic), add)));
+                printFigures("SDK v2, 2026-07-28", modernCalls.runs.back(), "call");
             }
             if (!reagentSeries.empty() && !bareSeries.empty()) {
                 std::printf("  reagent/bare %.2fx",
@@ -624,6 +687,19 @@ int main(int argc, char** argv) {
         if (!reagentSeries.empty() && !sdkSeries.empty()) {
             std::printf("  %-20s %.2fx\n", "SDK/reagent",
                         sdkSeries.medianOfMedians() / reagentSeries.medianOfMedians());
+        }
+        summary("connect, handshake only", legacyConnects, "connect");
+        summary("connect, probe first", probedConnects, "connect");
+        summary("SDK v2, handshake era", legacyCalls, "call");
+        summary("SDK v2, 2026-07-28", modernCalls, "call");
+        if (!legacyCalls.empty()) {
+            std::printf(
+                "  connect probe-first/handshake-only %.3fx; a call in 2026-07-28/handshake era: "
+                "%.2fx latency, %.2fx CPU here\n",
+                probedConnects.medianOfMedians() / legacyConnects.medianOfMedians(),
+                modernCalls.medianOfMedians() / legacyCalls.medianOfMedians(),
+                modernCalls.median([](const Figures& x) { return x.cpu; }) /
+                    legacyCalls.median([](const Figures& x) { return x.cpu; }));
         }
         summary("agent, MCP echo", mcpAgentSeries, "run");
         summary("agent, in-process echo", localAgentSeries, "run");

@@ -25,8 +25,8 @@ endfunction()
 
 add_library(reagent_options INTERFACE)
 target_compile_options(reagent_options INTERFACE -Wall -Wextra -Wpedantic)
-# Every target compiles with -pthread (some dependencies add it to their users): one set of definitions
-# (_REENTRANT) for all, which the precompiled headers need (cmake/ReagentPch.cmake).
+# Every target compiles and links with -pthread, as some dependencies ask of their users: one set of
+# definitions (_REENTRANT) for all targets.
 target_compile_options(reagent_options INTERFACE -pthread)
 target_link_options(reagent_options INTERFACE -pthread)
 if(REAGENT_WARNINGS_AS_ERRORS)
