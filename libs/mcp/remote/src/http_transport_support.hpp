@@ -182,24 +182,30 @@ inline void addUserHeaders(http::HttpHeaders& headers, const ServerConfig& confi
     return text;
 }
 
-/// The first bytes of an error reply's body as printable text (`excerptOf`), read for at most
-/// `kExcerptTimeout`; empty when there is none.
-[[nodiscard]] inline Task<std::string> readExcerpt(http::HttpResponseStream stream) {
+/// A reply's body as the server sent it, read until `bytes` or more arrived (whole chunks) or it ended.
+[[nodiscard]] inline Task<std::string> readBodyPrefix(http::HttpResponseStream stream, std::size_t bytes) {
     std::string text;
-    while (text.size() < kExcerptBytes && !stream.done()) {
+    while (text.size() < bytes && !stream.done()) {
         auto chunk = co_await stream.next();
         if (!chunk || !*chunk) {
             break;
         }
         text += **chunk;
     }
-    co_return excerptOf(std::move(text));
+    co_return text;
 }
 
-/// `readExcerpt` bounded in time; never throws (to be awaited from a driver with checked cancellation).
+/// `readBodyPrefix` within `kExcerptTimeout`; empty when nothing came in time. Never throws (to be
+/// awaited from a driver with checked cancellation).
+[[nodiscard]] inline Task<std::string> bodyPrefix(http::HttpResponseStream stream, std::size_t bytes) {
+    auto body = co_await withTimeout(readBodyPrefix(std::move(stream), bytes), kExcerptTimeout);
+    co_return body ? std::move(*body) : std::string();
+}
+
+/// The first bytes of an error reply's body as printable text (`excerptOf`), within `kExcerptTimeout`.
 [[nodiscard]] inline Task<std::string> bodyExcerpt(http::HttpResponseStream stream) {
-    auto excerpt = co_await withTimeout(readExcerpt(std::move(stream)), kExcerptTimeout);
-    co_return excerpt ? std::move(*excerpt) : std::string();
+    std::string body = co_await bodyPrefix(std::move(stream), kExcerptBytes);
+    co_return excerptOf(std::move(body));
 }
 
 /// Replaces each occurrence of `secret` (4 bytes or more: shorter values would mask ordinary text) in

@@ -240,24 +240,6 @@ void markAnswered(std::string_view frame, PendingIds& pending) {
 /// Bound of the body of a refusal read as a JSON-RPC error.
 constexpr std::size_t kErrorBodyBytes = 64U << 10U;
 
-[[nodiscard]] Task<std::string> readRefusalBody(http::HttpResponseStream stream) {
-    std::string text;
-    while (text.size() <= kErrorBodyBytes && !stream.done()) {
-        auto chunk = co_await stream.next();
-        if (!chunk || !*chunk) {
-            break;
-        }
-        text += **chunk;
-    }
-    co_return text;
-}
-
-/// The body of a refusal (up to `kErrorBodyBytes`, within the excerpt's time bound).
-[[nodiscard]] Task<std::string> refusalBody(http::HttpResponseStream reply) {
-    auto body = co_await withTimeout(readRefusalBody(std::move(reply)), detail::kExcerptTimeout);
-    co_return body ? std::move(*body) : std::string();
-}
-
 /// True when `body` is a JSON-RPC response to one of `pending`: a modern server's refusal of a request
 /// (-32022 naming the versions it serves, 404 with -32601, ...), which is that request's answer.
 [[nodiscard]] bool answersPending(std::string_view body, const PendingIds& pending) {
@@ -594,7 +576,7 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
     if (!head.ok()) {
         if (outgoing.modern && head.status >= 400 && head.status < 500 && !pending.empty()) {
             const http::HttpResponseHead refused = head;
-            std::string body = co_await refusalBody(std::move(*opened));
+            std::string body = co_await detail::bodyPrefix(std::move(*opened), kErrorBodyBytes);
             if (answersPending(body, pending)) {
                 s->deliver(std::move(body));
                 co_return expected<void, McpError>{};
