@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "reagent/core/parallel.hpp"
 #include "reagent/mcp/serve_stdio.hpp"
 #include "reagent/mcp/server.hpp"
 #include "reagent/mcp/tool_channel.hpp"
@@ -101,7 +102,7 @@ Task<tools::ToolResult> sampling(json args, tools::ToolContext context) {
 }
 
 Task<tools::ToolResult> elicitWith(tools::ToolContext context, std::string message, json schema) {
-    mcp::ElicitRequest request{std::move(message), std::move(schema)};
+    mcp::ElicitRequest request{std::move(message), std::move(schema), {}};
     auto asked = mcp::elicit(context, std::move(request));
     auto answer = co_await std::move(asked);
     if (!answer) {
@@ -161,6 +162,144 @@ Task<tools::ToolResult> elicitationEnums(json, tools::ToolContext context) {
           {"titledMulti", {{"type", "array"}, {"items", {{"anyOf", titled("value", "Choice")}}}}}}},
         {"required", json::array()}};
     return elicitWith(std::move(context), "Please select options from the enum fields", std::move(schema));
+}
+
+// The 2026-07-28 fixtures: questions answered over rounds (input_required), asked through the same
+// helpers as 2025's server->client requests.
+
+mcp::ElicitRequest form(std::string key, std::string message, std::string field, std::string type) {
+    json schema = {{"type", "object"},
+                   {"properties", {{field, {{"type", std::move(type)}}}}},
+                   {"required", json::array({field})}};
+    return mcp::ElicitRequest{std::move(message), std::move(schema), std::move(key)};
+}
+
+mcp::SamplingRequest question(std::string key, std::string text) {
+    mcp::SamplingRequest request;
+    request.messages.push_back(
+        mcp::SamplingMessage{"user", json{{"type", "text"}, {"text", std::move(text)}}});
+    request.maxTokens = 100;
+    request.key = std::move(key);
+    return request;
+}
+
+std::string accepted(const mcp::ElicitResult& answer, const std::string& field) {
+    if (answer.action != "accept" || !answer.content.is_object() || !answer.content.contains(field)) {
+        return "(" + answer.action + ")";
+    }
+    const json& value = answer.content[field];
+    return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+Task<tools::ToolResult> askName(json, tools::ToolContext context) {
+    auto asked = mcp::elicit(context, form("user_name", "What is your name?", "name", "string"));
+    auto answer = co_await std::move(asked);
+    if (!answer) {
+        co_return reagent::fail(std::move(answer.error()));
+    }
+    co_return "Hello, " + accepted(*answer, "name") + "!";
+}
+
+Task<tools::ToolResult> askCapital(json, tools::ToolContext context) {
+    auto asked = mcp::sample(context, question("capital_question", "What is the capital of France?"));
+    auto answer = co_await std::move(asked);
+    if (!answer) {
+        co_return reagent::fail(std::move(answer.error()));
+    }
+    co_return "Answer: " + answer->content.value("text", answer->content.dump());
+}
+
+Task<tools::ToolResult> askRoots(json, tools::ToolContext context) {
+    auto asked = mcp::listRoots(context, "client_roots");
+    auto roots = co_await std::move(asked);
+    if (!roots) {
+        co_return reagent::fail(std::move(roots.error()));
+    }
+    std::string text = "Roots:";
+    for (const auto& root : *roots) {
+        text += " " + root.uri;
+    }
+    co_return text;
+}
+
+Task<tools::ToolResult> askConfirm(json, tools::ToolContext context) {
+    auto asked = mcp::elicit(context, form("confirm", "Please confirm", "ok", "boolean"));
+    auto answer = co_await std::move(asked);
+    if (!answer) {
+        co_return reagent::fail(std::move(answer.error()));
+    }
+    co_return "state-ok: confirmed " + accepted(*answer, "ok");
+}
+
+Task<tools::ToolResult> askInTurn(json, tools::ToolContext context) {
+    auto first = mcp::elicit(context, form("step1", "What is your name?", "name", "string"));
+    auto name = co_await std::move(first);
+    if (!name) {
+        co_return reagent::fail(std::move(name.error()));
+    }
+    auto second = mcp::elicit(context, form("step2", "What is your favourite colour?", "color", "string"));
+    auto color = co_await std::move(second);
+    if (!color) {
+        co_return reagent::fail(std::move(color.error()));
+    }
+    co_return accepted(*name, "name") + " likes " + accepted(*color, "color");
+}
+
+// Questions asked at once: each is a task of its own, so that one round lists all of them (and a
+// question whose capability was not declared fails alone).
+Task<tools::ToolResult> askTogether(tools::ToolContext context, bool withRoots) {
+    const std::vector<int> which = withRoots ? std::vector<int>{0, 1, 2} : std::vector<int>{0, 1};
+    auto asking = reagent::parallelMap(which, which.size(), [context](int kind) -> Task<std::string> {
+        if (kind == 0) {
+            auto asked = mcp::elicit(context, form("user_name", "What is your name?", "name", "string"));
+            auto answer = co_await std::move(asked);
+            co_return answer ? accepted(*answer, "name") : "-";
+        }
+        if (kind == 1) {
+            auto asked = mcp::sample(context, question("capital_question", "What is the capital of France?"));
+            auto answer = co_await std::move(asked);
+            co_return answer ? answer->content.value("text", std::string("?")) : "-";
+        }
+        auto asked = mcp::listRoots(context, "client_roots");
+        auto roots = co_await std::move(asked);
+        co_return roots ? std::to_string(roots->size()) + " roots" : "-";
+    });
+    auto answers = co_await std::move(asking);
+    std::string text = "Answers:";
+    for (const auto& answer : answers) {
+        text += " " + (answer ? *answer : std::string("-"));
+    }
+    co_return text;
+}
+
+void registerModernTools(tools::ToolRegistry& registry) {
+    using tools::ToolBuilder;
+    const auto add = [&registry](const char* name, const char* description, tools::ToolHandler handler) {
+        auto builder = ToolBuilder::create(name);
+        builder.description(description).timeout(std::chrono::seconds(60)).handler(std::move(handler));
+        addTool(registry, builder);
+    };
+    add("test_input_required_result_elicitation", "Asks the user's name (input_required, elicitation)",
+        askName);
+    add("test_input_required_result_sampling",
+        "Asks the client's model a question (input_required, sampling)", askCapital);
+    add("test_input_required_result_list_roots", "Asks the client's roots (input_required, roots/list)",
+        askRoots);
+    add("test_input_required_result_request_state", "Asks for a confirmation, with a sealed requestState",
+        askConfirm);
+    add("test_input_required_result_multi_round", "Asks two questions, one round each", askInTurn);
+    add("test_input_required_result_tampered_state", "Asks for a confirmation; a tampered state is refused",
+        askConfirm);
+    add("test_input_required_result_multiple_inputs", "Asks three questions in one round",
+        [](json, tools::ToolContext context) { return askTogether(std::move(context), true); });
+    add("test_input_required_result_capabilities", "Asks only what the request's capabilities allow",
+        [](json, tools::ToolContext context) { return askTogether(std::move(context), false); });
+    add("test_missing_capability", "Needs sampling, which the request must declare", askCapital);
+    add("test_streaming_elicitation", "Asks the user while the call runs", askName);
+    add("test_logging_tool", "Logs while it runs (only to a request that asks for log lines)",
+        [](json args, tools::ToolContext context) {
+            return withLogging(std::move(args), std::move(context));
+        });
 }
 
 void registerTools(tools::ToolRegistry& registry) {
@@ -402,6 +541,7 @@ int main(int argc, char** argv) {
     }
     auto registry = std::make_shared<tools::ToolRegistry>();
     registerTools(*registry);
+    registerModernTools(*registry);
     mcp::ServerOptions options;
     options.info = mcp::Implementation{"reagent-conformance-server", "1.0.0", {}};
     mcp::Server server(registry, options);

@@ -36,6 +36,7 @@ mcp::ServerConfig toolServer(std::vector<std::string> args = {}) {
     config.args = std::move(args);
     config.requestTimeout = 10s;
     config.maxReconnects = 0;
+    config.era = mcp::ProtocolEra::legacy;  // the 2025 session; 2026-07-28 is tested on its own
     return config;
 }
 

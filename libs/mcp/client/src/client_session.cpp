@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "reagent/core/json_fields.hpp"
+#include "reagent/mcp/envelope.hpp"
 #include "reagent/mcp/protocol_version.hpp"
 
 namespace reagent::mcp::detail {
@@ -14,20 +15,6 @@ using nlohmann::json;
 
 // A connection that stayed up this long resets the count of reconnections in a row.
 constexpr std::chrono::seconds kStableConnection{30};
-
-// The keys of the 2026-07-28 envelope (`params._meta` of a request, `_meta` of a result).
-constexpr const char* kMetaProtocolVersion = "io.modelcontextprotocol/protocolVersion";
-constexpr const char* kMetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities";
-constexpr const char* kMetaClientInfo = "io.modelcontextprotocol/clientInfo";
-constexpr const char* kMetaServerInfo = "io.modelcontextprotocol/serverInfo";
-// UnsupportedProtocolVersion: `data` names the versions the server serves (`supported`).
-constexpr int kUnsupportedProtocolVersion = -32022;
-
-bool speaksHandshakeVersion(std::string_view version) {
-    return version == kLegacyProtocolVersion ||
-           std::find(kSupportedProtocolVersions.begin(), kSupportedProtocolVersions.end(), version) !=
-               kSupportedProtocolVersions.end();
-}
 
 std::vector<std::string> stringList(const json& object, const char* key) {
     std::vector<std::string> out;
@@ -214,7 +201,7 @@ ProbeVerdict ClientSession::judgeProbe(const expected<json, RpcError>& answer, b
         verdict.version = modern;
         return verdict;
     }
-    if (std::any_of(supported.begin(), supported.end(), speaksHandshakeVersion)) {
+    if (std::any_of(supported.begin(), supported.end(), isHandshakeVersion)) {
         return handshake("it serves " + joined(supported));
     }
     ProbeVerdict verdict;

@@ -1,8 +1,15 @@
 #include "reagent/mcp/protocol_version.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace reagent::mcp {
+
+bool isHandshakeVersion(std::string_view version) noexcept {
+    return version == kLegacyProtocolVersion ||
+           std::find(kSupportedProtocolVersions.begin(), kSupportedProtocolVersions.end(), version) !=
+               kSupportedProtocolVersions.end();
+}
 
 expected<std::string_view, McpError> acceptServerVersion(std::string_view chosen) {
     std::string known;

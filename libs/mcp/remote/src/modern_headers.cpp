@@ -1,44 +1,8 @@
 #include "modern_headers.hpp"
 
-#include "reagent/http/base64_url.hpp"
+#include "reagent/http/encoded_header.hpp"
 
 namespace reagent::mcp::detail {
-
-namespace {
-
-constexpr std::string_view kEncodedPrefix = "=?base64?";
-constexpr std::string_view kEncodedSuffix = "?=";
-
-bool plain(std::string_view value) {
-    if (value.empty()) {
-        return true;
-    }
-    if (value.front() == ' ' || value.front() == '\t' || value.back() == ' ' || value.back() == '\t') {
-        return false;
-    }
-    if (value.starts_with(kEncodedPrefix) && value.ends_with(kEncodedSuffix)) {
-        return false;  // it would be read as encoded
-    }
-    for (const char c : value) {
-        const auto byte = static_cast<unsigned char>(c);
-        if ((byte < 0x20 && byte != '\t') || byte > 0x7E) {
-            return false;
-        }
-    }
-    return true;
-}
-
-}  // namespace
-
-std::string headerValue(std::string_view value) {
-    if (plain(value)) {
-        return std::string(value);
-    }
-    std::string out(kEncodedPrefix);
-    out += http::base64(value);
-    out += kEncodedSuffix;
-    return out;
-}
 
 std::optional<ModernHeaders> modernHeaders(const nlohmann::json& message) {
     if (!message.is_object() || !message.contains("id")) {
@@ -65,7 +29,7 @@ std::optional<ModernHeaders> modernHeaders(const nlohmann::json& message) {
                                                                                             : nullptr;
     if (nameKey != nullptr) {
         if (const auto name = params->find(nameKey); name != params->end() && name->is_string()) {
-            headers.name = headerValue(name->get_ref<const std::string&>());
+            headers.name = http::encodeHeaderValue(name->get_ref<const std::string&>());
         }
     }
     return headers;

@@ -14,17 +14,12 @@ struct ModernHeaders {
     std::string version;
     std::string method;
     /// `params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read`, encoded
-    /// (`headerValue`); empty for the other methods.
+    /// (`http::encodeHeaderValue`); empty for the other methods.
     std::string name;
 };
 
 /// The headers of `message` when it is a request with the 2026 envelope; nothing for anything else (a
 /// request of the handshake era, a notification, a response).
 [[nodiscard]] std::optional<ModernHeaders> modernHeaders(const nlohmann::json& message);
-
-/// `value` as an MCP header value: as it is when every byte is visible ASCII or an inner space or tab;
-/// otherwise (other bytes, a leading or trailing space or tab, or text that looks like the encoded form)
-/// `=?base64?<base64 of the UTF-8 bytes>?=`.
-[[nodiscard]] std::string headerValue(std::string_view value);
 
 }  // namespace reagent::mcp::detail

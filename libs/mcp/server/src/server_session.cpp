@@ -5,6 +5,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <utility>
@@ -12,6 +13,8 @@
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/json_fields.hpp"
 #include "reagent/core/settle.hpp"
+#include "reagent/mcp/envelope.hpp"
+#include "reagent/mcp/protocol_version.hpp"
 #include "reagent/mcp/server.hpp"
 #include "server_state.hpp"
 #include "server_tools.hpp"
@@ -42,8 +45,14 @@ Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallR
     (void)cancelWait;
     self->server->progress.erase(callId);
     self->inFlight.erase(id);
-    if (order[0] == 1 || state->cancelled || self->closed ||
-        isCancelled(co_await asio::this_coro::cancellation_state)) {
+    const bool cancelled =
+        state->cancelled || self->closed || isCancelled(co_await asio::this_coro::cancellation_state);
+    if (!cancelled && state->round && state->round->required) {
+        // A question ended the round: the client answers it and calls again.
+        self->respond(id, detail::inputRequired(self->server->rounds, *state->round));
+        co_return;
+    }
+    if (order[0] == 1 || cancelled) {
         self->unanswered(id);
         co_return;  // cancelled: the client expects no response
     }
@@ -55,7 +64,15 @@ Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallR
                                          self->server->options.maxResultBytes));
         co_return;
     }
-    self->respond(id, detail::callResult(record, self->server->options.maxResultBytes));
+    json result = detail::callResult(record, self->server->options.maxResultBytes);
+    if (!state->missingCapability.is_null() && result.value("isError", false)) {
+        self->refuse(id, RpcError{kMissingClientCapability,
+                                  "Missing required client capability: the tool needs " +
+                                      state->missingCapability.dump() + ", which the request did not declare",
+                                  json{{"requiredCapabilities", state->missingCapability}}});
+        co_return;
+    }
+    self->respond(id, std::move(result));
 }
 
 // The capability a client must have declared for a request a handler sends it; empty: none needed.
@@ -72,6 +89,79 @@ std::string capabilityFor(std::string_view method) {
     return {};
 }
 
+// The key a handler gave its question (`SamplingRequest::key`, ...), taken out of the params.
+std::string takeInputKey(json& params) {
+    std::string key;
+    if (params.is_object()) {
+        if (const auto found = params.find(detail::kInputKeyField); found != params.end()) {
+            if (found->is_string()) {
+                key = found->get<std::string>();
+            }
+            params.erase(found);
+        }
+    }
+    return key;
+}
+
+// Ends a call's round after `hops` turns of its executor: questions the handler asks at the same time (in
+// tasks of their own) are asked by then, and join the round.
+void endRoundSoon(const Executor& executor, std::weak_ptr<Session::Call> call, int hops) {
+    asio::post(executor, [executor, call = std::move(call), hops]() mutable {
+        if (hops > 1) {
+            endRoundSoon(executor, std::move(call), hops - 1);
+        } else if (const auto alive = call.lock()) {
+            alive->cancel.set();
+        }
+    });
+}
+
+// A handler's question in a 2026-07-28 call: answered from the round's answers, or asked. An unanswered
+// question ends the round: once the handler had a moment to ask the others it asks at the same time, the
+// call stops and answers input_required; the handler runs again when the client calls with the answers.
+Task<expected<json, tools::ToolError>> askInRound(std::weak_ptr<Session> weak,
+                                                  std::weak_ptr<Session::Call> weakCall, std::string method,
+                                                  json params) {
+    using tools::ToolErrc;
+    using tools::ToolError;
+    const auto self = weak.lock();
+    const auto call = weakCall.lock();
+    if (!self || !call || self->closed) {
+        co_return fail(
+            ToolError{ToolErrc::failed, "the client's request is over: " + method + " cannot be asked"});
+    }
+    detail::InputRound& round = *call->round;
+    std::string key = takeInputKey(params);
+    if (key.empty()) {
+        const std::string_view kind = method.substr(0, method.find('/'));
+        key = std::string(kind) + "_" + std::to_string(++round.unnamed);
+    }
+    if (json missing = detail::missingCapability(round.capabilities, method, params); !missing.is_null()) {
+        const std::string named = missing.begin().key();
+        if (call->missingCapability.is_null()) {
+            call->missingCapability = std::move(missing);
+        }
+        co_return fail(ToolError{
+            ToolErrc::failed,
+            "the request did not declare the " + named + " capability, so " + method + " cannot be asked",
+            json{{"capability", named}}});
+    }
+    if (const auto answer = round.answers.find(key);
+        answer != round.answers.end() && detail::answersQuestion(method, *answer)) {
+        round.used[key] = *answer;
+        co_return *answer;
+    }
+    round.asked[key] = json{{"method", method}, {"params", std::move(params)}};
+    if (!round.required) {
+        round.required = true;
+        endRoundSoon(self->executor, call, 4);
+    }
+    // Until the round ends (the call's race cancels this wait).
+    asio::steady_timer untilEnded(self->executor, asio::steady_timer::time_point::max());
+    auto wait = untilEnded.async_wait(asio::as_tuple(asio::use_awaitable));
+    co_await std::move(wait);
+    co_return fail(ToolError{ToolErrc::cancelled, method + " is asked of the client: this round ends"});
+}
+
 // A request from a tool handler to the client of the call `related`: sent on that call's stream, answered
 // through `Session::complete`. Cancelling the handler (or the session closing) forgets the request.
 Task<expected<json, tools::ToolError>> askClient(std::weak_ptr<Session> weak, RequestId related,
@@ -83,6 +173,7 @@ Task<expected<json, tools::ToolError>> askClient(std::weak_ptr<Session> weak, Re
         co_return fail(
             ToolError{ToolErrc::failed, "the client's session is closed: " + method + " was not sent"});
     }
+    takeInputKey(params);  // a 2025 request needs no key: its answer comes back on it
     const std::string capability = capabilityFor(method);
     if (!capability.empty() && !self->clientCapabilities.contains(capability)) {
         co_return fail(ToolError{ToolErrc::failed,
@@ -121,26 +212,48 @@ Task<expected<json, tools::ToolError>> askClient(std::weak_ptr<Session> weak, Re
 }
 
 std::shared_ptr<const tools::CallChannel> channelFor(const std::shared_ptr<Session>& session,
-                                                     RequestId related) {
+                                                     RequestId related,
+                                                     const std::shared_ptr<Session::Call>& call) {
     auto channel = std::make_shared<tools::CallChannel>();
     std::weak_ptr<Session> weak = session;
-    channel->request = [weak, related](std::string method, json params) {
-        return askClient(weak, related, std::move(method), std::move(params));
-    };
-    channel->notify = [weak, related](std::string method, json params) {
+    std::weak_ptr<Session::Call> weakCall = call;
+    const bool modern = call->round != nullptr;
+    if (modern) {
+        channel->request = [weak, weakCall](std::string method, json params) {
+            return askInRound(weak, weakCall, std::move(method), std::move(params));
+        };
+    } else {
+        channel->request = [weak, related](std::string method, json params) {
+            return askClient(weak, related, std::move(method), std::move(params));
+        };
+    }
+    channel->notify = [weak, weakCall, related, modern](std::string method, json params) {
         const auto self = weak.lock();
-        if (!self || !self->initialized) {
+        const auto call = weakCall.lock();
+        if (!self || (!modern && !self->initialized)) {
             return;
         }
         if (method == "notifications/message" && params.is_object()) {
+            // 2025: the session's level; 2026-07-28: the request's, and none without one.
+            const auto wanted =
+                modern ? (call ? call->logLevel : std::nullopt) : std::optional<LogLevel>(self->level);
             const auto level = parseLogLevel(stringOr(params, "level"));
-            if (level && *level < self->level) {
+            if (!wanted || (level && *level < *wanted)) {
                 return;  // below the level the client asked for
             }
         }
         self->send(OutgoingFrame{self->rpc.notify(std::move(method), std::move(params)), related, false});
     };
     return channel;
+}
+
+// A request carrying the 2026-07-28 envelope's claim (`params._meta` names a protocol version).
+bool claimsModern(const json& params) {
+    if (!params.is_object()) {
+        return false;
+    }
+    const auto meta = params.find("_meta");
+    return meta != params.end() && meta->is_object() && meta->contains(kMetaProtocolVersion);
 }
 
 bool isBatch(std::string_view frame) {
@@ -158,6 +271,24 @@ void Session::send(OutgoingFrame frame) {
 }
 
 void Session::respond(const RequestId& id, expected<json, RpcError> outcome) {
+    if (const auto served = modern.find(id); served != modern.end()) {
+        const ModernRequest request = std::move(served->second);
+        modern.erase(served);
+        if (outcome) {
+            send(OutgoingFrame{rpc.respond(id, stampModern(std::move(*outcome), request)), id, true});
+            return;
+        }
+        RpcError error = std::move(outcome.error());
+        if (error.code == kResourceNotFound) {
+            error.code = kInvalidParams;  // 2026-07-28 names a missing resource an invalid parameter
+        }
+        OutgoingFrame frame{rpc.respond(id, fail(error)), id, true};
+        if (error.code == kMethodNotFound || error.code == kMissingClientCapability) {
+            frame.refusal = error.code;
+        }
+        send(std::move(frame));
+        return;
+    }
     for (auto& batch : batches) {
         if (batch->waiting.erase(id) > 0) {
             batch->responses.push_back(rpc.respond(id, std::move(outcome)));
@@ -225,6 +356,15 @@ void Session::initialize(const Request& request) {
                 fail(rpcError(kInvalidParams, "initialize needs params.protocolVersion (a string)")));
         return;
     }
+    if (pinnedModern) {
+        respond(request.id,
+                fail(RpcError{
+                    kUnsupportedProtocolVersion,
+                    "Unsupported protocol version: " + *requested + " (this connection speaks " +
+                        std::string(kModernProtocolVersion) + ", which its first request named)",
+                    json{{"supported", json::array({kModernProtocolVersion})}, {"requested", *requested}}}));
+        return;
+    }
     version = std::string(negotiateVersion(*requested));
     // Read leniently: a client that sends either in another shape is still served.
     if (const auto info = optionalObject(params, "clientInfo"); info && *info != nullptr) {
@@ -234,23 +374,8 @@ void Session::initialize(const Request& request) {
         clientCapabilities = **offered;
     }
     const ServerOptions& options = server->options;
-    json info = {{"name", options.info.name}, {"version", options.info.version}};
-    if (!options.info.title.empty()) {
-        info["title"] = options.info.title;
-    }
-    json capabilities = {{"tools", {{"listChanged", true}}}, {"logging", json::object()}};
-    if (!server->resources.empty() || !server->templates.empty()) {
-        capabilities["resources"] = {{"subscribe", true}, {"listChanged", true}};
-    }
-    if (!server->prompts.empty()) {
-        capabilities["prompts"] = {{"listChanged", true}};
-    }
-    if (!server->completions.empty()) {
-        capabilities["completions"] = json::object();
-    }
-    json result = {{"protocolVersion", version},
-                   {"capabilities", std::move(capabilities)},
-                   {"serverInfo", std::move(info)}};
+    json result = {
+        {"protocolVersion", version}, {"capabilities", capabilities()}, {"serverInfo", serverInfo()}};
     if (!options.instructions.empty()) {
         result["instructions"] = options.instructions;
     }
@@ -296,14 +421,29 @@ void Session::startCall(const Request& request) {
             server->progress[call.id] = ProgressRoute{weak_from_this(), request.id, *token};
         }
     }
-    call.channel = channelFor(shared_from_this(), request.id);
     auto state = std::make_shared<Call>(executor);
+    if (const auto served = modern.find(request.id); served != modern.end()) {
+        auto round = detail::openRound(server->rounds, request.method, params, served->second.capabilities);
+        if (!round) {
+            server->progress.erase(call.id);
+            respond(request.id, fail(std::move(round.error())));
+            return;
+        }
+        state->round = std::make_shared<detail::InputRound>(std::move(*round));
+        state->logLevel = served->second.logLevel;
+    }
+    call.channel = channelFor(shared_from_this(), request.id, state);
     inFlight.emplace(request.id, state);
     calls.spawn(runCall(shared_from_this(), request.id, std::move(call), std::move(state)));
 }
 
-void Session::handle(Request request) {
+void Session::handle(Request request, const RequestHeaders* headers) {
     const std::string& method = request.method;
+    if (claimsModern(request.params) ||
+        (headers != nullptr && headers->protocolVersion && !isHandshakeVersion(*headers->protocolVersion))) {
+        handleModern(std::move(request), headers);
+        return;
+    }
     if (method == "initialize") {
         initialize(request);
     } else if (method == "ping") {
@@ -370,24 +510,32 @@ ServerSession::~ServerSession() {
 }
 
 void ServerSession::receive(std::string_view frame) {
-    if (state_->closed) {
+    state_->receive(frame, nullptr);
+}
+
+void ServerSession::receive(std::string_view frame, const RequestHeaders& headers) {
+    state_->receive(frame, &headers);
+}
+
+void Session::receive(std::string_view frame, const RequestHeaders* headers) {
+    if (closed) {
         return;
     }
-    auto received = state_->rpc.receive(frame);
+    auto received = rpc.receive(frame);
     for (auto& reply : received.replies) {
-        state_->send(OutgoingFrame{std::move(reply), std::nullopt, true});
+        send(OutgoingFrame{std::move(reply), std::nullopt, true});
     }
     if (received.replies.empty() && isBatch(frame)) {
-        state_->receiveBatch(std::move(received));
+        receiveBatch(std::move(received));
         return;
     }
     for (auto& event : received.events) {
         if (auto* request = std::get_if<Request>(&event)) {
-            state_->handle(std::move(*request));
+            handle(std::move(*request), headers);
         } else if (const auto* notification = std::get_if<Notification>(&event)) {
-            state_->handle(*notification);
+            handle(*notification);
         } else if (auto* completed = std::get_if<RpcSession::Completed>(&event)) {
-            state_->complete(std::move(*completed));
+            complete(std::move(*completed));
         }
         // Problems (answered above when owed) end here.
     }
@@ -426,7 +574,7 @@ void Session::receiveBatch(RpcSession::Received received) {
         } else if (!served) {
             continue;
         } else if (auto* request = std::get_if<Request>(&event)) {
-            handle(std::move(*request));
+            handle(std::move(*request), nullptr);
         } else if (const auto* notification = std::get_if<Notification>(&event)) {
             handle(*notification);
         }

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "input_rounds.hpp"
 #include "reagent/core/event.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/mcp/rpc_session.hpp"
@@ -28,7 +29,11 @@ struct ProgressRoute {
 
 struct Server::State {
     State(std::shared_ptr<tools::ToolRegistry> r, ServerOptions o)
-        : registry(std::move(r)), options(std::move(o)), executor(*registry, options.execution) {}
+        : registry(std::move(r)),
+          options(std::move(o)),
+          executor(*registry, options.execution),
+          rounds{options.requestStateKey.empty() ? detail::newStateKey() : options.requestStateKey,
+                 options.requestStateTtl, options.maxInputRounds} {}
     State(const State&) = delete;
     State& operator=(const State&) = delete;
     ~State() { registry->unwatch(listener); }
@@ -43,6 +48,8 @@ struct Server::State {
     std::shared_ptr<tools::ToolRegistry> registry;
     ServerOptions options;
     tools::ToolExecutor executor;
+    // How 2026-07-28 multi-round requests are sealed and bounded.
+    detail::RoundRules rounds;
     tools::ToolEventSink sink;
     std::uint64_t listener = 0;
     std::uint64_t sessionsOpened = 0;
@@ -89,6 +96,21 @@ struct ServerSession::State : std::enable_shared_from_this<ServerSession::State>
         explicit Call(const Executor& ex) : cancel(ex) {}
         Event cancel;
         bool cancelled = false;
+        // 2026-07-28: the capability a handler's question needed that the request did not declare
+        // (`{"sampling":{}}`); a call that then fails is refused with kMissingClientCapability naming it.
+        nlohmann::json missingCapability = nullptr;
+        // 2026-07-28: the round this call serves (its answers and questions); null for a 2025 call.
+        std::shared_ptr<detail::InputRound> round;
+        // 2026-07-28: the level the request asked log lines at; none: no log lines.
+        std::optional<LogLevel> logLevel;
+    };
+
+    // A 2026-07-28 request being served: what its envelope declared (nothing outlives the request).
+    struct ModernRequest {
+        std::string method;
+        nlohmann::json capabilities = nlohmann::json::object();
+        // Log lines for this request at or above this level; none without it.
+        std::optional<LogLevel> logLevel;
     };
 
     void send(OutgoingFrame frame);
@@ -98,7 +120,19 @@ struct ServerSession::State : std::enable_shared_from_this<ServerSession::State>
     void unanswered(const RequestId& id);
     void notify(std::string method, nlohmann::json params);
     void log(LogLevel at, nlohmann::json data, const std::string& logger);
-    void handle(Request request);
+    // One frame from the client, with the HTTP headers it came with (null on stdio).
+    void receive(std::string_view frame, const RequestHeaders* headers);
+    void handle(Request request, const RequestHeaders* headers);
+    // A request carrying the 2026-07-28 envelope, or any request whose headers claim that revision
+    // (server_modern.cpp): checked, then served without a session.
+    void handleModern(Request request, const RequestHeaders* headers);
+    // The refusal of a request before it is served (2026-07-28): an error frame marked as one.
+    void refuse(const RequestId& id, RpcError error);
+    // What this server serves, as `initialize` and `server/discover` declare it.
+    [[nodiscard]] nlohmann::json capabilities() const;
+    [[nodiscard]] nlohmann::json serverInfo() const;
+    // A 2026-07-28 result: resultType, the server's identity, and for cacheable methods ttlMs/cacheScope.
+    [[nodiscard]] nlohmann::json stampModern(nlohmann::json result, const ModernRequest& request) const;
     void handle(const Notification& notification);
     void initialize(const Request& request);
     void startCall(const Request& request);
@@ -139,6 +173,11 @@ struct ServerSession::State : std::enable_shared_from_this<ServerSession::State>
     std::map<RequestId, std::shared_ptr<Pending>> pending;
     std::set<std::string> subscriptions;
     std::vector<std::shared_ptr<Batch>> batches;
+    // 2026-07-28 requests not answered yet: their answers get the revision's envelope.
+    std::map<RequestId, ModernRequest> modern;
+    // A 2026-07-28 request (not a server/discover probe) came before any initialize: the connection
+    // speaks that revision, and a later initialize is refused.
+    bool pinnedModern = false;
 };
 
 }  // namespace reagent::mcp

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "input_rounds.hpp"
+
 namespace reagent::mcp {
 
 using nlohmann::json;
@@ -38,6 +40,9 @@ json samplingParams(SamplingRequest request) {
     }
     if (!request.modelPreferences.is_null()) {
         params["modelPreferences"] = std::move(request.modelPreferences);
+    }
+    if (!request.key.empty()) {
+        params[detail::kInputKeyField] = std::move(request.key);
     }
     return params;
 }
@@ -81,6 +86,27 @@ Task<expected<ElicitResult, ToolError>> elicitWith(tools::CallerRequest request,
     co_return out;
 }
 
+Task<expected<std::vector<Root>, ToolError>> rootsWith(tools::CallerRequest request, json params) {
+    const std::string method = "roots/list";
+    auto asked = request(method, std::move(params));
+    auto answer = co_await std::move(asked);
+    if (!answer) {
+        co_return fail(std::move(answer.error()));
+    }
+    const json& result = *answer;
+    if (!result.is_object() || !result.contains("roots") || !result["roots"].is_array()) {
+        co_return fail(malformed(method, "no roots array"));
+    }
+    std::vector<Root> roots;
+    for (const auto& root : result["roots"]) {
+        if (!root.is_object() || !root.contains("uri") || !root["uri"].is_string()) {
+            co_return fail(malformed(method, "a root without a uri"));
+        }
+        roots.push_back(Root{root["uri"].get<std::string>(), root.value("name", std::string())});
+    }
+    co_return roots;
+}
+
 template <class T>
 Task<expected<T, ToolError>> refuse(ToolError error) {
     co_return fail(std::move(error));
@@ -101,7 +127,21 @@ Task<expected<ElicitResult, ToolError>> elicit(const tools::ToolContext& context
     }
     json params = {{"message", std::move(request.message)},
                    {"requestedSchema", std::move(request.requestedSchema)}};
+    if (!request.key.empty()) {
+        params[detail::kInputKeyField] = std::move(request.key);
+    }
     return elicitWith(context.request, std::move(params));
+}
+
+Task<expected<std::vector<Root>, ToolError>> listRoots(const tools::ToolContext& context, std::string key) {
+    if (!context.request) {
+        return refuse<std::vector<Root>>(noChannel("roots/list"));
+    }
+    json params = json::object();
+    if (!key.empty()) {
+        params[detail::kInputKeyField] = std::move(key);
+    }
+    return rootsWith(context.request, std::move(params));
 }
 
 void logToClient(const tools::ToolContext& context, LogLevel level, json data, std::string logger) {

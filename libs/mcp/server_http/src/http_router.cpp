@@ -5,6 +5,10 @@
 
 #include <chrono>
 
+#include "reagent/http/encoded_header.hpp"
+#include "reagent/mcp/envelope.hpp"
+#include "reagent/mcp/protocol_version.hpp"
+
 namespace reagent::mcp::detail {
 
 namespace {
@@ -28,6 +32,83 @@ using Clock = std::chrono::steady_clock;
             "' does not exist or has ended; send initialize without Mcp-Session-Id to open a new one");
 }
 
+// A 2026-07-28 POST: a session of its own, no session id; the core checks the envelope and the headers.
+// A refusal is a 4xx with the JSON-RPC error; a request answered at once with nothing before its answer
+// is one JSON reply; anything else is an event stream of this request's messages.
+[[nodiscard]] Outcome decideStateless(HttpSessions& hub, const HttpRequestHead& request,
+                                      const PostBody& post) {
+    const std::optional<RequestId> id =
+        post.requests.empty() ? std::nullopt : std::optional<RequestId>(post.requests.front());
+    RequestHeaders headers;
+    headers.protocolVersion = request.protocolVersion;
+    if (request.mcpMethod) {
+        headers.method = http::decodeHeaderValue(*request.mcpMethod).value_or(std::string());
+    }
+    const auto undecodable = [&id](const std::string& name) {
+        Outcome outcome;
+        outcome.reply = Reply{400,
+                              errorBody(kHeaderMismatch,
+                                        "Header mismatch: " + name +
+                                            " is not a valid =?base64?...?= value (padded base64 of UTF-8)",
+                                        id),
+                              "application/json",
+                              {},
+                              {},
+                              {}};
+        return outcome;
+    };
+    if (request.mcpName) {
+        auto decoded = http::decodeHeaderValue(*request.mcpName);
+        if (!decoded) {
+            return undecodable("Mcp-Name");
+        }
+        headers.name = std::move(*decoded);
+    }
+    for (const auto& [name, value] : request.mcpParams) {
+        auto decoded = http::decodeHeaderValue(value);
+        if (!decoded) {
+            return undecodable("Mcp-Param-" + name);
+        }
+        headers.params.emplace_back(name, std::move(*decoded));
+    }
+    auto session = std::make_shared<HttpSession>(std::string(), 1);
+    std::weak_ptr<HttpSession> weak = session;
+    session->core = hub.server.connect(hub.executor, [weak](OutgoingFrame frame) {
+        if (auto alive = weak.lock()) {
+            alive->route(std::move(frame));
+        }
+    });
+    const bool json = hub.options.replyMode == HttpReplyMode::json;
+    auto exchange = session->openExchange(json);
+    session->deliver(std::vector<PostedFrame>{PostedFrame{request.body, post.requests, &headers}}, exchange);
+    Outcome outcome;
+    outcome.session = session;
+    outcome.stateless = true;
+    if (exchange->events.ended()) {
+        if (exchange->response.empty()) {
+            outcome.reply.status = 202;  // a notification: 2026-07-28 defines none from the client over HTTP
+        } else if (exchange->refusal != 0) {
+            outcome.reply = Reply{exchange->refusal == kMethodNotFound ? 404U : 400U,
+                                  exchange->response,
+                                  "application/json",
+                                  {},
+                                  {},
+                                  {}};
+        } else if (json || exchange->events.last() <= 1) {
+            outcome.reply = Reply{200, exchange->response, "application/json", {}, {}, {}};
+        } else {
+            outcome.reply.body = exchange->events.after(0).text;
+            outcome.reply.contentType = "text/event-stream";
+        }
+        return outcome;
+    }
+    outcome.exchange = exchange;  // a JSON reply once answered, unless streamed
+    if (!json) {
+        outcome.stream = std::shared_ptr<EventStream>(exchange, &exchange->events);
+    }
+    return outcome;
+}
+
 [[nodiscard]] Outcome decidePost(HttpSessions& hub, const HttpRequestHead& request) {
     const auto accepts = parseAccept(request.accept);
     if (!accepts.json || !accepts.eventStream) {
@@ -38,12 +119,17 @@ using Clock = std::chrono::steady_clock;
     if (auto refused = http::checkJsonContentType(request.contentType)) {
         return refuse(refused->status, -32000, std::move(refused->message));
     }
-    if (auto refused = checkProtocolVersion(request.protocolVersion)) {
-        return answer(refusal(*refused));
-    }
     auto post = inspectPost(request.body);
     if (!post) {
         return answer(refusal(post.error()));
+    }
+    // The body decides the revision (its envelope); a 2026 header without one is refused as 2026 would.
+    if (!post->batch &&
+        (post->claimsModern || (request.protocolVersion && !isHandshakeVersion(*request.protocolVersion)))) {
+        return decideStateless(hub, request, *post);
+    }
+    if (auto refused = checkProtocolVersion(request.protocolVersion)) {
+        return answer(refusal(*refused));
     }
     std::shared_ptr<HttpSession> session;
     bool opened = false;

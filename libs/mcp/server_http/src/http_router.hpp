@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "http_rules.hpp"
 #include "http_session.hpp"
@@ -29,6 +31,10 @@ struct HttpRequestHead {
     std::optional<std::string> sessionId;
     std::optional<std::string> protocolVersion;
     std::optional<std::string> lastEventId;
+    /// 2026-07-28: `Mcp-Method`, `Mcp-Name` and `Mcp-Param-<name>` (name after the prefix), as sent.
+    std::optional<std::string> mcpMethod;
+    std::optional<std::string> mcpName;
+    std::vector<std::pair<std::string, std::string>> mcpParams;
     std::string body;
 };
 
@@ -53,6 +59,9 @@ struct Outcome {
     std::uint64_t from = 0;
     std::shared_ptr<Exchange> exchange;
     bool batch = false;
+    /// 2026-07-28: the request is served by a session of its own (`session`, no id), closed once its
+    /// reply is written or its connection is cut, which cancels the call.
+    bool stateless = false;
 };
 
 /// The server's sessions and what deciding needs: one per `serveHttp`, used from its strand.

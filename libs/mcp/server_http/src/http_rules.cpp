@@ -25,10 +25,10 @@ namespace {
 
 }  // namespace
 
-std::string errorBody(int code, std::string_view message) {
+std::string errorBody(int code, std::string_view message, const std::optional<RequestId>& id) {
     // The message may quote what the client sent (a Host, a session id): invalid UTF-8 is replaced.
     const RpcError error{code, std::string(message)};
-    return jsonrpc::encodeError(std::nullopt, error);
+    return jsonrpc::encodeError(id, error);
 }
 
 Accepts parseAccept(std::optional<std::string_view> accept) noexcept {
@@ -104,6 +104,14 @@ expected<PostBody, Refusal> inspectPost(std::string_view body) {
             post.initialize = true;
         }
     };
+    if (parsed.is_object()) {
+        const auto params = parsed.find("params");
+        if (params != parsed.end() && params->is_object()) {
+            const auto meta = params->find("_meta");
+            post.claimsModern = meta != params->end() && meta->is_object() &&
+                                meta->contains("io.modelcontextprotocol/protocolVersion");
+        }
+    }
     if (parsed.is_array()) {
         if (parsed.empty()) {
             return unexpected(Refusal{400, kInvalidRequest, "Invalid Request: an empty JSON-RPC batch"});

@@ -21,8 +21,9 @@ struct Refusal {
     std::string message;
 };
 
-/// `{"jsonrpc":"2.0","id":null,"error":{"code":…,"message":…}}`.
-[[nodiscard]] std::string errorBody(int code, std::string_view message);
+/// `{"jsonrpc":"2.0","id":null,"error":{"code":…,"message":…}}`, or with the id of the request refused.
+[[nodiscard]] std::string errorBody(int code, std::string_view message,
+                                    const std::optional<RequestId>& id = std::nullopt);
 
 /// What an `Accept` header admits (a missing header admits everything).
 struct Accepts {
@@ -46,6 +47,8 @@ struct PostBody {
     std::vector<RequestId> requests;
     bool initialize = false;
     bool batch = false;
+    /// 2026-07-28: a message whose `params._meta` names its protocol version (served without a session).
+    bool claimsModern = false;
     std::vector<BatchMember> members;
 };
 /// 400 with -32700 when `body` is not JSON, -32600 when it is neither an object nor a non-empty array.

@@ -22,7 +22,11 @@ void HttpSession::deliver(const std::vector<PostedFrame>& frames, const std::sha
     current_ = exchange;
     for (const auto& frame : frames) {
         refusedWhole_ = false;
-        core->receive(frame.text);
+        if (frame.headers != nullptr) {
+            core->receive(frame.text, *frame.headers);
+        } else {
+            core->receive(frame.text);
+        }
         if (refusedWhole_) {
             // None of its requests runs: their answer was that one error.
             for (const auto& id : frame.requests) {
@@ -71,6 +75,10 @@ void HttpSession::route(OutgoingFrame frame) {
     if (!target || (target->json && !frame.isResponse)) {
         standalone_.push(frame.frame);
         return;
+    }
+    if (frame.isResponse) {
+        target->response = frame.frame;
+        target->refusal = frame.refusal;
     }
     if (target->json) {
         target->responses.push_back(std::move(frame.frame));

@@ -22,6 +22,8 @@ namespace reagent::mcp::detail {
 struct PostedFrame {
     std::string_view text;
     std::span<const RequestId> requests;
+    /// The POST's MCP headers, for a 2026-07-28 request (checked against its body); null otherwise.
+    const RequestHeaders* headers = nullptr;
 };
 
 /// A POST that carried requests: the responses it still owes, and where its messages go (its event
@@ -33,6 +35,9 @@ struct Exchange {
     bool json;
     std::vector<std::string> responses;
     std::set<RequestId> open;
+    /// The last response routed here (in either mode), and its refusal code (`OutgoingFrame::refusal`).
+    std::string response;
+    int refusal = 0;
 };
 
 class HttpSession {

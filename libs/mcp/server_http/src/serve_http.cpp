@@ -21,6 +21,7 @@
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/http/server_connections.hpp"
+#include "reagent/mcp/envelope.hpp"
 
 namespace reagent::mcp {
 
@@ -118,6 +119,9 @@ class Pump {
         if (stream_->number() != 0) {
             session_->release(stream_->number());
         }
+        if (session_->id().empty() && !session_->ended()) {
+            hub_->close(session_);  // a 2026-07-28 request's stream ended or was cut: its call is cancelled
+        }
     }
 
     // The next piece; nothing once the stream ended. Throws operation_aborted when the server stops or
@@ -169,9 +173,11 @@ class Pump {
         reply.headers.add("Mcp-Session-Id", sessionHeader);
     }
     // The priming event (2025-11-25): an id to resume from before any message, and the retry delay.
-    // Older clients get the delay alone (a block without data is no event for them).
+    // Older clients get the delay alone (a block without data is no event for them); a 2026-07-28
+    // request's stream cannot be resumed, and gets neither.
     const auto retry = static_cast<std::uint64_t>(hub->options.retry.count());
-    std::string first = session->core->protocolVersion() >= "2025-11-25"
+    std::string first = session->id().empty() ? std::string()
+                        : session->core->protocolVersion() >= "2025-11-25"
                             ? detail::primingEvent(detail::EventId{stream->number(), from}, retry)
                             : "retry: " + std::to_string(retry) + "\n\n";
     auto pump = std::make_shared<Pump>(hub, std::move(session), std::move(stream), from, std::move(first));
@@ -217,19 +223,57 @@ Task<void> awaitEvents(std::shared_ptr<Hub> hub, std::shared_ptr<detail::EventSt
     head.sessionId = copy(request.headers, "Mcp-Session-Id");
     head.protocolVersion = copy(request.headers, "MCP-Protocol-Version");
     head.lastEventId = copy(request.headers, "Last-Event-ID");
+    head.mcpMethod = copy(request.headers, "Mcp-Method");
+    head.mcpName = copy(request.headers, "Mcp-Name");
+    constexpr std::string_view kParam = "Mcp-Param-";
+    for (const auto& field : request.headers) {
+        if (field.name.size() > kParam.size() &&
+            http::equalsIgnoreCase(std::string_view(field.name).substr(0, kParam.size()), kParam)) {
+            head.mcpParams.emplace_back(field.name.substr(kParam.size()), field.value);
+        }
+    }
     head.body = std::move(request.body);
     return head;
 }
 
+// Closes a 2026-07-28 request's own session when its reply is done or abandoned (cancelling its call),
+// unless a stream took it over.
+struct StatelessGuard {
+    StatelessGuard(std::shared_ptr<Hub> h, std::shared_ptr<detail::HttpSession> s)
+        : hub(std::move(h)), session(std::move(s)) {}
+    std::shared_ptr<Hub> hub;
+    std::shared_ptr<detail::HttpSession> session;
+    StatelessGuard(const StatelessGuard&) = delete;
+    StatelessGuard& operator=(const StatelessGuard&) = delete;
+    ~StatelessGuard() {
+        if (session && !session->ended()) {
+            hub->close(session);
+        }
+    }
+};
+
 // Decides, then performs what waits: a reply, a stream, or a wait for a JSON exchange's responses.
 Task<http::ServerAnswer> answer(std::shared_ptr<Hub> hub, http::ServerRequest request) {
     Outcome outcome = detail::decide(*hub, head(request));
+    StatelessGuard guard{hub, outcome.stateless ? outcome.session : nullptr};
     if (outcome.stream && outcome.stream->number() != 0 && outcome.from == 0 && !outcome.stream->attached) {
         // A POST's reply: quick calls finish before their first event, and are then one reply with a
         // length rather than a stream of chunks.
         auto first = awaitEvents(hub, outcome.stream, true, kFirstEventWait);
         co_await std::move(first);
-        if (outcome.stream->ended()) {
+        if (outcome.stream->ended() && outcome.stateless) {
+            // A 2026-07-28 request answered quickly: JSON when its answer is all there is.
+            const auto& exchange = *outcome.exchange;
+            if (exchange.refusal != 0 || outcome.stream->last() <= 1) {
+                const unsigned status = exchange.refusal == 0                 ? 200U
+                                        : exchange.refusal == kMethodNotFound ? 404U
+                                                                              : 400U;
+                outcome.reply = Reply{status, exchange.response, "application/json", {}, {}, {}};
+                outcome.stream = nullptr;
+                outcome.exchange = nullptr;
+            }
+        }
+        if (outcome.stream && outcome.stream->ended()) {
             auto whole = outcome.stream->after(0);
             outcome.stream->written = whole.last;
             outcome.reply.body = std::move(whole.text);
@@ -239,6 +283,7 @@ Task<http::ServerAnswer> answer(std::shared_ptr<Hub> hub, http::ServerRequest re
         }
     }
     if (outcome.stream) {
+        guard.session = nullptr;  // the stream's pump closes it
         http::ServerAnswer streamed{
             streamReply(hub, outcome.session, outcome.stream, outcome.from, outcome.reply.sessionId)};
         co_return streamed;
@@ -253,6 +298,9 @@ Task<http::ServerAnswer> answer(std::shared_ptr<Hub> hub, http::ServerRequest re
         } else {
             outcome.reply.body = detail::jsonReply(*outcome.exchange, outcome.batch);
             outcome.reply.contentType = "application/json";
+            if (outcome.exchange->refusal != 0) {
+                outcome.reply.status = outcome.exchange->refusal == kMethodNotFound ? 404U : 400U;
+            }
         }
     }
     http::ServerAnswer whole{toServerReply(std::move(outcome.reply))};

@@ -26,6 +26,11 @@ inline constexpr std::array<std::string_view, 3> kSupportedProtocolVersions{"202
 /// the `sse` transport exists for). reagent's server does not offer it.
 inline constexpr std::string_view kLegacyProtocolVersion = "2024-11-05";
 
+/// \brief True for a version of the handshake era (`kSupportedProtocolVersions`, or
+/// `kLegacyProtocolVersion`): one that `initialize` negotiates, as opposed to 2026-07-28's per-request
+/// envelope.
+[[nodiscard]] bool isHandshakeVersion(std::string_view version) noexcept;
+
 /// \brief The server's answer to the offered version: accepted when reagent speaks it, or when it is
 /// `kLegacyProtocolVersion` (the client reads what such a server sends; nothing it sends depends on
 /// a newer version).

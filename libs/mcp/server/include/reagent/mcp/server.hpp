@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "reagent/core/task.hpp"
 #include "reagent/mcp/json_rpc.hpp"
@@ -53,6 +55,22 @@ struct ServerOptions {
     /// tool handler may wait for its answer (a person may be answering). The tool's own timeout still
     /// applies. Invariant: > 0. Default 5 min.
     std::chrono::milliseconds clientRequestTimeout{300'000};
+    /// 2026-07-28: how long a client may reuse a list, `resources/read` or `server/discover` result
+    /// (`ttlMs`). Default 0: ask again each time.
+    std::chrono::milliseconds cacheTtl{0};
+    /// 2026-07-28: `cacheScope` of those results: false `private` (reused only by the same caller), true
+    /// `public` (shared by callers and intermediaries; only when no result depends on who asks).
+    bool cachePublic = false;
+    /// 2026-07-28: how many times one request may come back with answers to the server's questions
+    /// (`input_required`) before it is refused; bounds the work a client can make a call repeat.
+    /// Default 16.
+    std::size_t maxInputRounds = 16;
+    /// 2026-07-28: how long a `requestState` the server hands out stays valid. Default 10 min.
+    std::chrono::seconds requestStateTtl{600};
+    /// 2026-07-28: the secret that seals `requestState` (HMAC-SHA256). Empty (the default): 32 random bytes
+    /// per `Server`. Servers behind one load balancer must share one (at least 32 random bytes), so that a
+    /// client's next round may reach any of them. Secret: never logged.
+    std::string requestStateKey;
 };
 
 /// \brief JSON-RPC error code of a request refused because `ServerOptions::maxInFlight` requests run.
@@ -66,6 +84,20 @@ struct OutgoingFrame {
     std::optional<RequestId> relatedRequest;
     /// True for the response that ends `relatedRequest`.
     bool isResponse = false;
+    /// 2026-07-28: the JSON-RPC error code of a request refused before it was served (its envelope, version,
+    /// headers, an undeclared capability, an unknown or removed method); 0 otherwise. Streamable HTTP
+    /// answers a refusal with 404 (method not found) or 400 instead of 200.
+    int refusal = 0;
+};
+
+/// \brief The MCP headers of a Streamable HTTP request, which a 2026-07-28 request's body must agree with
+/// (values decoded from `=?base64?...?=` and trimmed by the transport). Absent: not sent.
+struct RequestHeaders {
+    std::optional<std::string> protocolVersion;  ///< `MCP-Protocol-Version`
+    std::optional<std::string> method;           ///< `Mcp-Method`
+    std::optional<std::string> name;             ///< `Mcp-Name`
+    /// `Mcp-Param-<name>`: the name as sent (compared without regard to case), and the value.
+    std::vector<std::pair<std::string, std::string>> params;
 };
 
 /// \brief Where a session's frames go (the transport's writer). Called on the session's executor; must
@@ -163,6 +195,10 @@ class ServerSession {
     /// \brief Handles one frame from the client. Answers what it can at once; starts a `tools/call`
     /// on the session's executor. Never throws.
     void receive(std::string_view frame);
+    /// \brief As `receive(frame)`, for a frame that came with HTTP headers: a 2026-07-28 request is
+    /// checked against them (`kHeaderMismatch` when they disagree), and a request without the envelope
+    /// but with a 2026 `MCP-Protocol-Version` is refused rather than served as a 2025 one.
+    void receive(std::string_view frame, const RequestHeaders& headers);
 
     /// \brief Sends `notifications/message` when the session's level admits `level`.
     void log(LogLevel level, nlohmann::json data, std::string logger = {});

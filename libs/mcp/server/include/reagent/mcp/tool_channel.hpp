@@ -5,6 +5,13 @@
 ///
 /// They work through `tools::ToolContext::request` / `notify`, which the server fills in for each
 /// `tools/call`. A call that came from somewhere else (an agent) has neither, and the helpers say so.
+///
+/// \par The two revisions
+/// On a 2025 session a question is a request to the client, answered while the handler waits. In
+/// 2026-07-28 the server sends no requests: an unanswered question ends the call with `input_required`
+/// (every question the handler asked at that moment, by key), and when the client calls again with the
+/// answers the handler runs again from the start, its questions answered at once. Work a handler does
+/// before its questions may therefore run once per round: keep it free of side effects, or ask first.
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -36,6 +43,9 @@ struct SamplingRequest {
     std::vector<std::string> stopSequences;
     /// `{hints:[{name}], costPriority, speedPriority, intelligencePriority}`; null: not sent.
     nlohmann::json modelPreferences = nullptr;
+    /// 2026-07-28: the question's key in `inputRequests` (unique within the call). Empty: `sampling_<n>`,
+    /// numbered in the order the handler asks.
+    std::string key;
 };
 
 /// \brief The client's answer. Untrusted: it is model output.
@@ -51,6 +61,8 @@ struct ElicitRequest {
     std::string message;
     nlohmann::json requestedSchema =
         nlohmann::json{{"type", "object"}, {"properties", nlohmann::json::object()}};
+    /// 2026-07-28: the question's key in `inputRequests`. Empty: `elicitation_<n>`.
+    std::string key;
 };
 
 /// \brief The user's answer: `action` is `accept` (then `content` holds the values), `decline` or `cancel`.
@@ -74,6 +86,12 @@ struct ElicitResult {
 /// `elicitation`).
 [[nodiscard]] Task<expected<ElicitResult, tools::ToolError>> elicit(const tools::ToolContext& context,
                                                                     ElicitRequest request);
+
+/// \brief Asks the client for its roots (`roots/list`). `key` names the question in 2026-07-28's
+/// `inputRequests` (empty: `roots_<n>`). Errors as `sample` (capability `roots`; a root without a string
+/// `uri` makes the answer malformed).
+[[nodiscard]] Task<expected<std::vector<Root>, tools::ToolError>> listRoots(const tools::ToolContext& context,
+                                                                            std::string key = {});
 
 /// \brief Sends `notifications/message` tied to this call, if the session's level admits `level`; does
 /// nothing for a call without a channel.
