@@ -82,7 +82,7 @@ json argumentsFor(const std::string& tool) {
 bool scenarioTool(const std::string& tool) {
     return tool == "add_numbers" || tool == "test_client_elicitation_defaults" ||
            tool == "test_reconnection" || tool == "test-tool" || tool == "test_headers" ||
-           tool == "my-hyphenated-tool";
+           tool == "my-hyphenated-tool" || tool.starts_with("test_mrtr_");
 }
 
 // Reads every resource and gets every prompt the server lists (the header scenarios check each request).
@@ -137,7 +137,8 @@ Task<int> run(std::string url, std::string scenario) {
 
     mcp::ClientOptions options;
     options.clientInfo = {"reagent-conformance-client", "0.1.0", {}};
-    if (scenario.find("elicitation") != std::string::npos) {
+    // The multi-round scenario asks its questions through elicitation too (input_required results).
+    if (scenario.find("elicitation") != std::string::npos || scenario == "sep-2322-client-request-state") {
         options.elicitation = acceptWithDefaults;
     }
     options.onProblem = [](const mcp::McpError& problem) {

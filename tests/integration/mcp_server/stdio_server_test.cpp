@@ -359,3 +359,47 @@ TEST_CASE("mcp server over stdio: resources, templates, prompts, completion", "[
         co_await client.close();
     }());
 }
+
+TEST_CASE(
+    "mcp server over stdio, 2026-07-28: a client that probes speaks it, and questions come back as rounds",
+    "[mcp][server][era]") {
+    runCoro([]() -> Task<void> {
+        auto config = toolServer();
+        config.era = mcp::ProtocolEra::automatic;
+        mcp::ClientOptions options;
+        options.sampling = [](json params) -> Task<reagent::expected<json, mcp::RpcError>> {
+            const std::string asked = params["messages"][0]["content"]["text"].get<std::string>();
+            co_return json{{"role", "assistant"},
+                           {"content", {{"type", "text"}, {"text", "you asked " + asked}}},
+                           {"model", "m1"}};
+        };
+        options.elicitation = [](json) -> Task<reagent::expected<json, mcp::RpcError>> {
+            co_return json{{"action", "accept"}, {"content", {{"name", "Ada"}}}};
+        };
+        auto connected = co_await mcp::Client::connect(config, options);
+        REQUIRE(connected);
+        auto& client = **connected;
+        CHECK(client.server().protocolVersion == "2026-07-28");
+
+        const json question = {{"question", "hi"}};
+        auto sampled = co_await client.callTool("ask_model", question);
+        if (!sampled) {
+            FAIL(sampled.error().describe());
+        }
+        CHECK_FALSE(sampled->isError);
+        CHECK(sampled->text == "m1: you asked hi");
+        const json message = {{"message", "who?"}};
+        auto elicited = co_await client.callTool("ask_user", message);
+        REQUIRE(elicited);
+        CHECK(elicited->text == R"(accept {"name":"Ada"})");
+        co_await client.close();
+
+        // A client that offers no sampling: the request declares none, and the server says what it lacks.
+        auto bare = co_await mcp::Client::connect(config);
+        REQUIRE(bare);
+        auto refused = co_await (*bare)->callTool("ask_model", question);
+        REQUIRE_FALSE(refused);
+        CHECK(refused.error().message.find("-32021") != std::string::npos);
+        co_await (*bare)->close();
+    }());
+}

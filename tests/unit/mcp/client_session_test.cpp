@@ -343,8 +343,9 @@ TEST_CASE(
     const json meta = frame["params"]["_meta"];
     CHECK(meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28");
     CHECK(meta["io.modelcontextprotocol/clientInfo"] == json{{"name", "reagent"}, {"version", "0.1.0"}});
-    // No input_required answers yet: no capability is declared in this era, elicitation included.
-    CHECK(meta["io.modelcontextprotocol/clientCapabilities"] == json::object());
+    // The capabilities offered are declared on every request (input_required questions use them).
+    CHECK(meta["io.modelcontextprotocol/clientCapabilities"] ==
+          json{{"elicitation", {{"form", json::object()}}}});
 
     const ProbeVerdict verdict = client.judgeProbe(discoverResult(json::array({"2026-07-28"})), false);
     REQUIRE(verdict.kind == Kind::modern);
@@ -450,15 +451,23 @@ TEST_CASE("the era: `modern` refuses a server of the handshake era; `legacy` and
     CHECK_FALSE(sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::websocket).probes());
 }
 
-TEST_CASE("the era: a 2026 result's resultType: absent or complete passes, input_required and others fail",
+TEST_CASE("the era: a 2026 result's resultType: absent or complete is the answer, input_required asks",
           "[mcp][client-session][era]") {
+    using ResultKind = reagent::mcp::detail::ClientSession::ResultKind;
     auto client = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::streamable_http);
     client.speakModern("2026-07-28");
-    CHECK(client.checkResult("tools/call", json{{"content", json::array()}}));
-    CHECK(client.checkResult("tools/call", json{{"resultType", "complete"}}));
-    auto asks = client.checkResult("tools/call", json{{"resultType", "input_required"}});
-    REQUIRE_FALSE(asks);
-    CHECK(asks.error().code == McpErrc::protocol_error);
+    CHECK(client.checkResult("tools/call", json{{"content", json::array()}}) == ResultKind::complete);
+    CHECK(client.checkResult("tools/call", json{{"resultType", "complete"}}) == ResultKind::complete);
+    CHECK(client.checkResult("tools/call", json{{"resultType", "input_required"}, {"requestState", "s"}}) ==
+          ResultKind::inputRequired);
+    // Neither questions nor a state, questions of the wrong type, or on a method that may not ask.
+    auto empty = client.checkResult("tools/call", json{{"resultType", "input_required"}});
+    REQUIRE_FALSE(empty);
+    CHECK(empty.error().code == McpErrc::malformed_message);
+    CHECK_FALSE(
+        client.checkResult("tools/call", json{{"resultType", "input_required"}, {"inputRequests", 3}}));
+    CHECK_FALSE(
+        client.checkResult("tools/list", json{{"resultType", "input_required"}, {"requestState", "s"}}));
     auto odd = client.checkResult("tools/call", json{{"resultType", 7}});
     REQUIRE_FALSE(odd);
     CHECK(odd.error().code == McpErrc::malformed_message);

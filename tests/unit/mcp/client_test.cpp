@@ -717,21 +717,82 @@ TEST_CASE("mcp client: -32022 naming 2026-07-28 is corrected once; `modern` refu
         }());
         CHECK(server.framesWith("initialize").empty());
     }
-    SECTION("an input_required result is a clear error, not a result") {
+    SECTION("input_required: questions answered by the handlers, the state echoed, a new id each round") {
+        FakeServer server;
+        server.modern = true;
+        server.onRequest = [](const json& request) {
+            const json& params = request["params"];
+            if (!params.contains("inputResponses")) {
+                json question = {
+                    {"method", "elicitation/create"},
+                    {"params", {{"message", "name?"}, {"requestedSchema", {{"type", "object"}}}}}};
+                return Reply::ok(json{{"resultType", "input_required"},
+                                      {"inputRequests", {{"who", question}}},
+                                      {"requestState", "opaque-1"}});
+            }
+            return Reply::ok(
+                json{{"content", json::array({{{"type", "text"},
+                                               {"text", params["inputResponses"]["who"].dump() + "|" +
+                                                            params["requestState"].dump()}}})}});
+        };
+        runOn(io, [&]() -> Task<void> {
+            mcp::ServerConfig config = memoryConfig();
+            config.era = mcp::ProtocolEra::automatic;
+            mcp::ClientOptions options;
+            options.elicitation = [](json) -> Task<reagent::expected<json, mcp::RpcError>> {
+                co_return json{{"action", "accept"}, {"content", {{"name", "Ada"}}}};
+            };
+            auto connecting = connect(server, std::move(config), std::move(options));
+            auto client = co_await std::move(connecting);
+            REQUIRE(client);
+            auto calling = (*client)->callTool("t", json{{"x", 1}});
+            auto called = co_await std::move(calling);
+            REQUIRE(called);
+            CHECK(called->text == R"({"action":"accept","content":{"name":"Ada"}}|"opaque-1")");
+            co_await (*client)->close();
+        }());
+        const auto calls = server.framesWith("tools/call");
+        REQUIRE(calls.size() == 2);
+        CHECK(calls[0]["id"] != calls[1]["id"]);
+        CHECK(calls[1]["params"]["arguments"] == json{{"x", 1}});
+        CHECK(calls[1]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].contains(
+            "elicitation"));
+    }
+    SECTION("input_required: a question no handler answers, and a server that never stops asking") {
         FakeServer server;
         server.modern = true;
         server.onRequest = [](const json&) {
-            return Reply::ok(json{{"resultType", "input_required"}, {"inputRequests", json::object()}});
+            return Reply::ok(
+                json{{"resultType", "input_required"},
+                     {"inputRequests",
+                      {{"q", {{"method", "sampling/createMessage"}, {"params", json::object()}}}}}});
         };
         runOn(io, [&]() -> Task<void> {
             auto connecting = connectIn(server, mcp::ProtocolEra::automatic);
             auto client = co_await std::move(connecting);
             REQUIRE(client);
-            auto called = co_await (*client)->callTool("t", json::object());
+            auto calling = (*client)->callTool("t", json::object());
+            auto called = co_await std::move(calling);
             REQUIRE_FALSE(called);
             CHECK(called.error().code == mcp::McpErrc::protocol_error);
-            CHECK(called.error().message.find("input_required") != std::string::npos);
+            CHECK(called.error().message.find("sampling/createMessage") != std::string::npos);
             co_await (*client)->close();
         }());
+        FakeServer endless;
+        endless.modern = true;
+        endless.onRequest = [](const json&) {
+            return Reply::ok(json{{"resultType", "input_required"}, {"requestState", "again"}});
+        };
+        runOn(io, [&]() -> Task<void> {
+            auto connecting = connectIn(endless, mcp::ProtocolEra::automatic);
+            auto client = co_await std::move(connecting);
+            REQUIRE(client);
+            auto calling = (*client)->callTool("t", json::object());
+            auto called = co_await std::move(calling);
+            REQUIRE_FALSE(called);
+            CHECK(called.error().message.find("10 rounds") != std::string::npos);
+            co_await (*client)->close();
+        }());
+        CHECK(endless.framesWith("tools/call").size() == 10);
     }
 }

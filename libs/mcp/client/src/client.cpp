@@ -17,6 +17,7 @@
 #include "client_session.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/event.hpp"
+#include "reagent/core/json_fields.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/mcp/json_rpc.hpp"
@@ -31,6 +32,9 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+// 2026-07-28: rounds of questions one call may take, and the pause before a round that answers none.
+constexpr std::size_t kMaxInputRounds = 10;
+constexpr std::chrono::milliseconds kStateOnlyPause{250};
 
 using detail::Phase;
 
@@ -467,6 +471,8 @@ Task<expected<void, McpError>> ready(StatePtr state, Clock::time_point deadline)
     }
 }
 
+Task<expected<json, McpError>> answerQuestions(StatePtr state, const json& questions);
+
 Task<expected<json, McpError>> call(StatePtr state, std::string method, json params,
                                     std::optional<std::chrono::milliseconds> timeout,
                                     const std::function<void(const Progress&)>* onProgress) {
@@ -475,14 +481,84 @@ Task<expected<json, McpError>> call(StatePtr state, std::string method, json par
     if (!up) {
         co_return unexpected(up.error());
     }
-    auto result = co_await exchange(state, state->transport, state->session.generation(), method,
-                                    std::move(params), deadline, onProgress);
-    if (result) {
-        if (auto checked = state->session.checkResult(method, *result); !checked) {
-            co_return unexpected(std::move(checked.error()));
+    // 2026-07-28: a result may be the server's questions; the call goes again with the answers (a new
+    // id, the same params, this round's answers and the state echoed byte for byte), up to a bound.
+    const json original = params;
+    for (std::size_t round = 1;; ++round) {
+        auto result = co_await exchange(state, state->transport, state->session.generation(), method,
+                                        std::move(params), deadline, onProgress);
+        if (!result) {
+            co_return result;
+        }
+        auto kind = state->session.checkResult(method, *result);
+        if (!kind) {
+            co_return unexpected(std::move(kind.error()));
+        }
+        if (*kind == detail::ClientSession::ResultKind::complete) {
+            co_return result;
+        }
+        if (round >= kMaxInputRounds) {
+            co_return unexpected(McpError{McpErrc::protocol_error, state->label() +
+                                                                       " still asked for input after " +
+                                                                       std::to_string(round) + " rounds of " +
+                                                                       method + "; the client stops there"});
+        }
+        const json questions = result->value("inputRequests", json::object());
+        auto answers = co_await answerQuestions(state, questions);
+        if (!answers) {
+            co_return unexpected(std::move(answers.error()));
+        }
+        params = original;
+        if (!answers->empty()) {
+            params["inputResponses"] = std::move(*answers);
+        }
+        if (const auto kept = result->find("requestState"); kept != result->end()) {
+            params["requestState"] = *kept;
+        }
+        if (questions.empty()) {
+            // Only a state (the server sheds load or polls): a pause before asking again.
+            asio::steady_timer pause(state->executor, std::min(deadline, Clock::now() + kStateOnlyPause));
+            auto [ec] = co_await pause.async_wait(kTuple);
+            (void)ec;
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                co_return unexpected(McpError{McpErrc::cancelled, method + " was cancelled between rounds"});
+            }
         }
     }
-    co_return result;
+}
+
+// The answers to a 2026-07-28 result's questions, by key, from the handlers that answer 2025's server
+// requests (sampling, elicitation) and the roots the client holds; one after the other (a person may be
+// answering).
+Task<expected<json, RpcError>> answer(StatePtr state, const Request& request);
+
+Task<expected<json, McpError>> answerQuestions(StatePtr state, const json& questions) {
+    json answers = json::object();
+    for (const auto& [key, question] : questions.items()) {
+        const std::string method = question.is_object() ? stringOr(question, "method") : std::string();
+        const json params = question.is_object() ? question.value("params", json::object()) : json::object();
+        if (method == "roots/list" && state->options.roots) {
+            answers[key] = detail::rootsResult(*state->options.roots);
+            continue;
+        }
+        const bool handled = (method == "sampling/createMessage" && state->options.sampling) ||
+                             (method == "elicitation/create" && state->options.elicitation);
+        if (!handled) {
+            co_return unexpected(McpError{McpErrc::protocol_error,
+                                          state->label() + " asked for " +
+                                              (method.empty() ? std::string("an unnamed input") : method) +
+                                              " (input " + key + "), which this client does not offer"});
+        }
+        const Request request{RequestId(std::int64_t{0}), method, params};
+        auto answered = co_await answer(state, request);
+        if (!answered) {
+            co_return unexpected(
+                McpError{McpErrc::protocol_error, "the answer to " + method + " for " + state->label() +
+                                                      " failed: " + answered.error().message});
+        }
+        answers[key] = std::move(*answered);
+    }
+    co_return answers;
 }
 
 // Runs the handler of one server request (sampling, elicitation).

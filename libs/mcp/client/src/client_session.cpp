@@ -76,6 +76,8 @@ ToolInfo parseTool(const json& entry) {
     return tool;
 }
 
+}  // namespace
+
 json rootsResult(const std::vector<Root>& roots) {
     json list = json::array();
     for (const Root& root : roots) {
@@ -88,20 +90,15 @@ json rootsResult(const std::vector<Root>& roots) {
     return json{{"roots", std::move(list)}};
 }
 
-}  // namespace
-
 ClientSession::ClientSession(ServerConfig config, Offer offer)
     : config_(std::move(config)), offer_(std::move(offer)), rpc_(config_.limits) {}
 
 json ClientSession::capabilities() const {
     json capabilities = json::object();
-    // In the 2026 era a server asks for sampling, elicitation or roots through `input_required` results,
-    // which this client does not answer yet: it declares none there, and such a server says what it lacks.
-    if (era_ == Era::modern) {
-        return capabilities;
-    }
+    // In 2026-07-28 the questions come back as `input_required` results, answered by the same handlers;
+    // roots have no list_changed notification there.
     if (offer_.roots) {
-        capabilities["roots"] = json{{"listChanged", true}};
+        capabilities["roots"] = era_ == Era::modern ? json::object() : json{{"listChanged", true}};
     }
     if (offer_.sampling) {
         capabilities["sampling"] = json::object();
@@ -237,19 +234,33 @@ ProbeVerdict ClientSession::judgeProbeFailure(const McpError& error) {
     return handshake(error.message);
 }
 
-expected<void, McpError> ClientSession::checkResult(std::string_view method, const json& result) const {
+expected<ClientSession::ResultKind, McpError> ClientSession::checkResult(std::string_view method,
+                                                                         const json& result) const {
     if (era_ != Era::modern || !result.is_object()) {
-        return {};
+        return ResultKind::complete;
     }
     const auto type = result.find("resultType");
     if (type == result.end() || (type->is_string() && type->get_ref<const std::string&>() == "complete")) {
-        return {};  // an absent resultType reads as complete (servers of earlier drafts)
+        return ResultKind::complete;  // an absent resultType reads as complete (servers of earlier drafts)
     }
     if (type->is_string() && type->get_ref<const std::string&>() == "input_required") {
-        return fail(McpError{McpErrc::protocol_error,
-                             std::string(method) + " to " + label() +
-                                 " asked the client for more input (resultType input_required), which "
-                                 "reagent's client does not provide yet"});
+        if (method != "tools/call" && method != "prompts/get" && method != "resources/read") {
+            return fail(McpError{McpErrc::malformed_message,
+                                 label() + " answered " + std::string(method) +
+                                     " with input_required, which only tools/call, prompts/get and "
+                                     "resources/read may return"});
+        }
+        const auto questions = result.find("inputRequests");
+        const auto state = result.find("requestState");
+        const bool asks = questions != result.end() && questions->is_object();
+        const bool keeps = state != result.end() && state->is_string();
+        if ((questions != result.end() && !asks) || (state != result.end() && !keeps) || (!asks && !keeps)) {
+            return fail(McpError{McpErrc::malformed_message,
+                                 label() + " answered " + std::string(method) +
+                                     " with input_required but no inputRequests object or requestState "
+                                     "string"});
+        }
+        return ResultKind::inputRequired;
     }
     return fail(McpError{McpErrc::malformed_message, label() + " answered " + std::string(method) +
                                                          " with the unknown resultType " + type->dump()});

@@ -68,6 +68,9 @@ struct ToolPage {
     std::vector<McpError> problems;
 };
 
+/// `{"roots":[{uri, name?}]}`: the answer to `roots/list`.
+[[nodiscard]] nlohmann::json rootsResult(const std::vector<Root>& roots);
+
 class ClientSession {
   public:
     ClientSession(ServerConfig config, Offer offer);
@@ -113,9 +116,12 @@ class ClientSession {
     [[nodiscard]] ProbeVerdict judgeProbe(const expected<nlohmann::json, RpcError>& answer, bool second);
     /// The probe got no answer (`error`: a timeout, a closed connection, a refusal without a JSON-RPC error).
     [[nodiscard]] ProbeVerdict judgeProbeFailure(const McpError& error);
-    /// A 2026-07-28 result checked: `resultType` absent or `complete` passes.
-    [[nodiscard]] expected<void, McpError> checkResult(std::string_view method,
-                                                       const nlohmann::json& result) const;
+    /// What a 2026-07-28 result is: the answer, or the server's questions before it answers.
+    enum class ResultKind { complete, inputRequired };
+    /// A 2026-07-28 result checked: `resultType` absent or `complete` is the answer; `input_required` (on
+    /// the methods that may ask) holds questions and at least one of `inputRequests` and `requestState`.
+    [[nodiscard]] expected<ResultKind, McpError> checkResult(std::string_view method,
+                                                             const nlohmann::json& result) const;
     [[nodiscard]] const ServerInfo& server() const noexcept { return server_; }
 
     // --- The request table -------------------------------------------------------------------------

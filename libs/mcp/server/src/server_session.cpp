@@ -132,8 +132,7 @@ Task<expected<json, tools::ToolError>> askInRound(std::weak_ptr<Session> weak,
     detail::InputRound& round = *call->round;
     std::string key = takeInputKey(params);
     if (key.empty()) {
-        const std::string_view kind = method.substr(0, method.find('/'));
-        key = std::string(kind) + "_" + std::to_string(++round.unnamed);
+        key = method.substr(0, method.find('/')) + "_" + std::to_string(++round.unnamed);
     }
     if (json missing = detail::missingCapability(round.capabilities, method, params); !missing.is_null()) {
         const std::string named = missing.begin().key();
