@@ -116,6 +116,13 @@ class ServerSession;
 /// when a resource or template was added, `prompts` when a prompt was, `completions` when a completion
 /// provider was.
 ///
+/// \par The 2026-07-28 revision
+/// A request whose `params._meta` names its protocol version is served without a session, beside 2025's
+/// `initialize`: `server/discover`, the revision's error table (`OutgoingFrame::refusal`), `resultType`
+/// and `serverInfo` on every result, `ttlMs`/`cacheScope` on cacheable ones, capabilities and log level
+/// per request, and a handler's questions (`tool_channel.hpp`) as `input_required` rounds whose
+/// `requestState` is sealed with `ServerOptions::requestStateKey`. See docs/mcp.md.
+///
 /// \par Batches
 /// A JSON-RPC batch (an array) is served when the session agreed on 2025-03-26, the only version that
 /// allowed them: every request in it is answered in one array, sent when the last of them ends. In any
