@@ -302,6 +302,41 @@ void registerModernTools(tools::ToolRegistry& registry) {
         });
 }
 
+// Tools that change the server's lists, so that subscriptions/listen streams hear of it. They hold a copy
+// of the server (a handle), which lives as long as the process.
+void registerChangeTriggers(tools::ToolRegistry& registry, mcp::Server server) {
+    using tools::ToolBuilder;
+    auto tools = ToolBuilder::create("test_trigger_tool_change");
+    tools.description("Adds or removes the tool test_dynamic_tool (tools list_changed)")
+        .handler([&registry](json, tools::ToolContext) -> Task<tools::ToolResult> {
+            if (registry.find("test_dynamic_tool")) {
+                (void)registry.remove("test_dynamic_tool");
+                co_return std::string("removed test_dynamic_tool");
+            }
+            auto dynamic = ToolBuilder::create("test_dynamic_tool");
+            dynamic.description("Comes and goes")
+                .handler([](json, tools::ToolContext) -> Task<tools::ToolResult> {
+                    co_return std::string("dynamic");
+                });
+            addTool(registry, dynamic);
+            co_return std::string("added test_dynamic_tool");
+        });
+    addTool(registry, tools);
+    auto prompts = ToolBuilder::create("test_trigger_prompt_change");
+    prompts.description("Adds or removes the prompt test_dynamic_prompt (prompts list_changed)")
+        .handler([server](json, tools::ToolContext) mutable -> Task<tools::ToolResult> {
+            if (server.removePrompt("test_dynamic_prompt")) {
+                co_return std::string("removed test_dynamic_prompt");
+            }
+            server.addPrompt(mcp::PromptInfo{"test_dynamic_prompt", "Comes and goes", {}},
+                             [](mcp::PromptArguments) -> Task<expected<mcp::PromptResult, mcp::RpcError>> {
+                                 co_return mcp::PromptResult{};
+                             });
+            co_return std::string("added test_dynamic_prompt");
+        });
+    addTool(registry, prompts);
+}
+
 void registerTools(tools::ToolRegistry& registry) {
     using tools::ParamOptions;
     using tools::ToolBuilder;
@@ -546,6 +581,7 @@ int main(int argc, char** argv) {
     options.info = mcp::Implementation{"reagent-conformance-server", "1.0.0", {}};
     mcp::Server server(registry, options);
     registerCatalog(server);
+    registerChangeTriggers(*registry, server);
 
     asio::io_context io;
     int status = 0;

@@ -122,11 +122,11 @@ expected<InputRound, RpcError> openRound(const RoundRules& rules, const std::str
             round.answers = *answers;
         }
     }
-    if (round.rounds >= rules.maxRounds) {
+    if (round.rounds > rules.maxRounds) {
         return unexpected(RpcError{kInvalidParams,
                                    "Invalid params: this request came back " + std::to_string(round.rounds) +
                                        " times with answers; the server allows " +
-                                       std::to_string(rules.maxRounds) + " rounds",
+                                       std::to_string(rules.maxRounds),
                                    json{{"reason", "too_many_rounds"}}});
     }
     if (const auto responses = params.find("inputResponses"); responses != params.end()) {

@@ -48,6 +48,9 @@ void Server::State::toolsChanged() {
         if (const auto session = weak.lock(); session && session->initialized) {
             session->notify("notifications/tools/list_changed", nullptr);
         }
+        if (const auto session = weak.lock()) {
+            session->tellListens("notifications/tools/list_changed", json::object());
+        }
     }
 }
 

@@ -159,6 +159,9 @@ void Server::State::tellSessions(const std::string& method) {
         if (const auto session = weak.lock(); session && session->initialized) {
             session->notify(method, nullptr);
         }
+        if (const auto session = weak.lock()) {
+            session->tellListens(method, json::object());
+        }
     }
 }
 
@@ -227,6 +230,9 @@ void Server::resourceUpdated(const std::string& uri) const {
         if (const auto session = weak.lock();
             session && session->initialized && session->subscriptions.contains(uri)) {
             session->notify("notifications/resources/updated", json{{"uri", uri}});
+        }
+        if (const auto session = weak.lock()) {
+            session->tellListens("notifications/resources/updated", json{{"uri", uri}});
         }
     }
 }

@@ -295,6 +295,8 @@ void Session::handleModern(Request request, const RequestHeaders* headers) {
         respond(id, detail::toolsPage(*server->registry, server->executor, params, server->options.pageSize));
     } else if (method == "tools/call") {
         startCall(request);
+    } else if (method == "subscriptions/listen") {
+        listen(request);
     } else if ((method.starts_with("resources/") && declared.contains("resources") &&
                 std::find(kRemoved.begin(), kRemoved.end(), method) == kRemoved.end()) ||
                (method.starts_with("prompts/") && declared.contains("prompts")) ||

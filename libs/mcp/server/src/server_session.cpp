@@ -493,6 +493,9 @@ void Session::handle(const Notification& notification) {
         } else if (raw.is_string()) {
             id = RequestId(raw.get<std::string>());
         }
+        if (id && endListen(*id)) {
+            return;  // a listen ends without a response
+        }
         // Unknown or finished requests are ignored, as the specification says.
         if (const auto found = id ? inFlight.find(*id) : inFlight.end(); found != inFlight.end()) {
             found->second->cancelled = true;
@@ -504,6 +507,7 @@ void Session::handle(const Notification& notification) {
 ServerSession::ServerSession(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 ServerSession::~ServerSession() {
+    state_->endListens();
     state_->closed = true;
     state_->calls.cancel();
 }
@@ -586,6 +590,7 @@ void ServerSession::log(LogLevel level, json data, std::string logger) {
 
 Task<void> ServerSession::close() {
     auto state = state_;
+    state->endListens();
     state->closed = true;
     state->calls.cancel();
     (void)co_await state->calls.join();

@@ -53,6 +53,8 @@ struct Server::State {
     tools::ToolEventSink sink;
     std::uint64_t listener = 0;
     std::uint64_t sessionsOpened = 0;
+    // Open subscriptions/listen requests, across sessions (bounded by ServerOptions::maxListens).
+    std::size_t listens = 0;
     std::vector<std::weak_ptr<ServerSession::State>> sessions;
     // By `ToolContext::callId`, for calls that carry a progress token.
     std::unordered_map<std::string, ProgressRoute> progress;
@@ -131,6 +133,12 @@ struct ServerSession::State : std::enable_shared_from_this<ServerSession::State>
     // What this server serves, as `initialize` and `server/discover` declare it.
     [[nodiscard]] nlohmann::json capabilities() const;
     [[nodiscard]] nlohmann::json serverInfo() const;
+    // subscriptions/listen (server_listen.cpp): opens a listen; tells the listens that hear `method`;
+    // ends one (false when there was none) or all of them.
+    void listen(const Request& request);
+    void tellListens(const std::string& method, const nlohmann::json& params);
+    bool endListen(const RequestId& id);
+    void endListens();
     // A 2026-07-28 result: resultType, the server's identity, and for cacheable methods ttlMs/cacheScope.
     [[nodiscard]] nlohmann::json stampModern(nlohmann::json result, const ModernRequest& request) const;
     void handle(const Notification& notification);
@@ -173,6 +181,14 @@ struct ServerSession::State : std::enable_shared_from_this<ServerSession::State>
     std::map<RequestId, std::shared_ptr<Pending>> pending;
     std::set<std::string> subscriptions;
     std::vector<std::shared_ptr<Batch>> batches;
+    // 2026-07-28: an open subscriptions/listen and what it hears.
+    struct Listen {
+        bool tools = false;
+        bool prompts = false;
+        bool resources = false;
+        std::set<std::string> uris;
+    };
+    std::map<RequestId, Listen> listens;
     // 2026-07-28 requests not answered yet: their answers get the revision's envelope.
     std::map<RequestId, ModernRequest> modern;
     // A 2026-07-28 request (not a server/discover probe) came before any initialize: the connection

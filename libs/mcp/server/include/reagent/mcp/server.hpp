@@ -65,6 +65,9 @@ struct ServerOptions {
     /// (`input_required`) before it is refused; bounds the work a client can make a call repeat.
     /// Default 16.
     std::size_t maxInputRounds = 16;
+    /// 2026-07-28: `subscriptions/listen` requests held open at once, across clients; one more is refused
+    /// with -32603. Default 1024.
+    std::size_t maxListens = 1024;
     /// 2026-07-28: how long a `requestState` the server hands out stays valid. Default 10 min.
     std::chrono::seconds requestStateTtl{600};
     /// 2026-07-28: the secret that seals `requestState` (HMAC-SHA256). Empty (the default): 32 random bytes
