@@ -119,6 +119,47 @@ Task<int> readResourcesAndPrompts(mcp::Client& client) {
     co_return status;
 }
 
+// The header scenarios: the calls MCP_CONFORMANCE_CONTEXT names (exact arguments, http-custom-headers),
+// or every tool the client kept, with "test" for each required string (http-invalid-tool-headers: the
+// tools with invalid x-mcp-header annotations must have been left out of the list).
+Task<int> callListed(mcp::Client& client, const std::vector<mcp::ToolInfo>& tools,
+                     const std::string& scenario) {
+    std::vector<std::pair<std::string, json>> calls;
+    if (const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT"); context != nullptr) {
+        const json parsed = json::parse(context, nullptr, false);
+        if (parsed.is_object() && parsed.contains("toolCalls") && parsed["toolCalls"].is_array()) {
+            for (const json& call : parsed["toolCalls"]) {
+                calls.emplace_back(call.value("name", ""), call.value("arguments", json::object()));
+            }
+        }
+    }
+    if (scenario == "http-invalid-tool-headers") {
+        for (const auto& tool : tools) {
+            json arguments = json::object();
+            for (const json& name : tool.inputSchema.value("required", json::array())) {
+                const json type =
+                    tool.inputSchema["properties"][name.get<std::string>()].value("type", json());
+                if (type == "string") {
+                    arguments[name.get<std::string>()] = "test";
+                }
+            }
+            calls.emplace_back(tool.name, std::move(arguments));
+        }
+    }
+    int status = 0;
+    for (auto& [name, arguments] : calls) {
+        const mcp::CallOptions options;
+        auto result = co_await client.callTool(name, std::move(arguments), options);
+        if (!result) {
+            std::cerr << name << ": " << result.error().describe() << "\n";
+            status = 1;
+        } else {
+            std::cerr << name << " -> " << result->text << "\n";
+        }
+    }
+    co_return status;
+}
+
 Task<int> run(std::string url, std::string scenario) {
     mcp::ServerConfig config;
     config.name = "conformance";
@@ -177,6 +218,10 @@ Task<int> run(std::string url, std::string scenario) {
         if (scenario == "http-standard-headers") {
             const int read = co_await readResourcesAndPrompts(*client);
             status = std::max(status, read);
+        }
+        if (tools) {
+            const int called = co_await callListed(*client, *tools, scenario);
+            status = std::max(status, called);
         }
     }
     co_await client->close();

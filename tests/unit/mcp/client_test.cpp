@@ -758,6 +758,32 @@ TEST_CASE("mcp client: -32022 naming 2026-07-28 is corrected once; `modern` refu
         CHECK(calls[1]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].contains(
             "elicitation"));
     }
+    SECTION("a tools/call refused for its headers (-32020) goes again once, after listing the tools") {
+        FakeServer server;
+        server.modern = true;
+        int refusals = 0;
+        server.onRequest = [&refusals](const json& request) {
+            if (request["method"] == "tools/list") {
+                return Reply::ok(toolsPage({"t"}, std::nullopt));
+            }
+            if (refusals++ < 3) {
+                return Reply::rpcError(-32020, "Header mismatch: Mcp-Param-Region");
+            }
+            return Reply::ok(json{{"content", json::array({{{"type", "text"}, {"text", "ok"}}})}});
+        };
+        runOn(io, [&]() -> Task<void> {
+            auto connecting = connectIn(server, mcp::ProtocolEra::automatic);
+            auto client = co_await std::move(connecting);
+            REQUIRE(client);
+            auto calling = (*client)->callTool("t", json::object());
+            auto called = co_await std::move(calling);
+            REQUIRE_FALSE(called);  // refused again after the one retry: the error is the server's
+            CHECK(called.error().message.find("-32020") != std::string::npos);
+            co_await (*client)->close();
+        }());
+        CHECK(server.framesWith("tools/call").size() == 2);
+        CHECK(server.framesWith("tools/list").size() == 1);
+    }
     SECTION("input_required: a question no handler answers, and a server that never stops asking") {
         FakeServer server;
         server.modern = true;

@@ -15,11 +15,13 @@
 #include <utility>
 
 #include "client_session.hpp"
+#include "param_headers.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/event.hpp"
 #include "reagent/core/json_fields.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
+#include "reagent/mcp/envelope.hpp"
 #include "reagent/mcp/json_rpc.hpp"
 #include "reagent/mcp/protocol_version.hpp"
 
@@ -85,6 +87,8 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
     ClientOptions options;
     TransportFactory factory;
     std::shared_ptr<Transport> transport;
+    // 2026-07-28: the arguments each tool mirrors in Mcp-Param-* headers, from the last full tools/list.
+    std::shared_ptr<const ParamHeaders> paramHeaders;
     detail::ClientSession session;
     // Set on every change of phase; a waiter resets it before it looks at the phase.
     Event phaseChanged;
@@ -354,6 +358,9 @@ Task<expected<void, McpError>> establish(StatePtr state) {
     if (state->session.probes()) {
         detail::ProbeVerdict verdict = co_await probe(state, transport, generation, deadline);
         if (verdict.kind == detail::ProbeVerdict::Kind::modern) {
+            if (state->paramHeaders) {
+                transport->setParamHeaders(state->paramHeaders);
+            }
             state->transport = std::move(transport);
             state->session.connected(std::move(verdict.server), Clock::now());
             state->phaseChanged.set();
@@ -471,7 +478,37 @@ Task<expected<void, McpError>> ready(StatePtr state, Clock::time_point deadline)
     }
 }
 
+// 2026-07-28 over streamable HTTP: the arguments tools mirror in Mcp-Param-* headers, told to the
+// transport; a tool whose x-mcp-header annotations break the rules is left out of the list (reported),
+// as the specification requires of an HTTP client.
+void headersFrom(Client::State& state, std::vector<ToolInfo>& tools) {
+    if (state.session.era() != detail::Era::modern ||
+        state.config().transport != TransportKind::streamable_http) {
+        return;
+    }
+    auto headers = std::make_shared<ParamHeaders>();
+    std::erase_if(tools, [&](const ToolInfo& tool) {
+        auto marked = detail::paramHeadersOf(tool.inputSchema);
+        if (!marked) {
+            state.problem(McpError{McpErrc::malformed_message, state.label() + " lists tool " + tool.name +
+                                                                   " with an invalid x-mcp-header (" +
+                                                                   marked.error() +
+                                                                   "): the tool is left out"});
+            return true;
+        }
+        if (!marked->empty()) {
+            headers->emplace(tool.name, std::move(*marked));
+        }
+        return false;
+    });
+    state.paramHeaders = std::move(headers);
+    if (state.transport) {
+        state.transport->setParamHeaders(state.paramHeaders);
+    }
+}
+
 Task<expected<json, McpError>> answerQuestions(StatePtr state, const json& questions);
+Task<expected<std::vector<ToolInfo>, McpError>> listAllTools(StatePtr state);
 
 Task<expected<json, McpError>> call(StatePtr state, std::string method, json params,
                                     std::optional<std::chrono::milliseconds> timeout,
@@ -482,14 +519,31 @@ Task<expected<json, McpError>> call(StatePtr state, std::string method, json par
         co_return unexpected(up.error());
     }
     // 2026-07-28: a result may be the server's questions; the call goes again with the answers (a new
-    // id, the same params, this round's answers and the state echoed byte for byte), up to a bound.
-    const json original = params;
+    // id, the same params, this round's answers and the state echoed byte for byte), up to a bound. A
+    // tools/call refused for its Mcp-Param-* headers (-32020) goes again once, after listing the tools.
+    std::optional<json> original;
+    if (state->session.era() == detail::Era::modern &&
+        (method == "tools/call" || method == "prompts/get" || method == "resources/read")) {
+        original = params;
+    }
+    bool relisted = false;
     for (std::size_t round = 1;; ++round) {
-        auto result = co_await exchange(state, state->transport, state->session.generation(), method,
-                                        std::move(params), deadline, onProgress);
-        if (!result) {
-            co_return result;
+        auto outcome = co_await exchangeOutcome(state, state->transport, state->session.generation(), method,
+                                                std::move(params), deadline, onProgress);
+        if (!outcome) {
+            co_return unexpected(std::move(outcome.error()));
         }
+        if (!*outcome) {
+            if (outcome->error().code == kHeaderMismatch && method == "tools/call" && original && !relisted) {
+                relisted = true;
+                auto listed = co_await listAllTools(state);
+                (void)listed;  // a failure shows in the retry
+                params = *original;
+                continue;
+            }
+            co_return unexpected(detail::ClientSession::remoteError(method, outcome->error()));
+        }
+        expected<json, McpError> result(std::move(**outcome));
         auto kind = state->session.checkResult(method, *result);
         if (!kind) {
             co_return unexpected(std::move(kind.error()));
@@ -508,7 +562,7 @@ Task<expected<json, McpError>> call(StatePtr state, std::string method, json par
         if (!answers) {
             co_return unexpected(std::move(answers.error()));
         }
-        params = original;
+        params = *original;
         if (!answers->empty()) {
             params["inputResponses"] = std::move(*answers);
         }
@@ -525,6 +579,34 @@ Task<expected<json, McpError>> call(StatePtr state, std::string method, json par
             }
         }
     }
+}
+
+Task<expected<std::vector<ToolInfo>, McpError>> listAllTools(StatePtr state) {
+    std::vector<ToolInfo> tools;
+    std::string cursor;
+    // Bounded: a server that hands out cursors forever is cut off.
+    for (int pages = 0; pages < 1000; ++pages) {
+        json params = cursor.empty() ? json::object() : json{{"cursor", cursor}};
+        auto result = co_await call(state, "tools/list", std::move(params), std::nullopt, nullptr);
+        if (!result) {
+            co_return unexpected(result.error());
+        }
+        auto page = state->session.readToolPage(*result);
+        if (!page) {
+            co_return unexpected(std::move(page.error()));
+        }
+        for (const McpError& problem : page->problems) {
+            state->problem(problem);
+        }
+        std::move(page->tools.begin(), page->tools.end(), std::back_inserter(tools));
+        cursor = std::move(page->nextCursor);
+        if (cursor.empty()) {
+            headersFrom(*state, tools);
+            co_return tools;
+        }
+    }
+    co_return unexpected(
+        McpError{McpErrc::protocol_error, state->label() + ": tools/list did not end after 1000 pages"});
 }
 
 // The answers to a 2026-07-28 result's questions, by key, from the handlers that answer 2025's server
@@ -791,31 +873,7 @@ Task<expected<void, McpError>> Client::setRoots(std::vector<Root> roots) {
 }
 
 Task<expected<std::vector<ToolInfo>, McpError>> Client::listTools() {
-    auto state = state_;
-    std::vector<ToolInfo> tools;
-    std::string cursor;
-    // Bounded: a server that hands out cursors forever is cut off.
-    for (int pages = 0; pages < 1000; ++pages) {
-        json params = cursor.empty() ? json::object() : json{{"cursor", cursor}};
-        auto result = co_await call(state, "tools/list", std::move(params), std::nullopt, nullptr);
-        if (!result) {
-            co_return unexpected(result.error());
-        }
-        auto page = state->session.readToolPage(*result);
-        if (!page) {
-            co_return unexpected(std::move(page.error()));
-        }
-        for (const McpError& problem : page->problems) {
-            state->problem(problem);
-        }
-        std::move(page->tools.begin(), page->tools.end(), std::back_inserter(tools));
-        cursor = std::move(page->nextCursor);
-        if (cursor.empty()) {
-            co_return tools;
-        }
-    }
-    co_return unexpected(
-        McpError{McpErrc::protocol_error, state->label() + ": tools/list did not end after 1000 pages"});
+    return listAllTools(state_);
 }
 
 Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arguments) {

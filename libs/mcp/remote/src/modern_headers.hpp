@@ -6,6 +6,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+#include "reagent/mcp/transport.hpp"
 
 namespace reagent::mcp::detail {
 
@@ -16,10 +20,15 @@ struct ModernHeaders {
     /// `params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read`, encoded
     /// (`http::encodeHeaderValue`); empty for the other methods.
     std::string name;
+    /// `Mcp-Param-<name>` of a tools/call: the arguments its tool marks with `x-mcp-header`, encoded; an
+    /// argument that is absent or null has none.
+    std::vector<std::pair<std::string, std::string>> params;
 };
 
 /// The headers of `message` when it is a request with the 2026 envelope; nothing for anything else (a
 /// request of the handshake era, a notification, a response).
-[[nodiscard]] std::optional<ModernHeaders> modernHeaders(const nlohmann::json& message);
+/// `paramHeaders` (may be null) names the arguments each tool mirrors.
+[[nodiscard]] std::optional<ModernHeaders> modernHeaders(const nlohmann::json& message,
+                                                         const ParamHeaders* paramHeaders);
 
 }  // namespace reagent::mcp::detail

@@ -77,6 +77,8 @@ struct State : detail::HttpTransportState {
     /// of requests still waiting (by id, as compact JSON), to close when the client cancels one.
     bool modern = false;
     std::unordered_map<std::string, TaskGroup::ChildId> requestStreams;
+    /// The arguments tools mirror in `Mcp-Param-*` headers (from the client's last tools/list).
+    std::shared_ptr<const ParamHeaders> paramHeaders;
     bool standaloneStarted = false;
     /// The last `retry:` any stream of the server set.
     std::optional<std::chrono::milliseconds> retry;
@@ -113,7 +115,7 @@ struct Outgoing {
     std::optional<std::string> cancels;
 };
 
-[[nodiscard]] Outgoing readOutgoing(std::string_view frame) {
+[[nodiscard]] Outgoing readOutgoing(std::string_view frame, const ParamHeaders* paramHeaders) {
     Outgoing outgoing;
     if (frame.find("\"method\"") == std::string_view::npos) {
         return outgoing;  // a response: no need to parse it
@@ -136,7 +138,7 @@ struct Outgoing {
         }
     } else {
         collect(json);
-        outgoing.modern = detail::modernHeaders(json);
+        outgoing.modern = detail::modernHeaders(json, paramHeaders);
         if (outgoing.what == "notifications/cancelled" && json.contains("params") &&
             json["params"].is_object()) {
             outgoing.cancels = json["params"].value("requestId", nlohmann::json()).dump();
@@ -506,7 +508,7 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
     if (cancelled) {
         co_return fail(McpError{McpErrc::cancelled, s->where + ": send cancelled"});
     }
-    Outgoing outgoing = readOutgoing(frame);
+    Outgoing outgoing = readOutgoing(frame, s->paramHeaders.get());
     if (!outgoing.ids.empty()) {
         // The era of the connection is the era of its latest request: a probe refused by a server of the
         // handshake era is followed by `initialize`, and that session has its stream and its DELETE.
@@ -538,6 +540,9 @@ Task<expected<void, McpError>> sendFrame(StatePtr s, std::string where, std::str
             request.headers.set("Mcp-Method", outgoing.modern->method);
             if (!outgoing.modern->name.empty()) {
                 request.headers.set("Mcp-Name", outgoing.modern->name);
+            }
+            for (const auto& [name, value] : outgoing.modern->params) {
+                request.headers.set("Mcp-Param-" + name, value);
             }
         }
         request.body = s->auth ? frame : std::move(frame);
@@ -674,6 +679,12 @@ class StreamableHttpTransport final : public Transport {
     void setProtocolVersion(std::string version) override {
         if (state_) {
             state_->protocolVersion = std::move(version);
+        }
+    }
+
+    void setParamHeaders(std::shared_ptr<const ParamHeaders> headers) override {
+        if (state_) {
+            state_->paramHeaders = std::move(headers);
         }
     }
 

@@ -3,8 +3,10 @@
 /// \brief `Transport`: a duplex channel of JSON-RPC frames to one MCP server, and the four transports.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
@@ -32,6 +34,16 @@ namespace reagent::mcp {
 ///
 /// \par Thread safety
 /// Use from one strand.
+/// \brief A tool argument that the tool's schema marks with `x-mcp-header` (2026-07-28): its path in
+/// `arguments` (through nested `properties`) and the header name after `Mcp-Param-`.
+struct ParamHeader {
+    std::vector<std::string> path;
+    std::string name;
+};
+
+/// \brief The arguments mirrored in headers, by tool name.
+using ParamHeaders = std::map<std::string, std::vector<ParamHeader>, std::less<>>;
+
 class Transport {
   public:
     virtual ~Transport() = default;
@@ -41,6 +53,9 @@ class Transport {
     [[nodiscard]] virtual Task<expected<std::string, McpError>> receive() = 0;
     /// \brief Told the version agreed by `initialize` (HTTP sends it as `MCP-Protocol-Version`).
     virtual void setProtocolVersion(std::string /*version*/) {}
+    /// \brief Told the arguments each tool mirrors in `Mcp-Param-*` headers (streamable HTTP, 2026-07-28),
+    /// from the last `tools/list`.
+    virtual void setParamHeaders(std::shared_ptr<const ParamHeaders> /*headers*/) {}
     /// \brief True when `send` may complete only with the reply to its frame (HTTP with JSON replies):
     /// the client then bounds the send by the request's deadline too.
     [[nodiscard]] virtual bool sendAwaitsReply() const noexcept { return false; }
