@@ -337,6 +337,26 @@ void registerChangeTriggers(tools::ToolRegistry& registry, mcp::Server server) {
     addTool(registry, prompts);
 }
 
+// A prompt that asks the user for context first (2026-07-28: input_required on prompts/get).
+void registerAskingPrompt(mcp::Server& server) {
+    server.addPrompt(
+        mcp::PromptInfo{
+            "test_input_required_result_prompt", "Asks the user for context, then builds the prompt", {}},
+        [](mcp::PromptArguments,
+           tools::ToolContext context) -> Task<expected<mcp::PromptResult, mcp::RpcError>> {
+            auto asked = mcp::elicit(
+                context, form("user_context", "What should the prompt be about?", "context", "string"));
+            auto answer = co_await std::move(asked);
+            if (!answer) {
+                co_return reagent::fail(mcp::RpcError{-32603, answer.error().message, nullptr});
+            }
+            mcp::PromptResult result;
+            result.messages.push_back(mcp::PromptMessage{
+                "user", json{{"type", "text"}, {"text", "Context: " + accepted(*answer, "context")}}});
+            co_return result;
+        });
+}
+
 void registerTools(tools::ToolRegistry& registry) {
     using tools::ParamOptions;
     using tools::ToolBuilder;
@@ -582,6 +602,7 @@ int main(int argc, char** argv) {
     mcp::Server server(registry, options);
     registerCatalog(server);
     registerChangeTriggers(*registry, server);
+    registerAskingPrompt(server);
 
     asio::io_context io;
     int status = 0;

@@ -376,6 +376,12 @@ TEST_CASE(
         options.elicitation = [](json) -> Task<reagent::expected<json, mcp::RpcError>> {
             co_return json{{"action", "accept"}, {"content", {{"name", "Ada"}}}};
         };
+        int changes = 0;
+        std::vector<std::string> problems;
+        options.onToolsChanged = [&changes] { ++changes; };
+        options.onProblem = [&problems](const mcp::McpError& problem) {
+            problems.push_back(problem.message);
+        };
         auto connected = co_await mcp::Client::connect(config, options);
         REQUIRE(connected);
         auto& client = **connected;
@@ -392,6 +398,16 @@ TEST_CASE(
         auto elicited = co_await client.callTool("ask_user", message);
         REQUIRE(elicited);
         CHECK(elicited->text == R"(accept {"name":"Ada"})");
+
+        // List changes come on the subscriptions/listen the client opened.
+        const json fresh = {{"name", "fresh"}};
+        auto grown = co_await client.callTool("grow", fresh);
+        REQUIRE(grown);
+        for (int i = 0; i < 100 && changes == 0; ++i) {
+            co_await sleepFor(20ms);
+        }
+        CHECK(changes == 1);
+        CHECK(problems.empty());
         co_await client.close();
 
         // A client that offers no sampling: the request declares none, and the server says what it lacks.

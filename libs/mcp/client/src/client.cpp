@@ -89,6 +89,8 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
     std::shared_ptr<Transport> transport;
     // 2026-07-28: the arguments each tool mirrors in Mcp-Param-* headers, from the last full tools/list.
     std::shared_ptr<const ParamHeaders> paramHeaders;
+    // 2026-07-28: the id of the open subscriptions/listen (0: none), whose answer is not waited for.
+    std::int64_t listenId = 0;
     detail::ClientSession session;
     // Set on every change of phase; a waiter resets it before it looks at the phase.
     Event phaseChanged;
@@ -312,6 +314,26 @@ Task<expected<json, McpError>> exchange(StatePtr state, std::shared_ptr<Transpor
     co_return std::move(**outcome);
 }
 
+// 2026-07-28 has no standalone stream: changes to the tool list come on a subscriptions/listen request
+// that stays open for the connection's life (its stream on HTTP), opened when the owner listens for them.
+// It has no deadline; closing the client ends it. The server's acknowledgement and its final answer (at a
+// graceful shutdown) need nothing; a listen the server refuses is reported.
+Task<void> listenForChanges(StatePtr state, std::shared_ptr<Transport> transport) {
+    json filter = json::object();
+    filter["toolsListChanged"] = true;
+    json params = json::object();
+    params["notifications"] = std::move(filter);
+    detail::ClientSession::Outgoing outgoing =
+        state->session.startRequest("subscriptions/listen", std::move(params), false);
+    state->listenId = outgoing.id;
+    auto sent = co_await transport->send(std::move(outgoing.frame));
+    if (!sent && sent.error().code != McpErrc::cancelled) {
+        state->problem(McpError{sent.error().code,
+                                state->label() + ": subscriptions/listen (for tool list changes) failed: " +
+                                    sent.error().message});
+    }
+}
+
 // Asks the server which era it speaks (`server/discover` with the 2026 envelope), correcting the version
 // once when the server names another one it serves.
 Task<detail::ProbeVerdict> probe(StatePtr state, std::shared_ptr<Transport> transport,
@@ -363,6 +385,9 @@ Task<expected<void, McpError>> establish(StatePtr state) {
             }
             state->transport = std::move(transport);
             state->session.connected(std::move(verdict.server), Clock::now());
+            if (state->options.onToolsChanged) {
+                state->tasks.spawn(listenForChanges(state, state->transport));
+            }
             state->phaseChanged.set();
             co_return expected<void, McpError>{};
         }
@@ -727,6 +752,13 @@ Task<void> readLoop(StatePtr state, std::shared_ptr<Transport> transport, std::u
         for (detail::ClientSession::Completion& done : effects.completions) {
             auto it = state->waiters.find(done.id);
             if (it == state->waiters.end()) {
+                if (done.id == state->listenId && !done.outcome) {
+                    state->problem(McpError{McpErrc::remote_error,
+                                            state->label() +
+                                                " refused subscriptions/listen, so tool list changes "
+                                                "will not be heard: " +
+                                                done.outcome.error().describe()});
+                }
                 continue;
             }
             Waiter* waiter = it->second;

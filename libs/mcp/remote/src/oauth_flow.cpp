@@ -117,6 +117,12 @@ Task<expected<void, McpError>> OAuthFlow::refuse(int status, BearerChallenge cha
             co_return expected<void, McpError>{};
         }
     }
+    if (!sentHeader.empty()) {
+        // The token was refused and not renewed: the server may have moved to another authorization
+        // server (SEP-2352), so its metadata is read again; a client registered with the old one is not
+        // used with the new one (clients are kept per issuer).
+        discovery_.reset();
+    }
     auto first = authorize(std::move(challenge), std::string());
     auto outcome = co_await std::move(first);
     co_return outcome;

@@ -3,10 +3,17 @@
 #include "reagent/mcp/server_catalog.hpp"
 
 #include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <utility>
 
+#include "reagent/core/cancellation.hpp"
 #include "reagent/core/json_fields.hpp"
 #include "reagent/core/settle.hpp"
+#include "reagent/mcp/envelope.hpp"
 #include "reagent/mcp/server.hpp"
 #include "server_state.hpp"
 #include "server_tools.hpp"
@@ -14,6 +21,7 @@
 namespace reagent::mcp {
 
 using nlohmann::json;
+namespace asio = boost::asio;
 using Session = ServerSession::State;
 
 namespace {
@@ -58,13 +66,41 @@ Task<void> readTemplate(std::shared_ptr<Session> self, RequestId id, TemplateRea
                               : expected<json, RpcError>(fail(std::move(outcome.error()))));
 }
 
-Task<void> getPrompt(std::shared_ptr<Session> self, RequestId id, PromptGetter getter, PromptArguments args) {
-    auto task = getter(std::move(args));
-    auto outcome = co_await settle(std::move(task), internalError);
-    if (self->closed) {
+// Runs a prompt's getter, raced against its cancellation like a tool call; in 2026-07-28 a question it
+// asks ends the round with input_required.
+Task<void> getPrompt(std::shared_ptr<Session> self, RequestId id, AskingPromptGetter getter,
+                     PromptArguments args, tools::ToolContext context, std::shared_ptr<Session::Call> state) {
+    auto executor = co_await asio::this_coro::executor;
+    auto run = settle(getter(std::move(args), std::move(context)), internalError);
+    auto race = asio::experimental::make_parallel_group(
+        asio::co_spawn(executor, std::move(run), asio::deferred), state->cancel.wait(asio::deferred));
+    auto [order, error, outcome, cancelWait] =
+        co_await std::move(race).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
+    (void)cancelWait;
+    self->inFlight.erase(id);
+    const bool cancelled =
+        state->cancelled || self->closed || isCancelled(co_await asio::this_coro::cancellation_state);
+    if (!cancelled && state->round && state->round->required) {
+        self->respond(id, detail::inputRequired(self->server->rounds, *state->round));
+        co_return;
+    }
+    if (order[0] == 1 || cancelled) {
+        self->unanswered(id);
+        co_return;
+    }
+    if (error) {
+        self->respond(id, fail(rpcError(kInternalError, "the prompt's getter failed")));
         co_return;
     }
     if (!outcome) {
+        if (!state->missingCapability.is_null()) {
+            self->refuse(id,
+                         RpcError{kMissingClientCapability,
+                                  "Missing required client capability: the prompt needs " +
+                                      state->missingCapability.dump() + ", which the request did not declare",
+                                  json{{"requiredCapabilities", state->missingCapability}}});
+            co_return;
+        }
         self->respond(id, fail(std::move(outcome.error())));
         co_return;
     }
@@ -199,6 +235,13 @@ bool Server::removeResource(const std::string& uri) {
 }
 
 void Server::addPrompt(PromptInfo info, PromptGetter getter) {
+    addPrompt(std::move(info),
+              AskingPromptGetter([getter = std::move(getter)](PromptArguments arguments, tools::ToolContext) {
+                  return getter(std::move(arguments));
+              }));
+}
+
+void Server::addPrompt(PromptInfo info, AskingPromptGetter getter) {
     auto& prompts = state_->prompts;
     const auto found = std::find_if(prompts.begin(), prompts.end(),
                                     [&](const auto& prompt) { return prompt.info.name == info.name; });
@@ -348,8 +391,13 @@ bool servePrompts(Session& self, const Request& request) {
                 return true;
             }
         }
-        self.calls.spawn(
-            getPrompt(self.shared_from_this(), request.id, prompt->getter, std::move(arguments)));
+        auto state = self.beginCall(request);
+        if (!state) {
+            return true;
+        }
+        auto context = self.contextFor(request.id, state, *name);
+        self.calls.spawn(getPrompt(self.shared_from_this(), request.id, prompt->getter, std::move(arguments),
+                                   std::move(context), std::move(state)));
         return true;
     }
     return false;

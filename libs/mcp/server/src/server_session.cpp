@@ -402,15 +402,8 @@ void Session::startCall(const Request& request) {
         }
         arguments = *found;
     }
-    if (inFlight.contains(request.id)) {
-        respond(request.id, fail(rpcError(kInvalidRequest, "request id " + toString(request.id) +
-                                                               " is already in use by a call in flight")));
-        return;
-    }
-    if (inFlight.size() >= server->options.maxInFlight) {
-        respond(request.id, fail(rpcError(kServerBusy, "too many requests in flight (limit " +
-                                                           std::to_string(server->options.maxInFlight) +
-                                                           "); retry when some have finished")));
+    auto state = beginCall(request);
+    if (!state) {
         return;
     }
     tools::ToolCallRequest call{callPrefix + std::to_string(nextCall++), name, std::move(arguments)};
@@ -420,20 +413,47 @@ void Session::startCall(const Request& request) {
             server->progress[call.id] = ProgressRoute{weak_from_this(), request.id, *token};
         }
     }
+    call.channel = channelFor(shared_from_this(), request.id, state);
+    calls.spawn(runCall(shared_from_this(), request.id, std::move(call), std::move(state)));
+}
+
+std::shared_ptr<Session::Call> Session::beginCall(const Request& request) {
+    if (inFlight.contains(request.id)) {
+        respond(request.id, fail(rpcError(kInvalidRequest, "request id " + toString(request.id) +
+                                                               " is already in use by a call in flight")));
+        return nullptr;
+    }
+    if (inFlight.size() >= server->options.maxInFlight) {
+        respond(request.id, fail(rpcError(kServerBusy, "too many requests in flight (limit " +
+                                                           std::to_string(server->options.maxInFlight) +
+                                                           "); retry when some have finished")));
+        return nullptr;
+    }
     auto state = std::make_shared<Call>(executor);
     if (const auto served = modern.find(request.id); served != modern.end()) {
-        auto round = detail::openRound(server->rounds, request.method, params, served->second.capabilities);
+        auto round =
+            detail::openRound(server->rounds, request.method, request.params, served->second.capabilities);
         if (!round) {
-            server->progress.erase(call.id);
             respond(request.id, fail(std::move(round.error())));
-            return;
+            return nullptr;
         }
         state->round = std::make_shared<detail::InputRound>(std::move(*round));
         state->logLevel = served->second.logLevel;
     }
-    call.channel = channelFor(shared_from_this(), request.id, state);
     inFlight.emplace(request.id, state);
-    calls.spawn(runCall(shared_from_this(), request.id, std::move(call), std::move(state)));
+    return state;
+}
+
+tools::ToolContext Session::contextFor(const RequestId& id, const std::shared_ptr<Call>& call,
+                                       std::string name) {
+    const auto channel = channelFor(shared_from_this(), id, call);
+    tools::ToolContext context;
+    context.callId = callPrefix + std::to_string(nextCall++);
+    context.toolName = std::move(name);
+    context.executor = executor;
+    context.request = channel->request;
+    context.notify = channel->notify;
+    return context;
 }
 
 void Session::handle(Request request, const RequestHeaders* headers) {

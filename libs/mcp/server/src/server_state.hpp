@@ -70,7 +70,7 @@ struct Server::State {
     };
     struct Prompt {
         PromptInfo info;
-        PromptGetter getter;
+        AskingPromptGetter getter;
     };
     struct Completion {
         CompletionRef ref;
@@ -144,6 +144,12 @@ struct ServerSession::State : std::enable_shared_from_this<ServerSession::State>
     void handle(const Notification& notification);
     void initialize(const Request& request);
     void startCall(const Request& request);
+    // A request that runs a handler (tools/call, prompts/get): refused (and null) when its id is in use,
+    // the in-flight bound is reached, or (2026-07-28) its requestState does not verify; else in flight,
+    // with its round.
+    std::shared_ptr<Call> beginCall(const Request& request);
+    // What a prompt getter gets to reach the client (its questions, its log lines).
+    tools::ToolContext contextFor(const RequestId& id, const std::shared_ptr<Call>& call, std::string name);
     // resources/*, prompts/*, completion/complete (server_catalog.cpp).
     void handleCatalog(const Request& request);
     // A response to one of our requests (server -> client): wakes the handler waiting for it.

@@ -174,6 +174,8 @@ class Server {
     bool removeResource(const std::string& uri);
     /// \brief Serves the prompt `info.name` (replacing one of the same name); sessions are told.
     void addPrompt(PromptInfo info, PromptGetter getter);
+    /// \brief As `addPrompt`, for a getter that asks the client questions (`AskingPromptGetter`).
+    void addPrompt(PromptInfo info, AskingPromptGetter getter);
     /// \brief Removes a prompt; false when there was none. Sessions are told.
     bool removePrompt(const std::string& name);
     /// \brief Suggests values for `argument` of `ref` in `completion/complete`. Arguments with no provider

@@ -14,6 +14,7 @@
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
 #include "reagent/mcp/mcp_error.hpp"
+#include "reagent/tools/tool_context.hpp"
 
 namespace reagent::mcp {
 
@@ -102,6 +103,11 @@ struct PromptResult {
 using PromptArguments = std::map<std::string, std::string>;
 /// \brief Builds a prompt's messages; an `RpcError` goes back to the client as is.
 using PromptGetter = std::function<Task<expected<PromptResult, RpcError>>(PromptArguments arguments)>;
+/// \brief A prompt getter that may ask the client questions on the way (`mcp::elicit`, `mcp::sample`,
+/// `mcp::listRoots` with `context`, as a tool handler does): requests on a 2025 session, `input_required`
+/// rounds in 2026-07-28 (the getter runs again with the answers).
+using AskingPromptGetter = std::function<Task<expected<PromptResult, RpcError>>(PromptArguments arguments,
+                                                                                tools::ToolContext context)>;
 
 /// \brief What `completion/complete` refers to: a prompt (by name) or a resource template (by its URI
 /// template, `ref/resource`).
