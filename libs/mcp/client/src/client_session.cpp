@@ -133,6 +133,7 @@ bool ClientSession::probes() const noexcept {
 void ClientSession::speakModern(std::string version) {
     era_ = Era::modern;
     modernVersion_ = std::move(version);
+    envelope_ = nullptr;
 }
 
 ProbeVerdict ClientSession::handshake(std::string why, bool restart) {
@@ -307,13 +308,20 @@ ClientSession::Outgoing ClientSession::startRequest(std::string_view method, jso
         if (!params.is_object()) {
             params = json::object();
         }
+        if (envelope_.is_null()) {
+            envelope_ = json::object();
+            envelope_[kMetaProtocolVersion] = modernVersion_;
+            envelope_[kMetaClientCapabilities] = capabilities();
+            envelope_[kMetaClientInfo] = clientInfo();
+        }
         json& meta = params["_meta"];
         if (!meta.is_object()) {
-            meta = json::object();
+            meta = envelope_;
+        } else {
+            for (const auto& [key, value] : envelope_.items()) {
+                meta[key] = value;
+            }
         }
-        meta[kMetaProtocolVersion] = modernVersion_;
-        meta[kMetaClientCapabilities] = capabilities();
-        meta[kMetaClientInfo] = clientInfo();
     }
     if (progress) {
         entry.progressToken = "reagent-" + std::to_string(nextProgressToken_++);

@@ -80,7 +80,10 @@ class ClientSession {
     void setPhase(Phase phase) noexcept { phase_ = phase; }
     /// Roots are offered from now on (`Client::setRoots`): the next `initialize` declares them, and
     /// `roots/list` is answered.
-    void offerRoots() noexcept { offer_.roots = true; }
+    void offerRoots() {
+        offer_.roots = true;
+        envelope_ = nullptr;  // the capabilities changed
+    }
     /// "MCP server 'name'": how messages name the server.
     [[nodiscard]] std::string label() const { return "MCP server '" + config_.name + "'"; }
 
@@ -238,6 +241,9 @@ class ClientSession {
     Era era_ = Era::legacy;
     /// The 2026 version requests carry; empty in the handshake era.
     std::string modernVersion_;
+    // The 2026 envelope's fixed part (version, capabilities, client info), made once per change and copied
+    // into each request's `_meta`.
+    nlohmann::json envelope_ = nullptr;
     /// A probe found a server of the handshake era: later transports skip the probe (the era is a
     /// property of the server).
     bool knownLegacy_ = false;

@@ -48,11 +48,19 @@ std::int64_t nowSeconds() {
 }
 
 // The request as the state binds it: its method and params without what changes between rounds.
-std::string digestOf(const std::string& method, const json& params) {
-    json salient = params.is_object() ? params : json::object();
-    salient.erase("_meta");
-    salient.erase("inputResponses");
-    salient.erase("requestState");
+json salientOf(const json& params) {
+    json salient = json::object();
+    if (params.is_object()) {
+        for (const auto& [key, value] : params.items()) {
+            if (key != "_meta" && key != "inputResponses" && key != "requestState") {
+                salient[key] = value;
+            }
+        }
+    }
+    return salient;
+}
+
+std::string digestOf(const std::string& method, const json& salient) {
     return sha256(method + "\n" + salient.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
@@ -97,7 +105,7 @@ expected<InputRound, RpcError> openRound(const RoundRules& rules, const std::str
                                          const json& params, const json& capabilities) {
     InputRound round;
     round.method = method;
-    round.digest = digestOf(method, params);
+    round.salient = salientOf(params);
     round.capabilities = capabilities;
     if (!params.is_object()) {
         return round;
@@ -111,7 +119,8 @@ expected<InputRound, RpcError> openRound(const RoundRules& rules, const std::str
             return unexpected(std::move(payload.error()));
         }
         const json& sealed = *payload;
-        if (sealed.value("m", std::string()) != method || sealed.value("d", std::string()) != round.digest) {
+        if (sealed.value("m", std::string()) != method ||
+            sealed.value("d", std::string()) != digestOf(method, round.salient)) {
             return unexpected(invalidState("it was issued for another request"));
         }
         if (sealed.value("exp", std::int64_t{0}) < nowSeconds()) {
@@ -144,7 +153,7 @@ expected<InputRound, RpcError> openRound(const RoundRules& rules, const std::str
 
 json inputRequired(const RoundRules& rules, const InputRound& round) {
     const json payload = {{"m", round.method},
-                          {"d", round.digest},
+                          {"d", digestOf(round.method, round.salient)},
                           {"exp", nowSeconds() + rules.ttl.count()},
                           {"r", round.rounds + 1},
                           {"a", round.used}};

@@ -25,8 +25,9 @@ inline constexpr const char* kInputKeyField = "reagent/inputKey";
 /// One round of a request: the answers it may use, and the questions its handler asked unanswered.
 struct InputRound {
     std::string method;
-    /// SHA-256 of the request's method and params (without `_meta`, `inputResponses`, `requestState`).
-    std::string digest;
+    /// The request's params without `_meta`, `inputResponses` and `requestState`: what the state binds
+    /// (hashed only when a state is verified or sealed, so that a call that asks nothing pays no hash).
+    nlohmann::json salient;
     /// What the request declared it can do (`clientCapabilities`).
     nlohmann::json capabilities = nlohmann::json::object();
     /// Answers from the verified state and from this round's `inputResponses`, by key.

@@ -79,6 +79,11 @@ void Server::State::onEvent(const tools::ToolEvent& event) {
 
 Server::Server(std::shared_ptr<tools::ToolRegistry> registry, ServerOptions options)
     : state_(std::make_shared<State>(std::move(registry), std::move(options))) {
+    const Implementation& info = state_->options.info;
+    state_->serverInfo = json{{"name", info.name}, {"version", info.version}};
+    if (!info.title.empty()) {
+        state_->serverInfo["title"] = info.title;
+    }
     std::weak_ptr<State> weak = state_;
     state_->listener = state_->registry->watch([weak] {
         if (const auto state = weak.lock()) {

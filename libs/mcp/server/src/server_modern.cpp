@@ -113,12 +113,7 @@ json unsupportedVersion(const std::string& requested) {
 }  // namespace
 
 json Session::serverInfo() const {
-    const Implementation& info = server->options.info;
-    json out = {{"name", info.name}, {"version", info.version}};
-    if (!info.title.empty()) {
-        out["title"] = info.title;
-    }
-    return out;
+    return server->serverInfo;
 }
 
 json Session::capabilities() const {
@@ -153,7 +148,7 @@ json Session::stampModern(json result, const ModernRequest& request) const {
     if (!meta.is_object()) {
         meta = json::object();
     }
-    meta[std::string(kMetaServerInfo)] = serverInfo();
+    meta[std::string(kMetaServerInfo)] = server->serverInfo;
     if (cacheable(request.method) && result["resultType"] == "complete") {
         result["ttlMs"] = server->options.cacheTtl.count();
         result["cacheScope"] = server->options.cachePublic ? "public" : "private";
@@ -282,11 +277,10 @@ void Session::handleModern(Request request, const RequestHeaders* headers) {
     if (!initialized && method != "server/discover") {
         pinnedModern = true;  // a probe does not decide the connection's revision; a request does
     }
-    const json declared = capabilities();
     modern.emplace(id, std::move(served));
     if (method == "server/discover") {
         json result = {{"supportedVersions", json::array({kModernProtocolVersion})},
-                       {"capabilities", declared}};
+                       {"capabilities", capabilities()}};
         if (!server->options.instructions.empty()) {
             result["instructions"] = server->options.instructions;
         }
@@ -297,10 +291,11 @@ void Session::handleModern(Request request, const RequestHeaders* headers) {
         startCall(request);
     } else if (method == "subscriptions/listen") {
         listen(request);
-    } else if ((method.starts_with("resources/") && declared.contains("resources") &&
+    } else if ((method.starts_with("resources/") &&
+                (!server->resources.empty() || !server->templates.empty()) &&
                 std::find(kRemoved.begin(), kRemoved.end(), method) == kRemoved.end()) ||
-               (method.starts_with("prompts/") && declared.contains("prompts")) ||
-               (method == "completion/complete" && declared.contains("completions"))) {
+               (method.starts_with("prompts/") && !server->prompts.empty()) ||
+               (method == "completion/complete" && !server->completions.empty())) {
         handleCatalog(request);
     } else {
         const bool removed = std::find(kRemoved.begin(), kRemoved.end(), method) != kRemoved.end();

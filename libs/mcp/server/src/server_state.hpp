@@ -50,6 +50,8 @@ struct Server::State {
     tools::ToolExecutor executor;
     // How 2026-07-28 multi-round requests are sealed and bounded.
     detail::RoundRules rounds;
+    // `serverInfo` as sent (initialize, and every 2026-07-28 result's `_meta`): made once.
+    nlohmann::json serverInfo;
     tools::ToolEventSink sink;
     std::uint64_t listener = 0;
     std::uint64_t sessionsOpened = 0;
