@@ -719,3 +719,68 @@ TEST_CASE("mcp server over http: idle sessions expire and shutdown cancels calls
         co_await client->close();
     }(fixture));
 }
+
+TEST_CASE(
+    "mcp server over http, 2026-07-28: no session, statuses of refusals, a closed stream cancels the call",
+    "[mcp][server][http][era]") {
+    Fixture fixture;
+    runCoro([](Fixture& f) -> Task<void> {
+        auto startup = start(**f.server, mcp::HttpServeOptions{});
+        auto running = co_await std::move(startup);
+
+        // A raw 2026 request: a JSON reply, no session id; refusals are 4xx echoing the request's id.
+        const json envelope = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                               {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+        const json discover = {
+            {"jsonrpc", "2.0"}, {"id", 7}, {"method", "server/discover"}, {"params", {{"_meta", envelope}}}};
+        const Headers modern =
+            with(with(kAccept, "MCP-Protocol-Version", "2026-07-28"), "Mcp-Method", "server/discover");
+        auto discovered = co_await raw(running.port, bhttp::verb::post, modern, discover.dump());
+        CHECK(discovered.status == 200);
+        CHECK_FALSE(discovered.headers.contains("Mcp-Session-Id"));
+        const json answer = json::parse(discovered.body, nullptr, false);
+        CHECK(answer["result"]["supportedVersions"] == json::array({"2026-07-28"}));
+        CHECK(answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "http-test-server");
+
+        const json ping = {
+            {"jsonrpc", "2.0"}, {"id", 8}, {"method", "ping"}, {"params", {{"_meta", envelope}}}};
+        auto pinged =
+            co_await raw(running.port, bhttp::verb::post, with(modern, "Mcp-Method", "ping"), ping.dump());
+        CHECK(pinged.status == 404);
+        CHECK(pinged.error()["code"] == -32601);
+        CHECK(json::parse(pinged.body, nullptr, false)["id"] == 8);
+        auto mismatched = co_await raw(running.port, bhttp::verb::post,
+                                       with(modern, "Mcp-Method", "tools/list"), discover.dump());
+        CHECK(mismatched.status == 400);
+        CHECK(mismatched.error()["code"] == -32020);
+        auto badName = co_await raw(running.port, bhttp::verb::post,
+                                    with(modern, "Mcp-Name", "=?base64?SGVsbG8?="), discover.dump());
+        CHECK(badName.status == 400);
+        CHECK(badName.error()["code"] == -32020);
+
+        // reagent's client pinned to the revision: a call it gives up on closes its stream, which cancels
+        // the handler on the server.
+        auto config = httpConfig(running);
+        config.era = mcp::ProtocolEra::modern;
+        auto connected = co_await mcp::connectAny(config);
+        REQUIRE(connected);
+        auto client = *connected;
+        CHECK(client->server().protocolVersion == "2026-07-28");
+        mcp::CallOptions brief;
+        brief.timeout = 300ms;
+        const json longRun = {{"steps", 500}, {"delayMs", 20}};
+        auto given = co_await client->callTool("slow", longRun, brief);
+        REQUIRE_FALSE(given);
+        CHECK(given.error().code == mcp::McpErrc::timeout);
+        for (int i = 0; i < 200 && f.witness->slowCancelled == 0; ++i) {
+            co_await sleepFor(10ms);
+        }
+        CHECK(f.witness->slowCancelled == 1);
+        const json quick = {{"steps", 1}, {"delayMs", 1}};
+        auto again = co_await client->callTool("slow", quick);
+        CHECK(again);
+        co_await client->close();
+        auto stopping = stop(running);
+        co_await std::move(stopping);
+    }(fixture));
+}
