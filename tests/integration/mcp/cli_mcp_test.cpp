@@ -36,6 +36,36 @@ std::string writeConfig(const reagent::test::TempDir& dir, const json& extra = j
     return path;
 }
 
+// tests/peers/mcp/sdk2_server.mjs (the official SDK v2 server): servers of MCP 2026-07-28 only, which refuse
+// the 2025 handshake.
+const std::string kSdk2Server = std::string(REAGENT_MCP_PEERS_DIR) + "/sdk2_server.mjs";
+
+// An mcpServers file with the 2026-only SDK v2 server over stdio ("modern") and the one over streamable
+// HTTP at `url` ("remote").
+std::string writeModernConfig(const reagent::test::TempDir& dir, const std::string& url) {
+    const json servers{{"modern", {{"command", REAGENT_NODE}, {"args", {kSdk2Server, "stdio", "reject"}}}},
+                       {"remote", {{"url", url}, {"oauth", false}}}};
+    const std::string path = (dir.path / "modern.json").string();
+    std::ofstream(path) << json{{"mcpServers", servers}}.dump(2);
+    return path;
+}
+
+// The line of `reagent mcp tools` that starts with `prefix`, or "".
+std::string lineStarting(const std::string& text, const std::string& prefix) {
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) {
+            end = text.size();
+        }
+        if (text.compare(start, prefix.size(), prefix) == 0) {
+            return text.substr(start, end - start);
+        }
+        start = end + 1;
+    }
+    return "";
+}
+
 }  // namespace
 
 TEST_CASE("reagent mcp tools lists every server's tools as SERVER/TOOL", "[mcp][cli]") {
@@ -239,4 +269,97 @@ TEST_CASE("reagent run --mcp-config skips a tool whose schema refers to itself, 
     CHECK(listed.out.size() < 4096);
     CHECK(listed.err.find("deeper than 512") != std::string::npos);
     CHECK(listed.err.size() < 4096);
+}
+
+TEST_CASE("reagent mcp tools lists the tools of servers of MCP 2026-07-28 only, over stdio and HTTP",
+          "[mcp][cli][era]") {
+    reagent::test::NodePeer http(kSdk2Server, {"http", "reject"});
+    reagent::test::TempDir dir;
+    const std::string config = writeModernConfig(dir, http.url("/mcp"));
+    auto listed = runCli({"mcp", "tools", "--mcp-config", config});
+    INFO(listed.out << listed.err);
+    CHECK(listed.status == 0);
+    for (const std::string server : {"modern", "remote"}) {
+        CHECK(lineStarting(listed.out, server + " (") ==
+              server + " (sdk2-peer 2.4.0, protocol 2026-07-28): 3 tools");
+        for (const std::string tool : {"echo", "add", "slow"}) {
+            CHECK(lineStarting(listed.out, "  " + server + "/" + tool + "  ") != "");
+        }
+    }
+    auto json = runCli({"mcp", "tools", "--mcp-config", config, "--server", "remote", "--json"});
+    REQUIRE(json.status == 0);
+    const auto tools = nlohmann::json::parse(json.out);
+    REQUIRE(tools.is_array());
+    REQUIRE(tools.size() == 3);
+    CHECK(tools[1]["name"] == "remote/add");
+    CHECK(tools[1]["inputSchema"]["properties"].contains("a"));
+}
+
+TEST_CASE("reagent mcp call calls the tools of servers of MCP 2026-07-28 only", "[mcp][cli][era]") {
+    reagent::test::NodePeer http(kSdk2Server, {"http", "reject"});
+    reagent::test::TempDir dir;
+    const std::string config = writeModernConfig(dir, http.url("/mcp"));
+    for (const std::string server : {"modern", "remote"}) {
+        auto sum = runCli({"mcp", "call", server + "/add", R"({"a":40,"b":2})", "--mcp-config", config});
+        INFO(server << ": " << sum.err);
+        CHECK(sum.status == 0);
+        CHECK(sum.out == "42\n");
+        auto echoed = runCli(
+            {"mcp", "call", server + "/echo", R"({"text":"grüße from the cli"})", "--mcp-config", config});
+        CHECK(echoed.status == 0);
+        CHECK(echoed.out == "echo: grüße from the cli\n");
+        // The server's refusal of bad arguments is the tool's error: status 1.
+        auto refused = runCli({"mcp", "call", server + "/add", R"({"a":"forty"})", "--mcp-config", config});
+        CHECK(refused.status == 1);
+    }
+}
+
+TEST_CASE("reagent run --mcp-config lets the model call a tool of a server of MCP 2026-07-28 only",
+          "[mcp][cli][era]") {
+    using namespace reagent::test;
+    NodePeer http(kSdk2Server, {"http", "reject"});
+    const json stdioCall = openAiToolCall("modern_add", R"({"a":19,"b":23})", "call_1");
+    const json httpCall = openAiToolCall("remote_echo", R"({"text":"relayed by the agent"})", "call_2");
+    const json first{
+        {"role", "assistant"}, {"content", nullptr}, {"tool_calls", json::array({stdioCall, httpCall})}};
+    const json second{{"role", "assistant"}, {"content", "The servers answered."}};
+    const json script{
+        {"responses",
+         {{{"body", openAiReplyBody(first, "tool_calls")}}, {{"body", openAiReplyBody(second, "stop")}}}}};
+    ProviderPeer peer(script);
+    TempDir dir;
+    const std::string config = writeModernConfig(dir, http.url("/mcp"));
+    ::setenv("OPENAI_API_KEY", "test-key", 1);
+    auto run = runCli({"run", "--provider", "openai", "--base-url", peer.url("/v1"), "--mcp-config", config,
+                       "--json", "add and echo through MCP"});
+    INFO(run.err);
+    REQUIRE(run.status == 0);
+    const auto result = json::parse(run.out);
+    CHECK(result["output"] == "The servers answered.");
+    REQUIRE(result["toolCalls"].size() == 2);
+    CHECK(result["toolCalls"][0]["name"] == "modern/add");
+    CHECK(result["toolCalls"][0]["output"] == "42");
+    CHECK(result["toolCalls"][1]["name"] == "remote/echo");
+    CHECK(result["toolCalls"][1]["output"] == "echo: relayed by the agent");
+    // The model was offered both servers' tools, schemas whole, and got the results back.
+    const auto requests = peer.requests();
+    REQUIRE(requests.size() == 2);
+    const auto body = json::parse(requests[0]["body"].get<std::string>());
+    int offered = 0;
+    for (const auto& tool : body["tools"]) {
+        const auto& function = tool["function"];
+        if (function["name"] == "modern_add" || function["name"] == "remote_add") {
+            offered += function["parameters"]["properties"].contains("b") ? 1 : 0;
+        }
+    }
+    CHECK(offered == 2);
+    const auto answered = json::parse(requests[1]["body"].get<std::string>());
+    std::string toolMessages;
+    for (const auto& message : answered["messages"]) {
+        if (message["role"] == "tool") {
+            toolMessages += message["content"].dump();
+        }
+    }
+    CHECK(toolMessages.find("42") != std::string::npos);
+    CHECK(toolMessages.find("echo: relayed by the agent") != std::string::npos);
 }

@@ -10,11 +10,18 @@
 //   default, as the SDK's): the 2025 initialize handshake.
 //   --http: the server is started with `--http 127.0.0.1:0` added and must print "listening on <port>"
 //   on stderr; the client then speaks streamable HTTP to http://127.0.0.1:<port>/mcp.
+//   --cli: the server is `reagent mcp serve --workspace <marker-dir>` (the CLI, not tool_server): the
+//   client first writes hello.txt in <marker-dir>, checks the built-in workspace tools (listed, file-read
+//   and ls of that file, a missing file as an error result, an unknown tool) instead of tool_server's,
+//   and over HTTP sends the bearer token the CLI generated and printed on stderr, and checks that a
+//   request without it gets 401 and that SIGTERM ends the server with status 0.
 //   REAGENT_SDK2_TRACE=1 prints every frame this client sends (>>) and receives (<<) on stderr (over
 //   stdio the auto/pinned probe runs on a sibling process of the SDK's own and is not shown).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const kModern = '2026-07-28';
 const kLegacyVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
@@ -22,18 +29,20 @@ const kLegacyVersions = ['2025-11-25', '2025-06-18', '2025-03-26'];
 const argv = process.argv.slice(2);
 const markerDir = argv.shift();
 let overHttp = false;
+let cli = false;
 let mode = 'legacy';
-while (argv[0] === '--http' || argv[0] === '--mode') {
+while (['--http', '--mode', '--cli'].includes(argv[0])) {
   const flag = argv.shift();
   if (flag === '--http') overHttp = true;
+  else if (flag === '--cli') cli = true;
   else mode = argv.shift();
 }
 const [command, ...args] = argv;
 if (!markerDir || !command || !['pinned', 'auto', 'legacy'].includes(mode)) {
-  console.error('usage: node sdk2_client.mjs <marker-dir> [--http] [--mode pinned|auto|legacy] <server> [args...]');
+  console.error('usage: node sdk2_client.mjs <marker-dir> [--http] [--cli] [--mode pinned|auto|legacy] <server> [args...]');
   process.exit(2);
 }
-const label = `sdk2 client (${overHttp ? 'http' : 'stdio'}, ${mode})`;
+const label = `sdk2 client${cli ? ' of reagent mcp serve' : ''} (${overHttp ? 'http' : 'stdio'}, ${mode})`;
 
 let passed = 0;
 let failed = 0;
@@ -64,7 +73,9 @@ const deadline = setTimeout(() => {
 }, 30_000);
 process.on('exit', killServer);
 
-// Starts the server with --http and resolves its URL once it prints its port.
+// Starts the server with --http and resolves its URL once it prints its port; with --cli, also the
+// bearer token `reagent mcp serve` generated, printed before the address.
+let bearer;
 function startHttpServer() {
   const child = spawn(command, [...args, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
   serverChild = child;
@@ -73,7 +84,9 @@ function startHttpServer() {
     child.stderr.on('data', (d) => {
       seen += d;
       const m = /listening on (?:http:\/\/[^\s]*:)?(\d+)/.exec(seen);
-      if (m) resolve(`http://127.0.0.1:${m[1]}/mcp`);
+      if (!m) return;
+      bearer = /Authorization: Bearer ([A-Za-z0-9_-]+)/.exec(seen)?.[1];
+      resolve(`http://127.0.0.1:${m[1]}/mcp`);
     });
     child.on('error', reject);
     child.on('exit', (code) => reject(new Error(`server exited (${code}): ${seen}`)));
@@ -98,9 +111,61 @@ function trace(t) {
   });
 }
 
+// The checks of `reagent mcp serve` (--cli): the workspace tools over the workspace <marker-dir>.
+const kHello = 'hello from the workspace, grüße\n';
+async function checkCliServer(client) {
+  check(client.getServerVersion()?.name === 'reagent', `serverInfo ${show(client.getServerVersion())}`);
+  check(client.getServerCapabilities()?.tools !== undefined, `tools capability ${show(client.getServerCapabilities())}`);
+
+  const names = [];
+  let cursor;
+  let pages = 0;
+  do {
+    const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} });
+    page.tools.forEach((t) => names.push(t.name));
+    cursor = page.nextCursor;
+    pages++;
+  } while (cursor && pages < 100);
+  const all = (await client.listTools()).tools.map((t) => t.name);
+  check(['file-read', 'ls', 'grep', 'glob'].every((n) => all.includes(n)), `tools/list: ${all.length} tools ${show(all)}`);
+  check(show(names) === show(all), `${pages} page(s) walked by cursor give the same list`);
+
+  const read = await client.callTool({ name: 'file-read', arguments: { path: 'hello.txt' } });
+  check(!read.isError && read.content?.[0]?.text?.includes(kHello.trim()), `file-read: ${show(read.content)}`);
+  const listed = await client.callTool({ name: 'ls', arguments: {} });
+  check(!listed.isError && listed.content?.[0]?.text?.includes('hello.txt'), `ls: ${show(listed.content)}`);
+  const missing = await client.callTool({ name: 'file-read', arguments: { path: 'nope.txt' } });
+  check(missing.isError === true, `a missing file is an error result: ${show(missing.content)}`);
+
+  let unknown;
+  let unknownResult;
+  try {
+    unknownResult = await client.callTool({ name: 'nope', arguments: {} });
+  } catch (e) {
+    unknown = e;
+  }
+  check((unknown?.code === -32602 && /nope/.test(unknown?.message ?? '')) || unknownResult?.isError === true,
+    `unknown tool: ${unknown ? `${unknown.code} ${unknown.message}` : show(unknownResult)}`);
+  const after = await client.callTool({ name: 'file-read', arguments: { path: 'hello.txt' } });
+  check(!after.isError && after.content?.[0]?.text?.includes('grüße'), 'serving after the error');
+}
+
 async function run() {
+  if (cli) writeFileSync(join(markerDir, 'hello.txt'), kHello);
   if (overHttp) {
-    transport = new StreamableHTTPClientTransport(new URL(await startHttpServer()));
+    const url = await startHttpServer();
+    let requestInit;
+    if (cli) {
+      check(bearer !== undefined, 'reagent mcp serve printed the token it generated');
+      const anonymous = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} }),
+      });
+      check(anonymous.status === 401, `401 without the token: ${anonymous.status}`);
+      requestInit = { headers: { Authorization: `Bearer ${bearer}` } };
+    }
+    transport = new StreamableHTTPClientTransport(new URL(url), { requestInit });
   } else {
     transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
   }
@@ -132,6 +197,10 @@ async function run() {
       check(version === kModern && era === 'modern', `negotiated ${version} (${era})`);
       const discovered = client.getDiscoverResult();
       check(discovered?.supportedVersions?.includes(kModern), `server/discover: ${show(discovered?.supportedVersions)}`);
+    }
+    if (cli) {
+      await checkCliServer(client);
+      return;
     }
     check(client.getServerVersion()?.name === 'reagent-tool-server', `serverInfo ${show(client.getServerVersion())}`);
     check(client.getServerCapabilities()?.tools !== undefined, `tools capability ${show(client.getServerCapabilities())}`);
@@ -199,12 +268,14 @@ try {
   console.log(`FAIL ${label}: ${error?.stack ?? error}${error?.data ? ` data ${show(error.data)}` : ''}`);
   failed++;
 }
-console.log(`${label}: ${passed} passed, ${failed} failed`);
 clearTimeout(deadline);
 if (serverChild && serverChild.exitCode === null) {
+  const exited = new Promise((resolve) => serverChild.once('exit', (code, signal) => resolve(signal ?? code)));
   serverChild.kill('SIGTERM');
-  const exited = new Promise((resolve) => serverChild.once('exit', resolve));
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
+  const end = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('no exit in 3 s'), 3000))]);
+  // reagent mcp serve shuts down gracefully on SIGTERM (tool_server may not: no check there).
+  if (cli && !check(end === 0, `reagent mcp serve ended by SIGTERM with ${end}`)) status = 1;
 }
+console.log(`${label}: ${passed} passed, ${failed} failed`);
 killServer();
 process.exit(status);

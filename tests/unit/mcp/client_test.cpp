@@ -758,6 +758,31 @@ TEST_CASE("mcp client: -32022 naming 2026-07-28 is corrected once; `modern` refu
         CHECK(calls[1]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].contains(
             "elicitation"));
     }
+    SECTION("a tools/list result is reused while its ttlMs lasts") {
+        for (const int ttl : {60000, 0}) {
+            FakeServer server;
+            server.modern = true;
+            server.onRequest = [ttl](const json&) {
+                json page = toolsPage({"t"}, std::nullopt);
+                page["ttlMs"] = ttl;
+                page["cacheScope"] = "private";
+                return Reply::ok(page);
+            };
+            runOn(io, [&]() -> Task<void> {
+                auto connecting = connectIn(server, mcp::ProtocolEra::automatic);
+                auto client = co_await std::move(connecting);
+                REQUIRE(client);
+                auto first = co_await (*client)->listTools();
+                auto second = co_await (*client)->listTools();
+                REQUIRE(first);
+                REQUIRE(second);
+                CHECK(second->size() == 1);
+                co_await (*client)->close();
+            }());
+            INFO("ttlMs " << ttl);
+            CHECK(server.framesWith("tools/list").size() == (ttl > 0 ? 1U : 2U));
+        }
+    }
     SECTION("a tools/call refused for its headers (-32020) goes again once, after listing the tools") {
         FakeServer server;
         server.modern = true;

@@ -91,6 +91,10 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
     std::shared_ptr<const ParamHeaders> paramHeaders;
     // 2026-07-28: the id of the open subscriptions/listen (0: none), whose answer is not waited for.
     std::int64_t listenId = 0;
+    // 2026-07-28: the last full tools/list while its `ttlMs` lasts (the shortest of its pages'); forgotten
+    // when the server says the list changed or the connection is replaced.
+    std::optional<std::vector<ToolInfo>> cachedTools;
+    Clock::time_point cachedUntil{};
     detail::ClientSession session;
     // Set on every change of phase; a waiter resets it before it looks at the phase.
     Event phaseChanged;
@@ -383,6 +387,7 @@ Task<expected<void, McpError>> establish(StatePtr state) {
             if (state->paramHeaders) {
                 transport->setParamHeaders(state->paramHeaders);
             }
+            state->cachedTools.reset();  // a new connection asks again
             state->transport = std::move(transport);
             state->session.connected(std::move(verdict.server), Clock::now());
             if (state->options.onToolsChanged) {
@@ -561,6 +566,7 @@ Task<expected<json, McpError>> call(StatePtr state, std::string method, json par
         if (!*outcome) {
             if (outcome->error().code == kHeaderMismatch && method == "tools/call" && original && !relisted) {
                 relisted = true;
+                state->cachedTools.reset();
                 auto listed = co_await listAllTools(state);
                 (void)listed;  // a failure shows in the retry
                 params = *original;
@@ -607,6 +613,11 @@ Task<expected<json, McpError>> call(StatePtr state, std::string method, json par
 }
 
 Task<expected<std::vector<ToolInfo>, McpError>> listAllTools(StatePtr state) {
+    if (state->cachedTools && Clock::now() < state->cachedUntil) {
+        co_return *state->cachedTools;  // the server said the list may be reused this long (ttlMs)
+    }
+    state->cachedTools.reset();
+    std::optional<std::chrono::milliseconds> ttl;
     std::vector<ToolInfo> tools;
     std::string cursor;
     // Bounded: a server that hands out cursors forever is cut off.
@@ -624,9 +635,14 @@ Task<expected<std::vector<ToolInfo>, McpError>> listAllTools(StatePtr state) {
             state->problem(problem);
         }
         std::move(page->tools.begin(), page->tools.end(), std::back_inserter(tools));
+        ttl = ttl ? std::min(*ttl, page->ttl) : page->ttl;
         cursor = std::move(page->nextCursor);
         if (cursor.empty()) {
             headersFrom(*state, tools);
+            if (ttl && ttl->count() > 0 && state->session.era() == detail::Era::modern) {
+                state->cachedTools = tools;
+                state->cachedUntil = Clock::now() + *ttl;
+            }
             co_return tools;
         }
     }
@@ -745,6 +761,9 @@ Task<void> readLoop(StatePtr state, std::shared_ptr<Transport> transport, std::u
             for (const LogMessage& message : effects.logs) {
                 (void)settleCall(state->options.onLog, message);
             }
+        }
+        if (effects.toolsChanged) {
+            state->cachedTools.reset();
         }
         if (effects.toolsChanged && state->options.onToolsChanged) {
             (void)settleCall(state->options.onToolsChanged);

@@ -543,6 +543,9 @@ expected<ToolPage, McpError> ClientSession::readToolPage(const json& result) {
         page.tools.push_back(std::move(tool));
     }
     page.nextCursor = stringOr(result, "nextCursor");
+    if (const auto ttl = result.find("ttlMs"); ttl != result.end() && ttl->is_number_unsigned()) {
+        page.ttl = std::chrono::milliseconds(ttl->get<std::uint64_t>());
+    }
     return page;
 }
 

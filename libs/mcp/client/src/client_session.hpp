@@ -66,6 +66,8 @@ struct ToolPage {
     std::string nextCursor;
     /// Entries skipped (a tool without a name), to report.
     std::vector<McpError> problems;
+    /// 2026-07-28: how long the page may be reused (`ttlMs`; 0 when absent or not a whole number >= 0).
+    std::chrono::milliseconds ttl{0};
 };
 
 /// `{"roots":[{uri, name?}]}`: the answer to `roots/list`.
