@@ -3,13 +3,9 @@
 #include "reagent/mcp/server_catalog.hpp"
 
 #include <algorithm>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/deferred.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <utility>
 
+#include "call_race.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/json_fields.hpp"
 #include "reagent/core/settle.hpp"
@@ -21,7 +17,6 @@
 namespace reagent::mcp {
 
 using nlohmann::json;
-namespace asio = boost::asio;
 using Session = ServerSession::State;
 
 namespace {
@@ -70,38 +65,21 @@ Task<void> readTemplate(std::shared_ptr<Session> self, RequestId id, TemplateRea
 // asks ends the round with input_required.
 Task<void> getPrompt(std::shared_ptr<Session> self, RequestId id, AskingPromptGetter getter,
                      PromptArguments args, tools::ToolContext context, std::shared_ptr<Session::Call> state) {
-    auto executor = co_await asio::this_coro::executor;
     auto run = settle(getter(std::move(args), std::move(context)), internalError);
-    auto race = asio::experimental::make_parallel_group(
-        asio::co_spawn(executor, std::move(run), asio::deferred), state->cancel.wait(asio::deferred));
-    auto [order, error, outcome, cancelWait] =
-        co_await std::move(race).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
-    (void)cancelWait;
-    self->inFlight.erase(id);
-    const bool cancelled =
-        state->cancelled || self->closed || isCancelled(co_await asio::this_coro::cancellation_state);
-    if (!cancelled && state->round && state->round->required) {
-        self->respond(id, detail::inputRequired(self->server->rounds, *state->round));
+    auto racing = detail::raceCall(self, id, std::move(run), state);
+    auto raced = co_await std::move(racing);
+    if (raced.over) {
         co_return;
     }
-    if (order[0] == 1 || cancelled) {
-        self->unanswered(id);
-        co_return;
-    }
-    if (error) {
+    if (raced.error) {
         self->respond(id, fail(rpcError(kInternalError, "the prompt's getter failed")));
         co_return;
     }
+    auto& outcome = *raced.value;
     if (!outcome) {
-        if (!state->missingCapability.is_null()) {
-            self->refuse(id,
-                         RpcError{kMissingClientCapability,
-                                  "Missing required client capability: the prompt needs " +
-                                      state->missingCapability.dump() + ", which the request did not declare",
-                                  json{{"requiredCapabilities", state->missingCapability}}});
-            co_return;
+        if (!detail::refuseMissingCapability(*self, id, *state, "prompt")) {
+            self->respond(id, fail(std::move(outcome.error())));
         }
-        self->respond(id, fail(std::move(outcome.error())));
         co_return;
     }
     json messages = json::array();

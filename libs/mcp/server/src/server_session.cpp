@@ -2,14 +2,12 @@
 
 #include <algorithm>
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/deferred.hpp>
-#include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <utility>
 
+#include "call_race.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/json_fields.hpp"
 #include "reagent/core/settle.hpp"
@@ -35,41 +33,24 @@ RpcError rpcError(int code, std::string message) {
 // group cancels both when the session closes. Responds unless the call was cancelled.
 Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallRequest call,
                    std::shared_ptr<Session::Call> state) {
-    auto executor = co_await asio::this_coro::executor;
     const std::string callId = call.id;
     auto run = self->server->executor.executeOne(std::move(call), 0);
-    auto race = asio::experimental::make_parallel_group(
-        asio::co_spawn(executor, std::move(run), asio::deferred), state->cancel.wait(asio::deferred));
-    auto [order, error, record, cancelWait] =
-        co_await std::move(race).async_wait(asio::experimental::wait_for_one(), asio::use_awaitable);
-    (void)cancelWait;
+    auto racing = detail::raceCall(self, id, std::move(run), state);
+    auto raced = co_await std::move(racing);
     self->server->progress.erase(callId);
-    self->inFlight.erase(id);
-    const bool cancelled =
-        state->cancelled || self->closed || isCancelled(co_await asio::this_coro::cancellation_state);
-    if (!cancelled && state->round && state->round->required) {
-        // A question ended the round: the client answers it and calls again.
-        self->respond(id, detail::inputRequired(self->server->rounds, *state->round));
+    if (raced.over) {
         co_return;
     }
-    if (order[0] == 1 || cancelled) {
-        self->unanswered(id);
-        co_return;  // cancelled: the client expects no response
-    }
-    if (error) {
+    const std::size_t maxBytes = self->server->options.maxResultBytes;
+    if (raced.error) {
         // The executor never throws; should it, the client still gets an answer.
-        const auto failure = reagent::detail::settledError(error, false);
-        self->respond(id,
-                      detail::callResult(fail(tools::ToolError{tools::ToolErrc::exception, failure.message}),
-                                         self->server->options.maxResultBytes));
+        const auto failure = reagent::detail::settledError(raced.error, false);
+        self->respond(id, detail::callResult(
+                              fail(tools::ToolError{tools::ToolErrc::exception, failure.message}), maxBytes));
         co_return;
     }
-    json result = detail::callResult(record, self->server->options.maxResultBytes);
-    if (!state->missingCapability.is_null() && result.value("isError", false)) {
-        self->refuse(id, RpcError{kMissingClientCapability,
-                                  "Missing required client capability: the tool needs " +
-                                      state->missingCapability.dump() + ", which the request did not declare",
-                                  json{{"requiredCapabilities", state->missingCapability}}});
+    json result = detail::callResult(*raced.value, maxBytes);
+    if (result.value("isError", false) && detail::refuseMissingCapability(*self, id, *state, "tool")) {
         co_return;
     }
     self->respond(id, std::move(result));
