@@ -642,3 +642,41 @@ TEST_CASE("one server serves a 2025 session beside modern requests", "[mcp][serv
         modernClient.call(modern(2, "tools/call", json{{"name", "plain"}, {"arguments", json::object()}}));
     CHECK(again["result"]["resultType"] == "complete");
 }
+
+TEST_CASE(
+    "a prompt that asks: input_required rounds in 2026-07-28, a question refused without the capability",
+    "[mcp][server][modern]") {
+    mcp::Server server(registry());
+    server.addPrompt(
+        mcp::PromptInfo{"about", "Asks what it is about", {}},
+        [](mcp::PromptArguments,
+           tools::ToolContext context) -> Task<reagent::expected<mcp::PromptResult, mcp::RpcError>> {
+            mcp::ElicitRequest question{"About what?", nameSchema(), "topic"};
+            auto asked = mcp::elicit(context, std::move(question));
+            auto answer = co_await std::move(asked);
+            if (!answer) {
+                co_return reagent::fail(mcp::RpcError{-32603, answer.error().message, nullptr});
+            }
+            mcp::PromptResult result;
+            result.messages.push_back(mcp::PromptMessage{
+                "user", json{{"type", "text"}, {"text", answer->content.value("name", std::string())}}});
+            co_return result;
+        });
+    Harness h(server);
+    const json params = {{"name", "about"}};
+    auto round1 = h.call(modern(1, "prompts/get", params, elicitation()));
+    REQUIRE(round1["result"]["resultType"] == "input_required");
+    CHECK(round1["result"]["inputRequests"]["topic"]["method"] == "elicitation/create");
+    json retry = params;
+    retry["inputResponses"] = {{"topic", {{"action", "accept"}, {"content", {{"name", "tides"}}}}}};
+    retry["requestState"] = round1["result"]["requestState"];
+    auto done = h.call(modern(2, "prompts/get", retry, elicitation()));
+    REQUIRE(done["result"]["resultType"] == "complete");
+    CHECK(done["result"]["messages"][0]["content"]["text"] == "tides");
+    CHECK_FALSE(done["result"].contains("ttlMs"));
+
+    auto refused = h.call(modern(3, "prompts/get", params));
+    CHECK(refused["error"]["code"] == mcp::kMissingClientCapability);
+    CHECK(refused["error"]["data"]["requiredCapabilities"].contains("elicitation"));
+    CHECK(h.refusal() == mcp::kMissingClientCapability);
+}
