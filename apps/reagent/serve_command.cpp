@@ -7,6 +7,8 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
 
@@ -108,6 +110,15 @@ int mcpServeCommand(asio::io_context& io, const ServeOptions& options) {
         }
     }
     mcp::ServerOptions serverOptions;
+    if (const char* key = std::getenv(kMcpStateKeyVariable); key != nullptr && *key != '\0') {
+        if (std::strlen(key) < 32) {
+            std::cerr << "reagent: " << kMcpStateKeyVariable
+                      << " must hold at least 32 characters (a random secret, the same on every server "
+                         "behind one address); it holds fewer\n";
+            return kExitUsage;
+        }
+        serverOptions.requestStateKey = key;
+    }
     serverOptions.info = mcp::Implementation{"reagent", REAGENT_VERSION, {}};
     serverOptions.instructions = "reagent's built-in tools on the workspace " + options.tools.workspace +
                                  (options.tools.readOnly ? " (read-only)" : "");

@@ -26,6 +26,9 @@ struct ServeOptions {
 
 /// \brief The environment variable `reagent mcp serve --http` reads its bearer token from.
 inline constexpr const char* kMcpServeTokenVariable = "REAGENT_MCP_SERVE_TOKEN";
+/// The secret that seals MCP 2026-07-28 `requestState` (`mcp::ServerOptions::requestStateKey`): servers
+/// behind one address share it; unset, each process makes its own.
+inline constexpr const char* kMcpStateKeyVariable = "REAGENT_MCP_STATE_KEY";
 
 /// \brief Serves `workspaceTools(options.tools)` over MCP until the client ends (stdio), or SIGINT or
 /// SIGTERM shuts the server down gracefully. Logs go to stderr only. Calls that need approval are refused
