@@ -347,6 +347,8 @@ TEST_CASE(
     CHECK(meta["io.modelcontextprotocol/clientCapabilities"] ==
           json{{"elicitation", {{"form", json::object()}}}});
 
+    CHECK_FALSE(meta.contains("io.modelcontextprotocol/logLevel"));  // no log lines wanted
+
     const ProbeVerdict verdict = client.judgeProbe(discoverResult(json::array({"2026-07-28"})), false);
     REQUIRE(verdict.kind == Kind::modern);
     CHECK(verdict.server.protocolVersion == "2026-07-28");
@@ -449,6 +451,20 @@ TEST_CASE("the era: `modern` refuses a server of the handshake era; `legacy` and
     CHECK_FALSE(sessionFor(ProtocolEra::legacy, reagent::mcp::TransportKind::stdio).probes());
     CHECK_FALSE(sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::sse).probes());
     CHECK_FALSE(sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::websocket).probes());
+}
+
+TEST_CASE("the era: a client that takes log lines asks for them on every 2026 request",
+          "[mcp][client-session][era]") {
+    Offer offer;
+    offer.logLevel = "warning";
+    ClientSession client = session(offer);
+    client.speakModern("2026-07-28");
+    const auto first = client.startRequest("tools/list", json::object(), false);
+    const auto second = client.startRequest("tools/call", json{{"_meta", {{"progressToken", "p"}}}}, false);
+    CHECK(json::parse(first.frame)["params"]["_meta"]["io.modelcontextprotocol/logLevel"] == "warning");
+    const json meta = json::parse(second.frame)["params"]["_meta"];
+    CHECK(meta["io.modelcontextprotocol/logLevel"] == "warning");
+    CHECK(meta["progressToken"] == "p");  // the request's own _meta stays
 }
 
 TEST_CASE("the era: a 2026 result's resultType: absent or complete is the answer, input_required asks",

@@ -78,7 +78,8 @@ struct Client::State : std::enable_shared_from_this<Client::State> {
           factory(std::move(make)),
           session(std::move(cfg),
                   detail::Offer{options.clientInfo, options.roots.has_value(),
-                                static_cast<bool>(options.sampling), static_cast<bool>(options.elicitation)}),
+                                static_cast<bool>(options.sampling), static_cast<bool>(options.elicitation),
+                                options.onLog ? options.logLevel : std::string()}),
           phaseChanged(ex),
           sweeper(ex),
           tasks(ex) {}

@@ -313,6 +313,9 @@ ClientSession::Outgoing ClientSession::startRequest(std::string_view method, jso
             envelope_[kMetaProtocolVersion] = modernVersion_;
             envelope_[kMetaClientCapabilities] = capabilities();
             envelope_[kMetaClientInfo] = clientInfo();
+            if (!offer_.logLevel.empty()) {
+                envelope_[kMetaLogLevel] = offer_.logLevel;
+            }
         }
         json& meta = params["_meta"];
         if (!meta.is_object()) {

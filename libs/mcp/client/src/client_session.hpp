@@ -58,6 +58,8 @@ struct Offer {
     bool roots = false;
     bool sampling = false;
     bool elicitation = false;
+    /// 2026-07-28: the log level every request asks for; empty: none (no log lines are wanted).
+    std::string logLevel;
 };
 
 /// A page of `tools/list`: the tools with a name, and the cursor of the next page (empty: the last).

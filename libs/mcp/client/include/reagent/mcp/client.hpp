@@ -46,6 +46,10 @@ struct ClientOptions {
     RequestHandler elicitation;
     /// Log lines the server sends. Must not throw.
     std::function<void(const LogMessage&)> onLog;
+    /// MCP 2026-07-28: with `onLog` set, every request asks for the server's log lines at or above this
+    /// level (`_meta["io.modelcontextprotocol/logLevel"]`; a server of that revision sends none to a request
+    /// without it). In 2025 the server's own level applies until `logging/setLevel`. Default `info`.
+    std::string logLevel = "info";
     /// The server's tool list changed (`notifications/tools/list_changed`); call `listTools` again.
     std::function<void()> onToolsChanged;
     /// Something the server sent that could not be used (a malformed frame, an unknown response id),
