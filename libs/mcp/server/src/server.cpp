@@ -42,16 +42,7 @@ std::string_view negotiateVersion(std::string_view offered) noexcept {
 }
 
 void Server::State::toolsChanged() {
-    std::erase_if(sessions, [](const auto& weak) { return weak.expired(); });
-    const auto open = sessions;  // a sink may open or close sessions
-    for (const auto& weak : open) {
-        if (const auto session = weak.lock(); session && session->initialized) {
-            session->notify("notifications/tools/list_changed", nullptr);
-        }
-        if (const auto session = weak.lock()) {
-            session->tellListens("notifications/tools/list_changed", json::object());
-        }
-    }
+    tellSessions("notifications/tools/list_changed");
 }
 
 void Server::State::onEvent(const tools::ToolEvent& event) {

@@ -168,12 +168,12 @@ json toJson(const ResourceContents& contents) {
 
 void Server::State::tellSessions(const std::string& method) {
     std::erase_if(sessions, [](const auto& weak) { return weak.expired(); });
-    const auto open = sessions;
+    const auto open = sessions;  // a sink may open or close sessions
     for (const auto& weak : open) {
-        if (const auto session = weak.lock(); session && session->initialized) {
-            session->notify(method, nullptr);
-        }
         if (const auto session = weak.lock()) {
+            if (session->initialized) {
+                session->notify(method, nullptr);
+            }
             session->tellListens(method, json::object());
         }
     }
@@ -247,13 +247,13 @@ void Server::addCompletion(CompletionRef ref, std::string argument, CompletionPr
 
 void Server::resourceUpdated(const std::string& uri) const {
     const auto open = state_->sessions;
+    const json params = {{"uri", uri}};
     for (const auto& weak : open) {
-        if (const auto session = weak.lock();
-            session && session->initialized && session->subscriptions.contains(uri)) {
-            session->notify("notifications/resources/updated", json{{"uri", uri}});
-        }
         if (const auto session = weak.lock()) {
-            session->tellListens("notifications/resources/updated", json{{"uri", uri}});
+            if (session->initialized && session->subscriptions.contains(uri)) {
+                session->notify("notifications/resources/updated", params);
+            }
+            session->tellListens("notifications/resources/updated", params);
         }
     }
 }

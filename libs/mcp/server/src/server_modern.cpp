@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "reagent/core/json_fields.hpp"
+#include "reagent/http/http_headers.hpp"
 #include "reagent/mcp/envelope.hpp"
 #include "reagent/mcp/protocol_version.hpp"
 #include "server_state.hpp"
@@ -27,13 +28,6 @@ constexpr std::array<std::string_view, 5> kRemoved{"initialize", "ping", "loggin
 bool cacheable(std::string_view method) {
     return method == "server/discover" || method == "tools/list" || method == "prompts/list" ||
            method == "resources/list" || method == "resources/templates/list" || method == "resources/read";
-}
-
-bool equalsIgnoringCase(std::string_view a, std::string_view b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-        const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-        return lower(x) == lower(y);
-    });
 }
 
 RpcError mismatch(std::string what) {
@@ -94,7 +88,7 @@ std::optional<RpcError> checkParamHeaders(const json& inputSchema, const json& a
         const std::string& name = annotation->get_ref<const std::string&>();
         const auto sent =
             std::find_if(headers.params.begin(), headers.params.end(),
-                         [&name](const auto& param) { return equalsIgnoringCase(param.first, name); });
+                         [&name](const auto& param) { return http::equalsIgnoreCase(param.first, name); });
         if (sent == headers.params.end()) {
             return mismatch("arguments." + property + " is set but the Mcp-Param-" + name +
                             " header is missing");
@@ -111,10 +105,6 @@ json unsupportedVersion(const std::string& requested) {
 }
 
 }  // namespace
-
-json Session::serverInfo() const {
-    return server->serverInfo;
-}
 
 json Session::capabilities() const {
     json out = {{"tools", {{"listChanged", true}}}, {"logging", json::object()}};

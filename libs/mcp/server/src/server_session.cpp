@@ -355,7 +355,7 @@ void Session::initialize(const Request& request) {
     }
     const ServerOptions& options = server->options;
     json result = {
-        {"protocolVersion", version}, {"capabilities", capabilities()}, {"serverInfo", serverInfo()}};
+        {"protocolVersion", version}, {"capabilities", capabilities()}, {"serverInfo", server->serverInfo}};
     if (!options.instructions.empty()) {
         result["instructions"] = options.instructions;
     }

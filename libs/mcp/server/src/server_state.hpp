@@ -132,9 +132,9 @@ struct ServerSession::State : std::enable_shared_from_this<ServerSession::State>
     void handleModern(Request request, const RequestHeaders* headers);
     // The refusal of a request before it is served (2026-07-28): an error frame marked as one.
     void refuse(const RequestId& id, RpcError error);
-    // What this server serves, as `initialize` and `server/discover` declare it.
+    // What this server serves, as `initialize` and `server/discover` declare it (its identity is
+    // `server->serverInfo`).
     [[nodiscard]] nlohmann::json capabilities() const;
-    [[nodiscard]] nlohmann::json serverInfo() const;
     // subscriptions/listen (server_listen.cpp): opens a listen; tells the listens that hear `method`;
     // ends one (false when there was none) or all of them.
     void listen(const Request& request);
