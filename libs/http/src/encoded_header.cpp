@@ -4,6 +4,7 @@
 
 #include "reagent/core/detail/utf8.hpp"
 #include "reagent/http/base64_url.hpp"
+#include "reagent/http/http_headers.hpp"
 
 namespace reagent::http {
 
@@ -80,12 +81,7 @@ std::optional<std::string> fromBase64(std::string_view text) {
 }
 
 std::optional<std::string> decodeHeaderValue(std::string_view value) {
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
-        value.remove_prefix(1);
-    }
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) {
-        value.remove_suffix(1);
-    }
+    value = trimWhitespace(value);
     if (!value.starts_with(kEncodedPrefix) || !value.ends_with(kEncodedSuffix) ||
         value.size() < kEncodedPrefix.size() + kEncodedSuffix.size()) {
         return std::string(value);

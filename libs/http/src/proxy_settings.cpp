@@ -23,16 +23,6 @@ std::string environment(const char* lowerName, const char* upperName) {
     return {};
 }
 
-bool isBlank(char c) noexcept {
-    return c == ' ' || c == '\t';
-}
-
-std::string_view trim(std::string_view text) noexcept {
-    while (!text.empty() && isBlank(text.front())) text.remove_prefix(1);
-    while (!text.empty() && isBlank(text.back())) text.remove_suffix(1);
-    return text;
-}
-
 enum class HostKind { name, ipv4, ipv6 };
 
 struct IpAddress {
@@ -123,7 +113,7 @@ Entry splitPort(std::string_view token) {
 }  // namespace
 
 bool matchesNoProxy(std::string_view noProxy, std::string_view host, std::uint16_t port) {
-    noProxy = trim(noProxy);
+    noProxy = trimWhitespace(noProxy);
     if (noProxy.empty() || host.empty()) return false;
     if (noProxy == "*") return true;
 

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "reagent/http/base64_url.hpp"
+#include "reagent/http/http_headers.hpp"
 
 namespace reagent::http {
 
@@ -21,16 +22,6 @@ namespace {
 
 [[nodiscard]] std::string lower(std::string_view text) {
     return boost::algorithm::to_lower_copy(std::string(text));
-}
-
-[[nodiscard]] std::string_view trimmed(std::string_view text) noexcept {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
-        text.remove_suffix(1);
-    }
-    return text;
 }
 
 // `host[:port]` without the port; `[::1]:80` keeps its brackets.
@@ -111,13 +102,13 @@ bool bearerMatches(std::optional<std::string_view> authorization, std::string_vi
     if (!authorization) {
         return false;
     }
-    const std::string_view value = trimmed(*authorization);
+    const std::string_view value = trimWhitespace(*authorization);
     const std::size_t space = value.find(' ');
     if (space == std::string_view::npos || lower(value.substr(0, space)) != "bearer") {
         return false;
     }
     // Equal-length digests compared without an early exit: the time taken says nothing of the token.
-    const Digest sent = sha256(trimmed(value.substr(space + 1)));
+    const Digest sent = sha256(trimWhitespace(value.substr(space + 1)));
     const Digest wanted = sha256(expected);
     return CRYPTO_memcmp(sent.data(), wanted.data(), sent.size()) == 0;
 }
@@ -148,7 +139,7 @@ std::optional<Refusal> checkJsonContentType(std::optional<std::string_view> cont
     if (!contentType) {
         return std::nullopt;
     }
-    const std::string type = lower(trimmed(contentType->substr(0, contentType->find(';'))));
+    const std::string type = lower(trimWhitespace(contentType->substr(0, contentType->find(';'))));
     if (type == "application/json") {
         return std::nullopt;
     }

@@ -25,6 +25,19 @@ using Clock = std::chrono::steady_clock;
     return answer(refusal(status, code, std::move(message)));
 }
 
+// A session (its HTTP side, and its core on the server, whose frames it routes); `id` empty for the
+// session of one 2026-07-28 request.
+[[nodiscard]] std::shared_ptr<HttpSession> openSession(HttpSessions& hub, std::string id, std::size_t keep) {
+    auto session = std::make_shared<HttpSession>(std::move(id), keep);
+    std::weak_ptr<HttpSession> weak = session;
+    session->core = hub.server.connect(hub.executor, [weak](OutgoingFrame frame) {
+        if (auto alive = weak.lock()) {
+            alive->route(std::move(frame));
+        }
+    });
+    return session;
+}
+
 [[nodiscard]] Outcome unknownSession(std::string_view id) {
     return refuse(
         404, -32001,
@@ -45,17 +58,10 @@ using Clock = std::chrono::steady_clock;
         headers.method = http::decodeHeaderValue(*request.mcpMethod).value_or(std::string());
     }
     const auto undecodable = [&id](const std::string& name) {
-        Outcome outcome;
-        outcome.reply = Reply{400,
-                              errorBody(kHeaderMismatch,
-                                        "Header mismatch: " + name +
-                                            " is not a valid =?base64?...?= value (padded base64 of UTF-8)",
-                                        id),
-                              "application/json",
-                              {},
-                              {},
-                              {}};
-        return outcome;
+        return answer(refusal(Refusal{400, kHeaderMismatch,
+                                      "Header mismatch: " + name +
+                                          " is not a valid =?base64?...?= value (padded base64 of UTF-8)"},
+                              id));
     };
     if (request.mcpName) {
         auto decoded = http::decodeHeaderValue(*request.mcpName);
@@ -71,13 +77,7 @@ using Clock = std::chrono::steady_clock;
         }
         headers.params.emplace_back(name, std::move(*decoded));
     }
-    auto session = std::make_shared<HttpSession>(std::string(), 1);
-    std::weak_ptr<HttpSession> weak = session;
-    session->core = hub.server.connect(hub.executor, [weak](OutgoingFrame frame) {
-        if (auto alive = weak.lock()) {
-            alive->route(std::move(frame));
-        }
-    });
+    auto session = openSession(hub, std::string(), 1);
     const bool json = hub.options.replyMode == HttpReplyMode::json;
     auto exchange = session->openExchange(json);
     session->deliver(std::vector<PostedFrame>{PostedFrame{request.body, post.requests, &headers}}, exchange);
@@ -87,15 +87,8 @@ using Clock = std::chrono::steady_clock;
     if (exchange->events.ended()) {
         if (exchange->response.empty()) {
             outcome.reply.status = 202;  // a notification: 2026-07-28 defines none from the client over HTTP
-        } else if (exchange->refusal != 0) {
-            outcome.reply = Reply{exchange->refusal == kMethodNotFound ? 404U : 400U,
-                                  exchange->response,
-                                  "application/json",
-                                  {},
-                                  {},
-                                  {}};
-        } else if (json || exchange->events.last() <= 1) {
-            outcome.reply = Reply{200, exchange->response, "application/json", {}, {}, {}};
+        } else if (json || exchange->refusal != 0 || exchange->events.last() <= 1) {
+            outcome.reply = answeredReply(*exchange);
         } else {
             outcome.reply.body = exchange->events.after(0).text;
             outcome.reply.contentType = "text/event-stream";
@@ -149,13 +142,7 @@ using Clock = std::chrono::steady_clock;
                       "Service Unavailable: this server has " + std::to_string(hub.sessions.size()) +
                           " sessions open, its limit; retry later, or end unused sessions with DELETE");
     } else {
-        session = std::make_shared<HttpSession>(newSessionId(), hub.options.replayEvents);
-        std::weak_ptr<HttpSession> weak = session;
-        session->core = hub.server.connect(hub.executor, [weak](OutgoingFrame frame) {
-            if (auto alive = weak.lock()) {
-                alive->route(std::move(frame));
-            }
-        });
+        session = openSession(hub, newSessionId(), hub.options.replayEvents);
         hub.sessions.emplace(session->id(), session);
         opened = true;
     }
@@ -284,12 +271,22 @@ void HttpSessions::close(const std::shared_ptr<HttpSession>& session) {
     closers.spawn(core->close());
 }
 
-Reply refusal(const Refusal& refused) {
-    return Reply{refused.status, errorBody(refused.code, refused.message), "application/json", {}, {}, {}};
+Reply refusal(const Refusal& refused, const std::optional<RequestId>& id) {
+    return Reply{
+        refused.status, errorBody(refused.code, refused.message, id), "application/json", {}, {}, {}};
 }
 
 Reply refusal(unsigned status, int code, std::string message) {
     return refusal(Refusal{status, code, std::move(message)});
+}
+
+unsigned refusalStatus(int code) noexcept {
+    return code == kMethodNotFound ? 404U : 400U;
+}
+
+Reply answeredReply(const Exchange& exchange) {
+    const unsigned status = exchange.refusal == 0 ? 200U : refusalStatus(exchange.refusal);
+    return Reply{status, exchange.response, "application/json", {}, {}, {}};
 }
 
 std::string jsonReply(const Exchange& exchange, bool batch) {

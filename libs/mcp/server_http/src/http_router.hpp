@@ -91,9 +91,16 @@ struct HttpSessions {
 /// The reply, stream or exchange `request` gets; opens, uses or ends sessions on the way.
 [[nodiscard]] Outcome decide(HttpSessions& hub, const HttpRequestHead& request);
 
-/// A refusal's reply: the status and a JSON-RPC error body.
-[[nodiscard]] Reply refusal(const Refusal& refused);
+/// A refusal's reply: the status and a JSON-RPC error body (with the id of the request refused, if known).
+[[nodiscard]] Reply refusal(const Refusal& refused, const std::optional<RequestId>& id = std::nullopt);
 [[nodiscard]] Reply refusal(unsigned status, int code, std::string message);
+
+/// The HTTP status of a request the core refused (`OutgoingFrame::refusal`): 404 for an unknown or removed
+/// method, 400 for the others.
+[[nodiscard]] unsigned refusalStatus(int code) noexcept;
+
+/// A 2026-07-28 request's answer as one JSON reply: 200, or the refusal's status.
+[[nodiscard]] Reply answeredReply(const Exchange& exchange);
 
 /// The body of a JSON exchange: its response, or an array of them for a batch.
 [[nodiscard]] std::string jsonReply(const Exchange& exchange, bool batch);

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "reagent/core/untrusted_json.hpp"
+#include "reagent/http/http_headers.hpp"
 #include "reagent/mcp/protocol_version.hpp"
 
 namespace reagent::mcp::detail {
@@ -41,13 +42,7 @@ Accepts parseAccept(std::optional<std::string_view> accept) noexcept {
         const std::size_t comma = rest.find(',');
         std::string_view item = rest.substr(0, comma);
         rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-        item = item.substr(0, item.find(';'));
-        while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) {
-            item.remove_prefix(1);
-        }
-        while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) {
-            item.remove_suffix(1);
-        }
+        item = http::trimWhitespace(item.substr(0, item.find(';')));
         const std::string type = lower(item);
         if (type == "*/*") {
             result.json = result.eventStream = true;

@@ -21,7 +21,6 @@
 #include "reagent/core/settle.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/http/server_connections.hpp"
-#include "reagent/mcp/envelope.hpp"
 
 namespace reagent::mcp {
 
@@ -263,12 +262,8 @@ Task<http::ServerAnswer> answer(std::shared_ptr<Hub> hub, http::ServerRequest re
         co_await std::move(first);
         if (outcome.stream->ended() && outcome.stateless) {
             // A 2026-07-28 request answered quickly: JSON when its answer is all there is.
-            const auto& exchange = *outcome.exchange;
-            if (exchange.refusal != 0 || outcome.stream->last() <= 1) {
-                const unsigned status = exchange.refusal == 0                 ? 200U
-                                        : exchange.refusal == kMethodNotFound ? 404U
-                                                                              : 400U;
-                outcome.reply = Reply{status, exchange.response, "application/json", {}, {}, {}};
+            if (outcome.exchange->refusal != 0 || outcome.stream->last() <= 1) {
+                outcome.reply = detail::answeredReply(*outcome.exchange);
                 outcome.stream = nullptr;
                 outcome.exchange = nullptr;
             }
@@ -299,7 +294,7 @@ Task<http::ServerAnswer> answer(std::shared_ptr<Hub> hub, http::ServerRequest re
             outcome.reply.body = detail::jsonReply(*outcome.exchange, outcome.batch);
             outcome.reply.contentType = "application/json";
             if (outcome.exchange->refusal != 0) {
-                outcome.reply.status = outcome.exchange->refusal == kMethodNotFound ? 404U : 400U;
+                outcome.reply.status = detail::refusalStatus(outcome.exchange->refusal);
             }
         }
     }

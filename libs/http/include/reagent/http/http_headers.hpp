@@ -52,6 +52,10 @@ class HttpHeaders {
     std::vector<HttpField> fields_;
 };
 
+/// \brief `text` without the spaces and tabs around it (a header value's optional whitespace, RFC 9110
+/// §5.6.3).
+[[nodiscard]] std::string_view trimWhitespace(std::string_view text) noexcept;
+
 /// \brief ASCII case-insensitive equality, as header names compare.
 [[nodiscard]] bool equalsIgnoreCase(std::string_view a, std::string_view b) noexcept;
 
