@@ -26,10 +26,6 @@ expected<RequestId, JsonRpcError> readId(const json& id) {
     return fail(malformed("the id must be a string or an integer, not " + id.dump()));
 }
 
-json writeId(const RequestId& id) {
-    return std::visit([](const auto& value) { return json(value); }, id);
-}
-
 expected<RpcError, JsonRpcError> readError(const json& error) {
     if (!error.is_object()) {
         return fail(malformed("the error member must be an object"));
@@ -237,8 +233,12 @@ std::string RpcError::describe() const {
     return message + " (JSON-RPC " + std::to_string(code) + ")";
 }
 
+json toJson(const RequestId& id) {
+    return std::visit([](const auto& value) { return json(value); }, id);
+}
+
 std::string toString(const RequestId& id) {
-    return writeId(id).dump();
+    return toJson(id).dump();
 }
 
 expected<std::vector<Message>, JsonRpcError> parseFrame(std::string_view frame) {
@@ -300,7 +300,7 @@ std::string encode(const Message& message) {
     }
     const auto& response = std::get<Response>(message);
     json out = {{"jsonrpc", "2.0"}};
-    out["id"] = response.id ? writeId(*response.id) : json(nullptr);
+    out["id"] = response.id ? toJson(*response.id) : json(nullptr);
     if (response.outcome) {
         out["result"] = *response.outcome;
     } else {

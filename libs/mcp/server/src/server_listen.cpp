@@ -20,9 +20,7 @@ bool flag(const json& filter, const char* name) {
 }
 
 json subscriptionMeta(const RequestId& id) {
-    json value = std::holds_alternative<std::int64_t>(id) ? json(std::get<std::int64_t>(id))
-                                                          : json(std::get<std::string>(id));
-    return json{{std::string(kMetaSubscriptionId), std::move(value)}};
+    return json{{std::string(kMetaSubscriptionId), jsonrpc::toJson(id)}};
 }
 
 }  // namespace

@@ -64,6 +64,9 @@ using RequestId = std::variant<std::int64_t, std::string>;
 /// \brief `"7"` or `"\"abc\""`: the id as it appears on the wire, for messages and logs.
 [[nodiscard]] std::string toString(const RequestId& id);
 
+/// \brief The id as JSON (a number or a string), as it goes on the wire.
+[[nodiscard]] nlohmann::json toJson(const RequestId& id);
+
 /// \brief A call that expects a response.
 struct Request {
     RequestId id;
