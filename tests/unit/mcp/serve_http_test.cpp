@@ -55,6 +55,45 @@ TEST_CASE("http rules: POST bodies, error bodies and session ids", "[mcp][http]"
     CHECK(broken.error().code == -32700);
     CHECK_FALSE(detail::inspectPost("[]"));
     CHECK_FALSE(detail::inspectPost("42"));
+    const auto deep = detail::inspectPost(std::string(100000, '[') + std::string(100000, ']'));
+    REQUIRE_FALSE(deep);  // a batch too deep to read is refused, not a crash
+    CHECK(deep.error().status == 400);
+}
+
+TEST_CASE("http rules: one message is read without building it, as the document would be", "[mcp][http]") {
+    const auto modern = detail::inspectPost(
+        R"({"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"echo",)"
+        R"("arguments":{"_meta":{"io.modelcontextprotocol/protocolVersion":"no"}},)"
+        R"("_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})");
+    REQUIRE(modern);
+    CHECK(modern->claimsModern);
+    CHECK_FALSE(modern->batch);
+    REQUIRE(modern->requests.size() == 1);
+    CHECK(modern->requests[0] == mcp::RequestId(std::string("x")));
+    // The key only counts in params._meta, and the last member of a name wins.
+    const auto nested =
+        detail::inspectPost(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"_meta":)"
+                            R"({"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}})");
+    REQUIRE(nested);
+    CHECK_FALSE(nested->claimsModern);
+    CHECK(nested->requests.at(0) == mcp::RequestId(std::int64_t{7}));
+    const auto replaced = detail::inspectPost(
+        R"({"id":1,"method":"x","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},)"
+        R"("_meta":{}},"id":{"no":1}})");
+    REQUIRE(replaced);
+    CHECK_FALSE(replaced->claimsModern);
+    CHECK(replaced->requests.empty());  // its last id is no request id
+    // Not requests: a response, a notification, a method that is not a string.
+    for (const char* body : {R"({"jsonrpc":"2.0","id":3,"result":{}})", R"({"jsonrpc":"2.0","method":"n"})",
+                             R"({"id":3,"method":5})"}) {
+        const auto read = detail::inspectPost(body);
+        REQUIRE(read);
+        CHECK(read->requests.empty());
+        CHECK_FALSE(read->initialize);
+    }
+    const auto truncated = detail::inspectPost(R"({"jsonrpc":"2.0","id":1,"method":"initialize")");
+    REQUIRE_FALSE(truncated);
+    CHECK(truncated.error().code == -32700);
 
     const auto body = json::parse(detail::errorBody(-32700, "Parse error"));
     CHECK(body["jsonrpc"] == "2.0");

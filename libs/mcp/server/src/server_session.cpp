@@ -597,6 +597,15 @@ Task<void> ServerSession::close() {
     (void)co_await state->calls.join();
 }
 
+bool ServerSession::closeIfIdle() {
+    if (state_->calls.size() != 0) {
+        return false;
+    }
+    state_->endListens();
+    state_->closed = true;
+    return true;
+}
+
 bool ServerSession::initialized() const noexcept {
     return state_->initialized;
 }

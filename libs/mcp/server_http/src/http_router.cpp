@@ -267,8 +267,10 @@ using Clock = std::chrono::steady_clock;
 void HttpSessions::close(const std::shared_ptr<HttpSession>& session) {
     sessions.erase(session->id());
     session->end();
-    auto core = session->core;
-    closers.spawn(core->close());
+    if (!session->core->closeIfIdle()) {
+        auto core = session->core;
+        closers.spawn(core->close());
+    }
 }
 
 Reply refusal(const Refusal& refused, const std::optional<RequestId>& id) {

@@ -11,6 +11,7 @@
 
 #include "reagent/core/untrusted_json.hpp"
 #include "reagent/http/http_headers.hpp"
+#include "reagent/mcp/envelope.hpp"
 #include "reagent/mcp/protocol_version.hpp"
 
 namespace reagent::mcp::detail {
@@ -72,7 +73,118 @@ std::optional<Refusal> checkProtocolVersion(std::optional<std::string_view> head
                        "' (supported versions: " + list + ")"};
 }
 
-expected<PostBody, Refusal> inspectPost(std::string_view body) {
+namespace {
+
+// What inspectPost needs of a body that is one message, read from the parser's events without building
+// the document (the session's core parses the message whole once more). As the document would, a
+// member named twice counts by its last value.
+class MessagePeek {
+  public:
+    enum class Top { none, object, array, scalar };
+    Top top = Top::none;
+    std::optional<RequestId> id;
+    std::optional<std::string> method;
+    bool claimsModern = false;
+
+    bool null() { return scalar(Value::other); }
+    bool boolean(bool) { return scalar(Value::other); }
+    bool number_integer(nlohmann::json::number_integer_t value) {
+        number_ = value;
+        return scalar(Value::integer);
+    }
+    bool number_unsigned(nlohmann::json::number_unsigned_t value) {
+        number_ = static_cast<std::int64_t>(value);
+        return scalar(Value::integer);
+    }
+    bool number_float(nlohmann::json::number_float_t, const nlohmann::json::string_t&) {
+        return scalar(Value::other);
+    }
+    bool string(nlohmann::json::string_t& value) {
+        text_ = &value;
+        return scalar(Value::text);
+    }
+    bool binary(nlohmann::json::binary_t&) { return scalar(Value::other); }
+    bool key(nlohmann::json::string_t& value) {
+        if (depth_ == 1) {
+            key_ = value;
+            if (key_ == "params") {
+                claimsModern = false;  // a later params replaces an earlier one
+            }
+        } else if (depth_ == 2 && inParams_) {
+            paramsKey_ = value;
+            if (paramsKey_ == "_meta") {
+                claimsModern = false;
+            }
+        } else if (depth_ == 3 && inMeta_ && value == kMetaProtocolVersion) {
+            claimsModern = true;
+        }
+        return true;
+    }
+    bool start_object(std::size_t) {
+        if (depth_ == 0) {
+            top = Top::object;
+        } else if (depth_ == 1) {
+            member(Value::other);
+            inParams_ = key_ == "params";
+        } else if (depth_ == 2 && inParams_) {
+            inMeta_ = paramsKey_ == "_meta";
+        }
+        ++depth_;
+        return true;
+    }
+    bool start_array(std::size_t) {
+        if (depth_ == 0) {
+            top = Top::array;
+        } else if (depth_ == 1) {
+            member(Value::other);
+        }
+        ++depth_;
+        return true;
+    }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+  private:
+    enum class Value { integer, text, other };
+    bool scalar(Value kind) {
+        if (depth_ == 0) {
+            top = Top::scalar;
+        } else if (depth_ == 1) {
+            member(kind);
+        }
+        return true;
+    }
+    // A top-level member's value: the id and the method when they are of their types.
+    void member(Value kind) {
+        if (key_ == "id") {
+            id = kind == Value::integer ? std::optional<RequestId>(number_)
+                 : kind == Value::text  ? std::optional<RequestId>(*text_)
+                                        : std::nullopt;
+        } else if (key_ == "method") {
+            method = kind == Value::text ? std::optional<std::string>(*text_) : std::nullopt;
+        }
+    }
+    bool close() {
+        --depth_;
+        if (depth_ == 1) {
+            inParams_ = false;
+        } else if (depth_ == 2) {
+            inMeta_ = false;
+        }
+        return true;
+    }
+    std::size_t depth_ = 0;
+    std::string key_;
+    std::string paramsKey_;
+    bool inParams_ = false;
+    bool inMeta_ = false;
+    std::int64_t number_ = 0;
+    const nlohmann::json::string_t* text_ = nullptr;
+};
+
+// A body that is not one well-formed message object: a batch, a scalar, or not JSON (the refusal).
+expected<PostBody, Refusal> inspectWhole(std::string_view body) {
     const auto read = parseUntrustedJson(body);
     if (!read) {
         return unexpected(Refusal{
@@ -103,8 +215,8 @@ expected<PostBody, Refusal> inspectPost(std::string_view body) {
         const auto params = parsed.find("params");
         if (params != parsed.end() && params->is_object()) {
             const auto meta = params->find("_meta");
-            post.claimsModern = meta != params->end() && meta->is_object() &&
-                                meta->contains("io.modelcontextprotocol/protocolVersion");
+            post.claimsModern =
+                meta != params->end() && meta->is_object() && meta->contains(kMetaProtocolVersion);
         }
     }
     if (parsed.is_array()) {
@@ -126,6 +238,22 @@ expected<PostBody, Refusal> inspectPost(std::string_view body) {
             Refusal{400, kInvalidRequest,
                     "Invalid Request: the body must be a JSON-RPC message (an object) or a batch"});
     }
+    return post;
+}
+
+}  // namespace
+
+expected<PostBody, Refusal> inspectPost(std::string_view body) {
+    MessagePeek peek;
+    if (!nlohmann::json::sax_parse(body.begin(), body.end(), &peek) || peek.top != MessagePeek::Top::object) {
+        return inspectWhole(body);
+    }
+    PostBody post;
+    if (peek.method && peek.id) {
+        post.requests.push_back(std::move(*peek.id));
+        post.initialize = *peek.method == "initialize";
+    }
+    post.claimsModern = peek.claimsModern;
     return post;
 }
 

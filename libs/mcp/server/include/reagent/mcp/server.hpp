@@ -217,6 +217,10 @@ class ServerSession {
 
     /// \brief Cancels every call in flight, waits for them to end, and sends nothing more. Idempotent.
     [[nodiscard]] Task<void> close();
+    /// \brief Closes at once, as `close` would, when no call runs: true. False, and nothing changes, while
+    /// one runs (then `close`). Spares a server that closes a session per request (a 2026-07-28 POST) a
+    /// coroutine per close.
+    [[nodiscard]] bool closeIfIdle();
 
     /// \brief True once `initialize` was answered.
     [[nodiscard]] bool initialized() const noexcept;
