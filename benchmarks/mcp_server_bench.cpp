@@ -18,7 +18,10 @@
 // printed with the ratio SDK / reagent per transport and revision (above 1: reagent's server is faster),
 // and reagent's 2026 call against its 2025 one (at most 1: a stateless call costs no more).
 //
-//   mcp_server_bench [--runs N=3] [--warmup N=200] [--calls N=2000] [--smoke]
+//   mcp_server_bench [--runs N=3] [--warmup N=200] [--calls N=2000] [--smoke] [--only NAME,NAME...]
+//
+// --only: the servers named, as the table names them ("reagent stdio,reagent stdio 2026"), e.g. for a
+// profiler; the ratios need both of their servers.
 
 #include <fcntl.h>
 #include <signal.h>
@@ -63,6 +66,7 @@ struct Settings {
     int runs = 3;
     int warmup = 200;
     int calls = 2000;
+    std::string only;  // comma-separated servers to measure (e.g. for a profiler); empty: all eight
 };
 
 mcp::Server echoServer() {
@@ -263,18 +267,31 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
         if (flag == "--smoke") {
-            settings = Settings{1, 20, 100};
+            settings.runs = 1;
+            settings.warmup = 20;
+            settings.calls = 100;
         } else if (i + 1 < argc && flag == "--runs") {
             settings.runs = std::atoi(argv[++i]);
         } else if (i + 1 < argc && flag == "--warmup") {
             settings.warmup = std::atoi(argv[++i]);
         } else if (i + 1 < argc && flag == "--calls") {
             settings.calls = std::atoi(argv[++i]);
+        } else if (i + 1 < argc && flag == "--only") {
+            settings.only = argv[++i];
         }
     }
-    const std::vector<std::string> servers = {"reagent stdio",     "sdk stdio",          "reagent http",
-                                              "sdk http",          "reagent stdio 2026", "sdk2 stdio 2026",
-                                              "reagent http 2026", "sdk2 http 2026"};
+    std::vector<std::string> servers = {"reagent stdio",     "sdk stdio",          "reagent http",
+                                        "sdk http",          "reagent stdio 2026", "sdk2 stdio 2026",
+                                        "reagent http 2026", "sdk2 http 2026"};
+    if (!settings.only.empty()) {
+        std::erase_if(servers, [&](const std::string& name) {
+            return ("," + settings.only + ",").find("," + name + ",") == std::string::npos;
+        });
+        if (servers.empty()) {
+            std::fprintf(stderr, "mcp_server_bench: --only names none of the servers\n");
+            return 2;
+        }
+    }
     std::map<std::string, std::vector<double>> medians;
     std::map<std::string, std::vector<double>> rates;
     std::printf(
@@ -302,6 +319,9 @@ int main(int argc, char** argv) {
     for (const std::string transport : {"stdio", "http"}) {
         const double ours = median(medians["reagent " + transport]);
         const double theirs = median(medians["sdk " + transport]);
+        if (ours == 0 || theirs == 0) {
+            continue;  // not measured (--only)
+        }
         std::printf(
             "%s: reagent's server %.2fx the SDK server's speed (median latency SDK / reagent), "
             "calls/s %.2fx\n",
@@ -311,6 +331,9 @@ int main(int argc, char** argv) {
     for (const std::string transport : {"stdio", "http"}) {
         const double ours = median(medians["reagent " + transport + " 2026"]);
         const double theirs = median(medians["sdk2 " + transport + " 2026"]);
+        if (ours == 0 || theirs == 0 || median(medians["reagent " + transport]) == 0) {
+            continue;
+        }
         std::printf(
             "%s 2026-07-28: reagent's server %.2fx the SDK v2 server's speed (median latency SDK / reagent); "
             "reagent's 2026 call costs %.2fx its 2025 one (median latency)\n",

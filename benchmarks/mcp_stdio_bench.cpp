@@ -16,7 +16,9 @@
 // `era` (MCP 2026-07-28): what choosing the era costs. Connecting (spawn, handshake, close) to
 // server-everything with `era` legacy (initialize at once) and automatic (a server/discover probe first,
 // answered with an error); and `tools/call add` against the SDK v2 server (tests/peers/mcp/sdk2_server.mjs,
-// dual-era) spoken to in each era: the 2026 envelope every request carries, against the handshake's session.
+// dual-era) spoken to in each era by reagent and by the SDK v2 client (sdk_client_bench.mjs --sdk 2, pinned
+// to 2026-07-28 or in the handshake era): the 2026 envelope every request carries, against the handshake's
+// session.
 //
 //   mcp_stdio_bench [--runs N=5] [--warmup N=200] [--calls N=1000] [--agent-runs N=1000]
 //                   [--only reagent,bare,sdk,agent,era] [--connects N=20] [--bare-socket] [--smoke]
@@ -91,12 +93,18 @@ mcp::ServerConfig everything() {
     return config;
 }
 
-// The SDK v2 server (dual-era) over stdio, spoken to in `era`.
+// The SDK v2 server (dual-era) over stdio.
+std::vector<std::string> sdk2Argv() {
+    return {REAGENT_NODE, std::string(REAGENT_MCP_NODE_MODULES) + "/../sdk2_server.mjs", "stdio", "serve"};
+}
+
+// The SDK v2 server, spoken to in `era`.
 mcp::ServerConfig sdk2(mcp::ProtocolEra era) {
+    const auto argv = sdk2Argv();
     mcp::ServerConfig config;
     config.name = "sdk2";
-    config.command = REAGENT_NODE;
-    config.args = {std::string(REAGENT_MCP_NODE_MODULES) + "/../sdk2_server.mjs", "stdio", "serve"};
+    config.command = argv.front();
+    config.args.assign(argv.begin() + 1, argv.end());
     config.era = era;
     return config;
 }
@@ -359,14 +367,16 @@ Figures bareClient(const Settings& settings, bool socketInput) {
     return summarize(std::move(latencies), cpu, wall);
 }
 
-// ---- 3. the official TypeScript SDK client
+// ---- 3. the official TypeScript SDK clients
 
-Figures sdkClient(const Settings& settings) {
+// `sdk` (sdk_client_bench.mjs's options, e.g. {"--sdk", "2"}) calling the server `server` starts.
+Figures sdkClient(const Settings& settings, std::vector<std::string> sdk,
+                  const std::vector<std::string>& server) {
     std::vector<std::string> argv = {
         REAGENT_NODE, REAGENT_SDK_BENCH_SCRIPT,        "--modules", REAGENT_MCP_NODE_MODULES,
-        "--warmup",   std::to_string(settings.warmup), "--calls",   std::to_string(settings.calls),
-        "--"};
-    const auto server = serverArgv();
+        "--warmup",   std::to_string(settings.warmup), "--calls",   std::to_string(settings.calls)};
+    argv.insert(argv.end(), sdk.begin(), sdk.end());
+    argv.emplace_back("--");
     argv.insert(argv.end(), server.begin(), server.end());
     std::string output;
     {
@@ -563,7 +573,7 @@ Settings parse(int argc, char** argv) {
 }
 
 void printFigures(const char* name, const Figures& f, const char* unit) {
-    std::printf("  %-24s median %8.1f us  p99 %8.1f us  %9.0f %s/s", name, f.median, f.p99, f.rate, unit);
+    std::printf("  %-26s median %8.1f us  p99 %8.1f us  %9.0f %s/s", name, f.median, f.p99, f.rate, unit);
     if (f.cpu > 0) {
         std::printf("  CPU here %6.1f us/%s", f.cpu, unit);
     }
@@ -595,6 +605,8 @@ int main(int argc, char** argv) {
         Series probedConnects;
         Series legacyCalls;
         Series modernCalls;
+        Series sdk2LegacyCalls;
+        Series sdk2ModernCalls;
         const Call add{"add", json{{"a", 5}, {"b", 3}}, "8"};
         for (int run = 1; run <= settings.runs; ++run) {
             std::printf("run %d\n", run);
@@ -611,7 +623,7 @@ int main(int argc, char** argv) {
                 }
             }
             if (wanted("sdk")) {
-                sdkSeries.runs.push_back(sdkClient(settings));
+                sdkSeries.runs.push_back(sdkClient(settings, {}, serverArgv()));
                 printFigures("TypeScript SDK client", sdkSeries.runs.back(), "call");
             }
             if (wanted("agent")) {
@@ -629,10 +641,16 @@ int main(int argc, char** argv) {
                 printFigures("connect, probe first", probedConnects.runs.back(), "connect");
                 legacyCalls.runs.push_back(
                     runTask(reagentClient(settings, sdk2(mcp::ProtocolEra::legacy), add)));
-                printFigures("SDK v2, handshake era", legacyCalls.runs.back(), "call");
+                printFigures("reagent, handshake era", legacyCalls.runs.back(), "call");
                 modernCalls.runs.push_back(
                     runTask(reagentClient(settings, sdk2(mcp::ProtocolEra::automatic), add)));
-                printFigures("SDK v2, 2026-07-28", modernCalls.runs.back(), "call");
+                printFigures("reagent, 2026-07-28", modernCalls.runs.back(), "call");
+                sdk2LegacyCalls.runs.push_back(
+                    sdkClient(settings, {"--sdk", "2", "--era", "legacy", "--tool", "add"}, sdk2Argv()));
+                printFigures("SDK v2 client, handshake", sdk2LegacyCalls.runs.back(), "call");
+                sdk2ModernCalls.runs.push_back(
+                    sdkClient(settings, {"--sdk", "2", "--era", "2026-07-28", "--tool", "add"}, sdk2Argv()));
+                printFigures("SDK v2 client, 2026-07-28", sdk2ModernCalls.runs.back(), "call");
             }
             if (!reagentSeries.empty() && !bareSeries.empty()) {
                 std::printf("  reagent/bare %.2fx",
@@ -690,8 +708,10 @@ int main(int argc, char** argv) {
         }
         summary("connect, handshake only", legacyConnects, "connect");
         summary("connect, probe first", probedConnects, "connect");
-        summary("SDK v2, handshake era", legacyCalls, "call");
-        summary("SDK v2, 2026-07-28", modernCalls, "call");
+        summary("reagent, handshake era", legacyCalls, "call");
+        summary("reagent, 2026-07-28", modernCalls, "call");
+        summary("SDK v2 client, handshake", sdk2LegacyCalls, "call");
+        summary("SDK v2 client, 2026-07-28", sdk2ModernCalls, "call");
         if (!legacyCalls.empty()) {
             std::printf(
                 "  connect probe-first/handshake-only %.3fx; a call in 2026-07-28/handshake era: "
@@ -700,6 +720,12 @@ int main(int argc, char** argv) {
                 modernCalls.medianOfMedians() / legacyCalls.medianOfMedians(),
                 modernCalls.median([](const Figures& x) { return x.cpu; }) /
                     legacyCalls.median([](const Figures& x) { return x.cpu; }));
+            std::printf(
+                "  SDK v2 client/reagent, same server: %.2fx in 2026-07-28, %.2fx in the handshake era; "
+                "the SDK v2 client's 2026-07-28/handshake: %.2fx\n",
+                sdk2ModernCalls.medianOfMedians() / modernCalls.medianOfMedians(),
+                sdk2LegacyCalls.medianOfMedians() / legacyCalls.medianOfMedians(),
+                sdk2ModernCalls.medianOfMedians() / sdk2LegacyCalls.medianOfMedians());
         }
         summary("agent, MCP echo", mcpAgentSeries, "run");
         summary("agent, in-process echo", localAgentSeries, "run");
