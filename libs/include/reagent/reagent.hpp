@@ -52,6 +52,7 @@
 #include "reagent/providers/provider_config.hpp"
 #include "reagent/providers/wire_format.hpp"
 #include "reagent/tools/adapt_function.hpp"
+#include "reagent/tools/described_schema.hpp"
 #include "reagent/tools/schema_validator.hpp"
 #include "reagent/tools/tool.hpp"
 #include "reagent/tools/tool_builder.hpp"

@@ -103,20 +103,11 @@ std::string typeName(const json& value) {
 }
 
 std::string pointer(const std::vector<std::string>& tokens) {
-    std::string text;
+    json::json_pointer path;
     for (const auto& token : tokens) {
-        text += '/';
-        for (const char c : token) {
-            if (c == '~') {
-                text += "~0";
-            } else if (c == '/') {
-                text += "~1";
-            } else {
-                text += c;
-            }
-        }
+        path /= token;  // escaped (~0, ~1) by to_string
     }
-    return text;
+    return path.to_string();
 }
 
 // The schema and value at `tokens`, following "properties" and "items" only; nulls when unknown.

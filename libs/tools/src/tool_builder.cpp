@@ -93,6 +93,21 @@ ToolBuilder& ToolBuilder::schema(json schema) {
     return *this;
 }
 
+ToolError detail::invalidArguments(const DecodeError& error) {
+    ToolError out{ToolErrc::invalid_arguments,
+                  "arguments do not match the tool's types: " + error.describe()};
+    out.details = json::array({json{{"path", error.path}, {"message", error.message}}});
+    return out;
+}
+
+void ToolBuilder::argumentsFrom(expected<nlohmann::json, SchemaError> schema) {
+    if (schema) {
+        argumentsSchema_ = std::move(*schema);
+    } else {
+        problems_.push_back("the arguments' struct: " + schema.error().describe());
+    }
+}
+
 ToolBuilder& ToolBuilder::outputSchema(nlohmann::json schema) {
     tool_.definition.outputSchema = std::move(schema);
     return *this;
@@ -162,7 +177,14 @@ ToolBuilder& ToolBuilder::declarationOnly() {
 expected<Tool, ToolError> ToolBuilder::build() const {
     Tool tool = tool_;
     std::vector<std::string> problems;
-    if (schema_) {
+    if (argumentsSchema_) {
+        tool.definition.inputSchema = *argumentsSchema_;
+        if (schema_ || !properties_.empty()) {
+            problems.emplace_back(
+                "typedHandler<Args> takes the schema of the described Args: param() and schema() would "
+                "write it twice");
+        }
+    } else if (schema_) {
         tool.definition.inputSchema = *schema_;
         if (!properties_.empty()) {
             problems.emplace_back(

@@ -22,8 +22,23 @@ struct SearchArgs {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SearchArgs, query, limit)
 
+enum class Order { newest, oldest };
+BOOST_DESCRIBE_ENUM(Order, newest, oldest)
+
+// Described: the schema comes from the struct.
+struct FindArgs {
+    std::string query;
+    std::optional<int> limit;
+    Order order = Order::newest;
+    static void annotate(Annotations<FindArgs>& a) {
+        a.member(&FindArgs::query, "What to look for", {{"minLength", 1}});
+    }
+};
+BOOST_DESCRIBE_STRUCT(FindArgs, (), (query, limit, order))
+
 }  // namespace builder_test
 
+using builder_test::FindArgs;
 using builder_test::SearchArgs;
 
 namespace {
@@ -199,6 +214,52 @@ TEST_CASE("a typed handler decodes its arguments", "[tools][builder]") {
         CHECK_THAT(result.error().message, Catch::StartsWith("arguments do not match the tool's types: "));
         CHECK_THAT(result.error().message, Catch::Contains("type must be string"));
     }
+}
+
+namespace {
+
+Task<ToolResult> find(FindArgs args, ToolContext) {
+    co_return args.query + " x" + std::to_string(args.limit.value_or(10)) +
+        (args.order == builder_test::Order::oldest ? " oldest" : " newest");
+}
+
+}  // namespace
+
+TEST_CASE("a typed handler of a described struct takes its schema from the struct", "[tools][builder]") {
+    const auto tool = ToolBuilder::create("find").description("Find.").typedHandler<FindArgs>(find).build();
+    REQUIRE(tool);
+    CHECK(tool->definition.inputSchema == *schemaOf<FindArgs>());
+    CHECK(tool->definition.inputSchema["properties"]["query"]["description"] == "What to look for");
+    CHECK(tool->definition.inputSchema["required"] == json{"query", "order"});
+
+    ToolRegistry registry;
+    REQUIRE(registry.add(*tool));
+    ToolExecutor executor(registry);
+    const auto ok = runCoro(
+        executor.executeOne(ToolCallRequest{"c1", "find", json{{"query", "cats"}, {"order", "oldest"}}}, 0));
+    REQUIRE(ok.succeeded());
+    CHECK(*ok.outcome == "cats x10 oldest");
+    // The schema, checked first, refuses what the struct cannot hold.
+    const auto refused =
+        runCoro(executor.executeOne(ToolCallRequest{"c2", "find", json{{"query", ""}, {"order", "up"}}}, 0));
+    REQUIRE_FALSE(refused.succeeded());
+    CHECK(refused.outcome.error().code == ToolErrc::invalid_arguments);
+
+    // Called directly (no validation first), the decoder names where the arguments go wrong.
+    const ToolResult direct = call(*tool, json{{"query", "cats"}, {"limit", "ten"}, {"order", "newest"}});
+    REQUIRE_FALSE(direct);
+    CHECK(direct.error().code == ToolErrc::invalid_arguments);
+    CHECK(direct.error().message ==
+          "arguments do not match the tool's types: at /limit: expected an integer, got a string (\"ten\")");
+    CHECK(direct.error().details.at(0).at("path") == "/limit");
+
+    const auto twice = ToolBuilder::create("find")
+                           .description("Find.")
+                           .param("query", "string", "What", {.required = true})
+                           .typedHandler<FindArgs>(find)
+                           .build();
+    REQUIRE_FALSE(twice);
+    CHECK_THAT(twice.error().message, Catch::Contains("would write it twice"));
 }
 
 TEST_CASE("adaptFunction wraps plain functions", "[tools][adapt]") {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "reagent/core/expected.hpp"
+#include "reagent/tools/described_schema.hpp"
 #include "reagent/tools/detail/typed_handler.hpp"
 #include "reagent/tools/tool.hpp"
 
@@ -57,12 +58,19 @@ class ToolBuilder {
     ToolBuilder& mode(ToolMode mode);
     ToolBuilder& sideEffect(bool value = true);
     ToolBuilder& handler(ToolHandler handler);
-    /// A handler that receives `Args` decoded (with nlohmann's `from_json`) from the validated arguments;
-    /// a decoding failure reaches the model as `invalid_arguments`. `fn(Args, ToolContext)` returns
-    /// `Task<ToolResult>`.
+    /// A handler that receives `Args` decoded from the validated arguments; `fn(Args, ToolContext)`
+    /// returns `Task<ToolResult>`. When `Args` is described (`BOOST_DESCRIBE_STRUCT`), the tool's schema
+    /// is `schemaOf<Args>()` (do not also call param() or schema()) and `decodeAs<Args>` decodes;
+    /// otherwise nlohmann's `from_json` decodes and param()/schema() give the schema. A decoding failure
+    /// reaches the model as `invalid_arguments`.
     template <class Args, class Fn>
     ToolBuilder& typedHandler(Fn fn) {
-        return handler(detail::TypedHandler<Args, Fn>{std::move(fn)});
+        if constexpr (tools::detail::kDescribedStruct<Args>) {
+            argumentsFrom(schemaOf<Args>());
+            return handler(detail::DescribedHandler<Args, Fn>{std::move(fn)});
+        } else {
+            return handler(detail::TypedHandler<Args, Fn>{std::move(fn)});
+        }
     }
     ToolBuilder& init(ToolHook hook);
     ToolBuilder& dispose(ToolHook hook);
@@ -74,10 +82,13 @@ class ToolBuilder {
 
   private:
     explicit ToolBuilder(std::string name);
+    // The schema of a described argument struct (typedHandler), or why it has none.
+    void argumentsFrom(expected<nlohmann::json, SchemaError> schema);
     Tool tool_;
     nlohmann::json properties_ = nlohmann::json::object();
     std::vector<std::string> required_;
     std::optional<nlohmann::json> schema_;
+    std::optional<nlohmann::json> argumentsSchema_;
     std::vector<std::string> problems_;
     bool declarationOnly_ = false;
 };

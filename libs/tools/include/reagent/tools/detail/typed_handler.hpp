@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "reagent/core/task.hpp"
+#include "reagent/tools/described_schema.hpp"
 #include "reagent/tools/tool.hpp"
 
 namespace reagent::tools::detail {
@@ -28,6 +29,27 @@ Task<ToolResult> invokeTyped(Fn fn, nlohmann::json args, ToolContext context) {
     }
     co_return co_await fn(std::move(decoded), std::move(context));
 }
+
+// `invalid_arguments` naming where the arguments are not an `Args` (tool_builder.cpp).
+[[nodiscard]] ToolError invalidArguments(const DecodeError& error);
+
+// As invokeTyped, for a described `Args`: decodeAs names the first mismatch by its JSON Pointer.
+template <class Args, class Fn>
+Task<ToolResult> invokeDescribed(Fn fn, nlohmann::json args, ToolContext context) {
+    auto decoded = decodeAs<Args>(args);
+    if (!decoded) {
+        co_return tl::make_unexpected(invalidArguments(decoded.error()));
+    }
+    co_return co_await fn(std::move(*decoded), std::move(context));
+}
+
+template <class Args, class Fn>
+struct DescribedHandler {
+    Fn fn;
+    Task<ToolResult> operator()(nlohmann::json args, ToolContext context) const {
+        return invokeDescribed<Args, Fn>(fn, std::move(args), std::move(context));
+    }
+};
 
 template <class Args, class Fn>
 struct TypedHandler {
