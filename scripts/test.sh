@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the formatting of every C++ file (clang-format, .clang-format), then builds reagent twice:
 # - clang, Release without optimisation, warnings as errors: the libraries, the CLI, the examples (run as
-#   tests), the benchmarks and the public-header check; then an install consumed by an out-of-tree project (find_package);
+#   tests), the benchmarks and the public-header check; then an install consumed by an out-of-tree
+#   project (find_package);
 # - g++ with AddressSanitizer + UndefinedBehaviorSanitizer, warnings as errors: every test, run once, here.
 # The tests run once, under the sanitizers: running them in the Release build as well took a third of a cold
 # run (docs/benchmarks.md, "CI time").

@@ -48,6 +48,7 @@ struct EventName {
     std::string operator()(const tools::ToolProgressed&) const { return "tool progressed"; }
     std::string operator()(const agent::ServerLogged&) const { return "server logged"; }
     std::string operator()(const agent::SubAgentEvent&) const { return "sub-agent event"; }
+    std::string operator()(const agent::OutputRejected&) const { return "output rejected"; }
 };
 
 int main() {

@@ -105,6 +105,9 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
         .withReasoning()
         .withApprovalHandler(terminalApproval(options.approveAll))
         .withMaxIterations(options.maxIterations);
+    if (!options.outputSchema.is_null()) {
+        builder.withOutputSchema(options.outputSchema);
+    }
     if (!options.memoryPath.empty()) {
         agent::MemoryConfig memoryConfig;
         memoryConfig.path = options.memoryPath;
@@ -202,7 +205,10 @@ void report(const agent::RunResult& result, const RunOptions& options, std::chro
         std::cout << dumpJson(out, 2) << "\n";
         return;
     }
-    if (result.success()) {
+    if (result.success() && !result.structuredOutput.is_null()) {
+        // The validated value, as JSON (escaped by the serializer: nothing raw reaches the terminal).
+        std::cout << dumpJson(result.structuredOutput, 2) << "\n";
+    } else if (result.success()) {
         // Model text, shown and never interpreted: no escape sequence reaches the terminal.
         std::cout << terminalSafe(result.output) << "\n";
     } else {

@@ -61,6 +61,9 @@ struct RunOptions {
     bool approveAll = false;
     /// `--pass-env NAME` (repeated): credential variables the shell and program tools' commands inherit.
     std::vector<std::string> passEnvironment;
+    /// `--output-schema FILE`: the JSON Schema the answer must match (read and checked before the run);
+    /// null: a text answer.
+    nlohmann::json outputSchema;
 };
 
 /// \brief What `reagent memory` was asked to do.

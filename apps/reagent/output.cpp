@@ -84,6 +84,12 @@ json toJson(const agent::RunResult& result) {
     if (const auto error = result.error()) {
         out["error"] = json{{"code", agent::toString(error->code)}, {"message", error->message}};
     }
+    if (!result.structuredOutput.is_null()) {
+        out["output"] = result.structuredOutput;  // --output-schema: the validated value, not its text
+    }
+    if (result.outputRetries > 0) {
+        out["outputRetries"] = result.outputRetries;
+    }
     if (const auto& answer = result.finalAnswer) {
         out["finalAnswer"] =
             json{{"output", answer->output},

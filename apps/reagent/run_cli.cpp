@@ -12,6 +12,8 @@
 #include "cli_options.hpp"
 #include "commands.hpp"
 #include "reagent/core/expected.hpp"
+#include "reagent/core/untrusted_json.hpp"
+#include "reagent/tools/schema_validator.hpp"
 #include "subcommands.hpp"
 
 namespace reagent::cli {
@@ -23,6 +25,7 @@ struct RunCommandLine {
     RunOptions options;
     std::vector<std::string> promptWords;
     std::string promptFile;
+    std::string outputSchemaFile;
     double timeoutSeconds = 0;
     int latencyMs = 0;
 };
@@ -75,11 +78,37 @@ reagent::expected<std::string, std::string> readPrompt(const std::vector<std::st
     return prompt;
 }
 
+// --output-schema FILE: a JSON Schema that compiles, or why not (a usage error).
+reagent::expected<nlohmann::json, std::string> readOutputSchema(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        return reagent::fail("--output-schema: cannot read '" + path + "'");
+    }
+    std::ostringstream text;
+    text << file.rdbuf();
+    auto schema = reagent::parseUntrustedJson(std::move(text).str());
+    if (!schema) {
+        return reagent::fail("--output-schema: '" + path + "' is not JSON: " + schema.error().message);
+    }
+    if (auto compiled = tools::SchemaValidator::compile(*schema); !compiled) {
+        return reagent::fail("--output-schema: '" + path + "': " + compiled.error().message);
+    }
+    return std::move(*schema);
+}
+
 int runFromCommandLine(boost::asio::io_context& io, RunCommandLine& line) {
     auto prompt = readPrompt(line.promptWords, line.promptFile);
     if (!prompt) {
         std::cerr << "reagent: " << prompt.error() << "\nRun with --help for more information.\n";
         return kExitUsage;
+    }
+    if (!line.outputSchemaFile.empty()) {
+        auto schema = readOutputSchema(line.outputSchemaFile);
+        if (!schema) {
+            std::cerr << "reagent: " << schema.error() << "\nRun with --help for more information.\n";
+            return kExitUsage;
+        }
+        line.options.outputSchema = std::move(*schema);
     }
     line.options.prompt = std::move(*prompt);
     if (line.timeoutSeconds > 0) {
@@ -119,6 +148,13 @@ Subcommand addRunCommand(CLI::App& app) {
                          "iterations, toolCalls, usage, error (no trace)");
     runCmd->add_flag("-q,--quiet", line->options.quiet, "Print only the answer (no trace, no summary)")
         ->excludes(jsonFlag);
+    runCmd
+        ->add_option(
+            "--output-schema", line->outputSchemaFile,
+            "A JSON Schema file: the answer must be a JSON value that matches it, and is printed as "
+            "JSON (with --json, as \"output\"). An answer that does not match goes back to the model "
+            "with the violations, twice at most; then the run fails (output_invalid)")
+        ->check(nonEmpty("a file path"));
     runCmd
         ->add_option("--demo-latency", line->latencyMs,
                      "Simulated latency in milliseconds of each turn of the offline demo provider")

@@ -138,6 +138,12 @@ void TracePrinter::print(const tools::ToolProgressed& event) {
     *out_ << "\n";
 }
 
+void TracePrinter::print(const agent::OutputRejected& event) {
+    *out_ << "  " << nest_ << "\u21bb answer does not match the output schema; asking again ("
+          << event.attempt
+          << "): " << oneLine(event.problems.empty() ? std::string() : event.problems.front(), 200) << "\n";
+}
+
 void TracePrinter::print(const agent::ServerLogged& event) {
     const std::string data = event.data.is_string() ? event.data.get<std::string>() : event.data.dump();
     *out_ << "  mcp " << oneLine(event.server) << " [" << oneLine(event.level) << "]: " << oneLine(data)

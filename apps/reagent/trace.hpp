@@ -37,6 +37,7 @@ class TracePrinter {
     void print(const tools::ToolProgressed& event);
     void print(const agent::ServerLogged& event);
     void print(const agent::SubAgentEvent& event);
+    void print(const agent::OutputRejected& event);
 
     std::ostream* out_;
     int turns_ = 0;

@@ -45,6 +45,10 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
                 continue;
             }
             const int iteration = call->iteration;
+            if (!call->rejectedOutput.empty()) {
+                events->emit(
+                    OutputRejected{iteration, loop->outputRetries(), std::move(call->rejectedOutput)});
+            }
             llm::ModelRequest request = std::move(call->request);
             if (events->listening()) {
                 // Only subscribers need the reply as it streams; without them the provider may skip it.
@@ -303,7 +307,20 @@ LoopConfig Agent::State::loopConfig() const {
     loop.systemPrompt = systemPrompt;
     loop.tools = offeredTools();
     loop.options = config.loop;
+    loop.output = output;
     return loop;
+}
+
+expected<nlohmann::json, AgentError> Agent::structuredAnswer(const RunResult& result) {
+    if (auto error = result.error()) {
+        return fail(std::move(*error));
+    }
+    if (result.structuredOutput.is_null()) {
+        return fail(AgentError{AgentErrc::invalid_config,
+                               "runAs needs an output schema: build the agent with withOutput<T>() (or "
+                               "withOutputSchema)"});
+    }
+    return result.structuredOutput;
 }
 
 Agent::Agent(std::shared_ptr<State> state) : state_(std::move(state)) {}

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "agent_state.hpp"
+#include "output_check.hpp"
 #include "reagent/core/settle.hpp"
 #include "recall_tool.hpp"
 #include "run_meta_tools.hpp"
@@ -167,6 +168,16 @@ AgentBuilder& AgentBuilder::withMaxTokens(int tokens) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withOutputSchema(nlohmann::json schema) {
+    config_.outputSchema = std::move(schema);
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withMaxOutputRetries(int retries) {
+    config_.loop.maxOutputRetries = retries;
+    return *this;
+}
+
 expected<Agent, AgentError> AgentBuilder::build() const {
     for (const auto& source : sources_) {
         if (source->opens()) {
@@ -231,6 +242,18 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
     if (loop.maxTokens && *loop.maxTokens < 1) {
         problems.push_back("maxTokens must be at least 1 (got " + std::to_string(*loop.maxTokens) + ")");
     }
+    if (loop.maxOutputRetries < 0) {
+        problems.push_back("maxOutputRetries must not be negative (got " +
+                           std::to_string(loop.maxOutputRetries) + ")");
+    }
+    std::optional<tools::SchemaValidator> output;
+    if (!config_.outputSchema.is_null()) {
+        if (auto compiled = tools::SchemaValidator::compile(config_.outputSchema)) {
+            output = std::move(*compiled);
+        } else {
+            problems.push_back("output schema: " + compiled.error().message);
+        }
+    }
     if (loop.temperature && *loop.temperature < 0.0) {
         problems.push_back("temperature must not be negative (got " + std::to_string(*loop.temperature) +
                            ")");
@@ -292,6 +315,7 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
     }
     auto state = std::make_shared<Agent::State>(std::move(config));
     state->episodic = std::move(episodic);
+    state->output = std::move(output);
     if (config_.reasoning) {
         state->systemPrompt = reactGuidance();
         if (!config_.systemPrompt.empty()) {
@@ -312,6 +336,12 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
                                    " meta-tool could not be registered: " + added.error().describe());
             }
         }
+    }
+    if (state->output) {
+        // Told in the system prompt: the schema goes with every call, as no provider constrains the reply
+        // yet.
+        const std::string guide = detail::outputGuide(config_.outputSchema, config_.reasoning);
+        state->systemPrompt += (state->systemPrompt.empty() ? "" : "\n\n") + guide;
     }
     if (state->config.toolsEnabled && settings.recall) {
         if (auto added = state->registry.add(recallTool(*state)); !added) {

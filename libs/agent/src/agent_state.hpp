@@ -40,6 +40,8 @@ struct Agent::State {
     SubscriptionId nextSubscription = 1;
     /// Restores the first source's workspace that has one to a checkpoint; empty without one.
     tools::CheckpointRollback rollback;
+    /// The output schema, compiled (`withOutputSchema`); none without one.
+    std::optional<tools::SchemaValidator> output;
 
     /// Calls every subscriber; a handler that throws is skipped, never the run.
     void emit(const AgentEvent& event) const;

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "output_check.hpp"
 #include "reagent/tools/tool_source.hpp"
 
 namespace reagent::agent {
@@ -12,6 +13,14 @@ namespace reagent::agent {
 namespace {
 
 constexpr const char* kSilentPlaceholder = "ok (silent tool; result not shown)";
+
+CallModel modelCall(llm::ModelRequest request, int iteration, std::vector<std::string> rejectedOutput = {}) {
+    CallModel call;
+    call.request = std::move(request);
+    call.iteration = iteration;
+    call.rejectedOutput = std::move(rejectedOutput);
+    return call;
+}
 
 // The model's arguments have been validated against the final-answer schema, but the loop does not
 // rely on it: anything unexpected is kept readable rather than dropped.
@@ -207,7 +216,7 @@ LoopAction ReactLoop::callModel() {
     llm::ModelRequest request = modelRequest();
     awaiting_ = Awaiting::model;
     const int iteration = iterations_++;
-    return CallModel{std::move(request), iteration};
+    return modelCall(std::move(request), iteration, std::exchange(rejection_, {}));
 }
 
 LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError> reply) {
@@ -545,11 +554,42 @@ RunResult ReactLoop::completeResult() {
 }
 
 LoopAction ReactLoop::finish(TerminatedBy reason, std::string output, std::string errorMessage) {
+    if (config_.output && isSuccess(reason)) {
+        auto checked = detail::checkOutput(*config_.output, output);
+        if (!checked) {
+            return rejectOutput(std::move(output), std::move(checked.error()));
+        }
+        result_.structuredOutput = std::move(*checked);
+    }
     awaiting_ = Awaiting::done;
     result_.output = std::move(output);
     result_.terminatedBy = reason;
     result_.errorMessage = std::move(errorMessage);
     return Finish{completeResult()};
+}
+
+LoopAction ReactLoop::rejectOutput(std::string output, std::vector<std::string> problems) {
+    result_.finalAnswer.reset();
+    const bool retriesLeft = result_.outputRetries < config_.options.maxOutputRetries;
+    if (!retriesLeft || iterations_ >= config_.options.maxIterations) {
+        std::string message = "the answer does not match the output schema";
+        message += retriesLeft
+                       ? " and the iteration limit (" + std::to_string(config_.options.maxIterations) +
+                             ") leaves no call to ask again"
+                       : " after " + std::to_string(result_.outputRetries) + " re-ask(s)";
+        for (std::size_t i = 0; i < problems.size(); ++i) {
+            message += (i == 0 ? ": " : "; ") + problems[i];
+        }
+        awaiting_ = Awaiting::done;
+        result_.output = std::move(output);
+        result_.terminatedBy = TerminatedBy::output_invalid;
+        result_.errorMessage = std::move(message);
+        return Fail{completeResult()};
+    }
+    ++result_.outputRetries;
+    messages_.push_back(llm::Message::user(detail::outputReask(problems)));
+    rejection_ = std::move(problems);
+    return callModel();
 }
 
 LoopAction ReactLoop::failWith(TerminatedBy reason, std::string message) {
@@ -572,7 +612,7 @@ LoopAction ReactLoop::proceed() {
         case Awaiting::start:
             return start();
         case Awaiting::model:
-            return CallModel{modelRequest(), std::max(iterations_ - 1, 0)};
+            return modelCall(modelRequest(), std::max(iterations_ - 1, 0));
         case Awaiting::tools:
             return RunTools{pending_, iterations_ - 1};
         case Awaiting::external:

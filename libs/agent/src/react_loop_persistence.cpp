@@ -62,6 +62,12 @@ nlohmann::json ReactLoop::save() const {
     if (result_.finalAnswer) {
         result["finalAnswer"] = toJson(*result_.finalAnswer);
     }
+    if (result_.outputRetries > 0) {
+        result["outputRetries"] = result_.outputRetries;
+    }
+    if (!result_.structuredOutput.is_null()) {
+        result["structuredOutput"] = result_.structuredOutput;
+    }
     return json{{"format", kStateFormat},
                 {"awaiting", awaitingName(static_cast<int>(awaiting_))},
                 {"iterations", iterations_},
@@ -133,7 +139,7 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         const auto reason =
             optionalField<std::string>(result, "terminatedBy", "state.result", "internal_error");
         bool reasonKnown = false;
-        for (int i = 0; i <= static_cast<int>(TerminatedBy::approval_required); ++i) {
+        for (int i = 0; i <= static_cast<int>(TerminatedBy::output_invalid); ++i) {
             if (toString(static_cast<TerminatedBy>(i)) == reason) {
                 out.terminatedBy = static_cast<TerminatedBy>(i);
                 reasonKnown = true;
@@ -151,6 +157,11 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         if (result.contains("finalAnswer")) {
             out.finalAnswer = finalAnswerFromJson(result["finalAnswer"], "state.result.finalAnswer");
         }
+        out.outputRetries = optionalField<int>(result, "outputRetries", "state.result", 0);
+        if (out.outputRetries < 0) {
+            throw StateError("state.result.outputRetries must not be negative");
+        }
+        out.structuredOutput = optionalField<json>(result, "structuredOutput", "state.result", nullptr);
     } catch (const StateError& error) {
         return fail(
             AgentError{AgentErrc::invalid_state, std::string("cannot resume the run: ") + error.what()});

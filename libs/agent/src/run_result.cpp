@@ -34,6 +34,8 @@ std::optional<AgentErrc> errorCode(TerminatedBy reason) noexcept {
             return AgentErrc::internal_error;
         case TerminatedBy::approval_required:
             return AgentErrc::approval_required;
+        case TerminatedBy::output_invalid:
+            return AgentErrc::output_invalid;
     }
     return AgentErrc::internal_error;
 }

@@ -138,6 +138,16 @@ AgentBuilder& AgentBuilder::withMaxTokens(int tokens) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withOutputSchema(nlohmann::json schema) {
+    base_.withOutputSchema(std::move(schema));
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withMaxOutputRetries(int retries) {
+    base_.withMaxOutputRetries(retries);
+    return *this;
+}
+
 AgentBuilder& AgentBuilder::withMaxConcurrentOpens(std::size_t opens) {
     base_.withMaxConcurrentOpens(opens);
     return *this;

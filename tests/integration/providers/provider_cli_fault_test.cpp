@@ -7,6 +7,8 @@
 #ifdef REAGENT_CLI_PATH
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -253,6 +255,75 @@ TEST_CASE("an HTML page answering a streamed request is described, not retried",
     CHECK(outcome.err.find("text/html") != std::string::npos);
     CHECK(outcome.err.find("captive portal") != std::string::npos);
     CHECK(peer.requests().size() == 1);
+}
+
+// A schema file for --output-schema, removed with the object.
+struct SchemaFile {
+    explicit SchemaFile(const std::string& text)
+        : path(std::filesystem::temp_directory_path() /
+               ("reagent-output-schema-" + std::to_string(::getpid()) + "-" + std::to_string(++count) +
+                ".json")) {
+        std::ofstream(path) << text;
+    }
+    ~SchemaFile() { std::filesystem::remove(path); }
+    SchemaFile(const SchemaFile&) = delete;
+    SchemaFile& operator=(const SchemaFile&) = delete;
+    std::filesystem::path path;
+    static inline int count = 0;
+};
+
+constexpr const char* kForecastSchema =
+    R"({"type":"object","properties":{"city":{"type":"string"},"celsius":{"type":"number"}},)"
+    R"("required":["city","celsius"],"additionalProperties":false})";
+
+TEST_CASE("run --output-schema prints the validated JSON after one re-ask, and fails at the bound",
+          "[integration][providers][cli][output]") {
+    const SchemaFile schema(kForecastSchema);
+    // The re-ask (it quotes the violations) gets a valid answer; the first question, prose.
+    ProviderPeer peer(json{{"rules",
+                            {{{"match", "does not match the required JSON Schema"},
+                              {"response", textBody(R"({"city":"Lyon","celsius":21.5})")}},
+                             {{"match", ""}, {"response", textBody("It is warm in Lyon.")}}}}});
+    const auto asJson = runAgainst(peer, {"--output-schema", schema.path.string(), "--json"}, "Weather?");
+    INFO(asJson.out << asJson.err);
+    REQUIRE(asJson.status == 0);
+    const json result = json::parse(asJson.out);
+    CHECK(result["output"] == json{{"city", "Lyon"}, {"celsius", 21.5}});
+    CHECK(result["outputRetries"] == 1);
+    CHECK(result["iterations"] == 2);
+    // The schema went with the question.
+    CHECK(peer.requests().at(0)["body"].get<std::string>().find("celsius") != std::string::npos);
+
+    const auto quiet = runAgainst(peer, {"--output-schema", schema.path.string(), "-q"}, "Weather?");
+    REQUIRE(quiet.status == 0);
+    CHECK(json::parse(quiet.out) == json{{"city", "Lyon"}, {"celsius", 21.5}});
+
+    ProviderPeer prose(json{{"rules", {{{"match", ""}, {"response", textBody("Warm, I think.")}}}}});
+    const auto failed = runAgainst(prose, {"--output-schema", schema.path.string(), "--json"}, "Weather?");
+    INFO(failed.err);
+    CHECK(failed.status == 1);
+    const json failure = json::parse(failed.out);
+    CHECK(failure["error"]["code"] == "output_invalid");
+    CHECK(failure["iterations"] == 3);
+    CHECK(prose.requests().size() == 3);
+}
+
+TEST_CASE("a bad --output-schema file is a usage error named before anything runs",
+          "[integration][providers][cli][output]") {
+    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", textBody("{}")}}}}});
+    const SchemaFile notJson("{\"type\": ");
+    const SchemaFile cycle(R"({"$ref":"#"})");
+    const SchemaFile notSchema(R"({"type":"object","minProperties":"x"})");
+    for (const auto* file : {&notJson, &cycle, &notSchema}) {
+        const auto outcome = runAgainst(peer, {"--output-schema", file->path.string()}, "Weather?");
+        INFO(outcome.err);
+        CHECK(outcome.status == 2);
+        CHECK(outcome.err.find("--output-schema: '" + file->path.string() + "'") != std::string::npos);
+    }
+    const auto missing = runAgainst(peer, {"--output-schema", "/nonexistent/schema.json"}, "Weather?");
+    CHECK(missing.status == 2);
+    CHECK(missing.err.find("cannot read") != std::string::npos);
+    CHECK(peer.requests().empty());
 }
 
 #endif

@@ -21,6 +21,7 @@
 #include "reagent/llm/model_request.hpp"
 #include "reagent/llm/provider.hpp"
 #include "reagent/llm/provider_error.hpp"
+#include "reagent/tools/described_schema.hpp"
 #include "reagent/tools/tool.hpp"
 #include "reagent/tools/tool_error.hpp"
 #include "reagent/tools/tool_source.hpp"
@@ -111,6 +112,18 @@ class Agent {
     [[nodiscard]] tools::Tool asTool(std::string name = {}, std::string description = {},
                                      std::chrono::milliseconds timeout = std::chrono::minutes(10)) const;
 
+    /// \brief Runs `prompt` and returns the answer as a `T` (decoded by `tools::decodeAs<T>` from
+    /// `RunResult::structuredOutput`). The agent needs an output schema: build it `withOutput<T>()`.
+    ///
+    /// \par Errors
+    /// The run's error when it did not succeed (`output_invalid` when the answer never matched the schema);
+    /// `invalid_config` when the agent has no output schema; `output_invalid` when the answer matched the
+    /// schema but does not decode as a `T` (a schema that is not `T`'s).
+    template <class T>
+    [[nodiscard]] Task<expected<T, AgentError>> runAs(std::string prompt) const {
+        return runAsImpl<T>(*this, std::move(prompt));
+    }
+
     /// \brief Adds a tool after build. Errors as `ToolRegistry::add`.
     [[nodiscard]] expected<void, tools::ToolError> registerTool(tools::Tool tool) const;
     /// \brief Removes a tool; false when absent or a meta-tool (`final-answer`, `task-complete`,
@@ -156,6 +169,24 @@ class Agent {
   private:
     friend class AgentBuilder;
     explicit Agent(std::shared_ptr<State> state);
+    // The structured answer of a finished run, or why there is none (runAs).
+    [[nodiscard]] static expected<nlohmann::json, AgentError> structuredAnswer(const RunResult& result);
+    template <class T>
+    static Task<expected<T, AgentError>> runAsImpl(Agent agent, std::string prompt) {
+        RunResult result = co_await agent.run(std::move(prompt));
+        auto answer = structuredAnswer(result);
+        if (!answer) {
+            co_return tl::make_unexpected(std::move(answer.error()));
+        }
+        auto decoded = tools::decodeAs<T>(*answer);
+        if (!decoded) {
+            AgentError error{AgentErrc::output_invalid,
+                             "the answer matched the output schema but is not the type asked for: " +
+                                 decoded.error().describe()};
+            co_return tl::make_unexpected(std::move(error));
+        }
+        co_return std::move(*decoded);
+    }
     std::shared_ptr<State> state_;
 };
 
@@ -217,6 +248,26 @@ class AgentBuilder {
     AgentBuilder& withEventHandler(EventHandler handler);
     AgentBuilder& withTemperature(double temperature);
     AgentBuilder& withMaxTokens(int tokens);
+    /// \brief The final answer must be a JSON value that matches `schema` (a JSON Schema object): it is
+    /// then `RunResult::structuredOutput`. Tools keep working: the schema constrains the answer, not the
+    /// tool turns. An answer that does not match goes back to the model with the violations, at most
+    /// `withMaxOutputRetries` times; past that the run fails with `output_invalid`. An invalid schema is
+    /// reported by `build()`.
+    AgentBuilder& withOutputSchema(nlohmann::json schema);
+    /// \brief `withOutputSchema(tools::schemaOf<T>())` for a struct described with `BOOST_DESCRIBE_STRUCT`;
+    /// read the answer as a `T` with `Agent::runAs<T>`.
+    template <class T>
+    AgentBuilder& withOutput() {
+        auto schema = tools::schemaOf<T>();
+        if (!schema) {
+            problems_.push_back("withOutput: the struct's schema: " + schema.error().describe());
+            return *this;
+        }
+        return withOutputSchema(std::move(*schema));
+    }
+    /// \brief How many times an answer that does not match the output schema is asked for again
+    /// (`LoopOptions::maxOutputRetries`, default 2; 0: never). Each re-ask is one model call.
+    AgentBuilder& withMaxOutputRetries(int retries);
     /// \brief The agent, or `AgentErrc::invalid_config` listing every problem (no provider, a tool that
     /// failed to build, duplicate tool names, a non-positive iteration limit, ...).
     [[nodiscard]] expected<Agent, AgentError> build() const;

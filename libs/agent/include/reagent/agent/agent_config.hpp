@@ -78,8 +78,10 @@ struct AgentConfig {
     /// Prepended as the system message; empty for none (with reasoning, a ReAct guide is added).
     std::string systemPrompt;
     /// The iteration limit and sampling options of every run (`withMaxIterations`, `withTemperature`,
-    /// `withMaxTokens`).
+    /// `withMaxTokens`, `withMaxOutputRetries`).
     LoopOptions loop;
+    /// The JSON Schema the final answer must match (`withOutputSchema`, `withOutput<T>`); null: any text.
+    nlohmann::json outputSchema;
     /// Whether tools are enabled at all.
     bool toolsEnabled = false;
     /// Whether the ReAct meta-tools (`final-answer`, and as `metaTools` says `task-complete` and

@@ -32,9 +32,13 @@ enum class AgentErrc {
     invalid_state,
     /// Calls that require approval wait for the caller's decision (see `RunResult::pendingApprovals`).
     approval_required,
+    /// The answer did not match the run's output schema, after every re-ask allowed; the message names the
+    /// first violations (`TerminatedBy::output_invalid`). From `Agent::runAs`, also an answer that
+    /// validated but does not decode as the type asked for.
+    output_invalid,
 };
 BOOST_DESCRIBE_ENUM(AgentErrc, invalid_config, provider_failed, max_iterations, cancelled, external_tool_call,
-                    internal_error, rollback_failed, invalid_state, approval_required)
+                    internal_error, rollback_failed, invalid_state, approval_required, output_invalid)
 
 [[nodiscard]] std::string_view toString(AgentErrc code) noexcept;
 

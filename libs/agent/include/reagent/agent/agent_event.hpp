@@ -94,6 +94,16 @@ struct ServerLogged {
     nlohmann::json data;
 };
 
+/// \brief The answer did not match the run's output schema (`AgentBuilder::withOutputSchema`) and goes back
+/// to the model with the violations: this event comes before that model call (`iteration`). `attempt` counts
+/// the re-asks of the run, from 1 to `LoopOptions::maxOutputRetries`. Model output: untrusted.
+struct OutputRejected {
+    int iteration = 0;
+    int attempt = 0;
+    /// One line per violation ("at /city: expected a string, got a number"), the first few.
+    std::vector<std::string> problems;
+};
+
 struct AgentEventBox;
 
 /// \brief An event of a run that a call of this run started (a sub-agent's, `withAgentTool` / `asTool`),
@@ -121,7 +131,7 @@ struct RunFinished {
 using AgentEvent =
     std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled, tools::ToolFailed,
                  RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed, MemoryWarning, ModelRetrying,
-                 tools::ToolProgressed, ServerLogged, SubAgentEvent>;
+                 tools::ToolProgressed, ServerLogged, SubAgentEvent, OutputRejected>;
 
 /// \brief Holds a nested event (`SubAgentEvent::inner`): a variant cannot hold itself directly.
 struct AgentEventBox {

@@ -16,6 +16,9 @@ struct LoopOptions {
     std::optional<double> temperature;
     /// Reply token limit of each model call; unset: the provider's default. Invariant: >= 1.
     std::optional<int> maxTokens;
+    /// With an output schema: how many times an answer that does not match it goes back to the model with
+    /// the validator's messages before the run fails with `output_invalid`. Invariant: >= 0. Default 2.
+    int maxOutputRetries = 2;
 };
 
 }  // namespace reagent::agent

@@ -12,6 +12,7 @@
 #include "reagent/core/expected.hpp"
 #include "reagent/llm/model_request.hpp"
 #include "reagent/llm/provider_error.hpp"
+#include "reagent/tools/schema_validator.hpp"
 #include "reagent/tools/tool_call.hpp"
 
 namespace reagent::agent {
@@ -31,6 +32,9 @@ struct LoopConfig {
     llm::ToolList tools;
     /// The iteration limit and sampling options.
     LoopOptions options;
+    /// The schema the final answer must match (`AgentBuilder::withOutputSchema`), compiled; none: any
+    /// text is an answer.
+    std::optional<tools::SchemaValidator> output;
 };
 
 /// \brief The loop's next step: ask the model.
@@ -38,6 +42,9 @@ struct CallModel {
     llm::ModelRequest request;
     /// 0-based index of this model call (the trip index of any calls it asks for).
     int iteration = 0;
+    /// When this call asks again for an answer that did not match the output schema: why it did not
+    /// (one line per violation, the first few); empty otherwise.
+    std::vector<std::string> rejectedOutput{};
 };
 
 /// \brief The loop's next step: run these tool calls and report their records.
@@ -64,6 +71,12 @@ using LoopAction = std::variant<CallModel, RunTools, Finish, Fail>;
 /// A reply without tool calls finishes with its text; a successful `final-answer` call finishes with
 /// its output; a batch of only silent calls finishes after dispatch; a declaration-only call stops the
 /// run for the caller; the iteration limit, a provider error or cancellation fail the run.
+///
+/// With an output schema (`LoopConfig::output`), an answer that ends the run must be a JSON value that
+/// validates (one fenced code block around it is accepted): it is then `RunResult::structuredOutput`.
+/// Otherwise the answer goes back to the model in a user message listing the violations (`CallModel::
+/// rejectedOutput`), at most `LoopOptions::maxOutputRetries` times and within the iteration limit; past
+/// that the run fails with `output_invalid`.
 ///
 /// `final-answer` and `task-complete` (when offered) end a batch where they stand: the calls before it in the
 /// reply run (the answer may report what they did); the calls after it are not run — `RunTools` leaves them
@@ -108,6 +121,8 @@ class ReactLoop {
     [[nodiscard]] int iterations() const noexcept { return iterations_; }
     /// \brief The iteration limit of this run.
     [[nodiscard]] int maxIterations() const noexcept { return config_.options.maxIterations; }
+    /// \brief Answers sent back for not matching the output schema so far.
+    [[nodiscard]] int outputRetries() const noexcept { return result_.outputRetries; }
     /// \brief Tokens used so far.
     [[nodiscard]] const llm::Usage& usage() const noexcept { return result_.usage; }
     /// \brief The calls whose results came back so far, in order.
@@ -176,8 +191,11 @@ class ReactLoop {
     void noteLastError(const std::vector<tools::ToolCallRecord>& records);
     [[nodiscard]] LoopAction callModel();
     [[nodiscard]] llm::ModelRequest modelRequest() const;
-    /// Ends with `output`; `errorMessage` only for an end that is not a success (external calls).
+    /// Ends with `output`; `errorMessage` only for an end that is not a success (external calls). With an
+    /// output schema, a successful end's answer is checked first, and may be asked for again.
     [[nodiscard]] LoopAction finish(TerminatedBy reason, std::string output, std::string errorMessage = {});
+    /// An answer that did not match the output schema: asked for again, or the run fails.
+    [[nodiscard]] LoopAction rejectOutput(std::string output, std::vector<std::string> problems);
     /// Ends without an answer (the last assistant text is the output).
     [[nodiscard]] LoopAction failWith(TerminatedBy reason, std::string message);
     [[nodiscard]] RunResult completeResult();
@@ -193,6 +211,8 @@ class ReactLoop {
     Awaiting awaiting_ = Awaiting::start;
     int iterations_ = 0;
     std::string lastText_;
+    /// Why the last answer did not match the output schema, for the re-ask's `CallModel`.
+    std::vector<std::string> rejection_;
     /// The batch handed out with the last `RunTools`.
     std::vector<tools::ToolCallRequest> pending_;
     /// Calls of the last reply that came after `final-answer`: recorded as `not_run`, never executed.

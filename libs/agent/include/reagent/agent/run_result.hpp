@@ -41,9 +41,13 @@ enum class TerminatedBy {
     /// Calls that require approval wait for the caller's decision (`AgentBuilder::withDeferredApproval`):
     /// see `pendingApprovals`, and resume with `Agent::resumeWith` and `ResumeInput::decisions`.
     approval_required,
+    /// The answer did not match the output schema (`AgentBuilder::withOutputSchema`), still after the
+    /// re-asks `LoopOptions::maxOutputRetries` allows; `errorMessage` names the first violations.
+    output_invalid,
 };
 BOOST_DESCRIBE_ENUM(TerminatedBy, final_answer, task_complete, end_turn, silent_tools, max_iterations,
-                    external_tool_calls, provider_error, cancelled, internal_error, approval_required)
+                    external_tool_calls, provider_error, cancelled, internal_error, approval_required,
+                    output_invalid)
 
 [[nodiscard]] std::string_view toString(TerminatedBy reason) noexcept;
 /// \brief True for the reasons that end a run with an answer: `final_answer`, `task_complete`, `end_turn`,
@@ -111,6 +115,12 @@ struct LastToolError {
 struct RunResult {
     /// The answer (final-answer output, or the last assistant text).
     std::string output;
+    /// With an output schema (`AgentBuilder::withOutputSchema`, `withOutput<T>`): the answer as the JSON
+    /// value that validated against it (defaults filled in). Null otherwise, and when the run failed.
+    nlohmann::json structuredOutput;
+    /// Answers that did not match the output schema and went back to the model (each re-ask is one more
+    /// model call, counted in `iterations` and `usage`).
+    int outputRetries = 0;
     /// Why the run ended. Default `internal_error`: a result no run filled in is not a success.
     TerminatedBy terminatedBy = TerminatedBy::internal_error;
     /// For a run that did not succeed: what went wrong, a sentence a person can act on (`error()` carries

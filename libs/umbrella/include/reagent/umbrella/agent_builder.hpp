@@ -90,6 +90,15 @@ class AgentBuilder {
     AgentBuilder& withEventHandler(agent::EventHandler handler);
     AgentBuilder& withTemperature(double temperature);
     AgentBuilder& withMaxTokens(int tokens);
+    /// \brief The answer must match `schema` (see `agent::AgentBuilder::withOutputSchema`).
+    AgentBuilder& withOutputSchema(nlohmann::json schema);
+    /// \brief The answer must be a `T`, a described struct (see `agent::AgentBuilder::withOutput`).
+    template <class T>
+    AgentBuilder& withOutput() {
+        base_.withOutput<T>();
+        return *this;
+    }
+    AgentBuilder& withMaxOutputRetries(int retries);
     /// \brief Tool sources (MCP servers) started at once by `buildAsync()`. Default 4.
     AgentBuilder& withMaxConcurrentOpens(std::size_t opens);
     /// \brief Uses an MCP server's tools, registered as `<server name>/<tool>`, over any transport
