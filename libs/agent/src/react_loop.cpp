@@ -580,11 +580,7 @@ LoopAction ReactLoop::rejectOutput(std::string output, std::vector<std::string> 
         for (std::size_t i = 0; i < problems.size(); ++i) {
             message += (i == 0 ? ": " : "; ") + problems[i];
         }
-        awaiting_ = Awaiting::done;
-        result_.output = std::move(output);
-        result_.terminatedBy = TerminatedBy::output_invalid;
-        result_.errorMessage = std::move(message);
-        return Fail{completeResult()};
+        return failWith(TerminatedBy::output_invalid, std::move(message), std::move(output));
     }
     ++result_.outputRetries;
     messages_.push_back(llm::Message::user(detail::outputReask(problems)));
@@ -592,9 +588,9 @@ LoopAction ReactLoop::rejectOutput(std::string output, std::vector<std::string> 
     return callModel();
 }
 
-LoopAction ReactLoop::failWith(TerminatedBy reason, std::string message) {
+LoopAction ReactLoop::failWith(TerminatedBy reason, std::string message, std::optional<std::string> output) {
     awaiting_ = Awaiting::done;
-    result_.output = lastText_;
+    result_.output = output ? std::move(*output) : lastText_;
     result_.terminatedBy = reason;
     result_.errorMessage = std::move(message);
     return Fail{completeResult()};

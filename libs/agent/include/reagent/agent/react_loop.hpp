@@ -196,8 +196,9 @@ class ReactLoop {
     [[nodiscard]] LoopAction finish(TerminatedBy reason, std::string output, std::string errorMessage = {});
     /// An answer that did not match the output schema: asked for again, or the run fails.
     [[nodiscard]] LoopAction rejectOutput(std::string output, std::vector<std::string> problems);
-    /// Ends without an answer (the last assistant text is the output).
-    [[nodiscard]] LoopAction failWith(TerminatedBy reason, std::string message);
+    /// Ends without an answer; the output is `output` when given, else the last assistant text.
+    [[nodiscard]] LoopAction failWith(TerminatedBy reason, std::string message,
+                                      std::optional<std::string> output = std::nullopt);
     [[nodiscard]] RunResult completeResult();
 
     LoopConfig config_;
