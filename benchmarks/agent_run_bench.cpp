@@ -2,7 +2,8 @@
 // tool, on a reused io_context. No I/O and no sleeping: this is the runtime's own overhead per run.
 // Then what a typed answer costs: the same run answering a 1 KB JSON value of a nested described struct,
 // without and with its output schema (withOutput<Report>), and the two parts apart (the schema check,
-// decodeAs).
+// decodeAs); the answer streamed to a subscriber, without and with the schema (PartialOutput events); and
+// the cost of the schema in each wire format's request body.
 
 #include <benchmark/benchmark.h>
 
@@ -15,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "reagent/reagent.hpp"
@@ -188,6 +190,120 @@ void BM_DecodeReport(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_DecodeReport)->Unit(benchmark::kMicrosecond);
+
+// ---- Streaming a typed answer: the 1 KB answer streamed in 16-byte pieces to a subscriber, with and
+// without the schema (with it, each piece may also heal the partial value into a PartialOutput event).
+
+class StreamingModel final : public llm::Provider {
+  public:
+    std::string_view name() const noexcept override { return "streaming"; }
+    Task<expected<llm::ModelReply, llm::ProviderError>> complete(llm::ModelRequest request) override {
+        const std::string& answer = reportAnswer();
+        if (request.onDelta) {
+            llm::StreamDelta delta;
+            for (std::size_t at = 0; at < answer.size(); at += 16) {
+                delta.text.assign(answer, at, 16);
+                request.onDelta(delta);
+            }
+        }
+        llm::ModelReply reply;
+        reply.text = answer;
+        co_return reply;
+    }
+};
+
+void streamReport(benchmark::State& state, bool structured) {
+    auto builder = agent::Agent::create();
+    builder.withProvider(std::make_shared<StreamingModel>());
+    if (structured) {
+        builder.withOutput<Report>();
+    }
+    std::size_t partials = 0;
+    builder.withEventHandler([&](const agent::AgentEvent& event) {
+        partials += std::holds_alternative<agent::PartialOutput>(event) ? 1 : 0;
+    });
+    const agent::Agent agent = std::move(*builder.build());
+    boost::asio::io_context io;
+    for (auto _ : state) {
+        std::optional<agent::RunResult> result;
+        boost::asio::co_spawn(io, agent.run("Report"),
+                              [&](std::exception_ptr, agent::RunResult value) { result = std::move(value); });
+        io.run();
+        io.restart();
+        if (!result || !result->success()) {
+            state.SkipWithError("the run did not end as scripted");
+        }
+    }
+    state.counters["partials/run"] =
+        benchmark::Counter(static_cast<double>(partials), benchmark::Counter::kAvgIterations);
+}
+
+void BM_AgentRunReportStreamedText(benchmark::State& state) {
+    streamReport(state, false);
+}
+BENCHMARK(BM_AgentRunReportStreamedText)->Unit(benchmark::kMicrosecond);
+
+void BM_AgentRunReportStreamedStructured(benchmark::State& state) {
+    streamReport(state, true);
+}
+BENCHMARK(BM_AgentRunReportStreamedStructured)->Unit(benchmark::kMicrosecond);
+
+// Encodes `request` in `format` on each iteration (its tools encoded once, as a provider caches them).
+void measureEncode(benchmark::State& state, const providers::WireFormat& format,
+                   const llm::ModelRequest& request) {
+    providers::CodecOptions options;
+    options.model = format.defaultModel;
+    const providers::EncodedTools tools = format.encodeTools(request.tools, options);
+    for (auto _ : state) {
+        auto encoded = format.encodeRequest(request, options, tools);
+        benchmark::DoNotOptimize(encoded);
+    }
+    state.SetLabel(format.name);
+}
+
+// ---- The native structured-output field: encoding the second request of the report run (a tool call and
+// its result in the history, one tool) in each wire format, without and with the Report schema.
+void encodeReport(benchmark::State& state, bool withOutput) {
+    const auto kind = static_cast<providers::ProviderKind>(state.range(0));
+    const providers::WireFormat& format = providers::wire::forKind(kind);
+    llm::ModelRequest request;
+    request.tools = {llm::ToolSpec{
+        "echo", "Echo the text back",
+        json{{"type", "object"}, {"properties", {{"text", {{"type", "string"}}}}}, {"required", {"text"}}}}};
+    request.messages = {llm::Message::user("Report"),
+                        llm::Message::assistant("", {llm::ToolCall{"call_1", "echo", {{"text", "hello"}}}}),
+                        llm::Message::toolResult("call_1", "echo", "hello")};
+    if (withOutput) {
+        request.output = std::make_shared<const llm::OutputFormat>(
+            llm::OutputFormat{"report", *tools::schemaOf<Report>()});
+    }
+    measureEncode(state, format, request);
+}
+
+void BM_EncodeRequestPlain(benchmark::State& state) {
+    encodeReport(state, false);
+}
+BENCHMARK(BM_EncodeRequestPlain)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
+void BM_EncodeRequestWithOutput(benchmark::State& state) {
+    encodeReport(state, true);
+}
+BENCHMARK(BM_EncodeRequestWithOutput)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
+// The cost of an image in every request of a run: a 1 MiB PNG attached to the prompt, encoded (base64 into
+// the body) in each wire format, beside the plain request above.
+void BM_EncodeRequestWithImage(benchmark::State& state) {
+    const auto kind = static_cast<providers::ProviderKind>(state.range(0));
+    const providers::WireFormat& format = providers::wire::forKind(kind);
+    std::string bytes = "\x89PNG\r\n\x1a\n";
+    bytes.resize(1024 * 1024, 'p');
+    llm::ModelRequest request;
+    request.messages = {
+        llm::Message::user("What is in the photo?", {*llm::Attachment::fromBytes(std::move(bytes))})};
+    measureEncode(state, format, request);
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 1024 * 1024);
+}
+BENCHMARK(BM_EncodeRequestWithImage)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -44,8 +44,8 @@ agent::ReactLoop loopAfter(int turns) {
     return loop;
 }
 
-void BM_SaveRunState(benchmark::State& state) {
-    const agent::ReactLoop loop = loopAfter(static_cast<int>(state.range(0)));
+// Saves `loop` as JSON text on each iteration; the counter is the text's size.
+void measureSave(benchmark::State& state, const agent::ReactLoop& loop) {
     std::size_t bytes = 0;
     for (auto _ : state) {
         std::string text = loop.save().dump();
@@ -53,6 +53,10 @@ void BM_SaveRunState(benchmark::State& state) {
         benchmark::DoNotOptimize(text);
     }
     state.counters["state_bytes"] = static_cast<double>(bytes);
+}
+
+void BM_SaveRunState(benchmark::State& state) {
+    measureSave(state, loopAfter(static_cast<int>(state.range(0))));
 }
 BENCHMARK(BM_SaveRunState)->Arg(1)->Arg(10)->Arg(50)->Unit(benchmark::kMicrosecond);
 
@@ -69,6 +73,39 @@ void BM_RestoreRunState(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_RestoreRunState)->Arg(1)->Arg(10)->Arg(50)->Unit(benchmark::kMicrosecond);
+
+// ---- A run whose prompt carries an image of `range(0)` KiB (PNG bytes), saved inline (base64) and restored
+// (decoded and its type checked again), beside the same run without it (Arg 0).
+agent::ReactLoop loopWithImage(std::size_t kib) {
+    std::vector<llm::Attachment> attachments;
+    if (kib > 0) {
+        std::string bytes = "\x89PNG\r\n\x1a\n";
+        bytes.resize(kib * 1024, 'p');
+        attachments.push_back(*llm::Attachment::fromBytes(std::move(bytes), "photo.png"));
+    }
+    agent::ReactLoop loop(loopConfig(), {},
+                          llm::Message::user("What is in the photo?", std::move(attachments)));
+    (void)loop.start();
+    return loop;
+}
+
+void BM_SaveRunStateWithImage(benchmark::State& state) {
+    measureSave(state, loopWithImage(static_cast<std::size_t>(state.range(0))));
+}
+BENCHMARK(BM_SaveRunStateWithImage)->Arg(0)->Arg(100)->Arg(1024)->Unit(benchmark::kMicrosecond);
+
+void BM_RestoreRunStateWithImage(benchmark::State& state) {
+    const std::string text = loopWithImage(static_cast<std::size_t>(state.range(0))).save().dump();
+    for (auto _ : state) {
+        auto restored = agent::ReactLoop::restore(loopConfig(), json::parse(text));
+        if (!restored) {
+            state.SkipWithError("the saved state did not restore");
+            break;
+        }
+        benchmark::DoNotOptimize(restored);
+    }
+}
+BENCHMARK(BM_RestoreRunStateWithImage)->Arg(0)->Arg(100)->Arg(1024)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

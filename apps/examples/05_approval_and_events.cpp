@@ -49,6 +49,7 @@ struct EventName {
     std::string operator()(const agent::ServerLogged&) const { return "server logged"; }
     std::string operator()(const agent::SubAgentEvent&) const { return "sub-agent event"; }
     std::string operator()(const agent::OutputRejected&) const { return "output rejected"; }
+    std::string operator()(const agent::PartialOutput&) const { return "partial output"; }
 };
 
 int main() {

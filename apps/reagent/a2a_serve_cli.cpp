@@ -61,7 +61,8 @@ Subcommand addA2aServeCommand(CLI::App& app) {
     serveCmd
         ->add_option("--pass-env", line->options.agent.passEnvironment,
                      "A credential variable the commands inherit (as for run)")
-        ->type_name("NAME");
+        ->type_name("NAME")
+        ->allow_extra_args(false);  // one value per occurrence: the words after it stay the prompt
     serveCmd->add_flag(
         "-y,--yes", line->options.agent.approveAll,
         "Approve every call that needs approval (otherwise refused: a server has no terminal)");

@@ -31,7 +31,8 @@ Subcommand addChatCommand(CLI::App& app) {
     chatCmd
         ->add_option("--pass-env", options->run.passEnvironment,
                      "A credential variable the commands inherit (as for run)")
-        ->type_name("NAME");
+        ->type_name("NAME")
+        ->allow_extra_args(false);  // one value per occurrence: the words after it stay the prompt
     chatCmd->add_flag("-y,--yes", options->run.approveAll, "Approve every call that needs approval");
     chatCmd->add_flag("-q,--quiet", options->run.quiet, "No trace of tool calls on stderr");
     chatCmd

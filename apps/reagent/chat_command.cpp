@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "output.hpp"
 #include "reagent/agent/conversation.hpp"
@@ -105,10 +106,12 @@ int chatCommand(asio::io_context& io, const ChatOptions& options) {
     agent::Conversation chat(agentHandle);
     const bool terminal = ::isatty(STDIN_FILENO) != 0;
     if (terminal) {
-        std::cerr << "reagent chat: one message per line; /reset forgets the conversation, /exit ends it\n";
+        std::cerr << "reagent chat: one message per line; /attach FILE adds an image or PDF to the next one, "
+                     "/reset forgets the conversation, /exit ends it\n";
     }
     int status = kExitSuccess;
     std::string line;
+    std::vector<llm::Attachment> attached;  // by /attach, for the next message
     for (;;) {
         if (terminal) {
             std::cerr << "> " << std::flush;
@@ -121,11 +124,27 @@ int chatCommand(asio::io_context& io, const ChatOptions& options) {
             std::cerr << "(the conversation was reset)\n";
             continue;
         }
+        if (line.rfind("/attach", 0) == 0 && (line.size() == 7 || line[7] == ' ')) {
+            const std::size_t start = line.find_first_not_of(' ', 7);
+            if (start == std::string::npos) {
+                std::cerr << "reagent: /attach needs a file: /attach FILE\n";
+                continue;
+            }
+            auto attachment = llm::Attachment::fromFile(line.substr(start));
+            if (!attachment) {
+                std::cerr << "reagent: /attach: " << attachment.error().message << "\n";
+                continue;
+            }
+            std::cerr << "(" << attachment->name << ", " << attachment->mediaType << ", "
+                      << attachment->size() << " bytes, goes with your next message)\n";
+            attached.push_back(std::move(*attachment));
+            continue;
+        }
         if (line.find_first_not_of(" \t") == std::string::npos) {
             continue;
         }
         *streamed = false;
-        auto turn = runInteractively(io, chat.send(line));
+        auto turn = runInteractively(io, chat.send(line, std::exchange(attached, {})));
         if (!turn || !*turn) {
             std::cerr << "reagent: "
                       << (turn ? (*turn).error().message : std::string("the turn was cancelled")) << "\n";

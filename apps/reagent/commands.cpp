@@ -127,19 +127,24 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
 namespace {
 
 Task<expected<agent::RunResult, std::string>> buildRunDispose(reagent::AgentBuilder builder,
-                                                              std::string prompt) {
+                                                              std::string prompt,
+                                                              std::vector<llm::Attachment> attachments) {
     auto agent = co_await builder.buildAsync();
     if (!agent) {
         co_return fail("cannot build the agent: " + agent.error().describe());
     }
-    agent::RunResult result = co_await agent->run(std::move(prompt));
+    agent::RunOptions runOptions;
+    runOptions.attachments = std::move(attachments);
+    agent::RunResult result = co_await agent->run(std::move(prompt), std::move(runOptions));
     co_await agent->dispose();
     co_return result;
 }
 
 // Checked: a cancelled run still reports its result, and the MCP servers are stopped after it.
-Task<expected<agent::RunResult, std::string>> buildAndRun(reagent::AgentBuilder builder, std::string prompt) {
-    co_return co_await withCheckedCancellation(buildRunDispose(std::move(builder), std::move(prompt)));
+Task<expected<agent::RunResult, std::string>> buildAndRun(reagent::AgentBuilder builder, std::string prompt,
+                                                          std::vector<llm::Attachment> attachments) {
+    co_return co_await withCheckedCancellation(
+        buildRunDispose(std::move(builder), std::move(prompt), std::move(attachments)));
 }
 
 }  // namespace
@@ -286,7 +291,7 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
     std::exception_ptr crash;
     const auto start = std::chrono::steady_clock::now();
     asio::co_spawn(
-        io, buildAndRun(std::move(*builder), options.prompt),
+        io, buildAndRun(std::move(*builder), options.prompt, options.attachments),
         asio::bind_cancellation_slot(
             cancel.slot(), [&](std::exception_ptr error, expected<agent::RunResult, std::string> value) {
                 crash = error;

@@ -64,6 +64,8 @@ struct RunOptions {
     /// `--output-schema FILE`: the JSON Schema the answer must match (read and checked before the run);
     /// null: a text answer.
     nlohmann::json outputSchema;
+    /// `--attach FILE` (repeated): images and documents sent with the prompt, read before the run.
+    std::vector<llm::Attachment> attachments;
 };
 
 /// \brief What `reagent memory` was asked to do.

@@ -61,7 +61,8 @@ Subcommand addMcpCommand(CLI::App& app) {
     line->serveCmd
         ->add_option("--pass-env", line->serveOptions.tools.passEnvironment,
                      "A credential variable the commands inherit (as for run)")
-        ->type_name("NAME");
+        ->type_name("NAME")
+        ->allow_extra_args(false);  // one value per occurrence: the words after it stay the prompt
     line->serveCmd->add_flag(
         "-y,--yes", line->serveOptions.tools.approveAll,
         "Approve every call that needs approval (file-write, shell-execute); without it they "

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/core/untrusted_json.hpp"
+#include "reagent/llm/attachment.hpp"
 #include "reagent/tools/schema_validator.hpp"
 #include "subcommands.hpp"
 
@@ -26,6 +27,7 @@ struct RunCommandLine {
     std::vector<std::string> promptWords;
     std::string promptFile;
     std::string outputSchemaFile;
+    std::vector<std::string> attachFiles;
     double timeoutSeconds = 0;
     int latencyMs = 0;
 };
@@ -110,6 +112,15 @@ int runFromCommandLine(boost::asio::io_context& io, RunCommandLine& line) {
         }
         line.options.outputSchema = std::move(*schema);
     }
+    for (const std::string& file : line.attachFiles) {
+        auto attachment = llm::Attachment::fromFile(file);
+        if (!attachment) {
+            std::cerr << "reagent: --attach: " << attachment.error().message
+                      << "\nRun with --help for more information.\n";
+            return kExitUsage;
+        }
+        line.options.attachments.push_back(std::move(*attachment));
+    }
     line.options.prompt = std::move(*prompt);
     if (line.timeoutSeconds > 0) {
         line.options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -154,6 +165,15 @@ Subcommand addRunCommand(CLI::App& app) {
             "A JSON Schema file: the answer must be a JSON value that matches it, and is printed as "
             "JSON (with --json, as \"output\"). An answer that does not match goes back to the model "
             "with the violations, twice at most; then the run fails (output_invalid)")
+        ->check(nonEmpty("a file path"));
+    runCmd
+        ->add_option(
+            "--attach", line->attachFiles,
+            "Send this image (PNG, JPEG, GIF, WebP) or PDF document with the prompt (repeat for more; "
+            "the type is read from the file's bytes, at most 20 MiB each). A provider whose API cannot "
+            "take it fails the run, naming it")
+        ->type_name("FILE")
+        ->allow_extra_args(false)
         ->check(nonEmpty("a file path"));
     runCmd
         ->add_option("--demo-latency", line->latencyMs,
@@ -207,7 +227,8 @@ Subcommand addRunCommand(CLI::App& app) {
             "(repeat for more). Variables named like credentials (a word KEY, TOKEN, SECRET, PASSWORD, "
             "PASSWD, PASSPHRASE, CREDENTIAL(S), AUTH, COOKIE or PAT: OPENAI_API_KEY, GITHUB_TOKEN, "
             "AWS_SECRET_ACCESS_KEY, SSH_AUTH_SOCK, ...) are otherwise removed from their environment")
-        ->type_name("NAME");
+        ->type_name("NAME")
+        ->allow_extra_args(false);  // one value per occurrence: the words after it stay the prompt
     runCmd->add_flag("--read-only", line->options.readOnly,
                      "Leave out every tool that changes something (file-write, file-edit, shell-execute, the "
                      "program tools)");

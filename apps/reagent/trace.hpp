@@ -38,6 +38,8 @@ class TracePrinter {
     void print(const agent::ServerLogged& event);
     void print(const agent::SubAgentEvent& event);
     void print(const agent::OutputRejected& event);
+    /// Nothing: the streamed text already shows the answer as it grows.
+    void print(const agent::PartialOutput& /*event*/) {}
 
     std::ostream* out_;
     int turns_ = 0;

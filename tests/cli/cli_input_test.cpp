@@ -116,6 +116,16 @@ TEST_CASE("run reads the prompt from standard input with - and from --prompt-fil
     CHECK(emptyStdin.err.find("the prompt is empty") != std::string::npos);
 }
 
+TEST_CASE("a repeatable option takes one value each time: the words after it stay the prompt",
+          "[cli][run][prompt]") {
+    // --pass-env NAME and --attach FILE once took every following word as one more value.
+    const auto passEnv = runCli(
+        {"run", "--quiet", "--pass-env", "SOME_TOKEN", "--pass-env", "OTHER_KEY", "What", "is", "6*7?"});
+    INFO(passEnv.err);
+    REQUIRE(passEnv.status == 0);
+    CHECK(passEnv.out.find("6*7 = 42") != std::string::npos);
+}
+
 TEST_CASE("bad flag values are refused at start with messages a person can act on", "[cli][usage]") {
     struct Case {
         std::vector<std::string> args;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <any>
 #include <boost/asio/cancellation_state.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -8,6 +9,7 @@
 #include <variant>
 
 #include "agent_state.hpp"
+#include "partial_json.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
 #include "recall_tool.hpp"
@@ -20,12 +22,38 @@ namespace {
 
 namespace asio = boost::asio;
 
+// With an output schema: the answer's text so far, and the value last reported (`PartialOutput`).
+struct PartialAnswer {
+    detail::PartialJson text;
+    std::optional<nlohmann::json> reported;
+    std::size_t healedAt = 0;
+
+    // Healing parses the whole prefix: done when the text has grown by a sixteenth since the last time (and
+    // for every delta of a short answer), so a long answer streamed in small pieces costs O(n), not O(n^2).
+    void add(RunEvents& events, int iteration, std::string_view delta) {
+        text.feed(delta);
+        if (text.size() - healedAt < std::max<std::size_t>(1, healedAt / 16)) {
+            return;
+        }
+        healedAt = text.size();
+        auto value = text.heal();
+        if (value && value != reported) {
+            events.emit(PartialOutput{iteration, *value});
+            reported = std::move(value);
+        }
+    }
+};
+
 // Turns provider deltas into agent events. The run's events outlive its model calls.
 std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_ptr<RunEvents>& events,
-                                                             int iteration) {
-    return [raw = events.get(), iteration](const llm::StreamDelta& delta) {
+                                                             int iteration, bool structured) {
+    auto partial = structured ? std::make_shared<PartialAnswer>() : nullptr;
+    return [raw = events.get(), iteration, partial](const llm::StreamDelta& delta) {
         if (delta.kind == llm::StreamDelta::Kind::text) {
             raw->emit(TextDelta{iteration, delta.text});
+            if (partial) {
+                partial->add(*raw, iteration, delta.text);
+            }
         } else {
             const bool start = delta.kind == llm::StreamDelta::Kind::tool_call_start;
             raw->emit(ToolCallDelta{iteration, delta.toolIndex, delta.toolCallId, delta.toolName,
@@ -52,7 +80,7 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
             llm::ModelRequest request = std::move(call->request);
             if (events->listening()) {
                 // Only subscribers need the reply as it streams; without them the provider may skip it.
-                request.onDelta = streamDeltaSink(events, iteration);
+                request.onDelta = streamDeltaSink(events, iteration, request.output != nullptr);
                 request.onRetry = [raw = events.get(), iteration](const llm::RetryNotice& notice) {
                     raw->emit(ModelRetrying{iteration, notice});
                 };
@@ -148,7 +176,8 @@ Task<RunResult> driveToEnd(std::shared_ptr<Agent::State> state, std::shared_ptr<
 Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::vector<llm::Message> history,
                          std::string prompt, RunOptions options) {
     const auto started = std::chrono::steady_clock::now();
-    ReactLoop loop(state->loopConfig(), std::move(history), prompt);
+    ReactLoop loop(state->loopConfig(), std::move(history),
+                   llm::Message::user(prompt, std::move(options.attachments)));
     if (options.sessionState.is_object()) {
         loop.sessionState() = std::move(options.sessionState);
     }
@@ -308,6 +337,7 @@ LoopConfig Agent::State::loopConfig() const {
     loop.tools = offeredTools();
     loop.options = config.loop;
     loop.output = output;
+    loop.outputFormat = outputFormat;
     return loop;
 }
 

@@ -316,6 +316,15 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
     auto state = std::make_shared<Agent::State>(std::move(config));
     state->episodic = std::move(episodic);
     state->output = std::move(output);
+    if (state->output) {
+        llm::OutputFormat format;
+        if (const auto title = config_.outputSchema.find("title");
+            title != config_.outputSchema.end() && title->is_string()) {
+            format.name = title->get<std::string>();  // the provider falls back to "output" if unfit
+        }
+        format.schema = config_.outputSchema;
+        state->outputFormat = std::make_shared<const llm::OutputFormat>(std::move(format));
+    }
     if (config_.reasoning) {
         state->systemPrompt = reactGuidance();
         if (!config_.systemPrompt.empty()) {
@@ -338,8 +347,8 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
         }
     }
     if (state->output) {
-        // Told in the system prompt: the schema goes with every call, as no provider constrains the reply
-        // yet.
+        // Told in the system prompt as well: not every provider, model or schema lets the API constrain
+        // the reply (`llm::OutputFormat`), and a model that reads the schema answers right more often.
         const std::string guide = detail::outputGuide(config_.outputSchema, config_.reasoning);
         state->systemPrompt += (state->systemPrompt.empty() ? "" : "\n\n") + guide;
     }

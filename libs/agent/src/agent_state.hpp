@@ -42,6 +42,8 @@ struct Agent::State {
     tools::CheckpointRollback rollback;
     /// The output schema, compiled (`withOutputSchema`); none without one.
     std::optional<tools::SchemaValidator> output;
+    /// The output schema as requests carry it to the provider; null without one.
+    std::shared_ptr<const llm::OutputFormat> outputFormat;
 
     /// Calls every subscriber; a handler that throws is skipped, never the run.
     void emit(const AgentEvent& event) const;

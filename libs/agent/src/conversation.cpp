@@ -47,6 +47,12 @@ Task<expected<RunResult, AgentError>> Conversation::send(std::string text) {
 }
 
 Task<expected<RunResult, AgentError>> Conversation::send(std::string text, EventHandler onEvent) {
+    return send(std::move(text), {}, std::move(onEvent));
+}
+
+Task<expected<RunResult, AgentError>> Conversation::send(std::string text,
+                                                         std::vector<llm::Attachment> attachments,
+                                                         EventHandler onEvent) {
     if (running_) {
         co_return co_await busy();
     }
@@ -67,6 +73,7 @@ Task<expected<RunResult, AgentError>> Conversation::send(std::string text, Event
     RunOptions options;
     options.onEvent = std::move(onEvent);
     options.sessionState = sessionState_;
+    options.attachments = std::move(attachments);
     auto run = agent_.run(plainHistory(messages_), std::move(text), std::move(options));
     RunResult result = co_await std::move(run);
     settle(result, before);

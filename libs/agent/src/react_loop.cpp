@@ -7,6 +7,7 @@
 
 #include "output_check.hpp"
 #include "reagent/tools/tool_source.hpp"
+#include "tool_attachments.hpp"
 
 namespace reagent::agent {
 
@@ -161,6 +162,9 @@ ReactLoop::ReactLoop(LoopConfig config, std::string prompt)
 }
 
 ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, std::string prompt)
+    : ReactLoop(std::move(config), std::move(history), llm::Message::user(std::move(prompt))) {}
+
+ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, llm::Message prompt)
     : ReactLoop(std::move(config)) {
     if (!config_.systemPrompt.empty()) {
         messages_.push_back(llm::Message::system(config_.systemPrompt));
@@ -170,7 +174,7 @@ ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, std::
             messages_.push_back(std::move(message));
         }
     }
-    messages_.push_back(llm::Message::user(std::move(prompt)));
+    messages_.push_back(std::move(prompt));
 }
 
 void ReactLoop::expectState(Awaiting expected, const char* operation) const {
@@ -209,6 +213,7 @@ llm::ModelRequest ReactLoop::modelRequest() const {
     request.tools = config_.tools;
     request.temperature = config_.options.temperature;
     request.maxTokens = config_.options.maxTokens;
+    request.output = config_.outputFormat;
     return request;
 }
 
@@ -265,7 +270,12 @@ void ReactLoop::appendToolResults(const std::vector<tools::ToolCallRecord>& reco
         if (record.mode == tools::ToolMode::silent) {
             messages_.push_back(llm::Message::toolResult(record.id, record.name, kSilentPlaceholder));
         } else if (record.succeeded()) {
-            messages_.push_back(llm::Message::toolResult(record.id, record.name, *record.outcome));
+            llm::Message message = llm::Message::toolResult(record.id, record.name, *record.outcome);
+            if (!record.content.empty()) {
+                // Images and documents the tool returned beside its text reach the model as parts.
+                message.attachments = detail::attachmentsOf(record.content, message.text);
+            }
+            messages_.push_back(std::move(message));
         } else {
             messages_.push_back(
                 llm::Message::toolResult(record.id, record.name, record.outcome.error().describe(), true));

@@ -8,6 +8,8 @@
 #include <memory>
 #include <utility>
 
+#include "reagent/core/base64.hpp"
+
 namespace reagent::agent::detail {
 
 using nlohmann::json;
@@ -69,6 +71,48 @@ llm::ToolCall toolCallFromJson(const json& value, const std::string& path) {
     return call;
 }
 
+// An attachment inline: its bytes in base64 ("data"), or its URL.
+json toJson(const llm::Attachment& attachment) {
+    json out = {{"kind", llm::toString(attachment.kind)}, {"mediaType", attachment.mediaType}};
+    if (!attachment.name.empty()) {
+        out["name"] = attachment.name;
+    }
+    if (attachment.url.empty()) {
+        out["data"] = base64Encode(attachment.bytes ? *attachment.bytes : std::string());
+    } else {
+        out["url"] = attachment.url;
+    }
+    return out;
+}
+
+// The attachment a saved state holds, checked as a new one is: what the bytes are, not what the state
+// says they are.
+llm::Attachment attachmentFromJson(const json& value, const std::string& path) {
+    const std::string mediaType = field<std::string>(value, "mediaType", path);
+    const std::string name = optionalField<std::string>(value, "name", path, {});
+    expected<llm::Attachment, llm::AttachmentError> attachment = fail(llm::AttachmentError{});
+    if (value.contains("url")) {
+        attachment = llm::Attachment::fromUrl(field<std::string>(value, "url", path), mediaType);
+        if (attachment) {
+            attachment->name = name;
+        }
+    } else {
+        auto bytes = base64Decode(field<std::string>(value, "data", path));
+        if (!bytes) {
+            throw StateError(path + ".data is not base64");
+        }
+        attachment = llm::Attachment::fromBytes(std::move(*bytes), name);
+    }
+    if (!attachment) {
+        throw StateError(path + ": " + attachment.error().message);
+    }
+    if (attachment->mediaType != mediaType) {
+        throw StateError(path + ".mediaType '" + mediaType + "' does not match the bytes (" +
+                         attachment->mediaType + ")");
+    }
+    return std::move(*attachment);
+}
+
 }  // namespace
 
 json toJson(const llm::Message& message) {
@@ -89,6 +133,13 @@ json toJson(const llm::Message& message) {
     if (message.isError) {
         out["isError"] = true;
     }
+    if (!message.attachments.empty()) {
+        json attachments = json::array();
+        for (const llm::Attachment& attachment : message.attachments) {
+            attachments.push_back(toJson(attachment));
+        }
+        out["attachments"] = std::move(attachments);
+    }
     return out;
 }
 
@@ -102,6 +153,9 @@ llm::Message messageFromJson(const json& value, const std::string& path) {
     message.toolCallId = optionalField<std::string>(value, "toolCallId", path, {});
     message.toolName = optionalField<std::string>(value, "toolName", path, {});
     message.isError = optionalField<bool>(value, "isError", path, false);
+    if (value.contains("attachments")) {
+        message.attachments = arrayField(value, "attachments", path, attachmentFromJson);
+    }
     return message;
 }
 

@@ -17,10 +17,11 @@ Message Message::system(std::string text) {
     return message;
 }
 
-Message Message::user(std::string text) {
+Message Message::user(std::string text, std::vector<Attachment> attachments) {
     Message message;
     message.role = Role::user;
     message.text = std::move(text);
+    message.attachments = std::move(attachments);
     return message;
 }
 

@@ -4,11 +4,13 @@
 #include <utility>
 #include <vector>
 
+#include "attachment_parts.hpp"
 #include "builtin_format.hpp"
 #include "codec_common.hpp"
 #include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "output_schema.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/http/http_headers.hpp"
 #include "reagent/http/sse_parser.hpp"
@@ -32,6 +34,13 @@ using llm::Role;
 using llm::StreamDelta;
 
 constexpr std::string_view kProvider = "anthropic";
+
+}  // namespace
+
+// What the API takes as attachments (see `detail::refusal`).
+constexpr detail::AttachmentSupport kAttachments{"anthropic", true, true, true};
+
+namespace {
 
 llm::StopReason stopReason(std::string_view reason) {
     if (reason == "end_turn") {
@@ -83,7 +92,20 @@ void writeAssistant(detail::JsonWriter& out, const Message& message, const ToolN
 }
 
 void writeToolResult(detail::JsonWriter& out, const Message& message) {
-    out.beginObject().key("content").string(message.text);
+    out.beginObject().key("content");
+    if (message.attachments.empty()) {
+        out.string(message.text);
+    } else {
+        // A result's images and documents travel in its own content, after its text.
+        out.beginArray();
+        if (!message.text.empty()) {
+            out.beginObject().key("text").string(message.text).key("type").string("text").endObject();
+        }
+        for (const llm::Attachment& attachment : message.attachments) {
+            detail::writeAnthropicBlock(out, attachment);
+        }
+        out.endArray();
+    }
     if (message.isError) {
         out.key("is_error").boolean(true);
     }
@@ -98,7 +120,22 @@ void writeMessages(detail::JsonWriter& out, const std::vector<Message>& messages
             case Role::system:
                 break;  // carried by the top-level `system`
             case Role::user:
-                if (!message.text.empty()) {
+                if (!message.attachments.empty()) {
+                    // Images and documents first, then the text about them, as the API's guide advises.
+                    out.beginObject().key("content").beginArray();
+                    for (const llm::Attachment& attachment : message.attachments) {
+                        detail::writeAnthropicBlock(out, attachment);
+                    }
+                    if (!message.text.empty()) {
+                        out.beginObject()
+                            .key("text")
+                            .string(message.text)
+                            .key("type")
+                            .string("text")
+                            .endObject();
+                    }
+                    out.endArray().key("role").string("user").endObject();
+                } else if (!message.text.empty()) {
                     out.beginObject().key("content").string(message.text);
                     out.key("role").string("user").endObject();
                 }
@@ -178,6 +215,14 @@ void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, cons
     out.key("messages");
     writeMessages(out, request.messages, names);
     out.key("model").string(options.model);
+    if (detail::sendsOutput(request, options)) {
+        // A schema the API cannot take (a recursive one) is left to the prompt and the run's validation.
+        if (const auto schema = detail::anthropicSchema(request.output->schema)) {
+            out.key("output_config").beginObject().key("format").beginObject();
+            out.key("schema").value(*schema).key("type").string("json_schema");
+            out.endObject().endObject();
+        }
+    }
     out.key("stream").boolean(options.stream);
     if (std::string system = detail::systemPrompt(request); !system.empty()) {
         out.key("system").string(system);
@@ -266,7 +311,7 @@ namespace reagent::providers::wire {
 const WireFormat& anthropic() {
     return detail::builtinFormat<anthropic::kStream, anthropic::readReply>(
         "https://api.anthropic.com/v1", "claude-sonnet-4-5", anthropic::encodeTools, anthropic::encodeRequest,
-        anthropic::authenticate);
+        detail::refuseWith<anthropic::kAttachments>, anthropic::authenticate);
 }
 
 }  // namespace reagent::providers::wire

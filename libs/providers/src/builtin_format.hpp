@@ -34,12 +34,14 @@ template <const StreamRules& kRules, ReplyReader kRead>
 const WireFormat& builtinFormat(std::string_view defaultBaseUrl, std::string_view defaultModel,
                                 decltype(WireFormat::encodeTools) encodeTools,
                                 decltype(WireFormat::encodeRequest) encodeRequest,
+                                decltype(WireFormat::refuse) refuse,
                                 decltype(WireFormat::authenticate) authenticate) {
     static const WireFormat format{.name = std::string(kRules.provider),
                                    .defaultBaseUrl = std::string(defaultBaseUrl),
                                    .defaultModel = std::string(defaultModel),
                                    .encodeTools = encodeTools,
                                    .encodeRequest = encodeRequest,
+                                   .refuse = refuse,
                                    .decodeReply = decodeReplyWith<kRules, kRead>,
                                    .streamDecoder = decodeStreamWith<kRules>,
                                    .authenticate = authenticate};

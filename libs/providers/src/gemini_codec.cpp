@@ -5,11 +5,13 @@
 #include <utility>
 #include <vector>
 
+#include "attachment_parts.hpp"
 #include "builtin_format.hpp"
 #include "codec_common.hpp"
 #include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "output_schema.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/http/http_headers.hpp"
 #include "reagent/http/sse_parser.hpp"
@@ -33,6 +35,13 @@ using llm::Role;
 using llm::StreamDelta;
 
 constexpr std::string_view kProvider = "gemini";
+
+}  // namespace
+
+// What the API takes as attachments (see `detail::refusal`).
+constexpr detail::AttachmentSupport kAttachments{"gemini", true, true, true};
+
+namespace {
 
 std::string modelResource(const std::string& model) {
     if (model.rfind("models/", 0) == 0 || model.rfind("tunedModels/", 0) == 0) {
@@ -80,8 +89,14 @@ void writeContents(detail::JsonWriter& out, const std::vector<Message>& messages
             case Role::system:
                 break;  // carried by systemInstruction
             case Role::user:
-                out.beginObject().key("parts").beginArray().beginObject().key("text").string(message.text);
-                out.endObject().endArray().key("role").string("user").endObject();
+                out.beginObject().key("parts").beginArray();
+                for (const llm::Attachment& attachment : message.attachments) {
+                    detail::writeGeminiPart(out, attachment);
+                }
+                if (!message.text.empty() || message.attachments.empty()) {
+                    out.beginObject().key("text").string(message.text).endObject();
+                }
+                out.endArray().key("role").string("user").endObject();
                 break;
             case Role::assistant:
                 for (const llm::ToolCall& call : message.toolCalls) {
@@ -90,8 +105,10 @@ void writeContents(detail::JsonWriter& out, const std::vector<Message>& messages
                 writeModelTurn(out, message, names);
                 break;
             case Role::tool:
-                // A parallel batch's responses go back together, in one turn, in call order.
+                // A parallel batch's responses go back together, in one turn, in call order; their images
+                // and documents follow them as parts of the same turn.
                 out.beginObject().key("parts").beginArray();
+                const std::size_t first = i;
                 for (; i < messages.size() && messages[i].role == Role::tool; ++i) {
                     const Message& result = messages[i];
                     std::string name = result.toolName;
@@ -100,6 +117,11 @@ void writeContents(detail::JsonWriter& out, const std::vector<Message>& messages
                         name = found->second;
                     }
                     writeFunctionResponse(out, result, name, names);
+                }
+                for (std::size_t k = first; k < i; ++k) {
+                    for (const llm::Attachment& attachment : messages[k].attachments) {
+                        detail::writeGeminiPart(out, attachment);
+                    }
                 }
                 --i;
                 out.endArray().key("role").string("user").endObject();
@@ -207,14 +229,35 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions& options
 }
 
 // The members of a request body before `tools`.
-void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& /*options*/,
+// Gemini models before Gemini 3 refuse a response schema beside function declarations ("Function calling
+// with a response mime type: 'application/json' is unsupported").
+bool sendsOutput(const llm::ModelRequest& request, const CodecOptions& options) {
+    if (!detail::sendsOutput(request, options)) {
+        return false;
+    }
+    if (options.nativeOutput == NativeOutput::always || request.tools.empty()) {
+        return true;
+    }
+    std::string_view model = options.model;
+    if (const auto slash = model.rfind('/'); slash != std::string_view::npos) {
+        model.remove_prefix(slash + 1);
+    }
+    return model.rfind("gemini-1", 0) != 0 && model.rfind("gemini-2", 0) != 0;
+}
+
+void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
                  const ToolNameMap& names) {
     out.key("contents");
     writeContents(out, request.messages, names);
-    if (request.maxTokens || request.temperature) {
+    const bool output = sendsOutput(request, options);
+    if (request.maxTokens || request.temperature || output) {
         out.key("generationConfig").beginObject();
         if (request.maxTokens) {
             out.key("maxOutputTokens").integer(*request.maxTokens);
+        }
+        if (output) {
+            out.key("responseJsonSchema").value(detail::withoutRootMetadata(request.output->schema));
+            out.key("responseMimeType").string("application/json");
         }
         if (request.temperature) {
             out.key("temperature").number(*request.temperature);
@@ -261,7 +304,7 @@ namespace reagent::providers::wire {
 const WireFormat& gemini() {
     return detail::builtinFormat<gemini::kStream, gemini::readReply>(
         "https://generativelanguage.googleapis.com/v1beta", "gemini-2.5-flash", gemini::encodeTools,
-        gemini::encodeRequest, gemini::authenticate);
+        gemini::encodeRequest, detail::refuseWith<gemini::kAttachments>, gemini::authenticate);
 }
 
 }  // namespace reagent::providers::wire

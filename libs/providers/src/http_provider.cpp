@@ -246,6 +246,15 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     options.stream = state->streamed;
     options.openAiMaxCompletionTokens = config_.openAiMaxCompletionTokens;
     options.geminiJsonSchemaParameters = config_.geminiJsonSchemaParameters;
+    options.nativeOutput = config_.nativeOutput;
+    if (format_.refuse != nullptr) {
+        if (auto refused = format_.refuse(request, options)) {
+            llm::ProviderError error;
+            error.code = llm::ProviderErrc::invalid_request;
+            error.message = std::move(*refused);
+            co_return fail(std::move(error));
+        }
+    }
     const auto tools = encodedTools(request.tools, options);
     EncodedRequest encoded = format_.encodeRequest(request, options, *tools);
 

@@ -5,11 +5,13 @@
 #include <utility>
 #include <vector>
 
+#include "attachment_parts.hpp"
 #include "builtin_format.hpp"
 #include "codec_common.hpp"
 #include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "output_schema.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/http/http_headers.hpp"
 #include "reagent/llm/model_request.hpp"
@@ -33,8 +35,27 @@ using llm::StreamDelta;
 
 constexpr std::string_view kProvider = "ollama";
 
+}  // namespace
+
+// What the API takes as attachments (see `detail::refusal`).
+constexpr detail::AttachmentSupport kAttachments{"ollama", false, false, false};
+
+namespace {
+
+// `images`: the base64 of each image (the API takes images only, by value).
+void writeImages(detail::JsonWriter& out, const std::vector<llm::Attachment>& attachments) {
+    out.key("images").beginArray();
+    for (const llm::Attachment& attachment : attachments) {
+        out.string(detail::base64Of(attachment));
+    }
+    out.endArray();
+}
+
 void writeMessage(detail::JsonWriter& out, const Message& message, const ToolNameMap& names) {
     out.beginObject().key("content").string(message.text);
+    if (message.role == Role::user && !message.attachments.empty()) {
+        writeImages(out, message.attachments);
+    }
     switch (message.role) {
         case Role::system:
             out.key("role").string("system");
@@ -134,10 +155,19 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
 // The members of a request body before `tools`.
 void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
                  const ToolNameMap& names) {
-    out.key("messages").beginArray();
-    for (const Message& message : request.messages) {
-        writeMessage(out, message, names);
+    if (detail::sendsOutput(request, options)) {
+        out.key("format").value(detail::withoutRootMetadata(request.output->schema));
     }
+    out.key("messages").beginArray();
+    const std::vector<Message>& messages = request.messages;
+    detail::forEachMessage(
+        messages, [&](std::size_t i) { writeMessage(out, messages[i], names); },
+        [&](std::size_t first, std::size_t last) {
+            // A tool message's images follow it in a user message.
+            out.beginObject().key("content").string(detail::toolAttachmentsNote(messages, first, last));
+            writeImages(out, detail::attachmentsIn(messages, first, last));
+            out.key("role").string("user").endObject();
+        });
     out.endArray();
     out.key("model").string(options.model);
     if (request.maxTokens || request.temperature) {
@@ -182,7 +212,8 @@ namespace reagent::providers::wire {
 
 const WireFormat& ollama() {
     return detail::builtinFormat<ollama::kStream, ollama::readReply>(
-        "http://127.0.0.1:11434/api", "qwen3", ollama::encodeTools, ollama::encodeRequest, detail::setBearer);
+        "http://127.0.0.1:11434/api", "qwen3", ollama::encodeTools, ollama::encodeRequest,
+        detail::refuseWith<ollama::kAttachments>, detail::setBearer);
 }
 
 }  // namespace reagent::providers::wire

@@ -4,11 +4,13 @@
 #include <utility>
 #include <vector>
 
+#include "attachment_parts.hpp"
 #include "builtin_format.hpp"
 #include "codec_common.hpp"
 #include "frame_decoding.hpp"
 #include "json_access.hpp"
 #include "json_writer.hpp"
+#include "output_schema.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/http/http_headers.hpp"
 #include "reagent/http/sse_parser.hpp"
@@ -33,6 +35,13 @@ using llm::StreamDelta;
 
 constexpr std::string_view kProvider = "openai";
 
+}  // namespace
+
+// What the API takes as attachments (see `detail::refusal`).
+constexpr detail::AttachmentSupport kAttachments{"openai", true, true, false};
+
+namespace {
+
 llm::StopReason stopReason(std::string_view reason) {
     if (reason == "stop") {
         return llm::StopReason::end_turn;
@@ -55,6 +64,23 @@ void applyUsage(const Json& usage, llm::Usage& out) {
     }
 }
 
+// A user message's content: its text, or parts when it carries attachments.
+void writeUserContent(detail::JsonWriter& out, std::string_view text,
+                      const std::vector<llm::Attachment>& attachments) {
+    if (attachments.empty()) {
+        out.string(text);
+        return;
+    }
+    out.beginArray();
+    if (!text.empty()) {
+        out.beginObject().key("text").string(text).key("type").string("text").endObject();
+    }
+    for (const llm::Attachment& attachment : attachments) {
+        detail::writeOpenAiPart(out, attachment);
+    }
+    out.endArray();
+}
+
 void writeMessage(detail::JsonWriter& out, const Message& message, const ToolNameMap& names) {
     out.beginObject();
     switch (message.role) {
@@ -62,7 +88,9 @@ void writeMessage(detail::JsonWriter& out, const Message& message, const ToolNam
             out.key("content").string(message.text).key("role").string("system");
             break;
         case Role::user:
-            out.key("content").string(message.text).key("role").string("user");
+            out.key("content");
+            writeUserContent(out, message.text, message.attachments);
+            out.key("role").string("user");
             break;
         case Role::tool:
             out.key("content").string(message.text).key("role").string("tool");
@@ -156,6 +184,17 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     return detail::functionTools(tools, detail::SchemaDialect::json_schema);
 }
 
+// `response_format: {type: "json_schema", json_schema: {name, schema, strict}}`: strict (the decoder keeps
+// to the schema exactly) when the schema meets strict mode's rules, else best effort.
+void writeResponseFormat(detail::JsonWriter& out, const llm::OutputFormat& format) {
+    const std::optional<nlohmann::json> strict = detail::openAiStrictSchema(format.schema);
+    out.key("response_format").beginObject().key("json_schema").beginObject();
+    out.key("name").string(detail::outputName(format));
+    out.key("schema").value(strict ? *strict : detail::withoutRootMetadata(format.schema));
+    out.key("strict").boolean(strict.has_value());
+    out.endObject().key("type").string("json_schema").endObject();
+}
+
 // The members of a request body before `tools`.
 void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
                  const ToolNameMap& names) {
@@ -164,11 +203,21 @@ void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, cons
         out.integer(*request.maxTokens);
     }
     out.key("messages").beginArray();
-    for (const Message& message : request.messages) {
-        writeMessage(out, message, names);
-    }
+    const std::vector<Message>& messages = request.messages;
+    detail::forEachMessage(
+        messages, [&](std::size_t i) { writeMessage(out, messages[i], names); },
+        [&](std::size_t first, std::size_t last) {
+            // A tool message holds text only: its attachments follow in a user message.
+            out.beginObject().key("content");
+            writeUserContent(out, detail::toolAttachmentsNote(messages, first, last),
+                             detail::attachmentsIn(messages, first, last));
+            out.key("role").string("user").endObject();
+        });
     out.endArray();
     out.key("model").string(options.model);
+    if (detail::sendsOutput(request, options)) {
+        writeResponseFormat(out, *request.output);
+    }
     out.key("stream").boolean(options.stream);
     if (options.stream) {
         out.key("stream_options").beginObject().key("include_usage").boolean(true).endObject();
@@ -256,7 +305,7 @@ namespace reagent::providers::wire {
 const WireFormat& openai() {
     return detail::builtinFormat<openai::kStream, openai::readReply>(
         "https://api.openai.com/v1", "gpt-4.1", openai::encodeTools, openai::encodeRequest,
-        detail::setBearer);
+        detail::refuseWith<openai::kAttachments>, detail::setBearer);
 }
 
 }  // namespace reagent::providers::wire

@@ -297,3 +297,33 @@ TEST_CASE("cancelling a run cancels its MCP call and the server is told", "[mcp]
         CHECK(childProcesses().empty());
     }());
 }
+
+TEST_CASE("an MCP tool's image reaches the next model request as an attachment of its result",
+          "[mcp][agent][attachments]") {
+    auto provider = std::make_shared<llm::ScriptedProvider>();
+    provider->then(llm::ScriptedTurn::toolCall("everything/get-tiny-image", json::object()));
+    provider->then(llm::ScriptedTurn::text("It is the MCP logo."));
+    runCoro([&]() -> Task<void> {
+        auto builder =
+            reagent::Agent::create().withProvider(provider).withMCP(reagent::test::everythingStdio());
+        auto built = co_await builder.buildAsync();
+        REQUIRE(built);
+        auto result = co_await built->run("Show me the tiny image");
+        INFO(result.errorMessage);
+        REQUIRE(result.success());
+        const auto* call = findCall(result, "everything/get-tiny-image");
+        REQUIRE(call);
+        REQUIRE(call->succeeded());
+        // The text names the image; its bytes are not in the text the model reads or compression sees.
+        CHECK(call->outcome->find("[image image/png") != std::string::npos);
+        CHECK(call->outcome->find("iVBORw0KGgo") == std::string::npos);
+        const auto& second = provider->requests().at(1).messages;
+        const llm::Message& toolMessage = second.back();
+        REQUIRE(toolMessage.role == llm::Role::tool);
+        REQUIRE(toolMessage.attachments.size() == 1);
+        CHECK(toolMessage.attachments[0].mediaType == "image/png");
+        CHECK(toolMessage.attachments[0].kind == llm::MediaKind::image);
+        CHECK(toolMessage.attachments[0].size() > 1000);
+        co_await built->dispose();
+    }());
+}

@@ -8,9 +8,11 @@
 
 #include "cli_process.hpp"
 #include "mcp_peers.hpp"
+#include "media_fixtures.hpp"
 #include "node_peer.hpp"
 #include "peer_process.hpp"
 #include "provider_test_support.hpp"
+#include "reagent/core/base64.hpp"
 #include "temp_dir.hpp"
 
 using nlohmann::json;
@@ -362,4 +364,47 @@ TEST_CASE("reagent run --mcp-config lets the model call a tool of a server of MC
     }
     CHECK(toolMessages.find("42") != std::string::npos);
     CHECK(toolMessages.find("echo: relayed by the agent") != std::string::npos);
+}
+
+TEST_CASE("an image read by reagent's own MCP server reaches the model as an image part",
+          "[mcp][cli][attachments]") {
+    // reagent run → the loopback OpenAI peer as the model; its tool call goes to `reagent mcp serve
+    // --workspace` over stdio, whose file-read returns the PNG as MCP image content; the client gives it to
+    // the agent, which sends it to the model in the next request.
+    using namespace reagent::test;
+    TempDir workspace;
+    const std::string png = tinyPng();
+    std::ofstream(workspace.file("dot.png"), std::ios::binary) << png;
+    const json call = openAiToolCall("ws_file-read", R"({"path":"dot.png"})");
+    const json first{{"role", "assistant"}, {"content", nullptr}, {"tool_calls", json::array({call})}};
+    const json second{{"role", "assistant"}, {"content", "A single pixel."}};
+    ProviderPeer peer(json{
+        {"responses",
+         {{{"body", openAiReplyBody(first, "tool_calls")}}, {{"body", openAiReplyBody(second, "stop")}}}}});
+    TempDir dir;
+    const std::string config = (dir.path / "mcp.json").string();
+    std::ofstream(config)
+        << json{{"mcpServers",
+                 {{"ws",
+                   {{"command", REAGENT_CLI_PATH},
+                    {"args", {"mcp", "serve", "--workspace", workspace.path.string(), "--read-only"}}}}}}}
+               .dump();
+    ::setenv("OPENAI_API_KEY", "test-key", 1);
+    auto run = runCli({"run", "--provider", "openai", "--base-url", peer.url("/v1"), "--mcp-config", config,
+                       "--json", "What is in dot.png?"});
+    INFO(run.err);
+    REQUIRE(run.status == 0);
+    CHECK(json::parse(run.out)["output"] == "A single pixel.");
+    const auto requests = peer.requests();
+    REQUIRE(requests.size() == 2);
+    const json body = json::parse(requests[1]["body"].get<std::string>());
+    const json& messages = body["messages"];
+    // The tool message names the image; a user message after it carries it.
+    const json& tool = messages[messages.size() - 2];
+    CHECK(tool["role"] == "tool");
+    CHECK(tool["content"].get<std::string>().find("[image image/png") != std::string::npos);
+    const json& carrier = messages.back();
+    CHECK(carrier["role"] == "user");
+    REQUIRE(carrier["content"].is_array());
+    CHECK(carrier["content"][1]["image_url"]["url"] == "data:image/png;base64," + reagent::base64Encode(png));
 }

@@ -1,6 +1,7 @@
 // A full agent loop (a tool-call turn, then the final text) against the provider peer, for each wire
 // format, non-streamed and streamed: the exact request bodies sent, the headers, the answer, the usage.
 
+#include <boost/describe/class.hpp>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
@@ -8,7 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "media_fixtures.hpp"
 #include "provider_test_support.hpp"
+#include "reagent/core/base64.hpp"
+
+// The typed answer of the structured-output case (fixtures `*/structured.json`).
+namespace provider_output {
+struct Weather {
+    std::string city;
+    int temperature = 0;
+    std::string conditions;
+};
+BOOST_DESCRIBE_STRUCT(Weather, (), (city, temperature, conditions))
+}  // namespace provider_output
 
 using reagent::agent::Agent;
 using reagent::agent::AgentEvent;
@@ -17,6 +30,8 @@ using reagent::agent::TextDelta;
 using reagent::agent::ToolCallDelta;
 using reagent::providers::ProviderKind;
 using namespace reagent::test;
+using reagent::test::tinyPdf;
+using reagent::test::tinyPng;
 
 namespace {
 
@@ -44,9 +59,9 @@ json loopScript(ProviderKind kind, bool streamed) {
 
 // The exact bodies expected, kept as files: tests/integration/providers/expected/<kind>_<mode>_<n>.json.
 // REAGENT_UPDATE_EXPECTED=1 rewrites them from what was sent (then review the diff).
-std::string expectedBody(ProviderKind kind, bool streamed, int call, const std::string& actual) {
-    const std::string path = std::string(REAGENT_EXPECTED_DIR) + "/" + dirOf(kind) +
-                             (streamed ? "_stream_" : "_") + std::to_string(call) + ".json";
+std::string expectedBody(ProviderKind kind, const std::string& mode, int call, const std::string& actual) {
+    const std::string path =
+        std::string(REAGENT_EXPECTED_DIR) + "/" + dirOf(kind) + mode + std::to_string(call) + ".json";
     if (std::getenv("REAGENT_UPDATE_EXPECTED") != nullptr) {
         std::ofstream(path, std::ios::binary) << actual;
         return actual;
@@ -151,9 +166,154 @@ TEST_CASE("a full agent loop against each provider's wire format", "[integration
                 break;
         }
         const std::string body = request["body"].get<std::string>();
-        CHECK(body == expectedBody(kind, streamed, call + 1, body));
+        CHECK(body == expectedBody(kind, streamed ? "_stream_" : "_", call + 1, body));
     }
     // The second call carries the tool result in the provider's own format.
     const std::string second = recorded[1]["body"].get<std::string>();
     CHECK(second.find("18C and sunny in Paris, France") != std::string::npos);
+}
+
+TEST_CASE("runAs<T> gets a typed answer through each provider's structured-output field",
+          "[integration][providers][output]") {
+    using provider_output::Weather;
+    const ProviderKind kind =
+        GENERATE(ProviderKind::anthropic, ProviderKind::openai, ProviderKind::gemini, ProviderKind::ollama);
+    CAPTURE(dirOf(kind));
+    const std::string dir = dirOf(kind) + "/";
+    // A tool call first: the schema constrains the final answer, not the tool turns.
+    ProviderPeer peer(json{
+        {"responses",
+         {bodyResponse(fixture(dir + "tool_call.json")), bodyResponse(fixture(dir + "structured.json"))}}});
+    Loop loop;
+    auto provider = reagent::providers::makeProvider(peerConfig(kind, peer, false));
+    REQUIRE(provider);
+    auto agent = Agent::create()
+                     .withProvider(*provider)
+                     .withTools(fixtureTools())
+                     .withSystemPrompt("You are a terse assistant.")
+                     .withOutput<Weather>()
+                     .build();
+    REQUIRE(agent);
+
+    const auto weather = loop.run(agent->runAs<Weather>("What is the weather in Paris?"));
+    INFO((weather ? std::string() : weather.error().describe()));
+    REQUIRE(weather);
+    CHECK(weather->city == "Paris");
+    CHECK(weather->temperature == 18);
+    CHECK(weather->conditions == "sunny");
+
+    // Both requests carry the schema in the API's own field (Gemini 2.5 refuses it beside tools: only the
+    // prompt carries it there), and the tools stay offered.
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 2);
+    for (int call = 0; call < 2; ++call) {
+        CAPTURE(call);
+        const std::string body = recorded[call]["body"].get<std::string>();
+        CHECK(body == expectedBody(kind, "_output_", call + 1, body));
+        const json sent = json::parse(body);
+        CHECK(sent.contains("tools"));
+        switch (kind) {
+            case ProviderKind::anthropic:
+                CHECK(sent["output_config"]["format"]["type"] == "json_schema");
+                CHECK(sent["output_config"]["format"]["schema"]["required"] ==
+                      json{"city", "temperature", "conditions"});
+                break;
+            case ProviderKind::openai:
+                CHECK(sent["response_format"]["type"] == "json_schema");
+                CHECK(sent["response_format"]["json_schema"]["strict"] == true);
+                break;
+            case ProviderKind::gemini:
+                CHECK_FALSE(sent.contains("generationConfig"));
+                break;
+            case ProviderKind::ollama:
+                CHECK(sent["format"]["type"] == "object");
+                break;
+        }
+    }
+}
+
+TEST_CASE("Gemini 3 and NativeOutput::always send the schema beside tools; never leaves it out",
+          "[integration][providers][output]") {
+    using provider_output::Weather;
+    struct Case {
+        std::string model;
+        reagent::providers::NativeOutput mode;
+        bool sent;
+    };
+    const auto testCase =
+        GENERATE(Case{"gemini-3-pro-preview", reagent::providers::NativeOutput::automatic, true},
+                 Case{"gemini-2.5-flash", reagent::providers::NativeOutput::always, true},
+                 Case{"gemini-3-pro-preview", reagent::providers::NativeOutput::never, false});
+    CAPTURE(testCase.model, static_cast<int>(testCase.mode));
+    ProviderPeer peer(json{{"responses", {bodyResponse(fixture("gemini/structured.json"))}}});
+    Loop loop;
+    auto config = peerConfig(ProviderKind::gemini, peer, false);
+    config.model = testCase.model;
+    config.nativeOutput = testCase.mode;
+    auto provider = reagent::providers::makeProvider(config);
+    REQUIRE(provider);
+    auto agent =
+        Agent::create().withProvider(*provider).withTools(fixtureTools()).withOutput<Weather>().build();
+    REQUIRE(agent);
+    const auto weather = loop.run(agent->runAs<Weather>("What is the weather in Paris?"));
+    REQUIRE(weather);
+    const std::string body = peer.requests()[0]["body"].get<std::string>();
+    const json sent = json::parse(body);
+    CHECK(sent.contains("tools"));
+    if (testCase.mode == reagent::providers::NativeOutput::automatic) {
+        // Kept as a file, so the SDK type check sees a Gemini body with a response schema too.
+        CHECK(body == expectedBody(ProviderKind::gemini, "_output_gemini3_", 1, body));
+    }
+    if (testCase.sent) {
+        CHECK(sent["generationConfig"]["responseMimeType"] == "application/json");
+        CHECK(sent["generationConfig"]["responseJsonSchema"]["properties"].contains("city"));
+    } else {
+        CHECK_FALSE(sent.contains("generationConfig"));
+    }
+}
+
+TEST_CASE("a prompt's image and document reach each API as its own content parts",
+          "[integration][providers][attachments]") {
+    const ProviderKind kind =
+        GENERATE(ProviderKind::anthropic, ProviderKind::openai, ProviderKind::gemini, ProviderKind::ollama);
+    CAPTURE(dirOf(kind));
+    ProviderPeer peer(json{{"responses", {bodyResponse(fixture(dirOf(kind) + "/text.json"))}}});
+    Loop loop;
+    auto provider = reagent::providers::makeProvider(peerConfig(kind, peer, false));
+    REQUIRE(provider);
+    auto agent =
+        Agent::create().withProvider(*provider).withSystemPrompt("You are a terse assistant.").build();
+    REQUIRE(agent);
+    reagent::agent::RunOptions options;
+    options.attachments.push_back(reagent::llm::Attachment::fromBytes(tinyPng(), "dot.png").value());
+    if (kind != ProviderKind::ollama) {  // Ollama takes images only
+        options.attachments.push_back(reagent::llm::Attachment::fromBytes(tinyPdf(), "page.pdf").value());
+    }
+    const auto result = loop.run(agent->run("What do these show?", std::move(options)));
+    INFO((result.error() ? result.error()->describe() : std::string()));
+    REQUIRE(result.success());
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 1);
+    // The exact body, kept as a file the SDK type check reads too.
+    const std::string body = recorded[0]["body"].get<std::string>();
+    CHECK(body == expectedBody(kind, "_attach_", 1, body));
+    CHECK(body.find(reagent::base64Encode(tinyPng())) != std::string::npos);
+}
+
+TEST_CASE("an attachment the API cannot take fails the call before anything is sent",
+          "[integration][providers][attachments]") {
+    ProviderPeer peer(json{{"responses", {bodyResponse(fixture("ollama/text.json"))}}});
+    Loop loop;
+    auto provider = reagent::providers::makeProvider(peerConfig(ProviderKind::ollama, peer, false));
+    REQUIRE(provider);
+    auto agent = Agent::create().withProvider(*provider).build();
+    REQUIRE(agent);
+    reagent::agent::RunOptions options;
+    options.attachments.push_back(reagent::llm::Attachment::fromBytes(tinyPdf(), "page.pdf").value());
+    const auto result = loop.run(agent->run("Summarise this", std::move(options)));
+    CHECK(result.terminatedBy == reagent::agent::TerminatedBy::provider_error);
+    CHECK(result.errorMessage.find(
+              "invalid_request: ollama cannot take a PDF document (message 1, 'page.pdf')") !=
+          std::string::npos);
+    CHECK(peer.requests().empty());
 }

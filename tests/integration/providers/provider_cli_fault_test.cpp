@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "cli_process.hpp"
+#include "media_fixtures.hpp"
 #include "provider_test_support.hpp"
+#include "reagent/core/base64.hpp"
 #include "utf8_check.hpp"
 
 using namespace reagent::test;
@@ -324,6 +326,37 @@ TEST_CASE("a bad --output-schema file is a usage error named before anything run
     CHECK(missing.status == 2);
     CHECK(missing.err.find("cannot read") != std::string::npos);
     CHECK(peer.requests().empty());
+}
+
+TEST_CASE("run --attach sends the image and the document with the prompt; a bad file is a usage error",
+          "[integration][providers][cli][attachments]") {
+    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", textBody("A dot and a page.")}}}}});
+    const SchemaFile image(reagent::test::tinyPng());
+    const SchemaFile document(reagent::test::tinyPdf());
+    const auto outcome = runAgainst(
+        peer, {"--attach", image.path.string(), "--attach", document.path.string(), "-q"}, "What are these?");
+    INFO(outcome.err);
+    REQUIRE(outcome.status == 0);
+    CHECK(outcome.out == "A dot and a page.\n");
+    REQUIRE(peer.requests().size() == 1);
+    const json sent = json::parse(peer.requests().at(0)["body"].get<std::string>());
+    const json& content = sent["messages"].back()["content"];
+    REQUIRE(content.size() == 3);
+    CHECK(content[0] == json{{"text", "What are these?"}, {"type", "text"}});
+    CHECK(content[1]["image_url"]["url"] ==
+          "data:image/png;base64," + reagent::base64Encode(reagent::test::tinyPng()));
+    CHECK(content[2]["file"]["filename"] == document.path.filename().string());
+
+    // Text that claims to be a picture, a missing file: refused before anything runs.
+    const SchemaFile fake("just text, not a picture");
+    const auto claimed = runAgainst(peer, {"--attach", fake.path.string()}, "What is this?");
+    CHECK(claimed.status == 2);
+    CHECK(claimed.err.find("--attach: '" + fake.path.filename().string() +
+                           "' is not a PNG, JPEG, GIF or WebP image") != std::string::npos);
+    const auto missing = runAgainst(peer, {"--attach", "/nonexistent/photo.png"}, "What is this?");
+    CHECK(missing.status == 2);
+    CHECK(missing.err.find("--attach: cannot read '/nonexistent/photo.png'") != std::string::npos);
+    CHECK(peer.requests().size() == 1);
 }
 
 #endif

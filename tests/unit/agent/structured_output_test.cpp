@@ -23,6 +23,34 @@ using reagent::test::runCoro;
 
 namespace structured_test {
 
+// A model that streams its scripted answer to the subscriber in pieces of `piece` bytes, as an HTTP
+// provider does, and records what it was asked.
+class StreamingModel final : public reagent::llm::Provider {
+  public:
+    StreamingModel(std::string answer, std::size_t piece) : answer_(std::move(answer)), piece_(piece) {}
+    std::string_view name() const noexcept override { return "streaming"; }
+    reagent::Task<reagent::expected<reagent::llm::ModelReply, reagent::llm::ProviderError>> complete(
+        reagent::llm::ModelRequest request) override {
+        requests.push_back(request);
+        if (request.onDelta) {
+            for (std::size_t at = 0; at < answer_.size(); at += piece_) {
+                reagent::llm::StreamDelta delta;
+                delta.kind = reagent::llm::StreamDelta::Kind::text;
+                delta.text = answer_.substr(at, piece_);
+                request.onDelta(delta);
+            }
+        }
+        reagent::llm::ModelReply reply;
+        reply.text = answer_;
+        co_return reply;
+    }
+    std::vector<reagent::llm::ModelRequest> requests;
+
+  private:
+    std::string answer_;
+    std::size_t piece_;
+};
+
 enum class Sky { clear, cloudy, rain };
 BOOST_DESCRIBE_ENUM(Sky, clear, cloudy, rain)
 
@@ -59,10 +87,13 @@ TEST_CASE("structured output: a valid answer is the run's structured output", "[
     CHECK(result.structuredOutput == json::parse(kGood));
     CHECK(result.outputRetries == 0);
     CHECK(result.iterations == 1);
-    // The schema is in the system prompt: no provider constrains the reply natively yet.
+    // The schema is in the system prompt, and every request carries it for providers that constrain the
+    // reply (one shared OutputFormat, named after the struct's title when it has one).
     const auto& request = provider->requests().at(0);
     REQUIRE(request.messages.at(0).role == Role::system);
     CHECK(request.messages.at(0).text.find("\"celsius\"") != std::string::npos);
+    REQUIRE(request.output);
+    CHECK(request.output->schema == reagent::tools::schemaOf<Forecast>().value());
 }
 
 TEST_CASE("structured output: an invalid answer goes back once with the violations", "[agent][output]") {
@@ -226,4 +257,100 @@ TEST_CASE("structured output: a saved run keeps its re-asks and its answer", "[a
     CHECK(result.structuredOutput["sky"] == "cloudy");
     const auto again = reagent::agent::ReactLoop::restore(config, restored->save());
     REQUIRE(again);
+}
+
+TEST_CASE("structured output: the answer's value grows in PartialOutput events as it streams",
+          "[agent][output]") {
+    using reagent::agent::PartialOutput;
+    using reagent::agent::TextDelta;
+    const std::string answer =
+        std::string("```json\n") +
+        R"({"city": "Saint-\u00c9tienne", "celsius": -3.25, "sky": "rain", "note": "wind \"gusts\""})" +
+        "\n```";
+    const std::size_t piece = GENERATE(1, 2, 7, 1000);
+    CAPTURE(piece);
+    auto model = std::make_shared<StreamingModel>(answer, piece);
+    std::vector<json> partials;
+    std::string streamed;
+    auto agent = Agent::create()
+                     .withProvider(model)
+                     .withOutput<Forecast>()
+                     .withEventHandler([&](const AgentEvent& event) {
+                         if (const auto* partial = std::get_if<PartialOutput>(&event)) {
+                             CHECK(partial->iteration == 0);
+                             partials.push_back(partial->value);
+                         } else if (const auto* text = std::get_if<TextDelta>(&event)) {
+                             streamed += text->text;
+                         }
+                     })
+                     .build();
+    REQUIRE(agent);
+    const auto forecast = runCoro(agent->runAs<Forecast>("Weather in Saint-Etienne?"));
+    REQUIRE(forecast);
+    CHECK(forecast->city == "Saint-\u00c9tienne");
+    CHECK(streamed == answer);
+
+    REQUIRE_FALSE(partials.empty());
+    // Each value is an object, each different from the one before, and the last is the whole answer.
+    for (std::size_t i = 0; i < partials.size(); ++i) {
+        CAPTURE(i, partials[i].dump());
+        CHECK(partials[i].is_object());
+        if (i > 0) {
+            CHECK(partials[i] != partials[i - 1]);
+        }
+        // Never a key without its value, never a number cut short of what it became.
+        if (partials[i].contains("celsius")) {
+            const double celsius = partials[i]["celsius"].get<double>();
+            CHECK((celsius == -3.25 || celsius == -3 || celsius == -3.2));
+        }
+        if (partials[i].contains("city")) {
+            const std::string city = partials[i]["city"].get<std::string>();
+            CHECK(std::string("Saint-\u00c9tienne").rfind(city, 0) == 0);  // a prefix, whole characters
+        }
+    }
+    CHECK(partials.back() == json::parse(answer.substr(8, answer.size() - 12)));
+    if (piece == 1) {
+        // Streamed byte by byte, the city is seen growing.
+        CHECK(std::any_of(partials.begin(), partials.end(),
+                          [](const json& value) { return value.contains("city") && value["city"] == "Sa"; }));
+    }
+}
+
+TEST_CASE("structured output: a streamed answer that stops being JSON keeps its last value",
+          "[agent][output]") {
+    using reagent::agent::PartialOutput;
+    auto model = std::make_shared<StreamingModel>(R"({"city": "Lyon", "celsius": 2 oops, "sky": "rain"})", 3);
+    std::vector<json> partials;
+    auto agent = Agent::create()
+                     .withProvider(model)
+                     .withOutput<Forecast>()
+                     .withMaxOutputRetries(0)
+                     .withEventHandler([&](const AgentEvent& event) {
+                         if (const auto* partial = std::get_if<PartialOutput>(&event)) {
+                             partials.push_back(partial->value);
+                         }
+                     })
+                     .build();
+    REQUIRE(agent);
+    const RunResult result = runCoro(agent->run("Weather?"));
+    CHECK(result.terminatedBy == TerminatedBy::output_invalid);
+    REQUIRE_FALSE(partials.empty());
+    CHECK(partials.back() == json{{"city", "Lyon"}, {"celsius", 2}});
+}
+
+TEST_CASE("structured output: no PartialOutput without an output schema", "[agent][output]") {
+    using reagent::agent::PartialOutput;
+    auto model = std::make_shared<StreamingModel>(kGood, 4);
+    int partials = 0;
+    auto agent = Agent::create()
+                     .withProvider(model)
+                     .withEventHandler([&](const AgentEvent& event) {
+                         partials += std::holds_alternative<PartialOutput>(event) ? 1 : 0;
+                     })
+                     .build();
+    REQUIRE(agent);
+    const RunResult result = runCoro(agent->run("Weather?"));
+    CHECK(result.success());
+    CHECK(partials == 0);
+    CHECK_FALSE(model->requests.at(0).output);
 }

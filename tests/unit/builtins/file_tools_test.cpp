@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "media_fixtures.hpp"
+#include "reagent/core/base64.hpp"
 #include "tools_fixture.hpp"
 
 using namespace reagent::builtins;
@@ -181,4 +183,35 @@ TEST_CASE("every file tool refuses paths that escape the workspace", "[builtins]
     CHECK(WorkspaceFixture::readFile(ws.outside / "secret.txt") == "top secret\n");
     CHECK(WorkspaceFixture::readFile(ws.evil / "secret.txt") == "evil secret\n");
     CHECK_FALSE(fs::exists(ws.temp.path / "outside" / "pwned"));
+}
+
+TEST_CASE("file-read returns an image or a PDF attached, by what its bytes are", "[builtins][file-tools]") {
+    ToolsFixture ws;
+    ws.file("charts/dot.png", reagent::test::tinyPng());
+    ws.file("report.bin", reagent::test::tinyPdf());  // a PDF whatever its name
+    ws.file("photo.png", "not a picture\n");          // text whatever its name
+
+    const auto image = ws.tools->callToolBlocking("file-read", json{{"path", "charts/dot.png"}}.dump());
+    REQUIRE_FALSE(image.isError);
+    CHECK(image.text == "'charts/dot.png' (image/png, 70 bytes) is attached");
+    REQUIRE(image.content.size() == 1);
+    CHECK(image.content[0] == json{{"type", "image"},
+                                   {"data", reagent::base64Encode(reagent::test::tinyPng())},
+                                   {"mimeType", "image/png"}});
+
+    const auto document = ws.tools->callToolBlocking("file-read", json{{"path", "report.bin"}}.dump());
+    REQUIRE_FALSE(document.isError);
+    REQUIRE(document.content.size() == 1);
+    CHECK(document.content[0]["type"] == "resource");
+    CHECK(document.content[0]["resource"]["mimeType"] == "application/pdf");
+    CHECK(document.content[0]["resource"]["uri"] == "workspace:report.bin");
+
+    const auto text = ws.tools->callToolBlocking("file-read", json{{"path", "photo.png"}}.dump());
+    REQUIRE_FALSE(text.isError);
+    CHECK(text.text == "not a picture\n");
+    CHECK(text.content.empty());
+
+    // Other binary files are refused as before.
+    ws.file("bin.dat", std::string("ab\0cd", 5));
+    CHECK(codeOf(ws.error("file-read", {{"path", "bin.dat"}})) == "binary_file");
 }

@@ -211,7 +211,9 @@ Task<DispatchResult> AgentTools::dispatch(std::string name, std::string argsJson
     if (!record.outcome) {
         co_return failure(name, record.outcome.error());
     }
-    co_return bounded(std::move(*record.outcome));
+    DispatchResult result = bounded(std::move(*record.outcome));
+    result.content = std::move(record.content);
+    co_return result;
 }
 
 Task<DispatchResult> AgentTools::callTool(std::string name, std::string argsJson) {

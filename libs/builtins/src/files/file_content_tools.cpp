@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "reagent/builtins/file_tools.hpp"
+#include "reagent/core/base64.hpp"
 #include "reagent/tools/tool_builder.hpp"
 #include "tool_support.hpp"
 
@@ -21,7 +22,28 @@ std::string checkpointNote(const std::optional<std::string>& id) {
     return id ? "; checkpoint " + *id + " holds the state before it" : std::string();
 }
 
-Task<ToolResult> runRead(std::shared_ptr<ExecutionAdapter> workspace, json args) {
+// An image or PDF read whole: its bytes go beside the text as a content block (an `image`, or a `resource`
+// with its blob), which an agent shows the model as an attachment and an MCP server returns as content.
+std::string attachMedia(FileContent read, tools::ToolContext& context) {
+    const std::string what = quotedPath(read.path) + " (" + read.mediaType + ", " +
+                             detail::counted(read.sizeBytes, "byte", "bytes") + ")";
+    if (context.content == nullptr) {
+        return what + " is not a text file; this caller cannot take images or documents";
+    }
+    std::string data = base64Encode(read.content);
+    if (read.mediaType == "application/pdf") {
+        context.content->push_back(json{
+            {"type", "resource"},
+            {"resource",
+             {{"uri", "workspace:" + read.path}, {"mimeType", read.mediaType}, {"blob", std::move(data)}}}});
+    } else {
+        context.content->push_back(
+            json{{"type", "image"}, {"data", std::move(data)}, {"mimeType", read.mediaType}});
+    }
+    return what + " is attached";
+}
+
+Task<ToolResult> runRead(std::shared_ptr<ExecutionAdapter> workspace, json args, tools::ToolContext context) {
     ReadFileRequest request;
     request.path = stringOr(args, "path");
     request.lineOffset = sizeArg(args, "lineOffset", 0);
@@ -30,10 +52,14 @@ Task<ToolResult> runRead(std::shared_ptr<ExecutionAdapter> workspace, json args)
     }
     request.maxBytes = sizeArg(args, "maxSize", request.maxBytes);
     request.numberLines = boolOr(args, "numberLines", false);
+    request.media = true;
     auto task = workspace->readFile(std::move(request));
     auto read = co_await std::move(task);
     if (!read) {
         co_return fail(detail::toolError(read.error()));
+    }
+    if (!read->mediaType.empty()) {
+        co_return attachMedia(std::move(*read), context);
     }
     std::string text = std::move(read->content);
     if (read->totalLines == 0) {
@@ -112,12 +138,13 @@ tools::Tool fileReadTool(std::shared_ptr<ExecutionAdapter> workspace, const File
     auto builder = detail::fileToolBuilder(
         kFileReadTool,
         "Read a text file of the workspace, whole or a range of lines (lineOffset, lineCount). Long files: "
-        "read a range; the result says which lines it holds and how to read on. Binary files and paths "
-        "outside the workspace are refused.",
+        "read a range; the result says which lines it holds and how to read on. An image (PNG, JPEG, GIF, "
+        "WebP) or a PDF comes back attached, for you to see; other binary files and paths outside the "
+        "workspace are refused.",
         std::move(properties), {"path"}, options.timeout);
     builder.action([](const json& args) { return "Reading " + stringOr(args, "path"); })
-        .handler([workspace = std::move(workspace)](json args, tools::ToolContext) {
-            return runRead(workspace, std::move(args));
+        .handler([workspace = std::move(workspace)](json args, tools::ToolContext context) {
+            return runRead(workspace, std::move(args), std::move(context));
         });
     return detail::built(builder);
 }

@@ -9,6 +9,7 @@
 
 #include "files/file_io.hpp"
 #include "files/text_lines.hpp"
+#include "reagent/llm/attachment.hpp"
 #include "workspace/local_workspace_state.hpp"
 
 namespace reagent::builtins {
@@ -32,10 +33,13 @@ WorkspaceError binaryFile(const std::string& relative) {
 struct TextFile {
     detail::OpenFile file;
     std::string text;
+    /// With `media`: the type of an image or PDF, whose bytes `text` then holds.
+    std::string mediaType{};
 };
 
 expected<TextFile, WorkspaceError> readText(const detail::WorkspaceRoot& root,
-                                            const detail::ResolvedPath& path, std::size_t limit) {
+                                            const detail::ResolvedPath& path, std::size_t limit,
+                                            bool media = false) {
     auto file = detail::openForReading(root, path);
     if (!file) {
         return fail(std::move(file.error()));
@@ -47,6 +51,11 @@ expected<TextFile, WorkspaceError> readText(const detail::WorkspaceRoot& root,
     auto text = detail::readAll(*file, limit, path.relative);
     if (!text) {
         return fail(std::move(text.error()));
+    }
+    if (media) {
+        if (const auto type = llm::sniffMediaType(*text)) {
+            return TextFile{std::move(*file), std::move(*text), std::string(*type)};
+        }
     }
     if (detail::looksBinary(*text)) {
         return fail(binaryFile(path.relative));
@@ -61,13 +70,19 @@ Task<expected<FileContent, WorkspaceError>> LocalWorkspace::readFile(ReadFileReq
     if (!path) {
         co_return fail(std::move(path.error()));
     }
-    auto read = readText(state_->root, *path, state_->config.maxFileBytes);
+    auto read = readText(state_->root, *path, state_->config.maxFileBytes, request.media);
     if (!read) {
         co_return fail(std::move(read.error()));
     }
-    const std::string& text = read->text;
     FileContent content;
     content.path = path->relative;
+    if (!read->mediaType.empty()) {
+        content.sizeBytes = read->text.size();
+        content.mediaType = std::move(read->mediaType);
+        content.content = std::move(read->text);
+        co_return content;
+    }
+    const std::string& text = read->text;
     content.sizeBytes = text.size();
     content.totalLines = detail::countLines(text);
     content.firstLine = request.lineOffset + 1;

@@ -51,6 +51,18 @@ Task<tools::ToolResult> callRemote(std::shared_ptr<Client> client, std::string r
                                        result->text.empty() ? "the tool reported an error" : result->text,
                                        "tool_error", server));
     }
+    if (context.content != nullptr) {
+        // Images and binary resources (a PDF) go on beside the text that names them: an agent shows them to
+        // the model as attachments, an MCP server passes them on as content.
+        for (json& block : result->content) {
+            const std::string type = block.is_object() ? block.value("type", std::string()) : std::string();
+            const bool blob = type == "resource" && block.contains("resource") &&
+                              block["resource"].is_object() && block["resource"].contains("blob");
+            if (type == "image" || blob) {
+                context.content->push_back(std::move(block));
+            }
+        }
+    }
     co_return std::move(result->text);
 }
 

@@ -38,6 +38,10 @@ struct RunOptions {
     /// The session state the run's tools share (`ToolContext::session`), returned as
     /// `RunResult::sessionState`; a JSON object (null, the default, or anything else: an empty one).
     nlohmann::json sessionState;
+    /// Images and documents sent with the prompt, in its user message (`llm::Attachment::fromFile`,
+    /// `fromBytes`, `fromUrl`); a provider whose API cannot take one fails the run's first model call with
+    /// `invalid_request`, naming it.
+    std::vector<llm::Attachment> attachments{};
 };
 
 /// \brief What a paused run needs to go on (`Agent::resumeWith`, `Conversation::resumeWith`).

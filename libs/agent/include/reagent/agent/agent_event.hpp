@@ -104,6 +104,16 @@ struct OutputRejected {
     std::vector<std::string> problems;
 };
 
+/// \brief With an output schema, the answer as it streams in: the JSON value the text of this model call
+/// (`iteration`) has reached so far, healed (open strings, arrays and objects closed; an unfinished key,
+/// number or literal left out). It follows the `TextDelta`s that changed it, only when the value grows,
+/// and only from providers that stream to a subscriber. It is not validated: the final answer
+/// (`RunResult::structuredOutput`) is. Model output: untrusted.
+struct PartialOutput {
+    int iteration = 0;
+    nlohmann::json value;
+};
+
 struct AgentEventBox;
 
 /// \brief An event of a run that a call of this run started (a sub-agent's, `withAgentTool` / `asTool`),
@@ -131,7 +141,7 @@ struct RunFinished {
 using AgentEvent =
     std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled, tools::ToolFailed,
                  RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed, MemoryWarning, ModelRetrying,
-                 tools::ToolProgressed, ServerLogged, SubAgentEvent, OutputRejected>;
+                 tools::ToolProgressed, ServerLogged, SubAgentEvent, OutputRejected, PartialOutput>;
 
 /// \brief Holds a nested event (`SubAgentEvent::inner`): a variant cannot hold itself directly.
 struct AgentEventBox {

@@ -50,6 +50,11 @@ class Conversation {
     [[nodiscard]] Task<expected<RunResult, AgentError>> send(std::string text);
     /// \brief The same, with this turn's own event handler (`RunOptions::onEvent`).
     [[nodiscard]] Task<expected<RunResult, AgentError>> send(std::string text, EventHandler onEvent);
+    /// \brief The same, with images and documents in the user turn (see `RunOptions::attachments`); they
+    /// stay in the history, and in a saved conversation.
+    [[nodiscard]] Task<expected<RunResult, AgentError>> send(std::string text,
+                                                             std::vector<llm::Attachment> attachments,
+                                                             EventHandler onEvent = {});
 
     /// \brief Finishes a turn that stopped for declaration-only calls, with their results (see
     /// `Agent::resume`); on success its messages join the history.

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `ReactLoop`: the think → act → observe loop as a sans-io state machine.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -35,6 +36,9 @@ struct LoopConfig {
     /// The schema the final answer must match (`AgentBuilder::withOutputSchema`), compiled; none: any
     /// text is an answer.
     std::optional<tools::SchemaValidator> output;
+    /// The same schema as every request carries it (`llm::ModelRequest::output`), for providers that
+    /// constrain the reply to it; null without one.
+    std::shared_ptr<const llm::OutputFormat> outputFormat;
 };
 
 /// \brief The loop's next step: ask the model.
@@ -101,6 +105,8 @@ class ReactLoop {
     /// \brief A loop for the next turn of a conversation: the system prompt, `history` (its system messages
     /// left out), then `prompt`.
     ReactLoop(LoopConfig config, std::vector<llm::Message> history, std::string prompt);
+    /// \brief As above, the prompt a whole user message (its text and attachments).
+    ReactLoop(LoopConfig config, std::vector<llm::Message> history, llm::Message prompt);
 
     /// \brief The first action: always `CallModel`.
     [[nodiscard]] LoopAction start();

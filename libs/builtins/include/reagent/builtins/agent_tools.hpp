@@ -38,6 +38,9 @@ struct ToolInfo {
 struct DispatchResult {
     bool isError = false;
     std::string text;
+    /// Images and documents beside the text, as MCP content blocks (`file-read` of a PNG: an `image` block
+    /// {data, mimeType}; of a PDF: a `resource` block with its `blob`); the text names them.
+    std::vector<nlohmann::json> content{};
 };
 
 /// \brief The built-in file tools of one workspace with a frozen configuration.

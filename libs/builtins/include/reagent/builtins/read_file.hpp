@@ -21,6 +21,11 @@ struct ReadFileRequest {
     std::size_t maxBytes = 256 * 1024;
     /// Prefix each line with its 1-based number and a tab, as `cat -n` does.
     bool numberLines = false;
+    /// Return a PNG, JPEG, GIF or WebP image or a PDF document whole, as bytes (`FileContent::mediaType`
+    /// set), instead of refusing it as binary or reading it as lines; its type is read from its first bytes.
+    /// The lines, `maxBytes` and `numberLines` do not apply to it; the workspace's size limit per file
+    /// does. An adapter that cannot refuses it as binary, as without this.
+    bool media = false;
 };
 
 /// \brief The lines read. The text is the file's bytes as they are (UTF-8 is not checked): untrusted.
@@ -36,6 +41,9 @@ struct FileContent {
     std::size_t totalLines = 0;
     /// The file's size in bytes.
     std::size_t sizeBytes = 0;
+    /// For a media file read with `ReadFileRequest::media`: its type ("image/png", "application/pdf"), and
+    /// `content` holds its bytes (no lines). Empty for text.
+    std::string mediaType{};
 };
 
 }  // namespace reagent::builtins

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "reagent/llm/attachment.hpp"
+
 namespace reagent::llm {
 
 enum class Role { system, user, assistant, tool };
@@ -48,7 +50,8 @@ struct ToolCall {
 /// \brief One message of a conversation.
 ///
 /// Assistant messages carry `text` and/or `toolCalls`; tool messages carry the result of one call in
-/// `text`, with `toolCallId`, `toolName` and `isError` set.
+/// `text`, with `toolCallId`, `toolName` and `isError` set. User messages and tool results may also carry
+/// images and documents (`attachments`), which providers send as their API's content parts.
 struct Message {
     Role role = Role::user;
     std::string text;
@@ -56,9 +59,12 @@ struct Message {
     std::string toolCallId;
     std::string toolName;
     bool isError = false;
+    /// Images and documents beside the text, in order (user messages and tool results only; a provider
+    /// refuses a request with an attachment elsewhere, or one its API cannot take).
+    std::vector<Attachment> attachments{};
 
     [[nodiscard]] static Message system(std::string text);
-    [[nodiscard]] static Message user(std::string text);
+    [[nodiscard]] static Message user(std::string text, std::vector<Attachment> attachments = {});
     [[nodiscard]] static Message assistant(std::string text, std::vector<ToolCall> calls = {});
     [[nodiscard]] static Message toolResult(std::string callId, std::string toolName, std::string text,
                                             bool isError = false);

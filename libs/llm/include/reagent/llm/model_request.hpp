@@ -5,6 +5,7 @@
 #include <boost/describe/enum.hpp>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -18,6 +19,22 @@
 
 namespace reagent::llm {
 
+/// \brief The JSON value a final answer must be: a schema the API constrains the reply to, where it can
+/// (structured output).
+///
+/// Providers send it in their API's own field (OpenAI `response_format`, Anthropic `output_config`,
+/// Gemini `responseJsonSchema`, Ollama `format`), adapted to what that API accepts; the schema still
+/// constrains only replies in text: the model may call tools first. A provider that cannot constrain a
+/// reply ignores it. Whoever asked still validates the answer: an API's constraint is a help, not a proof.
+struct OutputFormat {
+    /// A name for the schema, `^[a-zA-Z0-9_-]{1,64}$` (OpenAI requires one): "output" by default.
+    std::string name = "output";
+    /// The JSON Schema of the answer.
+    nlohmann::json schema;
+
+    friend bool operator==(const OutputFormat&, const OutputFormat&) = default;
+};
+
 /// \brief What the model is asked.
 struct ModelRequest {
     /// The conversation so far; a leading system message, if any, carries the system prompt.
@@ -28,6 +45,9 @@ struct ModelRequest {
     std::optional<double> temperature;
     /// Upper bound of tokens in the reply; the provider's default when unset.
     std::optional<int> maxTokens;
+    /// The form of a final answer (see `OutputFormat`), shared (not copied) between the requests of a run;
+    /// null (the default): any text.
+    std::shared_ptr<const OutputFormat> output{};
     /// Receives the reply as it streams in (text pieces, tool calls taking shape), on the caller's
     /// executor, before `complete` returns the assembled reply. Empty (the default): nobody needs the
     /// deltas, and a provider may ask for the whole reply at once. Providers that cannot stream ignore it.

@@ -6,6 +6,18 @@
 
 namespace reagent::providers {
 
+/// \brief Whether a request's output form (`ModelRequest::output`) goes in the API's own structured-output
+/// field, which constrains the model's decoding to the schema.
+enum class NativeOutput {
+    /// Yes, except where the model is known to refuse it: Gemini models before Gemini 3 ("gemini-1...",
+    /// "gemini-2...") on a request that also declares tools. The default.
+    automatic,
+    /// On every request that has one.
+    always,
+    /// Never: the schema reaches the model through the prompt only (for servers that refuse the field).
+    never,
+};
+
 /// \brief Settings of a provider codec that do not come from the request.
 struct CodecOptions {
     /// The model id the provider expects ("claude-sonnet-4-5", "gpt-4.1", "gemini-2.5-flash", "qwen3").
@@ -24,6 +36,8 @@ struct CodecOptions {
     /// without JSON Schema support: that subset has no `additionalProperties` or `$schema` and its SDK
     /// types spell types in capitals, so the tool's schema must keep within it.
     bool geminiJsonSchemaParameters = true;
+    /// Whether an output schema is sent in the API's structured-output field. Default `automatic`.
+    NativeOutput nativeOutput = NativeOutput::automatic;
 };
 
 }  // namespace reagent::providers

@@ -15,6 +15,7 @@
 #include "reagent/http/http_headers.hpp"
 #include "reagent/http/proxy_settings.hpp"
 #include "reagent/llm/provider_error.hpp"
+#include "reagent/providers/codec_options.hpp"
 
 namespace reagent::providers {
 
@@ -89,6 +90,10 @@ struct ProviderConfig {
     /// Gemini: declare tool schemas as `parametersJsonSchema` (default true); false sends them as
     /// `parameters`, for models without JSON Schema support. See `CodecOptions::geminiJsonSchemaParameters`.
     bool geminiJsonSchemaParameters = true;
+    /// Whether a request's output schema goes in the API's structured-output field (OpenAI
+    /// `response_format`, Anthropic `output_config`, Gemini `responseJsonSchema`, Ollama `format`).
+    /// Default `automatic`; see `CodecOptions::nativeOutput`.
+    NativeOutput nativeOutput = NativeOutput::automatic;
     /// Extra header fields sent with every request (after the authentication headers).
     http::HttpHeaders extraHeaders;
     /// PEM file of extra trusted CA certificates (default: none; the system store is always used).

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,11 @@ struct WireFormat {
     /// base URL (with a query if any: `/models/m:streamGenerateContent?alt=sse`), and the name map.
     EncodedRequest (*encodeRequest)(const llm::ModelRequest& request, const CodecOptions& options,
                                     const EncodedTools& tools) = nullptr;
+    /// Says why the API cannot take `request` (an attachment it has no form for: "ollama cannot take a PDF
+    /// document (message 2, 'report.pdf')"), before anything is sent: `HttpProvider` then fails the call
+    /// with `invalid_request` and this text. None when it can. Null: the format takes every request.
+    std::optional<std::string> (*refuse)(const llm::ModelRequest& request,
+                                         const CodecOptions& options) = nullptr;
     /// Decodes a whole response of any status: a non-2xx status is the error its body describes
     /// (`httpError`), a 2xx body the reply.
     expected<llm::ModelReply, llm::ProviderError> (*decodeReply)(int status, std::string_view body,
@@ -78,7 +84,9 @@ namespace wire {
 /// become ONE user message of `tool_result` blocks {tool_use_id, content, is_error (only when true)}, as
 /// parallel tool use requires. Tools are {name, description, input_schema}. `max_tokens` is always sent
 /// (`request.maxTokens`, else `CodecOptions::defaultMaxTokens`); `temperature` only when set; `stream`
-/// always. Empty assistant messages are skipped (the API rejects empty content). Replies: Anthropic's
+/// always. Empty assistant messages are skipped (the API rejects empty content). An output schema goes in
+/// `output_config.format` {type: "json_schema", schema} as the API accepts it (objects closed, unenforced
+/// constraints moved into descriptions; a recursive schema is not sent). Replies: Anthropic's
 /// `error.type` is the `providerType` of errors (529 is `server_error`); a stream's `error` event fails
 /// it with its own error; thinking and server-tool blocks are ignored, as the API asks clients to
 /// tolerate new ones.
@@ -93,7 +101,9 @@ namespace wire {
 /// arguments as a JSON string; each tool result is a `tool` message with `tool_call_id`. Tools are
 /// [{type: "function", function: {name, description, parameters}}]. `temperature` and the token limit
 /// (`max_tokens`, or `max_completion_tokens` per `CodecOptions`) only when the request sets them.
-/// Streaming adds `stream_options: {include_usage: true}`. Replies: the first choice; `finish_reason`
+/// Streaming adds `stream_options: {include_usage: true}`. An output schema is `response_format`
+/// {type: "json_schema", json_schema: {name, schema, strict}}, strict when the schema meets strict mode's
+/// rules. Replies: the first choice; `finish_reason`
 /// `stop` is `end_turn`, `tool_calls` (and the legacy `function_call`) `tool_use`, `length`
 /// `max_tokens`, anything else `other`; a `refusal` is appended to the text; OpenAI's `error.type` (such
 /// as `insufficient_quota`) is the `providerType` of errors.
@@ -108,7 +118,9 @@ namespace wire {
 /// `thoughtSignature` its call carried (Gemini 3 rejects replayed calls without it); consecutive tool
 /// results become one `user` turn of `functionResponse` {name, response: {result} or {error}} parts, in
 /// call order (a result without a tool name takes the name of the call with its id). Tools are one
-/// `functionDeclarations` entry; `generationConfig` carries `temperature` and `maxOutputTokens` when set.
+/// `functionDeclarations` entry; `generationConfig` carries `temperature` and `maxOutputTokens` when set,
+/// and an output schema as `responseJsonSchema` with `responseMimeType: "application/json"` (by default
+/// not beside tools on models before Gemini 3, which refuse it).
 /// Replies: the first candidate; calls get Gemini's `id`, else a stable synthesized one; thought parts
 /// are not text; `finishReason` STOP is `end_turn` (`tool_use` with calls), MAX_TOKENS `max_tokens`,
 /// anything else `other`; output usage counts candidate and thought tokens. Errors take `error.status`
@@ -122,9 +134,9 @@ namespace wire {
 /// Messages keep their roles; an assistant message carries `tool_calls` [{function: {name, arguments}}]
 /// with the arguments as a JSON object; a tool result is a `tool` message with `tool_name`. Tools are
 /// declared as OpenAI does, their `parameters` reduced to what Ollama reads. `stream` is always sent;
-/// `options` carries `temperature` and `num_predict` when set. Replies: `done_reason` `stop` is
-/// `end_turn` (`tool_use` with calls), `length` `max_tokens`, else `other`; `prompt_eval_count` and
-/// `eval_count` are the usage; a body or line with `error` fails with it.
+/// `options` carries `temperature` and `num_predict` when set; an output schema is `format`. Replies:
+/// `done_reason` `stop` is `end_turn` (`tool_use` with calls), `length` `max_tokens`, else `other`;
+/// `prompt_eval_count` and `eval_count` are the usage; a body or line with `error` fails with it.
 [[nodiscard]] const WireFormat& ollama();
 
 /// \brief The format of `kind`.
