@@ -77,7 +77,9 @@ int main() {
     codec.model = "gpt-4.1";
     const auto encoded =
         format.encodeRequest(provider->requests().at(1), codec, format.encodeTools({}, codec));
-    for (const json& message : encoded.json()["messages"]) {
+    const json body = encoded.json();
+    examples::check(body["messages"].size() == 4, "the prompt, the call, its result, the chart after it");
+    for (const json& message : body["messages"]) {
         std::cout << message["role"].get<std::string>() << ":";
         if (message["content"].is_array()) {
             for (const json& part : message["content"]) {

@@ -338,6 +338,7 @@ LoopConfig Agent::State::loopConfig() const {
     loop.options = config.loop;
     loop.output = output;
     loop.outputFormat = outputFormat;
+    loop.attachments = config.attachments;
     return loop;
 }
 

@@ -178,6 +178,12 @@ AgentBuilder& AgentBuilder::withMaxOutputRetries(int retries) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withAttachmentStore(std::shared_ptr<AttachmentStore> store,
+                                                std::size_t inlineBelow) {
+    config_.attachments = AttachmentStorage{std::move(store), inlineBelow};
+    return *this;
+}
+
 expected<Agent, AgentError> AgentBuilder::build() const {
     for (const auto& source : sources_) {
         if (source->opens()) {

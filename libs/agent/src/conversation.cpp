@@ -184,7 +184,7 @@ nlohmann::json Conversation::save() const {
     using nlohmann::json;
     json messages = json::array();
     for (const ConversationMessage& entry : messages_) {
-        json item = detail::toJson(entry.message);
+        json item = detail::toJson(entry.message, agent_.state_->config.attachments);
         item["id"] = entry.id;
         item["createdAt"] =
             std::chrono::duration_cast<std::chrono::microseconds>(entry.createdAt.time_since_epoch()).count();
@@ -219,9 +219,9 @@ expected<Conversation, AgentError> Conversation::restore(Agent agent, const nloh
         }
         conversation.nextId_ = field<std::uint64_t>(saved, "nextId", path);
         conversation.messages_ =
-            arrayField(saved, "messages", path, [](const nlohmann::json& item, const std::string& at) {
+            arrayField(saved, "messages", path, [&](const nlohmann::json& item, const std::string& at) {
                 ConversationMessage entry;
-                entry.message = messageFromJson(item, at);
+                entry.message = messageFromJson(item, at, conversation.agent_.state_->config.attachments);
                 entry.id = field<std::string>(item, "id", at);
                 entry.createdAt = std::chrono::system_clock::time_point(
                     std::chrono::duration_cast<std::chrono::system_clock::duration>(

@@ -46,7 +46,6 @@ class PartialJson {
     bool fence_ = false;    // inside the fence's first line
     bool broken_ = false;   // the text stopped being JSON
     bool done_ = false;     // a whole top-level value was read
-    bool topLevel_ = true;  // no container yet: the token in progress is the whole value
     std::vector<Frame> stack_;
     Token token_ = Token::none;
     bool keyString_ = false;  // the string in progress is an object key

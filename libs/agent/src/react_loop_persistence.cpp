@@ -31,7 +31,7 @@ nlohmann::json ReactLoop::save() const {
     using nlohmann::json;
     json messages = json::array();
     for (const llm::Message& message : messages_) {
-        messages.push_back(toJson(message));
+        messages.push_back(toJson(message, config_.attachments));
     }
     const auto calls = [](const std::vector<tools::ToolCallRequest>& list) {
         json out = json::array();
@@ -110,7 +110,10 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         }
         loop.lastText_ = field<std::string>(state, "lastText", path);
         loop.assistantIndex_ = optionalField<std::size_t>(state, "assistantIndex", path, 0);
-        loop.messages_ = arrayField(state, "messages", path, messageFromJson);
+        loop.messages_ =
+            arrayField(state, "messages", path, [&](const nlohmann::json& item, const std::string& at) {
+                return messageFromJson(item, at, loop.config_.attachments);
+            });
         if (loop.messages_.empty()) {
             throw StateError("state.messages is empty: a run has at least its prompt");
         }

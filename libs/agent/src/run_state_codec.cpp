@@ -71,23 +71,35 @@ llm::ToolCall toolCallFromJson(const json& value, const std::string& path) {
     return call;
 }
 
-// An attachment inline: its bytes in base64 ("data"), or its URL.
-json toJson(const llm::Attachment& attachment) {
+// An attachment as saved: its URL; or its bytes by reference (`sha256`, `size`) when the store takes them;
+// else inline, in base64 (`data`).
+json toJson(const llm::Attachment& attachment, const AttachmentStorage& storage) {
     json out = {{"kind", llm::toString(attachment.kind)}, {"mediaType", attachment.mediaType}};
     if (!attachment.name.empty()) {
         out["name"] = attachment.name;
     }
-    if (attachment.url.empty()) {
-        out["data"] = base64Encode(attachment.bytes ? *attachment.bytes : std::string());
-    } else {
+    if (!attachment.url.empty()) {
         out["url"] = attachment.url;
+        return out;
     }
+    const std::string_view bytes =
+        attachment.bytes ? std::string_view(*attachment.bytes) : std::string_view();
+    if (storage.store && bytes.size() >= storage.inlineBelow) {
+        std::string hash = llm::contentHash(bytes);
+        if (storage.store->put(hash, bytes)) {
+            out["sha256"] = std::move(hash);
+            out["size"] = bytes.size();
+            return out;
+        }
+    }
+    out["data"] = base64Encode(bytes);
     return out;
 }
 
 // The attachment a saved state holds, checked as a new one is: what the bytes are, not what the state
 // says they are.
-llm::Attachment attachmentFromJson(const json& value, const std::string& path) {
+llm::Attachment attachmentFromJson(const json& value, const std::string& path,
+                                   const AttachmentStorage& storage) {
     const std::string mediaType = field<std::string>(value, "mediaType", path);
     const std::string name = optionalField<std::string>(value, "name", path, {});
     expected<llm::Attachment, llm::AttachmentError> attachment = fail(llm::AttachmentError{});
@@ -96,6 +108,23 @@ llm::Attachment attachmentFromJson(const json& value, const std::string& path) {
         if (attachment) {
             attachment->name = name;
         }
+    } else if (value.contains("sha256")) {
+        const std::string hash = field<std::string>(value, "sha256", path);
+        if (!isContentHash(hash)) {  // it cannot name a path in a store
+            throw StateError(path + ".sha256 '" + hash.substr(0, 80) + "' is not a SHA-256 in lowercase hex");
+        }
+        if (!storage.store) {
+            throw StateError(path + " is kept by reference (sha256 " + hash.substr(0, 80) +
+                             ") and no attachment store was given to read it from");
+        }
+        auto bytes = storage.store->get(hash);
+        if (!bytes) {
+            throw StateError(path + ": " + bytes.error().message);
+        }
+        if (llm::contentHash(**bytes) != hash) {
+            throw StateError(path + ": the attachment kept under " + hash + " is not those bytes any more");
+        }
+        attachment = llm::Attachment::fromBytes(std::string(**bytes), name);
     } else {
         auto bytes = base64Decode(field<std::string>(value, "data", path));
         if (!bytes) {
@@ -115,7 +144,7 @@ llm::Attachment attachmentFromJson(const json& value, const std::string& path) {
 
 }  // namespace
 
-json toJson(const llm::Message& message) {
+json toJson(const llm::Message& message, const AttachmentStorage& storage) {
     json out = {{"role", llm::toString(message.role)}, {"text", message.text}};
     if (!message.toolCalls.empty()) {
         json calls = json::array();
@@ -136,14 +165,14 @@ json toJson(const llm::Message& message) {
     if (!message.attachments.empty()) {
         json attachments = json::array();
         for (const llm::Attachment& attachment : message.attachments) {
-            attachments.push_back(toJson(attachment));
+            attachments.push_back(toJson(attachment, storage));
         }
         out["attachments"] = std::move(attachments);
     }
     return out;
 }
 
-llm::Message messageFromJson(const json& value, const std::string& path) {
+llm::Message messageFromJson(const json& value, const std::string& path, const AttachmentStorage& storage) {
     llm::Message message;
     message.role = roleFromString(field<std::string>(value, "role", path), path);
     message.text = field<std::string>(value, "text", path);
@@ -154,7 +183,9 @@ llm::Message messageFromJson(const json& value, const std::string& path) {
     message.toolName = optionalField<std::string>(value, "toolName", path, {});
     message.isError = optionalField<bool>(value, "isError", path, false);
     if (value.contains("attachments")) {
-        message.attachments = arrayField(value, "attachments", path, attachmentFromJson);
+        message.attachments = arrayField(
+            value, "attachments", path,
+            [&](const json& item, const std::string& at) { return attachmentFromJson(item, at, storage); });
     }
     return message;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "reagent/agent/attachment_store.hpp"
 #include "reagent/agent/run_result.hpp"
 #include "reagent/llm/message.hpp"
 #include "reagent/tools/tool_call.hpp"
@@ -20,8 +21,13 @@ class StateError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-[[nodiscard]] nlohmann::json toJson(const llm::Message& message);
-[[nodiscard]] llm::Message messageFromJson(const nlohmann::json& value, const std::string& path);
+/// A message as saved: attachments inline (base64), or by reference (`{"sha256", "size"}`, the bytes put
+/// in `storage.store`) at or above `storage.inlineBelow` bytes. An attachment the store cannot take stays
+/// inline: nothing is lost.
+[[nodiscard]] nlohmann::json toJson(const llm::Message& message, const AttachmentStorage& storage = {});
+/// A saved message; an attachment by reference is read from `storage.store`, its hash checked.
+[[nodiscard]] llm::Message messageFromJson(const nlohmann::json& value, const std::string& path,
+                                           const AttachmentStorage& storage = {});
 
 [[nodiscard]] nlohmann::json toJson(const tools::ToolCallRequest& call);
 [[nodiscard]] tools::ToolCallRequest callFromJson(const nlohmann::json& value, const std::string& path);

@@ -1,5 +1,7 @@
 #include "reagent/llm/attachment.hpp"
 
+#include <openssl/evp.h>
+
 #include <array>
 #include <fstream>
 #include <system_error>
@@ -60,6 +62,20 @@ std::optional<std::string_view> sniffMediaType(std::string_view bytes) noexcept 
         }
     }
     return std::nullopt;
+}
+
+std::string contentHash(std::string_view bytes) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string hex;
+    hex.reserve(2 * length);
+    for (unsigned int i = 0; i < length; ++i) {
+        hex.push_back(kHex[digest[i] >> 4]);
+        hex.push_back(kHex[digest[i] & 15]);
+    }
+    return hex;
 }
 
 std::optional<MediaKind> mediaKindOf(std::string_view mediaType) noexcept {

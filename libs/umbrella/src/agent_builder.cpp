@@ -148,6 +148,12 @@ AgentBuilder& AgentBuilder::withMaxOutputRetries(int retries) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withAttachmentStore(std::shared_ptr<agent::AttachmentStore> store,
+                                                std::size_t inlineBelow) {
+    base_.withAttachmentStore(std::move(store), inlineBelow);
+    return *this;
+}
+
 AgentBuilder& AgentBuilder::withMaxConcurrentOpens(std::size_t opens) {
     base_.withMaxConcurrentOpens(opens);
     return *this;

@@ -2,7 +2,11 @@
 // of its result; blocks that cannot be attachments are named in the text instead. A run's attachments are
 // saved with its state and restored.
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <reagent/reagent.hpp>
 #include <string>
@@ -114,4 +118,129 @@ TEST_CASE("a prompt's attachments go in its user message, and a saved run keeps 
         REQUIRE_FALSE(refused);
         CHECK(refused.error().message.find("does not match the bytes (image/png)") != std::string::npos);
     }
+}
+
+namespace {
+
+// A loop whose prompt carries `bytes` as an attachment, started, with `storage`.
+reagent::agent::ReactLoop loopWith(const std::string& bytes, reagent::agent::AttachmentStorage storage) {
+    reagent::agent::LoopConfig config;
+    config.attachments = std::move(storage);
+    reagent::agent::ReactLoop loop(
+        config, {},
+        reagent::llm::Message::user("Look", {reagent::llm::Attachment::fromBytes(bytes, "big.png").value()}));
+    (void)loop.start();
+    return loop;
+}
+
+std::string bigPng() {
+    std::string bytes = reagent::test::tinyPng();
+    bytes.resize(64 * 1024, 'p');
+    return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("a saved run keeps a large attachment by reference in its store", "[agent][attachments]") {
+    auto store = std::make_shared<reagent::agent::MemoryAttachmentStore>();
+    const reagent::agent::AttachmentStorage storage{store, 16 * 1024};
+    const auto loop = loopWith(bigPng(), storage);
+    const json saved = loop.save();
+    const json& kept = saved["messages"].back()["attachments"][0];
+    CHECK(kept["sha256"] == reagent::llm::contentHash(bigPng()));
+    CHECK(kept["size"] == 64 * 1024);
+    CHECK_FALSE(kept.contains("data"));
+    CHECK(saved.dump().size() < 4096);  // not 87 KB of base64
+    CHECK(store->size() == 1);
+    (void)loop.save();
+    CHECK(store->size() == 1);  // the same bytes are kept once
+
+    reagent::agent::LoopConfig config;
+    config.attachments = storage;
+    auto restored = reagent::agent::ReactLoop::restore(config, saved);
+    REQUIRE(restored);
+    CHECK(*restored->messages().back().attachments.at(0).bytes == bigPng());
+
+    SECTION("small attachments stay inline") {
+        const json small = loopWith(reagent::test::tinyPng(), storage).save();
+        CHECK(small["messages"].back()["attachments"][0].contains("data"));
+    }
+    SECTION("restoring without the store, or from one without the bytes, names what is missing") {
+        auto noStore = reagent::agent::ReactLoop::restore(reagent::agent::LoopConfig{}, saved);
+        REQUIRE_FALSE(noStore);
+        CHECK(noStore.error().message.find("is kept by reference (sha256 ") != std::string::npos);
+        CHECK(noStore.error().message.find("no attachment store was given") != std::string::npos);
+        reagent::agent::LoopConfig empty;
+        empty.attachments.store = std::make_shared<reagent::agent::MemoryAttachmentStore>();
+        auto missing = reagent::agent::ReactLoop::restore(empty, saved);
+        REQUIRE_FALSE(missing);
+        CHECK(missing.error().message.find("no attachment is kept under") != std::string::npos);
+    }
+    SECTION("a hash that is not one is refused before any store is asked") {
+        json hostile = saved;
+        hostile["messages"].back()["attachments"][0]["sha256"] = "../../../etc/passwd";
+        auto refused = reagent::agent::ReactLoop::restore(config, hostile);
+        REQUIRE_FALSE(refused);
+        CHECK(refused.error().message.find("is not a SHA-256 in lowercase hex") != std::string::npos);
+    }
+}
+
+TEST_CASE("a directory attachment store is shared by its instances and notices changed bytes",
+          "[agent][attachments]") {
+    const auto directory =
+        std::filesystem::temp_directory_path() / ("reagent-attachments-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(directory);
+    auto first = reagent::agent::DirectoryAttachmentStore::open(directory);
+    REQUIRE(first);
+    const reagent::agent::AttachmentStorage storage{*first, 1024};
+    const json saved = loopWith(bigPng(), storage).save();
+    const std::string hash = reagent::llm::contentHash(bigPng());
+    CHECK(std::filesystem::file_size(directory / hash) == 64 * 1024);
+
+    // Another instance (another process, later) reads it back.
+    auto second = reagent::agent::DirectoryAttachmentStore::open(directory);
+    REQUIRE(second);
+    reagent::agent::LoopConfig config;
+    config.attachments = {*second, 1024};
+    auto restored = reagent::agent::ReactLoop::restore(config, saved);
+    REQUIRE(restored);
+    CHECK(*restored->messages().back().attachments.at(0).bytes == bigPng());
+
+    // Bytes changed on disk are not handed to the model.
+    std::ofstream(directory / hash, std::ios::binary) << "\x89PNG\r\n\x1a\n changed";
+    auto changed = reagent::agent::ReactLoop::restore(config, saved);
+    REQUIRE_FALSE(changed);
+    CHECK(changed.error().message.find("is not those bytes any more") != std::string::npos);
+
+    // A file where the directory should be.
+    auto notDirectory = reagent::agent::DirectoryAttachmentStore::open(directory / hash);
+    REQUIRE_FALSE(notDirectory);
+    CHECK(notDirectory.error().code == reagent::agent::AgentErrc::invalid_config);
+    std::filesystem::remove_all(directory);
+}
+
+TEST_CASE("a conversation saved with an agent's attachment store keeps its images by reference",
+          "[agent][attachments]") {
+    auto store = std::make_shared<reagent::agent::MemoryAttachmentStore>();
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::text("a picture")).loop(true);
+    auto agent = Agent::create().withProvider(provider).withAttachmentStore(store, 1024).build();
+    REQUIRE(agent);
+    reagent::agent::Conversation chat(*agent);
+    auto turn =
+        runCoro(chat.send("What is it?", {reagent::llm::Attachment::fromBytes(bigPng(), "big.png").value()}));
+    REQUIRE(turn);
+    REQUIRE(turn->success());
+    const json saved = chat.save();
+    CHECK(saved.dump().find("\"sha256\"") != std::string::npos);
+    CHECK(store->size() == 1);
+    auto restored = reagent::agent::Conversation::restore(*agent, saved);
+    REQUIRE(restored);
+    auto next = runCoro(restored->send("And now?"));
+    REQUIRE(next);
+    // The restored history still shows the model the picture.
+    const auto& messages = provider->requests().back().messages;
+    REQUIRE(messages.size() >= 3);
+    CHECK(messages[messages.size() - 3].attachments.size() == 1);
+    CHECK(*messages[messages.size() - 3].attachments[0].bytes == bigPng());
 }

@@ -172,6 +172,7 @@ class Agent {
 
   private:
     friend class AgentBuilder;
+    friend class Conversation;
     explicit Agent(std::shared_ptr<State> state);
     // The structured answer of a finished run, or why there is none (runAs).
     [[nodiscard]] static expected<nlohmann::json, AgentError> structuredAnswer(const RunResult& result);
@@ -272,6 +273,11 @@ class AgentBuilder {
     /// \brief How many times an answer that does not match the output schema is asked for again
     /// (`LoopOptions::maxOutputRetries`, default 2; 0: never). Each re-ask is one model call.
     AgentBuilder& withMaxOutputRetries(int retries);
+    /// \brief Saved runs and conversations keep attachments of `inlineBelow` bytes or more in `store`, by
+    /// the SHA-256 of their bytes, instead of inline in every saved state (`AttachmentStorage`); restoring
+    /// reads them from it. A store that cannot take one leaves it inline. Null: all inline (the default).
+    AgentBuilder& withAttachmentStore(std::shared_ptr<AttachmentStore> store,
+                                      std::size_t inlineBelow = 16 * 1024);
     /// \brief The agent, or `AgentErrc::invalid_config` listing every problem (no provider, a tool that
     /// failed to build, duplicate tool names, a non-positive iteration limit, ...).
     [[nodiscard]] expected<Agent, AgentError> build() const;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "reagent/agent/attachment_store.hpp"
 #include "reagent/agent/loop_options.hpp"
 #include "reagent/llm/provider.hpp"
 #include "reagent/memory/episodic_store.hpp"
@@ -82,6 +83,8 @@ struct AgentConfig {
     LoopOptions loop;
     /// The JSON Schema the final answer must match (`withOutputSchema`, `withOutput<T>`); null: any text.
     nlohmann::json outputSchema;
+    /// How saved runs and conversations keep attachments (`withAttachmentStore`): inline by default.
+    AttachmentStorage attachments;
     /// Whether tools are enabled at all.
     bool toolsEnabled = false;
     /// Whether the ReAct meta-tools (`final-answer`, and as `metaTools` says `task-complete` and

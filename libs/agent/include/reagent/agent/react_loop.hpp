@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "reagent/agent/attachment_store.hpp"
 #include "reagent/agent/loop_options.hpp"
 #include "reagent/agent/run_result.hpp"
 #include "reagent/core/expected.hpp"
@@ -39,6 +40,8 @@ struct LoopConfig {
     /// The same schema as every request carries it (`llm::ModelRequest::output`), for providers that
     /// constrain the reply to it; null without one.
     std::shared_ptr<const llm::OutputFormat> outputFormat;
+    /// How `save` keeps attachments, and where `restore` reads those kept by reference.
+    AttachmentStorage attachments;
 };
 
 /// \brief The loop's next step: ask the model.

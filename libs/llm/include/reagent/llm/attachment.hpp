@@ -82,6 +82,10 @@ struct Attachment {
 /// magic number; none for anything else.
 [[nodiscard]] std::optional<std::string_view> sniffMediaType(std::string_view bytes) noexcept;
 
+/// \brief The SHA-256 of `bytes` in lowercase hex (64 characters): the name an attachment's bytes are
+/// kept under by reference (`agent::AttachmentStore`).
+[[nodiscard]] std::string contentHash(std::string_view bytes);
+
 /// \brief The kind of a supported media type; none for an unsupported one.
 [[nodiscard]] std::optional<MediaKind> mediaKindOf(std::string_view mediaType) noexcept;
 

@@ -99,6 +99,10 @@ class AgentBuilder {
         return *this;
     }
     AgentBuilder& withMaxOutputRetries(int retries);
+    /// \brief Saved runs and conversations keep large attachments in `store` by reference (see
+    /// `agent::AgentBuilder::withAttachmentStore`).
+    AgentBuilder& withAttachmentStore(std::shared_ptr<agent::AttachmentStore> store,
+                                      std::size_t inlineBelow = 16 * 1024);
     /// \brief Tool sources (MCP servers) started at once by `buildAsync()`. Default 4.
     AgentBuilder& withMaxConcurrentOpens(std::size_t opens);
     /// \brief Uses an MCP server's tools, registered as `<server name>/<tool>`, over any transport
