@@ -8,10 +8,10 @@
 
 #include "reagent/a2a/remote_agent_tool.hpp"
 #include "reagent/agent/agent.hpp"
-#include "reagent/agent/attachment_store.hpp"
 #include "reagent/agent/agent_config.hpp"
 #include "reagent/agent/agent_error.hpp"
 #include "reagent/agent/agent_event.hpp"
+#include "reagent/agent/attachment_store.hpp"
 #include "reagent/agent/conversation.hpp"
 #include "reagent/agent/react_loop.hpp"
 #include "reagent/agent/run_result.hpp"
