@@ -4,10 +4,12 @@
 
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "reagent/agent/attachment_store.hpp"
 #include "reagent/agent/react_loop.hpp"
 
 namespace {
@@ -76,15 +78,16 @@ BENCHMARK(BM_RestoreRunState)->Arg(1)->Arg(10)->Arg(50)->Unit(benchmark::kMicros
 
 // ---- A run whose prompt carries an image of `range(0)` KiB (PNG bytes), saved inline (base64) and restored
 // (decoded and its type checked again), beside the same run without it (Arg 0).
-agent::ReactLoop loopWithImage(std::size_t kib) {
+agent::ReactLoop loopWithImage(std::size_t kib, agent::AttachmentStorage storage = {}) {
     std::vector<llm::Attachment> attachments;
     if (kib > 0) {
         std::string bytes = "\x89PNG\r\n\x1a\n";
         bytes.resize(kib * 1024, 'p');
         attachments.push_back(*llm::Attachment::fromBytes(std::move(bytes), "photo.png"));
     }
-    agent::ReactLoop loop(loopConfig(), {},
-                          llm::Message::user("What is in the photo?", std::move(attachments)));
+    agent::LoopConfig config = loopConfig();
+    config.attachments = std::move(storage);
+    agent::ReactLoop loop(config, {}, llm::Message::user("What is in the photo?", std::move(attachments)));
     (void)loop.start();
     return loop;
 }
@@ -93,6 +96,30 @@ void BM_SaveRunStateWithImage(benchmark::State& state) {
     measureSave(state, loopWithImage(static_cast<std::size_t>(state.range(0))));
 }
 BENCHMARK(BM_SaveRunStateWithImage)->Arg(0)->Arg(100)->Arg(1024)->Unit(benchmark::kMicrosecond);
+
+// The same, the image kept by reference in an attachment store (withAttachmentStore): the state holds its
+// SHA-256, computed on each save; the store keeps the bytes once.
+void BM_SaveRunStateWithImageByReference(benchmark::State& state) {
+    const agent::AttachmentStorage storage{std::make_shared<agent::MemoryAttachmentStore>(), 16 * 1024};
+    measureSave(state, loopWithImage(static_cast<std::size_t>(state.range(0)), storage));
+}
+BENCHMARK(BM_SaveRunStateWithImageByReference)->Arg(100)->Arg(1024)->Unit(benchmark::kMicrosecond);
+
+void BM_RestoreRunStateWithImageByReference(benchmark::State& state) {
+    const agent::AttachmentStorage storage{std::make_shared<agent::MemoryAttachmentStore>(), 16 * 1024};
+    const std::string text = loopWithImage(static_cast<std::size_t>(state.range(0)), storage).save().dump();
+    agent::LoopConfig config = loopConfig();
+    config.attachments = storage;
+    for (auto _ : state) {
+        auto restored = agent::ReactLoop::restore(config, json::parse(text));
+        if (!restored) {
+            state.SkipWithError("the saved state did not restore");
+            break;
+        }
+        benchmark::DoNotOptimize(restored);
+    }
+}
+BENCHMARK(BM_RestoreRunStateWithImageByReference)->Arg(100)->Arg(1024)->Unit(benchmark::kMicrosecond);
 
 void BM_RestoreRunStateWithImage(benchmark::State& state) {
     const std::string text = loopWithImage(static_cast<std::size_t>(state.range(0))).save().dump();
