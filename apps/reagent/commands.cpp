@@ -175,6 +175,7 @@ expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOp
     if (!options.baseUrl.empty()) {
         config->baseUrl = options.baseUrl;
     }
+    config->nativeOutput = options.nativeOutput;
     auto made = providers::makeProvider(std::move(*config));
     if (!made) {
         return fail(made.error().message);

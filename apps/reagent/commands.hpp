@@ -12,6 +12,7 @@
 #include "reagent/agent/agent.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/llm/provider.hpp"
+#include "reagent/providers/codec_options.hpp"
 #include "reagent/tools/tool.hpp"
 #include "reagent/umbrella/agent_builder.hpp"
 
@@ -64,6 +65,8 @@ struct RunOptions {
     /// `--output-schema FILE`: the JSON Schema the answer must match (read and checked before the run);
     /// null: a text answer.
     nlohmann::json outputSchema;
+    /// `--native-output`: whether the output schema goes in the API's structured-output field.
+    providers::NativeOutput nativeOutput = providers::NativeOutput::automatic;
     /// `--attach FILE` (repeated): images and documents sent with the prompt, read before the run.
     std::vector<llm::Attachment> attachments;
 };

@@ -28,6 +28,7 @@ struct RunCommandLine {
     std::string promptFile;
     std::string outputSchemaFile;
     std::vector<std::string> attachFiles;
+    std::string nativeOutput = "auto";
     double timeoutSeconds = 0;
     int latencyMs = 0;
 };
@@ -121,6 +122,9 @@ int runFromCommandLine(boost::asio::io_context& io, RunCommandLine& line) {
         }
         line.options.attachments.push_back(std::move(*attachment));
     }
+    line.options.nativeOutput = line.nativeOutput == "always"  ? providers::NativeOutput::always
+                                : line.nativeOutput == "never" ? providers::NativeOutput::never
+                                                               : providers::NativeOutput::automatic;
     line.options.prompt = std::move(*prompt);
     if (line.timeoutSeconds > 0) {
         line.options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -166,6 +170,14 @@ Subcommand addRunCommand(CLI::App& app) {
             "JSON (with --json, as \"output\"). An answer that does not match goes back to the model "
             "with the violations, twice at most; then the run fails (output_invalid)")
         ->check(nonEmpty("a file path"));
+    runCmd
+        ->add_option(
+            "--native-output", line->nativeOutput,
+            "With --output-schema: send the schema in the model API's structured-output field (auto: "
+            "where the model takes it; always; never: in the prompt only, for a server that refuses "
+            "the field)")
+        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->capture_default_str();
     runCmd
         ->add_option(
             "--attach", line->attachFiles,

@@ -296,9 +296,22 @@ TEST_CASE("run --output-schema prints the validated JSON after one re-ask, and f
     // The schema went with the question.
     CHECK(peer.requests().at(0)["body"].get<std::string>().find("celsius") != std::string::npos);
 
+    // And in OpenAI's structured-output field, strict (the schema is closed, every property required).
+    const json firstBody = json::parse(peer.requests().at(0)["body"].get<std::string>());
+    CHECK(firstBody["response_format"]["json_schema"]["strict"] == true);
+
     const auto quiet = runAgainst(peer, {"--output-schema", schema.path.string(), "-q"}, "Weather?");
     REQUIRE(quiet.status == 0);
     CHECK(json::parse(quiet.out) == json{{"city", "Lyon"}, {"celsius", 21.5}});
+
+    // --native-output never: the prompt only, for a server that refuses the field.
+    const std::size_t before = peer.requests().size();
+    const auto promptOnly = runAgainst(
+        peer, {"--output-schema", schema.path.string(), "--native-output", "never", "-q"}, "Weather?");
+    REQUIRE(promptOnly.status == 0);
+    const json neverBody = json::parse(peer.requests().at(before)["body"].get<std::string>());
+    CHECK_FALSE(neverBody.contains("response_format"));
+    CHECK(neverBody["messages"][0]["content"].get<std::string>().find("celsius") != std::string::npos);
 
     ProviderPeer prose(json{{"rules", {{{"match", ""}, {"response", textBody("Warm, I think.")}}}}});
     const auto failed = runAgainst(prose, {"--output-schema", schema.path.string(), "--json"}, "Weather?");
