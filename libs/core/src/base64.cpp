@@ -71,6 +71,11 @@ std::optional<std::string> base64Decode(std::string_view text) {
             }
             group = (group << 6) | value;
         }
+        // Canonical only: the bits a padded group does not carry must be zero.
+        if (last &&
+            ((padding == 1 && ((group >> 6) & 3) != 0) || (padding == 2 && ((group >> 12) & 15) != 0))) {
+            return std::nullopt;
+        }
         out.push_back(static_cast<char>((group >> 16) & 0xFF));
         if (!last || padding < 2) {
             out.push_back(static_cast<char>((group >> 8) & 0xFF));

@@ -1,9 +1,7 @@
 #include "reagent/http/encoded_header.hpp"
 
-#include <openssl/evp.h>
-
+#include "reagent/core/base64.hpp"
 #include "reagent/core/detail/utf8.hpp"
-#include "reagent/http/base64_url.hpp"
 #include "reagent/http/http_headers.hpp"
 
 namespace reagent::http {
@@ -50,33 +48,8 @@ std::string encodeHeaderValue(std::string_view value) {
         return std::string(value);
     }
     std::string out(kEncodedPrefix);
-    out += base64(value);
+    out += base64Encode(value);
     out += kEncodedSuffix;
-    return out;
-}
-
-std::optional<std::string> fromBase64(std::string_view text) {
-    if (text.size() % 4 != 0) {
-        return std::nullopt;
-    }
-    std::string out(text.size() / 4 * 3, '\0');
-    const int n =
-        EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                        reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-    if (n < 0) {
-        return std::nullopt;
-    }
-    // EVP_DecodeBlock counts padding as zero bytes and skips blanks: trim the padding, then insist that
-    // encoding the bytes again gives the text back (no stray characters, no bits left over).
-    out.resize(static_cast<std::size_t>(n));
-    const std::size_t padding = text.ends_with("==") ? 2 : text.ends_with("=") ? 1 : 0;
-    if (padding > out.size()) {
-        return std::nullopt;
-    }
-    out.resize(out.size() - padding);
-    if (base64(out) != text) {
-        return std::nullopt;
-    }
     return out;
 }
 
@@ -88,7 +61,7 @@ std::optional<std::string> decodeHeaderValue(std::string_view value) {
     }
     value.remove_prefix(kEncodedPrefix.size());
     value.remove_suffix(kEncodedSuffix.size());
-    auto bytes = fromBase64(value);
+    auto bytes = base64Decode(value);
     if (!bytes || !validUtf8(*bytes)) {
         return std::nullopt;
     }

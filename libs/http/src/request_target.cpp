@@ -6,6 +6,7 @@
 #include <boost/url/url_view.hpp>
 #include <charconv>
 
+#include "reagent/core/base64.hpp"
 #include "reagent/http/redacted_url.hpp"
 
 namespace reagent::http::detail {
@@ -14,31 +15,6 @@ namespace {
 
 HttpError invalidUrl(std::string_view url, std::string_view why) {
     return HttpError{HttpErrc::invalid_url, "invalid URL '" + redactedUrl(url) + "': " + std::string(why)};
-}
-
-std::string base64(std::string_view in) {
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((in.size() + 2) / 3 * 4);
-    std::size_t i = 0;
-    for (; i + 2 < in.size(); i += 3) {
-        const unsigned n = (static_cast<unsigned char>(in[i]) << 16) |
-                           (static_cast<unsigned char>(in[i + 1]) << 8) |
-                           static_cast<unsigned char>(in[i + 2]);
-        out += kAlphabet[(n >> 18) & 63];
-        out += kAlphabet[(n >> 12) & 63];
-        out += kAlphabet[(n >> 6) & 63];
-        out += kAlphabet[n & 63];
-    }
-    if (const auto rest = in.size() - i; rest > 0) {
-        unsigned n = static_cast<unsigned char>(in[i]) << 16;
-        if (rest == 2) n |= static_cast<unsigned char>(in[i + 1]) << 8;
-        out += kAlphabet[(n >> 18) & 63];
-        out += kAlphabet[(n >> 12) & 63];
-        out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
-        out += '=';
-    }
-    return out;
 }
 
 // RFC 9110 token characters (method and field names).
@@ -138,7 +114,7 @@ expected<ProxyEndpoint, HttpError> parseProxy(std::string_view url) {
     }
     if (view.has_userinfo()) {
         proxy.authorization =
-            "Basic " + base64(std::string(view.user()) + ":" + std::string(view.password()));
+            "Basic " + base64Encode(std::string(view.user()) + ":" + std::string(view.password()));
     }
     return proxy;
 }

@@ -17,6 +17,7 @@
 
 #include "peer_process.hpp"
 #include "reagent/agent/agent.hpp"
+#include "reagent/core/base64.hpp"
 #include "reagent/http/http_client.hpp"
 #include "reagent/providers/http_provider.hpp"
 #include "reagent/tools/tool_builder.hpp"
@@ -53,25 +54,7 @@ inline std::vector<std::string> pieces(const std::string& body) {
 
 /// `bytes` in base64, for the peer's raw pieces and bodies.
 inline std::string base64(const std::string& bytes) {
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    std::size_t i = 0;
-    for (; i + 2 < bytes.size(); i += 3) {
-        const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16U) |
-                           (static_cast<unsigned char>(bytes[i + 1]) << 8U) |
-                           static_cast<unsigned char>(bytes[i + 2]);
-        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U],
-                kAlphabet[v & 63U]};
-    }
-    if (i + 1 == bytes.size()) {
-        const unsigned v = static_cast<unsigned char>(bytes[i]) << 16U;
-        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], '=', '='};
-    } else if (i + 2 == bytes.size()) {
-        const unsigned v =
-            (static_cast<unsigned char>(bytes[i]) << 16U) | (static_cast<unsigned char>(bytes[i + 1]) << 8U);
-        out += {kAlphabet[(v >> 18U) & 63U], kAlphabet[(v >> 12U) & 63U], kAlphabet[(v >> 6U) & 63U], '='};
-    }
-    return out;
+    return base64Encode(bytes);
 }
 
 /// A whole JSON response.

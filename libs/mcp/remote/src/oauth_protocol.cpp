@@ -16,6 +16,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "reagent/core/base64.hpp"
 #include "reagent/core/json_fields.hpp"
 #include "reagent/core/untrusted_json.hpp"
 #include "reagent/http/base64_url.hpp"
@@ -114,15 +115,6 @@ void skipSpace(std::string_view text, std::size_t& at) {
 
 [[nodiscard]] std::string base64Url(const unsigned char* data, std::size_t size) {
     return http::base64Url(std::string_view(reinterpret_cast<const char*>(data), size));
-}
-
-[[nodiscard]] std::string base64(std::string_view text) {
-    std::string out(4 * ((text.size() + 2) / 3) + 1, '\0');
-    const int n =
-        EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                        reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-    out.resize(static_cast<std::size_t>(n));
-    return out;
 }
 
 [[nodiscard]] std::string shorten(std::string text, std::size_t limit = 200) {
@@ -562,7 +554,7 @@ TokenRequest tokenRequest(const OAuthClient& client, std::string_view method, Fo
     } else if (method == "client_secret_basic") {
         // RFC 6749 §2.3.1: the id and secret are form-encoded before the Basic encoding.
         request.authorization =
-            "Basic " + base64(formEncode(client.clientId) + ":" + formEncode(client.clientSecret));
+            "Basic " + base64Encode(formEncode(client.clientId) + ":" + formEncode(client.clientSecret));
     } else {
         params.emplace_back("client_id", client.clientId);
         if (method == "client_secret_post") {

@@ -9,9 +9,8 @@
 
 #include <array>
 
+#include "reagent/core/base64.hpp"
 #include "reagent/core/untrusted_json.hpp"
-#include "reagent/http/base64_url.hpp"
-#include "reagent/http/encoded_header.hpp"
 
 namespace reagent::mcp::detail {
 
@@ -30,7 +29,7 @@ std::string sha256(std::string_view text) {
     std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
     unsigned int size = 0;
     EVP_Digest(text.data(), text.size(), out.data(), &size, EVP_sha256(), nullptr);
-    return http::base64(std::string_view(reinterpret_cast<const char*>(out.data()), size));
+    return base64Encode(std::string_view(reinterpret_cast<const char*>(out.data()), size));
 }
 
 std::string hmac(const std::string& key, std::string_view text) {
@@ -38,7 +37,7 @@ std::string hmac(const std::string& key, std::string_view text) {
     unsigned int size = 0;
     HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
          reinterpret_cast<const unsigned char*>(text.data()), text.size(), out.data(), &size);
-    return http::base64(std::string_view(reinterpret_cast<const char*>(out.data()), size));
+    return base64Encode(std::string_view(reinterpret_cast<const char*>(out.data()), size));
 }
 
 std::int64_t nowSeconds() {
@@ -78,7 +77,7 @@ expected<json, RpcError> unseal(const RoundRules& rules, std::string_view state)
     if (mac.size() != expected.size() || CRYPTO_memcmp(mac.data(), expected.data(), mac.size()) != 0) {
         return unexpected(invalidState("its signature does not verify"));
     }
-    const auto text = http::fromBase64(state.substr(kStatePrefix.size(), dot - kStatePrefix.size()));
+    const auto text = base64Decode(state.substr(kStatePrefix.size(), dot - kStatePrefix.size()));
     if (!text) {
         return unexpected(invalidState("its payload is not base64"));
     }
@@ -158,7 +157,7 @@ json inputRequired(const RoundRules& rules, const InputRound& round) {
                           {"r", round.rounds + 1},
                           {"a", round.used}};
     std::string state(kStatePrefix);
-    state += http::base64(payload.dump(-1, ' ', false, json::error_handler_t::replace));
+    state += base64Encode(payload.dump(-1, ' ', false, json::error_handler_t::replace));
     const std::string mac = hmac(rules.key, state);
     state += '.';
     state += mac;

@@ -21,7 +21,8 @@ namespace reagent::agent {
 /// A saved run (`ReactLoop::save`, `RunResult::state`) or conversation (`Conversation::save`) then holds
 /// `{"sha256": ..., "size": ...}` for an attachment at or above `AttachmentStorage::inlineBelow` bytes,
 /// and a state saved on turn 500 does not repeat the image of turn 1. Restoring reads the bytes back and
-/// checks their hash: bytes changed in the store fail the restore rather than reach the model.
+/// checks their hash itself, whatever the store: bytes changed in the store fail the restore rather than
+/// reach the model, and a store need not check them.
 ///
 /// \par Thread safety
 /// Implementations must allow `put` and `get` from several threads; the two here do.
@@ -30,7 +31,7 @@ class AttachmentStore {
     virtual ~AttachmentStore() = default;
     /// \brief Keeps `bytes` under `hash` (their SHA-256, lowercase hex); keeping them again is a no-op.
     [[nodiscard]] virtual expected<void, AgentError> put(const std::string& hash, std::string_view bytes) = 0;
-    /// \brief The bytes kept under `hash`; `invalid_state` when none are, or they are not those bytes.
+    /// \brief The bytes kept under `hash`; `invalid_state` when none are.
     [[nodiscard]] virtual expected<std::shared_ptr<const std::string>, AgentError> get(
         const std::string& hash) const = 0;
 };

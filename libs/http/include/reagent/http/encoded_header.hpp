@@ -18,8 +18,4 @@ namespace reagent::http {
 /// UTF-8, or nothing), any other value as it is, without surrounding spaces and tabs (RFC 9110 §5.5).
 [[nodiscard]] std::optional<std::string> decodeHeaderValue(std::string_view value);
 
-/// \brief The bytes of canonical padded base64 (RFC 4648 §4); nothing for any other text (a character
-/// outside the alphabet, missing or misplaced padding, bits left over).
-[[nodiscard]] std::optional<std::string> fromBase64(std::string_view text);
-
 }  // namespace reagent::http
