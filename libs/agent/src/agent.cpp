@@ -22,21 +22,22 @@ namespace {
 
 namespace asio = boost::asio;
 
-// With an output schema: the answer's text so far, and the value last reported (`PartialOutput`).
-struct PartialAnswer {
-    detail::PartialJson text;
+// With an output schema: reports the answer's value as it grows (`PartialOutput`), only when it changed.
+struct PartialReport {
     std::optional<nlohmann::json> reported;
     std::size_t healedAt = 0;
 
     // Healing parses the whole prefix: done when the text has grown by a sixteenth since the last time (and
     // for every delta of a short answer), so a long answer streamed in small pieces costs O(n), not O(n^2).
-    void add(RunEvents& events, int iteration, std::string_view delta) {
-        text.feed(delta);
-        if (text.size() - healedAt < std::max<std::size_t>(1, healedAt / 16)) {
-            return;
+    bool due(std::size_t size) {
+        if (size - healedAt < std::max<std::size_t>(1, healedAt / 16)) {
+            return false;
         }
-        healedAt = text.size();
-        auto value = text.heal();
+        healedAt = size;
+        return true;
+    }
+
+    void report(RunEvents& events, int iteration, std::optional<nlohmann::json> value) {
         if (value && value != reported) {
             events.emit(PartialOutput{iteration, *value});
             reported = std::move(value);
@@ -44,20 +45,83 @@ struct PartialAnswer {
     }
 };
 
+// The answer given as the reply's text.
+struct PartialText {
+    detail::PartialJson text;
+    PartialReport report;
+
+    void add(RunEvents& events, int iteration, std::string_view delta) {
+        text.feed(delta);
+        if (report.due(text.size())) {
+            report.report(events, iteration, text.heal());
+        }
+    }
+};
+
+// With reasoning, the answer given as `final-answer`'s arguments, {"output": "<the JSON text>"}: the
+// arguments are healed, then the output's text so far.
+struct PartialFinalAnswer {
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::size_t index = kNone;  // the final-answer call's position in the reply
+    detail::PartialJson arguments;
+    detail::PartialJson output;
+    std::string outputFed;  // what `output` has been fed: a healed string only grows, so usually a prefix
+    PartialReport report;
+
+    void add(RunEvents& events, int iteration, const llm::StreamDelta& delta) {
+        if (delta.kind == llm::StreamDelta::Kind::tool_call_start) {
+            if (index == kNone && delta.toolName == kFinalAnswerTool) {
+                index = delta.toolIndex;
+            }
+            return;
+        }
+        if (delta.toolIndex != index) {
+            return;
+        }
+        arguments.feed(delta.text);
+        if (!report.due(arguments.size())) {
+            return;
+        }
+        const auto healed = arguments.heal();
+        if (!healed || !healed->is_object()) {
+            return;
+        }
+        const auto it = healed->find("output");
+        if (it == healed->end()) {
+            return;
+        }
+        if (!it->is_string()) {
+            return;  // against the tool's schema: the call fails, and the model is told
+        }
+        const auto& text = it->get_ref<const std::string&>();
+        if (text.compare(0, outputFed.size(), outputFed) != 0) {
+            output = detail::PartialJson{};
+            outputFed.clear();
+        }
+        output.feed(std::string_view(text).substr(outputFed.size()));
+        outputFed = text;
+        report.report(events, iteration, output.heal());
+    }
+};
+
 // Turns provider deltas into agent events. The run's events outlive its model calls.
 std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_ptr<RunEvents>& events,
-                                                             int iteration, bool structured) {
-    auto partial = structured ? std::make_shared<PartialAnswer>() : nullptr;
-    return [raw = events.get(), iteration, partial](const llm::StreamDelta& delta) {
+                                                             int iteration, bool structured, bool reasoning) {
+    auto text = structured ? std::make_shared<PartialText>() : nullptr;
+    auto answer = structured && reasoning ? std::make_shared<PartialFinalAnswer>() : nullptr;
+    return [raw = events.get(), iteration, text, answer](const llm::StreamDelta& delta) {
         if (delta.kind == llm::StreamDelta::Kind::text) {
             raw->emit(TextDelta{iteration, delta.text});
-            if (partial) {
-                partial->add(*raw, iteration, delta.text);
+            if (text) {
+                text->add(*raw, iteration, delta.text);
             }
         } else {
             const bool start = delta.kind == llm::StreamDelta::Kind::tool_call_start;
             raw->emit(ToolCallDelta{iteration, delta.toolIndex, delta.toolCallId, delta.toolName,
                                     start ? std::string() : delta.text});
+            if (answer) {
+                answer->add(*raw, iteration, delta);
+            }
         }
     };
 }
@@ -80,7 +144,8 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
             llm::ModelRequest request = std::move(call->request);
             if (events->listening()) {
                 // Only subscribers need the reply as it streams; without them the provider may skip it.
-                request.onDelta = streamDeltaSink(events, iteration, request.output != nullptr);
+                request.onDelta = streamDeltaSink(events, iteration, request.output != nullptr,
+                                                  state->config.reasoning);
                 request.onRetry = [raw = events.get(), iteration](const llm::RetryNotice& notice) {
                     raw->emit(ModelRetrying{iteration, notice});
                 };

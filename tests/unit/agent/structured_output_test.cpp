@@ -51,6 +51,43 @@ class StreamingModel final : public reagent::llm::Provider {
     std::size_t piece_;
 };
 
+// With reasoning: a model that first streams a call of another tool, then `final-answer` with `arguments`
+// (its JSON text), in pieces of `piece` bytes, as an HTTP provider does.
+class StreamingFinalAnswer final : public reagent::llm::Provider {
+  public:
+    StreamingFinalAnswer(std::string arguments, std::size_t piece)
+        : arguments_(std::move(arguments)), piece_(piece) {}
+    std::string_view name() const noexcept override { return "streaming-final-answer"; }
+    reagent::Task<reagent::expected<reagent::llm::ModelReply, reagent::llm::ProviderError>> complete(
+        reagent::llm::ModelRequest request) override {
+        using Kind = reagent::llm::StreamDelta::Kind;
+        auto send = [&](Kind kind, std::size_t index, std::string name, std::string text) {
+            reagent::llm::StreamDelta delta;
+            delta.kind = kind;
+            delta.toolIndex = index;
+            delta.toolCallId = "call_" + std::to_string(index);
+            delta.toolName = std::move(name);
+            delta.text = std::move(text);
+            request.onDelta(delta);
+        };
+        if (request.onDelta) {
+            send(Kind::tool_call_start, 0, "note-taker", "");
+            send(Kind::tool_call_arguments, 0, "", R"({"output": "{\"city\": \"Nowhere\"}"})");
+            send(Kind::tool_call_start, 1, "final-answer", "");
+            for (std::size_t at = 0; at < arguments_.size(); at += piece_) {
+                send(Kind::tool_call_arguments, 1, "", arguments_.substr(at, piece_));
+            }
+        }
+        reagent::llm::ModelReply reply;
+        reply.toolCalls.push_back({"call_1", "final-answer", json::parse(arguments_)});
+        co_return reply;
+    }
+
+  private:
+    std::string arguments_;
+    std::size_t piece_;
+};
+
 enum class Sky { clear, cloudy, rain };
 BOOST_DESCRIBE_ENUM(Sky, clear, cloudy, rain)
 
@@ -353,4 +390,50 @@ TEST_CASE("structured output: no PartialOutput without an output schema", "[agen
     CHECK(result.success());
     CHECK(partials == 0);
     CHECK_FALSE(model->requests.at(0).output);
+}
+
+TEST_CASE("structured output: with reasoning, the final-answer call's output grows in PartialOutput events",
+          "[agent][output]") {
+    using reagent::agent::PartialOutput;
+    const json value = {{"city", "Saint-\u00c9tienne"}, {"celsius", -3.25}, {"sky", "rain"}, {"note", "\"gusts\""}};
+    // `output` is a string holding the JSON, as the tool's schema asks.
+    const std::size_t piece = GENERATE(1, 5, 1000);
+    CAPTURE(piece);
+    const json arguments = {{"output", value.dump()}, {"summary", "Looked it up."}};
+    auto model = std::make_shared<StreamingFinalAnswer>(arguments.dump(), piece);
+    std::vector<json> partials;
+    auto agent = Agent::create()
+                     .withProvider(model)
+                     .withReasoning()
+                     .withOutput<Forecast>()
+                     .withEventHandler([&](const AgentEvent& event) {
+                         if (const auto* partial = std::get_if<PartialOutput>(&event)) {
+                             partials.push_back(partial->value);
+                         }
+                     })
+                     .build();
+    REQUIRE(agent);
+    const auto forecast = runCoro(agent->runAs<Forecast>("Weather in Saint-Etienne?"));
+    REQUIRE(forecast);
+    CHECK(forecast->city == "Saint-\u00c9tienne");
+    REQUIRE_FALSE(partials.empty());
+    for (std::size_t i = 0; i < partials.size(); ++i) {
+        CAPTURE(i, partials[i].dump());
+        CHECK(partials[i].is_object());
+        CHECK_FALSE(partials[i].contains("output"));  // the answer, not the tool's arguments
+        CHECK(partials[i].value("city", "") != "Nowhere");  // not the other tool's arguments
+        if (i > 0) {
+            CHECK(partials[i] != partials[i - 1]);
+        }
+        if (partials[i].contains("city")) {
+            CHECK(std::string("Saint-\u00c9tienne").rfind(partials[i]["city"].get<std::string>(), 0) == 0);
+        }
+    }
+    CHECK(partials.back() == value);
+    if (piece == 1) {
+        // Streamed byte by byte, the city is seen growing (the throttle skips some of its lengths).
+        CHECK(std::any_of(partials.begin(), partials.end(), [](const json& v) {
+            return v.contains("city") && v["city"] != "Saint-\u00c9tienne";
+        }));
+    }
 }

@@ -107,7 +107,8 @@ struct OutputRejected {
 /// \brief With an output schema, the answer as it streams in: the JSON value the text of this model call
 /// (`iteration`) has reached so far, healed (open strings, arrays and objects closed; an unfinished key,
 /// number or literal left out). It follows the `TextDelta`s that changed it, only when the value grows,
-/// and only from providers that stream to a subscriber. It is not validated: the final answer
+/// and only from providers that stream to a subscriber. With reasoning it also follows the `ToolCallDelta`s
+/// of the `final-answer` call: the value its `output` text has reached. It is not validated: the final answer
 /// (`RunResult::structuredOutput`) is. Model output: untrusted.
 struct PartialOutput {
     int iteration = 0;
