@@ -123,6 +123,7 @@ int runFromCommandLine(boost::asio::io_context& io, RunCommandLine& line) {
         line.options.attachments.push_back(std::move(*attachment));
     }
     line.options.nativeOutput = line.nativeOutput == "always"  ? providers::NativeOutput::always
+                                : line.nativeOutput == "tool"  ? providers::NativeOutput::tool
                                 : line.nativeOutput == "never" ? providers::NativeOutput::never
                                                                : providers::NativeOutput::automatic;
     line.options.prompt = std::move(*prompt);
@@ -174,9 +175,9 @@ Subcommand addRunCommand(CLI::App& app) {
         ->add_option(
             "--native-output", line->nativeOutput,
             "With --output-schema: send the schema in the model API's structured-output field (auto: "
-            "where the model takes it; always; never: in the prompt only, for a server that refuses "
-            "the field)")
-        ->check(CLI::IsMember({"auto", "always", "never"}))
+            "where the model takes it; always; tool: Anthropic, as a tool the model must call; never: in "
+            "the prompt only, for a server that refuses the field)")
+        ->check(CLI::IsMember({"auto", "always", "tool", "never"}))
         ->capture_default_str();
     runCmd
         ->add_option(

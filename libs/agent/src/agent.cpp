@@ -144,8 +144,8 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
             llm::ModelRequest request = std::move(call->request);
             if (events->listening()) {
                 // Only subscribers need the reply as it streams; without them the provider may skip it.
-                request.onDelta = streamDeltaSink(events, iteration, request.output != nullptr,
-                                                  state->config.reasoning);
+                request.onDelta =
+                    streamDeltaSink(events, iteration, request.output != nullptr, state->config.reasoning);
                 request.onRetry = [raw = events.get(), iteration](const llm::RetryNotice& notice) {
                     raw->emit(ModelRetrying{iteration, notice});
                 };

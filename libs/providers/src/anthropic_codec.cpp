@@ -208,6 +208,61 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     return encoded;
 }
 
+// Claude models released before structured outputs (Sonnet 4.5), which answer 400 to `output_config`.
+bool lacksStructuredOutputs(std::string_view model) noexcept {
+    for (const std::string_view prefix : {"claude-3", "claude-2", "claude-instant", "claude-sonnet-4-0",
+                                          "claude-sonnet-4-2025", "claude-opus-4-0", "claude-opus-4-2025"}) {
+        if (model.rfind(prefix, 0) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// The output schema goes as a tool the model must call (`NativeOutput::tool`, or a model above by default).
+bool answersThroughTool(const llm::ModelRequest& request, const CodecOptions& options) noexcept {
+    return detail::sendsOutput(request, options) &&
+           (options.nativeOutput == NativeOutput::tool ||
+            (options.nativeOutput == NativeOutput::automatic && lacksStructuredOutputs(options.model)));
+}
+
+// `tools` plus the answer tool, whose input is the answer (under `value` when the schema's root is not an
+// object, since a tool's input must be one; the root's `$defs` then move up so its `$ref`s still resolve).
+EncodedTools withAnswerTool(const llm::OutputFormat& format, const EncodedTools& tools) {
+    std::string name = detail::outputName(format);
+    while (tools.names.hasWireName(name)) {
+        name += "_answer";
+    }
+    nlohmann::json schema = detail::withoutRootMetadata(format.schema);
+    const bool wrapped = !schema.is_object() || schema.value("type", nlohmann::json()) != "object";
+    std::string description = "Give your final answer: call this tool once, with the answer as its input";
+    if (wrapped) {
+        nlohmann::json root = {{"type", "object"}, {"required", {"value"}}, {"additionalProperties", false}};
+        for (const char* defs : {"$defs", "definitions"}) {
+            if (schema.is_object() && schema.contains(defs)) {
+                root[defs] = std::move(schema[defs]);
+                schema.erase(defs);
+            }
+        }
+        root["properties"] = {{"value", std::move(schema)}};
+        schema = std::move(root);
+        description = "Give your final answer: call this tool once, with the answer in `value`";
+    }
+    description += ", when you have it.";
+    const nlohmann::json tool = {
+        {"description", description}, {"input_schema", std::move(schema)}, {"name", name}};
+    EncodedTools out;
+    out.names = tools.names.withAnswerTool({name, wrapped});
+    const std::string text = tool.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (tools.json.empty()) {
+        out.json = "[" + text + "]";
+    } else {
+        out.json.reserve(tools.json.size() + text.size() + 1);
+        out.json.append(tools.json, 0, tools.json.size() - 1).append(",").append(text).append("]");
+    }
+    return out;
+}
+
 // The members of a request body before `tools`.
 void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, const CodecOptions& options,
                  const ToolNameMap& names) {
@@ -215,7 +270,8 @@ void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, cons
     out.key("messages");
     writeMessages(out, request.messages, names);
     out.key("model").string(options.model);
-    if (detail::sendsOutput(request, options)) {
+    const ToolNameMap::AnswerTool* answer = names.answerTool();
+    if (answer == nullptr && detail::sendsOutput(request, options)) {
         // A schema the API cannot take (a recursive one) is left to the prompt and the run's validation.
         if (const auto schema = detail::anthropicSchema(request.output->schema)) {
             out.key("output_config").beginObject().key("format").beginObject();
@@ -230,10 +286,25 @@ void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, cons
     if (request.temperature) {
         out.key("temperature").number(*request.temperature);
     }
+    if (answer != nullptr) {
+        // Alone, the answer tool is forced; beside the agent's tools, some tool call is, so tool turns go
+        // on and the answer comes through its tool.
+        out.key("tool_choice").beginObject();
+        if (request.tools.empty()) {
+            out.key("name").string(answer->wireName).key("type").string("tool");
+        } else {
+            out.key("type").string("any");
+        }
+        out.endObject();
+    }
 }
 
 EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOptions& options,
                              const EncodedTools& tools) {
+    if (answersThroughTool(request, options)) {
+        return detail::encodeBody("/messages", request, options, withAnswerTool(*request.output, tools),
+                                  writeFields);
+    }
     return detail::encodeBody("/messages", request, options, tools, writeFields);
 }
 

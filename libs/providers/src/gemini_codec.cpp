@@ -235,7 +235,8 @@ bool sendsOutput(const llm::ModelRequest& request, const CodecOptions& options) 
     if (!detail::sendsOutput(request, options)) {
         return false;
     }
-    if (options.nativeOutput == NativeOutput::always || request.tools.empty()) {
+    if (options.nativeOutput == NativeOutput::always || options.nativeOutput == NativeOutput::tool ||
+        request.tools.empty()) {
         return true;
     }
     std::string_view model = options.model;

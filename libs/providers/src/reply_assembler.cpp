@@ -52,7 +52,25 @@ bool ReplyAssembler::hasCall(std::int64_t key) const noexcept {
                        [key](const Call& call) { return call.keyed && call.key == key; });
 }
 
+bool ReplyAssembler::isAnswer(std::string_view wireName) const noexcept {
+    const ToolNameMap::AnswerTool* answer = names_.answerTool();
+    return answer != nullptr && !wireName.empty() && answer->wireName == wireName;
+}
+
+void ReplyAssembler::emitAnswerText(std::string_view text, std::vector<StreamDelta>& out) const {
+    if (text.empty() || names_.answerTool()->wrapped) {
+        return;  // a wrapped answer is only known whole
+    }
+    StreamDelta delta;
+    delta.kind = StreamDelta::Kind::text;
+    delta.text = std::string(text);
+    out.push_back(std::move(delta));
+}
+
 void ReplyAssembler::emitStart(std::size_t index, std::vector<StreamDelta>& out) const {
+    if (calls_[index].answer) {
+        return;  // the answer streams as text
+    }
     StreamDelta delta;
     delta.kind = StreamDelta::Kind::tool_call_start;
     delta.toolIndex = index;
@@ -67,6 +85,7 @@ ReplyAssembler::Call& ReplyAssembler::open(std::int64_t key, std::string id, std
     call.key = key;
     call.keyed = true;
     call.id = std::move(id);
+    call.answer = isAnswer(wireName);
     call.wireName = std::move(wireName);
     calls_.push_back(std::move(call));
     emitStart(calls_.size() - 1, out);
@@ -90,6 +109,7 @@ void ReplyAssembler::completeCallHeader(std::int64_t key, std::string_view id, s
     }
     if (call->wireName.empty()) {
         call->wireName = std::string(wireName);
+        call->answer = isAnswer(wireName);
     }
 }
 
@@ -103,6 +123,10 @@ void ReplyAssembler::appendArguments(std::int64_t key, std::string_view fragment
         return;
     }
     call->argumentsText += fragment;
+    if (call->answer) {
+        emitAnswerText(fragment, out);
+        return;
+    }
     StreamDelta delta;
     delta.kind = StreamDelta::Kind::tool_call_arguments;
     delta.toolIndex = static_cast<std::size_t>(call - calls_.data());
@@ -123,7 +147,12 @@ void ReplyAssembler::addCall(std::string id, std::string wireName, nlohmann::jso
     call.arguments = std::move(arguments);
     call.parsed = true;
     call.signature = std::move(signature);
+    call.answer = isAnswer(call.wireName);
     calls_.push_back(std::move(call));
+    if (calls_.back().answer) {
+        emitAnswerText(calls_.back().argumentsText, out);
+        return;
+    }
     emitStart(index, out);
     StreamDelta delta;
     delta.kind = StreamDelta::Kind::tool_call_arguments;
@@ -137,8 +166,14 @@ void ReplyAssembler::addCallText(std::string id, std::string wireName, std::stri
     const std::size_t index = calls_.size();
     Call call;
     call.id = std::move(id);
+    call.answer = isAnswer(wireName);
     call.wireName = std::move(wireName);
     calls_.push_back(std::move(call));
+    if (calls_.back().answer) {
+        emitAnswerText(argumentsText, out);
+        calls_.back().argumentsText = std::move(argumentsText);
+        return;
+    }
     emitStart(index, out);
     if (!argumentsText.empty()) {
         StreamDelta delta;
@@ -161,6 +196,17 @@ expected<llm::ModelReply, llm::ProviderError> ReplyAssembler::finish() const {
     reply.usage = usage_;
     reply.model = model_;
     reply.stopReason = stop_;
+    const auto answer =
+        std::find_if(calls_.begin(), calls_.end(), [](const Call& call) { return call.answer; });
+    if (answer != calls_.end()) {
+        // The answer ends the turn: calls beside it are not run (the model gave its answer), and the
+        // reply reads as the text answer it stands for, with no text written before it.
+        reply.text = answerText(*answer);
+        if (reply.stopReason == llm::StopReason::tool_use) {
+            reply.stopReason = llm::StopReason::end_turn;
+        }
+        return reply;
+    }
     for (std::size_t index = 0; index < calls_.size(); ++index) {
         const Call& call = calls_[index];
         llm::ToolCall out;
@@ -191,6 +237,25 @@ expected<llm::ModelReply, llm::ProviderError> ReplyAssembler::finish() const {
         reply.stopReason = llm::StopReason::tool_use;
     }
     return reply;
+}
+
+std::string ReplyAssembler::answerText(const Call& call) const {
+    if (!names_.answerTool()->wrapped) {
+        return call.parsed ? call.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                           : call.argumentsText;
+    }
+    nlohmann::json input = call.arguments;
+    if (!call.parsed) {
+        input = nlohmann::json::parse(call.argumentsText, nullptr, false);
+    }
+    if (input.is_object()) {
+        if (const auto value = input.find("value"); value != input.end()) {
+            return value->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        }
+    }
+    // Not the form asked for: the run's validation says so and asks again.
+    return call.parsed ? input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                       : call.argumentsText;
 }
 
 }  // namespace reagent::providers

@@ -118,4 +118,14 @@ std::string ToolNameMap::toLocal(std::string_view wireName) const {
     return std::string(wireName);
 }
 
+ToolNameMap ToolNameMap::withAnswerTool(AnswerTool answer) const {
+    ToolNameMap copy = *this;
+    copy.answer_ = std::make_shared<const AnswerTool>(std::move(answer));
+    return copy;
+}
+
+bool ToolNameMap::hasWireName(std::string_view wireName) const {
+    return maps_ && maps_->localByWire.find(wireName) != maps_->localByWire.end();
+}
+
 }  // namespace reagent::providers

@@ -272,6 +272,85 @@ TEST_CASE("Gemini 3 and NativeOutput::always send the schema beside tools; never
     }
 }
 
+TEST_CASE("Anthropic: a model without structured outputs gives its typed answer through a forced tool",
+          "[integration][providers][output]") {
+    using provider_output::Weather;
+    // A tool call first, as in the native case: `tool_choice: any` keeps the tool turns going.
+    ProviderPeer peer(json{{"responses",
+                            {bodyResponse(fixture("anthropic/tool_call.json")),
+                             bodyResponse(fixture("anthropic/structured_tool.json"))}}});
+    Loop loop;
+    auto config = peerConfig(ProviderKind::anthropic, peer, false);
+    config.model = "claude-3-5-haiku-20241022";
+    auto provider = reagent::providers::makeProvider(config);
+    REQUIRE(provider);
+    auto agent = Agent::create()
+                     .withProvider(*provider)
+                     .withTools(fixtureTools())
+                     .withSystemPrompt("You are a terse assistant.")
+                     .withOutput<Weather>()
+                     .build();
+    REQUIRE(agent);
+    const auto weather = loop.run(agent->runAs<Weather>("What is the weather in Paris?"));
+    INFO((weather ? std::string() : weather.error().describe()));
+    REQUIRE(weather);
+    CHECK(weather->city == "Paris");
+    CHECK(weather->temperature == 18);
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 2);
+    for (int call = 0; call < 2; ++call) {
+        CAPTURE(call);
+        const std::string body = recorded[call]["body"].get<std::string>();
+        CHECK(body == expectedBody(ProviderKind::anthropic, "_output_tool_", call + 1, body));
+        const json sent = json::parse(body);
+        CHECK_FALSE(sent.contains("output_config"));
+        CHECK(sent["tool_choice"] == json{{"type", "any"}});
+        CHECK(sent["tools"].back()["name"] == "output");
+        CHECK(sent["tools"].back()["input_schema"]["required"] == json{"city", "temperature", "conditions"});
+    }
+}
+
+TEST_CASE("Anthropic: a streamed forced-tool answer arrives as text and partial values",
+          "[integration][providers][output]") {
+    using provider_output::Weather;
+    ProviderPeer peer(json{{"responses", {streamResponse(fixture("anthropic/structured_tool.sse"))}}});
+    Loop loop;
+    auto config = peerConfig(ProviderKind::anthropic, peer, true);
+    config.nativeOutput = reagent::providers::NativeOutput::tool;
+    auto provider = reagent::providers::makeProvider(config);
+    REQUIRE(provider);
+    std::string streamed;
+    std::vector<json> partials;
+    int toolDeltas = 0;
+    auto agent =
+        Agent::create()
+            .withProvider(*provider)
+            .withOutput<Weather>()
+            .withEventHandler([&](const AgentEvent& event) {
+                if (const auto* text = std::get_if<TextDelta>(&event)) {
+                    streamed += text->text;
+                } else if (const auto* partial = std::get_if<reagent::agent::PartialOutput>(&event)) {
+                    partials.push_back(partial->value);
+                } else if (std::holds_alternative<ToolCallDelta>(event)) {
+                    ++toolDeltas;
+                }
+            })
+            .build();
+    REQUIRE(agent);
+    const auto weather = loop.run(agent->runAs<Weather>("What is the weather in Paris?"));
+    INFO((weather ? std::string() : weather.error().describe()));
+    REQUIRE(weather);
+    CHECK(weather->conditions == "sunny");
+    CHECK(streamed == R"({"city": "Paris", "temperature": 18, "conditions": "sunny"})");
+    CHECK(toolDeltas == 0);
+    REQUIRE(partials.size() >= 2);
+    CHECK(partials.front() == json{{"city", "Pa"}});
+    CHECK(partials.back() == json{{"city", "Paris"}, {"temperature", 18}, {"conditions", "sunny"}});
+    const json sent = json::parse(peer.requests()[0]["body"].get<std::string>());
+    CHECK(sent["tool_choice"] == json{{"type", "tool"}, {"name", "output"}});
+    CHECK(sent["tools"].size() == 1);
+}
+
 TEST_CASE("a prompt's image and document reach each API as its own content parts",
           "[integration][providers][attachments]") {
     const ProviderKind kind =

@@ -323,6 +323,39 @@ TEST_CASE("run --output-schema prints the validated JSON after one re-ask, and f
     CHECK(prose.requests().size() == 3);
 }
 
+TEST_CASE("run --native-output tool answers through Anthropic's forced tool",
+          "[integration][providers][cli][output]") {
+    const SchemaFile schema(kForecastSchema);
+    const json reply = {{"id", "msg_1"},
+                        {"type", "message"},
+                        {"role", "assistant"},
+                        {"model", "claude-sonnet-4-5"},
+                        {"content",
+                         {{{"type", "tool_use"},
+                           {"id", "toolu_1"},
+                           {"name", "output"},
+                           {"input", {{"city", "Lyon"}, {"celsius", 21.5}}}}}},
+                        {"stop_reason", "tool_use"},
+                        {"stop_sequence", nullptr},
+                        {"usage", {{"input_tokens", 9}, {"output_tokens", 7}}}};
+    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", bodyResponse(reply.dump())}}}}});
+    ::setenv("ANTHROPIC_API_KEY", kKey, 1);
+    ::setenv("ANTHROPIC_BASE_URL", peer.url("").c_str(), 1);  // the host: the version is added
+    auto outcome = CliProcess({"run", "--provider", "anthropic", "--output-schema", schema.path.string(),
+                               "--native-output", "tool", "-q", "Weather?"})
+                       .wait();
+    ::unsetenv("ANTHROPIC_API_KEY");
+    ::unsetenv("ANTHROPIC_BASE_URL");
+    INFO(outcome.out << outcome.err);
+    REQUIRE(outcome.status == 0);
+    CHECK(json::parse(outcome.out) == json{{"city", "Lyon"}, {"celsius", 21.5}});
+    const json sent = json::parse(peer.requests().at(0)["body"].get<std::string>());
+    CHECK_FALSE(sent.contains("output_config"));
+    CHECK(sent["tools"].back()["name"] == "output");
+    // The CLI's agent has tools of its own: some tool call is forced, the answer's among them.
+    CHECK(sent["tool_choice"]["type"] == (sent["tools"].size() > 1 ? "any" : "tool"));
+}
+
 TEST_CASE("a bad --output-schema file is a usage error named before anything runs",
           "[integration][providers][cli][output]") {
     ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", textBody("{}")}}}}});

@@ -395,7 +395,8 @@ TEST_CASE("structured output: no PartialOutput without an output schema", "[agen
 TEST_CASE("structured output: with reasoning, the final-answer call's output grows in PartialOutput events",
           "[agent][output]") {
     using reagent::agent::PartialOutput;
-    const json value = {{"city", "Saint-\u00c9tienne"}, {"celsius", -3.25}, {"sky", "rain"}, {"note", "\"gusts\""}};
+    const json value = {
+        {"city", "Saint-\u00c9tienne"}, {"celsius", -3.25}, {"sky", "rain"}, {"note", "\"gusts\""}};
     // `output` is a string holding the JSON, as the tool's schema asks.
     const std::size_t piece = GENERATE(1, 5, 1000);
     CAPTURE(piece);
@@ -420,7 +421,7 @@ TEST_CASE("structured output: with reasoning, the final-answer call's output gro
     for (std::size_t i = 0; i < partials.size(); ++i) {
         CAPTURE(i, partials[i].dump());
         CHECK(partials[i].is_object());
-        CHECK_FALSE(partials[i].contains("output"));  // the answer, not the tool's arguments
+        CHECK_FALSE(partials[i].contains("output"));        // the answer, not the tool's arguments
         CHECK(partials[i].value("city", "") != "Nowhere");  // not the other tool's arguments
         if (i > 0) {
             CHECK(partials[i] != partials[i - 1]);

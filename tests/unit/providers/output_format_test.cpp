@@ -190,3 +190,105 @@ TEST_CASE("NativeOutput::never and requests without an output form send no field
     // And the body is the same as without any output form.
     CHECK(never == none);
 }
+
+TEST_CASE("Anthropic: a model without structured outputs answers through a forced tool",
+          "[providers][output]") {
+    struct Case {
+        std::string model;
+        NativeOutput mode;
+        bool tool;
+    };
+    const auto testCase = GENERATE(Case{"claude-3-5-haiku-20241022", NativeOutput::automatic, true},
+                                   Case{"claude-sonnet-4-0", NativeOutput::automatic, true},
+                                   Case{"claude-opus-4-20250514", NativeOutput::automatic, true},
+                                   Case{"claude-sonnet-4-5", NativeOutput::automatic, false},
+                                   Case{"claude-sonnet-4-5", NativeOutput::tool, true},
+                                   Case{"claude-3-haiku-20240307", NativeOutput::always, false},
+                                   Case{"claude-3-haiku-20240307", NativeOutput::never, false});
+    const bool withTools = GENERATE(false, true);
+    CAPTURE(testCase.model, static_cast<int>(testCase.mode), withTools);
+    const json sent = body(ProviderKind::anthropic, asking(closedReport(), "report", withTools),
+                           optionsFor(testCase.model, testCase.mode));
+    CHECK(sent.contains("output_config") == (!testCase.tool && testCase.mode != NativeOutput::never));
+    if (!testCase.tool) {
+        CHECK_FALSE(sent.contains("tool_choice"));
+        return;
+    }
+    REQUIRE(sent.contains("tools"));
+    const json& answer = sent["tools"].back();
+    CHECK(answer["name"] == "report");
+    json expected = closedReport();
+    expected.erase("$schema");
+    CHECK(answer["input_schema"] == expected);  // as given: a tool's schema is not limited to the subset
+    CHECK(sent["tools"].size() == (withTools ? 3U : 1U));
+    if (withTools) {
+        CHECK(sent["tool_choice"] == json{{"type", "any"}});  // tool turns go on
+    } else {
+        CHECK(sent["tool_choice"] == json{{"type", "tool"}, {"name", "report"}});
+    }
+}
+
+TEST_CASE("Anthropic: the answer tool's name never takes an agent tool's, and a non-object answer is wrapped",
+          "[providers][output]") {
+    llm::ModelRequest request = asking(json::parse(R"({"type":"array","items":{"$ref":"#/$defs/City"},
+        "$defs":{"City":{"type":"string"}}})"),
+                                       "get_weather", true);
+    const auto encoded = test::encode(wire::anthropic(), request, optionsFor("m", NativeOutput::tool));
+    const json sent = encoded.json();
+    const json& answer = sent["tools"].back();
+    CHECK(answer["name"] == "get_weather_answer");
+    CHECK(answer["input_schema"] == json::parse(R"({"type":"object","required":["value"],
+        "additionalProperties":false,"$defs":{"City":{"type":"string"}},
+        "properties":{"value":{"type":"array","items":{"$ref":"#/$defs/City"}}}})"));
+    CHECK(answer["description"].get<std::string>().find("`value`") != std::string::npos);
+
+    // The answer comes back as the reply's text: the value, unwrapped; the call beside it is not run.
+    const std::string reply = R"({"id":"msg_1","type":"message","role":"assistant","model":"m","content":[
+        {"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}},
+        {"type":"tool_use","id":"toolu_2","name":"get_weather_answer","input":{"value":["Paris","Lyon"]}}],
+        "stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":5}})";
+    const auto decoded = test::decode(wire::anthropic(), 200, reply, encoded.toolNames);
+    REQUIRE(decoded);
+    CHECK(decoded->text == R"(["Paris","Lyon"])");
+    CHECK(decoded->toolCalls.empty());
+    CHECK(decoded->stopReason == llm::StopReason::end_turn);
+    CHECK(decoded->usage.outputTokens == 5);
+
+    // Without the answer tool in the request, the same reply is two calls, as before.
+    const auto plain = test::decode(wire::anthropic(), 200, reply,
+                                    test::encode(wire::anthropic(), request, optionsFor("m")).toolNames);
+    REQUIRE(plain);
+    CHECK(plain->toolCalls.size() == 2);
+}
+
+TEST_CASE("Anthropic: a streamed answer tool's input streams as the reply's text", "[providers][output]") {
+    const llm::ModelRequest request = asking(closedReport(), "report", true);
+    const auto encoded = test::encode(wire::anthropic(), request, optionsFor("claude-3-7-sonnet-latest"));
+    REQUIRE(encoded.json()["tool_choice"] == json{{"type", "any"}});
+    const std::string sse =
+        "event: message_start\n"
+        R"(data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-3-7-sonnet-20250219","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":20,"output_tokens":1}}})"
+        "\n\nevent: content_block_start\n"
+        R"(data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_9","name":"report","input":{}}})"
+        "\n\nevent: content_block_delta\n"
+        R"(data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"city\": \"Pa"}})"
+        "\n\nevent: content_block_delta\n"
+        R"(data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"ris\", \"celsius\": 18, \"tags\": [\"a\", \"b\"]}"}})"
+        "\n\nevent: content_block_stop\n"
+        R"(data: {"type":"content_block_stop","index":0})"
+        "\n\nevent: message_delta\n"
+        R"(data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":17}})"
+        "\n\nevent: message_stop\n"
+        R"(data: {"type":"message_stop"})"
+        "\n\n";
+    const test::StreamRun run = test::checkEverySplit(sse, [&](const std::vector<std::string_view>& chunks) {
+        return test::runStream(wire::anthropic().streamDecoder(encoded.toolNames), chunks);
+    });
+    REQUIRE(run.reply);
+    const std::string answer = R"({"city": "Paris", "celsius": 18, "tags": ["a", "b"]})";
+    CHECK(run.reply->text == answer);
+    CHECK(run.reply->toolCalls.empty());
+    CHECK(run.reply->stopReason == llm::StopReason::end_turn);
+    CHECK(test::describe(run.deltas) ==
+          R"([text {"city": "Pa][text ris", "celsius": 18, "tags": ["a", "b"]}])");
+}

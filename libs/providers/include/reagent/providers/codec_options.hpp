@@ -10,10 +10,15 @@ namespace reagent::providers {
 /// field, which constrains the model's decoding to the schema.
 enum class NativeOutput {
     /// Yes, except where the model is known to refuse it: Gemini models before Gemini 3 ("gemini-1...",
-    /// "gemini-2...") on a request that also declares tools. The default.
+    /// "gemini-2...") on a request that also declares tools get none; Claude models before structured
+    /// outputs ("claude-3...", "claude-sonnet-4-0", "claude-opus-4-0", ...) get the `tool` form. The
+    /// default.
     automatic,
     /// On every request that has one.
     always,
+    /// Anthropic: as a tool the model must call, whose input is the answer (`tool_choice` names it, or is
+    /// `any` beside the agent's tools), as for models without structured outputs. Other APIs: `always`.
+    tool,
     /// Never: the schema reaches the model through the prompt only (for servers that refuse the field).
     never,
 };

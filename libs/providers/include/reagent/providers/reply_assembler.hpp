@@ -27,6 +27,10 @@ namespace reagent::providers {
 /// provider id a stable synthesized one (`call_<index>_<8 hex digits>` from the name and arguments), and
 /// reports `tool_use` instead of `end_turn` when the reply has tool calls (Gemini and Ollama say "stop").
 ///
+/// A call of the request's answer tool (`ToolNameMap::answerTool`) is the reply's answer instead: its
+/// arguments stream as text deltas (a wrapped answer's only whole), and `finish` returns them as the
+/// reply's text, without the other calls of the reply, with `end_turn` for `tool_use`.
+///
 /// \par Errors
 /// `finish` fails with `malformed_response` naming the tool when a call's arguments are not valid JSON
 /// (a truncated stream or a model writing broken JSON), or when a call never received a name. The raw
@@ -76,11 +80,15 @@ class ReplyAssembler {
         nlohmann::json arguments;
         bool parsed = false;
         std::string signature;
+        bool answer = false;  // a call of the request's answer tool
     };
 
     Call* find(std::int64_t key) noexcept;
     Call& open(std::int64_t key, std::string id, std::string wireName, std::vector<llm::StreamDelta>& out);
     void emitStart(std::size_t index, std::vector<llm::StreamDelta>& out) const;
+    [[nodiscard]] bool isAnswer(std::string_view wireName) const noexcept;
+    void emitAnswerText(std::string_view text, std::vector<llm::StreamDelta>& out) const;
+    [[nodiscard]] std::string answerText(const Call& call) const;
 
     std::string provider_;
     ToolNameMap names_;

@@ -53,6 +53,22 @@ class ToolNameMap {
 
     [[nodiscard]] ToolNameRules rules() const noexcept { return rules_; }
 
+    /// \brief A tool declared by the codec itself to carry the reply's answer (Anthropic's forced-tool form
+    /// of an output schema): a call of it is the answer, not a call for the agent to run.
+    struct AnswerTool {
+        /// The tool's wire name, which no tool of the list has.
+        std::string wireName;
+        /// True when the answer sits under the input's `value` member (an output schema whose root is
+        /// not an object, wrapped because tool inputs must be objects).
+        bool wrapped = false;
+    };
+    /// \brief A copy of this map that also marks `answer` (see `ReplyAssembler`).
+    [[nodiscard]] ToolNameMap withAnswerTool(AnswerTool answer) const;
+    /// \brief The answer tool of this request; null when none.
+    [[nodiscard]] const AnswerTool* answerTool() const noexcept { return answer_.get(); }
+    /// \brief True if a tool of the list goes by `wireName` on the wire.
+    [[nodiscard]] bool hasWireName(std::string_view wireName) const;
+
   private:
     struct Maps {
         std::map<std::string, std::string, std::less<>> wireByLocal;
@@ -62,6 +78,7 @@ class ToolNameMap {
     ToolNameRules rules_ = ToolNameRules::standard;
     /// Null for the identity map.
     std::shared_ptr<const Maps> maps_;
+    std::shared_ptr<const AnswerTool> answer_;
 };
 
 }  // namespace reagent::providers

@@ -86,7 +86,9 @@ namespace wire {
 /// (`request.maxTokens`, else `CodecOptions::defaultMaxTokens`); `temperature` only when set; `stream`
 /// always. Empty assistant messages are skipped (the API rejects empty content). An output schema goes in
 /// `output_config.format` {type: "json_schema", schema} as the API accepts it (objects closed, unenforced
-/// constraints moved into descriptions; a recursive schema is not sent). Replies: Anthropic's
+/// constraints moved into descriptions; a recursive schema is not sent), or, for Claude models without
+/// structured outputs (`NativeOutput::tool`), as a forced answer tool whose call is read back as the
+/// reply's text. Replies: Anthropic's
 /// `error.type` is the `providerType` of errors (529 is `server_error`); a stream's `error` event fails
 /// it with its own error; thinking and server-tool blocks are ignored, as the API asks clients to
 /// tolerate new ones.
