@@ -34,14 +34,34 @@ std::string dumped(const ordered_json& value) {
     return value.dump(2, ' ', false, ordered_json::error_handler_t::replace);
 }
 
+// An attachment as `show` describes it: its type, name and size, or its URL (never the bytes).
+ordered_json toJson(const llm::Attachment& attachment) {
+    ordered_json out{{"mediaType", attachment.mediaType}, {"name", shown(attachment.name)}};
+    if (attachment.bytes) {
+        out["bytes"] = attachment.size();
+        out["sha256"] = llm::contentHash(*attachment.bytes);
+    } else {
+        out["url"] = shown(attachment.url);
+    }
+    return out;
+}
+
 ordered_json toJson(const memory::Episode& episode) {
-    return ordered_json{{"id", episode.id},
-                        {"timestamp", shown(memory::formatTimestamp(episode))},
-                        {"timestampValid", !episode.invalidTimestamp.has_value()},
-                        {"action", shown(episode.action)},
-                        {"tool", shown(episode.tool)},
-                        {"input", shown(episode.input)},
-                        {"result", shown(episode.result)}};
+    ordered_json out{{"id", episode.id},
+                     {"timestamp", shown(memory::formatTimestamp(episode))},
+                     {"timestampValid", !episode.invalidTimestamp.has_value()},
+                     {"action", shown(episode.action)},
+                     {"tool", shown(episode.tool)},
+                     {"input", shown(episode.input)},
+                     {"result", shown(episode.result)}};
+    if (!episode.attachments.empty()) {
+        auto attachments = ordered_json::array();
+        for (const llm::Attachment& attachment : episode.attachments) {
+            attachments.push_back(toJson(attachment));
+        }
+        out["attachments"] = std::move(attachments);
+    }
+    return out;
 }
 
 void printLine(const memory::Episode& episode, const std::string& excerpt) {
@@ -114,6 +134,15 @@ int show(const memory::EpisodicStore& store, const MemoryOptions& options) {
               << terminalSafe(episode->action) << "  " << terminalSafe(episode->tool)
               << "\ninput: " << terminalSafe(episode->input) << "\nresult:\n"
               << terminalSafe(episode->result) << "\n";
+    for (const llm::Attachment& attachment : episode->attachments) {
+        std::cout << "attachment: " << attachment.mediaType;
+        if (!attachment.name.empty()) {
+            std::cout << " '" << terminalSafe(attachment.name) << "'";
+        }
+        std::cout << (attachment.bytes ? ", " + std::to_string(attachment.size()) + " bytes"
+                                       : " at " + terminalSafe(attachment.url))
+                  << "\n";
+    }
     return kExitSuccess;
 }
 

@@ -18,6 +18,8 @@
 #include "../unit/memory/read_only_file.hpp"
 #include "../unit/memory/store_files.hpp"
 #include "cli_process.hpp"
+#include "media_fixtures.hpp"
+#include "reagent/memory/episodic_store.hpp"
 #include "temp_dir.hpp"
 #include "utf8_check.hpp"
 
@@ -33,16 +35,7 @@ using reagent::test::TempDir;
 namespace {
 
 std::int64_t countRows(const std::string& path, const std::string& where) {
-    sqlite3* db = nullptr;
-    REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-    sqlite3_stmt* stmt = nullptr;
-    const std::string query = "SELECT COUNT(*) FROM episodes WHERE " + where;
-    REQUIRE(sqlite3_prepare_v2(db, query.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
-    REQUIRE(sqlite3_step(stmt) == SQLITE_ROW);
-    const std::int64_t n = sqlite3_column_int64(stmt, 0);
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return n;
+    return reagent::test::queryInteger(path, "SELECT COUNT(*) FROM episodes WHERE " + where);
 }
 
 json parsed(const CliOutcome& outcome) {
@@ -274,4 +267,35 @@ TEST_CASE("memory commands show invalid UTF-8 and invalid timestamps as what the
         CHECK(asText.out.find("1970") == std::string::npos);
     }
     CHECK(contents(file) == before);
+}
+
+TEST_CASE("memory show lists an episode's attachments, never their bytes", "[cli][memory][attachments]") {
+    const TempDir dir;
+    const std::string file = dir.file("episodes.db");
+    {
+        auto store = reagent::memory::EpisodicStore::open(file);
+        REQUIRE(store);
+        reagent::memory::Episode episode;
+        episode.action = "tool_call";
+        episode.tool = "file-read";
+        episode.input = R"({"path":"dot.png"})";
+        episode.result = "an image";
+        const std::string png = reagent::test::tinyPng();
+        episode.attachments.push_back(reagent::llm::Attachment::fromBytes(png, "dot.png").value());
+        episode.attachments.push_back(
+            reagent::llm::Attachment::fromUrl("https://example.com/cat.jpg", "image/jpeg").value());
+        REQUIRE(store->record(episode));
+    }
+    const auto text = runCli({"memory", "show", "1", "--memory", file});
+    INFO(text.err);
+    REQUIRE(text.status == 0);
+    CHECK(text.out.find(
+              "attachment: image/png 'dot.png', " + std::to_string(reagent::test::tinyPng().size()) +
+              " bytes\nattachment: image/jpeg at https://example.com/cat.jpg\n") != std::string::npos);
+    const json shown = parsed(runCli({"memory", "show", "1", "--memory", file, "--json"}));
+    REQUIRE(shown["attachments"].size() == 2);
+    CHECK(shown["attachments"][0]["mediaType"] == "image/png");
+    CHECK(shown["attachments"][0]["sha256"] == reagent::llm::contentHash(reagent::test::tinyPng()));
+    CHECK_FALSE(shown["attachments"][0].contains("data"));
+    CHECK(shown["attachments"][1]["url"] == "https://example.com/cat.jpg");
 }

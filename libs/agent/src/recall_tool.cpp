@@ -7,6 +7,7 @@
 #include "agent_state.hpp"
 #include "reagent/core/json_fields.hpp"
 #include "reagent/memory/result_compressor.hpp"
+#include "tool_attachments.hpp"
 
 namespace reagent::agent {
 
@@ -72,7 +73,30 @@ std::string readValue(const Agent::State& state, std::string_view value, std::st
            std::to_string(sizeArg(args, "limit", kDefaultPageChars)) + " characters at a time)";
 }
 
-tools::ToolResult readKey(const Agent::State& state, const json& args) {
+// What the episode's attachments add to a read of it: a line listing them, and their blocks in `content`
+// (so they reach the model with the result, as the original call's did).
+std::string episodeAttachments(const memory::Episode& episode, std::vector<json>* content) {
+    if (episode.attachments.empty()) {
+        return {};
+    }
+    std::string text = "\nAttachments: " + std::to_string(episode.attachments.size());
+    for (const llm::Attachment& attachment : episode.attachments) {
+        text += (&attachment == &episode.attachments.front() ? " (" : ", ") + attachment.mediaType;
+        if (!attachment.name.empty()) {
+            text += " '" + attachment.name + "'";
+        }
+    }
+    text += ")";
+    if (content != nullptr) {
+        std::vector<json> blocks = detail::contentOf(episode.attachments, text);
+        content->insert(content->end(), std::make_move_iterator(blocks.begin()),
+                        std::make_move_iterator(blocks.end()));
+        text += ", shown with this result";
+    }
+    return text;
+}
+
+tools::ToolResult readKey(const Agent::State& state, const json& args, std::vector<json>* content) {
     if (const auto it = args.find("episode"); it != args.end()) {
         if (!state.episodic) {
             return fail(invalidArguments("episodic memory is not enabled for this agent (withMemory)"));
@@ -90,6 +114,7 @@ tools::ToolResult readKey(const Agent::State& state, const json& args) {
                            (episode->tool.empty() ? "-" : episode->tool) + " | " +
                            memory::formatTimestamp(*episode) + "\nInput: " + episode->input + "\nResult:\n";
         text += readValue(state, episode->result, episode->tool, "episode #" + std::to_string(id), args, how);
+        text += episodeAttachments(*episode, content);
         return text;
     }
     const std::string key = stringOr(args, "key");
@@ -176,10 +201,10 @@ tools::ToolResult writeNote(Agent::State& state, const json& args) {
     return "stored " + std::to_string(bytes) + " bytes under \"" + key + "\"";
 }
 
-tools::ToolResult recall(Agent::State& state, const json& args) {
+tools::ToolResult recall(Agent::State& state, const json& args, std::vector<json>* content) {
     const std::string action = args.value("action", std::string("read"));
     if (action == "read") {
-        return readKey(state, args);
+        return readKey(state, args, content);
     }
     if (action == "list") {
         return listKeys(state);
@@ -191,8 +216,8 @@ tools::ToolResult recall(Agent::State& state, const json& args) {
 }
 
 // A free coroutine: its frame holds only the arguments and the state pointer.
-Task<tools::ToolResult> runRecall(Agent::State* state, json args) {
-    co_return recall(*state, args);
+Task<tools::ToolResult> runRecall(Agent::State* state, json args, std::vector<json>* content) {
+    co_return recall(*state, args, content);
 }
 
 json recallSchema() {
@@ -243,7 +268,9 @@ tools::Tool recallTool(Agent::State& state) {
         return "Recalling " +
                args.value("key", args.value("query", args.value("action", std::string("memory"))));
     };
-    tool.handler = [raw = &state](json args, tools::ToolContext) { return runRecall(raw, std::move(args)); };
+    tool.handler = [raw = &state](json args, tools::ToolContext context) {
+        return runRecall(raw, std::move(args), context.content);
+    };
     return tool;
 }
 

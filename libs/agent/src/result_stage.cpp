@@ -14,6 +14,7 @@
 #include "reagent/core/timeout.hpp"
 #include "reagent/memory/result_compressor.hpp"
 #include "reagent/transform/jq_transform.hpp"
+#include "tool_attachments.hpp"
 
 namespace reagent::agent {
 
@@ -52,6 +53,10 @@ std::vector<PendingEpisode> episodesOf(const Agent::State& state,
         item.episode.input = record.input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         item.episode.result = record.succeeded() ? *record.outcome : record.outcome.error().describe();
         item.episode.timestamp = record.endedAt;
+        if (record.succeeded() && !record.content.empty()) {
+            std::string notes;  // what could not be kept is in the result the model read already
+            item.episode.attachments = detail::attachmentsOf(record.content, notes);
+        }
         item.call = "tool call " + record.id + " (" + record.name + ")";
         pending.push_back(std::move(item));
     }

@@ -57,4 +57,27 @@ std::vector<llm::Attachment> attachmentsOf(const std::vector<json>& content, std
     return attachments;
 }
 
+std::vector<json> contentOf(const std::vector<llm::Attachment>& attachments, std::string& notes) {
+    std::vector<json> content;
+    for (const llm::Attachment& attachment : attachments) {
+        if (!attachment.bytes) {
+            notes += "\n[" + attachment.mediaType + " at " + attachment.url + "]";
+            continue;
+        }
+        if (attachment.kind == llm::MediaKind::image) {
+            content.push_back({{"type", "image"},
+                               {"data", base64Encode(*attachment.bytes)},
+                               {"mimeType", attachment.mediaType}});
+        } else {
+            content.push_back(
+                {{"type", "resource"},
+                 {"resource",
+                  {{"uri", "attachment:" + (attachment.name.empty() ? "document" : attachment.name)},
+                   {"mimeType", attachment.mediaType},
+                   {"blob", base64Encode(*attachment.bytes)}}}});
+        }
+    }
+    return content;
+}
+
 }  // namespace reagent::agent::detail

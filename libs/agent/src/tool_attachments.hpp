@@ -17,4 +17,10 @@ namespace reagent::agent::detail {
 [[nodiscard]] std::vector<llm::Attachment> attachmentsOf(const std::vector<nlohmann::json>& content,
                                                          std::string& notes);
 
+/// The inverse, for a tool that hands stored attachments back (`recall` of an episode): each attachment
+/// with bytes as an `image` block or a `resource` block with a `blob` (its `uri` the attachment's name);
+/// one by URL adds a line naming its URL to `notes` instead (MCP has no block for it).
+[[nodiscard]] std::vector<nlohmann::json> contentOf(const std::vector<llm::Attachment>& attachments,
+                                                    std::string& notes);
+
 }  // namespace reagent::agent::detail

@@ -24,6 +24,23 @@ CREATE TABLE IF NOT EXISTS episodes (
 CREATE INDEX IF NOT EXISTS episodes_by_time ON episodes(timestamp, id);
 )sql";
 
+// Version 2: the attachments of episodes, their bytes kept once per content hash.
+constexpr const char* kAttachmentSchema = R"sql(
+CREATE TABLE IF NOT EXISTS blobs (
+    hash  TEXT PRIMARY KEY,
+    bytes BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS episode_attachments (
+    episode    INTEGER NOT NULL,
+    position   INTEGER NOT NULL,
+    media_type TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    url        TEXT NOT NULL,
+    hash       TEXT,
+    PRIMARY KEY (episode, position)
+) WITHOUT ROWID;
+)sql";
+
 // The columns of the `episodes` table, in order, as `PRAGMA table_info` lists them.
 constexpr const char* kTableColumns = "id,action,tool,input,result,timestamp";
 
@@ -93,7 +110,7 @@ expected<EpisodicStore::Impl::Kind, MemoryError> EpisodicStore::Impl::inspect() 
                                                   std::to_string(*version) + ", this one reads up to " +
                                                   std::to_string(kSchemaVersion) + ")"));
         }
-        return Kind::ours;
+        return *version < kSchemaVersion ? Kind::older : Kind::ours;
     }
     if (tables->empty() && *version == 0) {
         return Kind::empty;
@@ -128,7 +145,9 @@ expected<void, MemoryError> EpisodicStore::Impl::initialise() {
     } else if (*kind != Kind::ours) {
         const std::string mark = "PRAGMA application_id = " + std::to_string(kApplicationId) +
                                  "; PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";";
-        const std::string sql = (*kind == Kind::empty ? std::string(kSchema) : std::string()) + mark;
+        // A new file gets every table; an unmarked or version-1 store, the tables added since.
+        const std::string sql =
+            (*kind == Kind::empty ? std::string(kSchema) : std::string()) + kAttachmentSchema + mark;
         done = exec(sql.c_str(), "could not create the schema");
     }
     if (done) {
@@ -231,6 +250,8 @@ expected<EpisodicStore, MemoryError> EpisodicStore::openReadOnly(const std::stri
     if (*kind == Impl::Kind::empty) {
         return unexpected(notAStore(path, "it is an SQLite database without an episodes table"));
     }
+    // An older store, read as it is: it has no attachments.
+    impl->attachments = *kind == Impl::Kind::ours;
     return EpisodicStore(std::move(impl));
 }
 

@@ -107,7 +107,10 @@ struct EpisodicStore::Impl {
     [[nodiscard]] expected<std::int64_t, MemoryError> integer(const char* sql) const;
     [[nodiscard]] expected<std::string, MemoryError> text(const char* sql) const;
 
-    enum class Kind { empty, ours, legacy };
+    enum class Kind { empty, ours, older, legacy };
+    // Whether the file has the attachment tables (schema version 2): false only for an older store
+    // opened read-only.
+    bool attachments = true;
     // What the file holds; an error (`not_a_store`) for anything that is not ours.
     [[nodiscard]] expected<Kind, MemoryError> inspect() const;
     // `inspect` in a read transaction of its own: its several reads see one state of the file, never a
@@ -130,6 +133,12 @@ struct EpisodicStore::Impl {
         }
         return {};
     }
+
+    // Writing and reading episodes (episodic_store.cpp).
+    [[nodiscard]] expected<std::int64_t, MemoryError> insertEpisode(const Episode& episode) const;
+    [[nodiscard]] expected<void, MemoryError> insertAttachments(
+        std::int64_t id, const std::vector<llm::Attachment>& attachments) const;
+    [[nodiscard]] expected<void, MemoryError> loadAttachments(Episode& episode) const;
 
     // Steps a query to the end, collecting each row.
     template <class Row>

@@ -244,3 +244,45 @@ TEST_CASE("a conversation saved with an agent's attachment store keeps its image
     CHECK(messages[messages.size() - 3].attachments.size() == 1);
     CHECK(*messages[messages.size() - 3].attachments[0].bytes == bigPng());
 }
+
+TEST_CASE("episodic memory keeps a tool's image and PDF, and recall of the episode shows them again",
+          "[agent][attachments][memory]") {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("reagent-episode-attachments-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    reagent::agent::MemoryConfig memory;
+    memory.path = (dir / "episodes.db").string();
+    {
+        auto provider = std::make_shared<ScriptedProvider>();
+        provider->then(ScriptedTurn::toolCall("chart", json::object())).then(ScriptedTurn::text("drawn"));
+        auto agent = Agent::create().withProvider(provider).withTool(chartTool()).withMemory(memory).build();
+        REQUIRE(agent);
+        REQUIRE(runCoro(agent->run("Draw it")).success());
+        const auto episodes = agent->episodicMemory()->recent(5).value();
+        REQUIRE(episodes.size() == 1);
+        REQUIRE(episodes[0].attachments.size() == 2);  // what could not be attached is not kept either
+        CHECK(*episodes[0].attachments[0].bytes == reagent::test::tinyPng());
+        CHECK(episodes[0].attachments[1].name == "q3.pdf");
+    }
+    // A later agent, in a later run, reads the episode: the image and the page come with it.
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::toolCall("recall", json{{"episode", 1}}))
+        .then(ScriptedTurn::toolCall("recall", json{{"episode", 1}, {"full", true}}))
+        .then(ScriptedTurn::text("it was a dot"));
+    auto later = Agent::create().withProvider(provider).withTool(chartTool()).withMemory(memory).build();
+    REQUIRE(later);
+    const RunResult result = runCoro(later->run("What did the chart show?"));
+    REQUIRE(result.success());
+    const reagent::llm::Message& read = provider->requests().at(1).messages.back();
+    REQUIRE(read.role == Role::tool);
+    CHECK(read.text.find("Attachments: 2 (image/png, application/pdf 'q3.pdf'), shown with this result") !=
+          std::string::npos);
+    REQUIRE(read.attachments.size() == 2);
+    CHECK(*read.attachments[0].bytes == reagent::test::tinyPng());
+    CHECK(read.attachments[1].mediaType == "application/pdf");
+    CHECK(read.attachments[1].name == "q3.pdf");
+    // A full read pages the result's text only.
+    CHECK(provider->requests().at(2).messages.back().attachments.empty());
+    CHECK(later->episodicMemory()->count().value() == 1);  // recall is not logged
+    std::filesystem::remove_all(dir);
+}

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <iterator>
+#include <cstdint>
 #include <string>
 
 namespace reagent::test {
@@ -27,6 +28,19 @@ inline void runSql(const std::string& path, const std::string& statements) {
     sqlite3_free(error);
     sqlite3_close(db);
     REQUIRE(rc == SQLITE_OK);
+}
+
+/// The integer the first row of `query` starts with, read on a read-only connection of the test's own.
+inline std::int64_t queryInteger(const std::string& path, const std::string& query) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    sqlite3_stmt* stmt = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, query.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
+    REQUIRE(sqlite3_step(stmt) == SQLITE_ROW);
+    const std::int64_t value = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return value;
 }
 
 /// Writes garbage over page 2 of a store (the episodes table's root): the schema still reads, every

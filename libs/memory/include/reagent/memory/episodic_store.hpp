@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reagent/core/expected.hpp"
+#include "reagent/llm/attachment.hpp"
 #include "reagent/memory/memory_error.hpp"
 
 namespace reagent::memory {
@@ -27,6 +28,10 @@ struct Episode {
     std::string input;
     /// The result (untrusted; stored byte for byte).
     std::string result;
+    /// Images and documents the result carried, in order. Their bytes are stored once per content
+    /// (`llm::contentHash`), however many episodes carry them. Filled by `find` and `recent`; a search
+    /// hit has none (find the episode for them).
+    std::vector<llm::Attachment> attachments;
     /// When it happened; millisecond precision is kept. A default (epoch) value means "now" on `record`.
     std::chrono::system_clock::time_point timestamp{};
     /// Set on a read episode whose stored timestamp is not a time `record` could have written (not an
@@ -75,8 +80,9 @@ class EpisodicStore {
   public:
     /// `PRAGMA application_id` of a reagent store ("RgEp").
     static constexpr std::int32_t kApplicationId = 0x52674570;
-    /// `PRAGMA user_version` of the schema this version writes; a store with a larger one is refused.
-    static constexpr std::int32_t kSchemaVersion = 1;
+    /// `PRAGMA user_version` of the schema this version writes; a store with a larger one is refused, a
+    /// store of version 1 (no attachments) is upgraded when opened for writing.
+    static constexpr std::int32_t kSchemaVersion = 2;
     /// How long one statement waits for a lock held by another connection before giving up.
     static constexpr std::chrono::milliseconds kBusyTimeout{5000};
 
@@ -104,7 +110,8 @@ class EpisodicStore {
     EpisodicStore& operator=(EpisodicStore&&) noexcept;
     ~EpisodicStore();
 
-    /// \brief Appends `episode` and returns its id, waiting up to `kBusyTimeout` for the write lock.
+    /// \brief Appends `episode` and returns its id, waiting up to `kBusyTimeout` for the write lock. An
+    /// episode with attachments is written in one transaction with them.
     [[nodiscard]] expected<std::int64_t, MemoryError> record(const Episode& episode);
 
     /// \brief Appends `episode`, waiting at most `lockWait` for the write lock (zero: try once, never
