@@ -5,9 +5,9 @@
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <fstream>
 #include <iterator>
-#include <cstdint>
 #include <string>
 
 namespace reagent::test {
