@@ -79,6 +79,51 @@ void BM_AgentRun(benchmark::State& state) {
 }
 BENCHMARK(BM_AgentRun)->Unit(benchmark::kMicrosecond);
 
+// The same run with a price table and every budget limit set (none reached): usage priced per call, each
+// request estimated against the token and cost limits, each batch against the tool-call limit.
+void BM_AgentRunBudgeted(benchmark::State& state) {
+    llm::ModelReply call;
+    call.toolCalls.push_back({"call_1", "echo", json{{"text", "hello"}}});
+    call.model = "gpt-4.1-2025-04-14";
+    call.usage = llm::Usage{120, 20, 64, 0, 0};
+    llm::ModelReply answer;
+    answer.text = "done";
+    answer.model = call.model;
+    answer.usage = llm::Usage{150, 5, 64, 0, 0};
+    auto provider = std::make_shared<llm::ScriptedProvider>(
+        std::vector<llm::ScriptedTurn>{llm::ScriptedTurn::reply(call), llm::ScriptedTurn::reply(answer)});
+    provider->loop(true).recordRequests(false);
+    auto prices = llm::PriceTable::fromJson(
+        json::parse(R"({"models": {"gpt-4.1": {"input": 2, "output": 8, "cacheRead": 0.5}}})"));
+    agent::RunBudget budget;
+    budget.maxTotalTokens = 100'000;
+    budget.maxCost = 1.0;
+    budget.maxModelCalls = 10;
+    budget.maxToolCalls = 10;
+    auto tool = tools::ToolBuilder::create("echo")
+                    .description("Echo the text back")
+                    .param("text", "string", "Text to echo", {.required = true})
+                    .handler(echo)
+                    .build();
+    auto built = agent::Agent::create()
+                     .withProvider(provider)
+                     .withTools(agent::ToolsConfig{})
+                     .withTool(std::move(tool))
+                     .withPrices(std::make_shared<const llm::PriceTable>(std::move(*prices)))
+                     .withBudget(budget)
+                     .build();
+    if (!built) {
+        state.SkipWithError(built.error().describe().c_str());
+        return;
+    }
+    boost::asio::io_context io;
+    for (auto _ : state) {
+        runOnce(io, *built, state);
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_AgentRunBudgeted)->Unit(benchmark::kMicrosecond);
+
 // ---- Structured output: a run whose answer is a 1 KB JSON value of a nested described struct, checked
 // against its schema (withOutput<Report>), beside the same run answering the same text without a schema.
 

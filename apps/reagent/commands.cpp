@@ -108,6 +108,10 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
     if (!options.outputSchema.is_null()) {
         builder.withOutputSchema(options.outputSchema);
     }
+    if (options.prices) {
+        builder.withPrices(options.prices);
+    }
+    builder.withBudget(options.budget);
     if (!options.memoryPath.empty()) {
         agent::MemoryConfig memoryConfig;
         memoryConfig.path = options.memoryPath;
@@ -191,6 +195,15 @@ void explainForCli(agent::RunResult& result, const RunOptions& options, bool tim
         result.errorMessage = "the run used all " + std::to_string(options.maxIterations) +
                               " iterations (model calls) without an answer; raise the limit with "
                               "--max-iterations";
+    } else if (result.terminatedBy == agent::TerminatedBy::budget_exceeded) {
+        for (const auto& [name, flag] :
+             {std::pair<std::string_view, std::string_view>{"maxTotalTokens", "--max-tokens-total"},
+              {"maxCost", "--max-cost"},
+              {"maxToolCalls", "--max-tool-calls"}}) {
+            if (const auto at = result.errorMessage.find(name); at != std::string::npos) {
+                result.errorMessage.replace(at, name.size(), flag);
+            }
+        }
     } else if (timedOut && result.terminatedBy == agent::TerminatedBy::cancelled) {
         result.errorMessage = "the run timed out: --timeout " + formatDuration(options.timeout) +
                               " elapsed and the run was cancelled";

@@ -69,6 +69,10 @@ struct RunOptions {
     providers::NativeOutput nativeOutput = providers::NativeOutput::automatic;
     /// `--attach FILE` (repeated): images and documents sent with the prompt, read before the run.
     std::vector<llm::Attachment> attachments;
+    /// `--prices FILE`: the price table (read and checked before the run); null: no cost shown.
+    std::shared_ptr<const llm::PriceTable> prices;
+    /// `--max-tokens-total`, `--max-cost`, `--max-tool-calls`: the run's budget.
+    agent::RunBudget budget;
 };
 
 /// \brief What `reagent memory` was asked to do.

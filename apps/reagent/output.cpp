@@ -70,19 +70,30 @@ json toJson(const agent::RunResult& result) {
     for (const auto& record : result.toolCalls) {
         calls.push_back(toJson(record));
     }
-    json out{
-        {"output", result.output},
-        {"success", result.success()},
-        {"terminatedBy", agent::toString(result.terminatedBy)},
-        {"iterations", result.iterations},
-        {"toolCalls", std::move(calls)},
-        {"usage", {{"inputTokens", result.usage.inputTokens}, {"outputTokens", result.usage.outputTokens}}},
-        {"error", nullptr},
-        {"finalAnswer", nullptr},
-        {"warnings", result.warnings},
-        {"durationMs", toMilliseconds(result.duration)}};
+    json out{{"output", result.output},
+             {"success", result.success()},
+             {"terminatedBy", agent::toString(result.terminatedBy)},
+             {"iterations", result.iterations},
+             {"toolCalls", std::move(calls)},
+             {"usage",
+              {{"inputTokens", result.usage.inputTokens},
+               {"outputTokens", result.usage.outputTokens},
+               {"cacheReadTokens", result.usage.cacheReadTokens},
+               {"cacheWriteTokens", result.usage.cacheWriteTokens},
+               {"reasoningTokens", result.usage.reasoningTokens},
+               {"totalTokens", result.usage.total()}}},
+             {"cost", nullptr},
+             {"error", nullptr},
+             {"finalAnswer", nullptr},
+             {"warnings", result.warnings},
+             {"durationMs", toMilliseconds(result.duration)}};
     if (const auto error = result.error()) {
         out["error"] = json{{"code", agent::toString(error->code)}, {"message", error->message}};
+    }
+    if (result.cost) {
+        out["cost"] = json{{"amount", result.cost->amount},
+                           {"currency", result.cost->currency},
+                           {"unpricedCalls", result.cost->unpricedCalls}};
     }
     if (!result.structuredOutput.is_null()) {
         out["output"] = result.structuredOutput;  // --output-schema: the validated value, not its text
@@ -126,6 +137,21 @@ std::string summaryLine(const agent::RunResult& result, std::chrono::microsecond
          << (result.iterations == 1 ? " iteration, " : " iterations, ") << result.toolCalls.size()
          << (result.toolCalls.size() == 1 ? " tool call, " : " tool calls, ") << "terminated by "
          << agent::toString(result.terminatedBy) << ", " << formatDuration(wallTime) << " wall time";
+    if (!result.usage.empty()) {
+        line << ", " << result.usage.total() << " tokens";
+        if (result.usage.cacheReadTokens != 0) {
+            line << " (" << result.usage.cacheReadTokens << " from cache)";
+        }
+    }
+    if (result.cost) {
+        char amount[32];
+        std::snprintf(amount, sizeof amount, "%.4f", result.cost->amount);
+        line << ", cost " << amount << " " << result.cost->currency;
+        if (result.cost->unpricedCalls != 0) {
+            line << " (+" << result.cost->unpricedCalls << " unpriced "
+                 << (result.cost->unpricedCalls == 1 ? "call" : "calls") << ")";
+        }
+    }
     return line.str();
 }
 

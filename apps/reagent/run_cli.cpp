@@ -29,6 +29,10 @@ struct RunCommandLine {
     std::string outputSchemaFile;
     std::vector<std::string> attachFiles;
     std::string nativeOutput = "auto";
+    std::string pricesFile;
+    std::int64_t maxTokensTotal = 0;
+    double maxCost = 0;
+    int maxToolCalls = -1;
     double timeoutSeconds = 0;
     int latencyMs = 0;
 };
@@ -126,6 +130,29 @@ int runFromCommandLine(boost::asio::io_context& io, RunCommandLine& line) {
                                 : line.nativeOutput == "tool"  ? providers::NativeOutput::tool
                                 : line.nativeOutput == "never" ? providers::NativeOutput::never
                                                                : providers::NativeOutput::automatic;
+    if (!line.pricesFile.empty()) {
+        auto prices = llm::PriceTable::fromFile(line.pricesFile);
+        if (!prices) {
+            std::cerr << "reagent: --prices: " << prices.error().message
+                      << "\nRun with --help for more information.\n";
+            return kExitUsage;
+        }
+        line.options.prices = std::make_shared<const llm::PriceTable>(std::move(*prices));
+    }
+    if (line.maxCost > 0 && !line.options.prices) {
+        std::cerr << "reagent: --max-cost needs --prices FILE, the price table that turns tokens into cost\n"
+                     "Run with --help for more information.\n";
+        return kExitUsage;
+    }
+    if (line.maxTokensTotal > 0) {
+        line.options.budget.maxTotalTokens = line.maxTokensTotal;
+    }
+    if (line.maxCost > 0) {
+        line.options.budget.maxCost = line.maxCost;
+    }
+    if (line.maxToolCalls >= 0) {
+        line.options.budget.maxToolCalls = line.maxToolCalls;
+    }
     line.options.prompt = std::move(*prompt);
     if (line.timeoutSeconds > 0) {
         line.options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -171,6 +198,23 @@ Subcommand addRunCommand(CLI::App& app) {
             "JSON (with --json, as \"output\"). An answer that does not match goes back to the model "
             "with the violations, twice at most; then the run fails (output_invalid)")
         ->check(nonEmpty("a file path"));
+    runCmd
+        ->add_option("--prices", line->pricesFile,
+                     "A price table (JSON, see docs/cost.md): the run's cost is shown beside its usage")
+        ->check(nonEmpty("a file path"));
+    runCmd
+        ->add_option("--max-tokens-total", line->maxTokensTotal,
+                     "Stop the run before its model calls pass this many tokens (input + output)")
+        ->check(wholeNumber(1'000'000'000'000ULL));
+    runCmd
+        ->add_option("--max-cost", line->maxCost,
+                     "Stop the run before it spends more than this (in the price table's currency; needs "
+                     "--prices)")
+        ->check(CLI::PositiveNumber);
+    runCmd
+        ->add_option("--max-tool-calls", line->maxToolCalls,
+                     "Stop the run before it makes more tool calls than this")
+        ->check(wholeNumber(1'000'000));
     runCmd
         ->add_option(
             "--native-output", line->nativeOutput,

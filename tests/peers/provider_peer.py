@@ -34,6 +34,7 @@ RESPONSE (every key optional):
                                    (e.g. half of a UTF-8 character)
   "chunks_file": "path"            chunks read from a file, one piece per line (each keeps its "\\n")
   "chunk_delay_ms": N              pause between pieces
+  "chunk_delay_from": K            with chunk_delay_ms: pause only before piece K and later ones
   "delay_ms": N                    pause before the response head
   "drop_after_chunks": K           write K pieces, then close the socket abruptly (no terminating
                                    chunk); with "body", K bytes of the body are sent then dropped
@@ -356,7 +357,7 @@ class Peer:
             if drop is not None and i >= int(drop):
                 self.abort(writer)
                 return False
-            if i > 0 and delay:
+            if i > 0 and delay and i >= response.get("chunk_delay_from", 0):
                 await asyncio.sleep(delay)
             raw = piece_bytes(piece)
             if raw:  # an empty HTTP chunk would end the body

@@ -152,11 +152,19 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
             }
             auto reply = co_await state->config.provider->complete(std::move(request));
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                loop->addUsage(reply ? reply->usage : reply.error().usage);
                 action = loop->onCancelled();
                 continue;
             }
-            if (reply) {
-                events->emit(ModelResponded{iteration, reply->text, reply->toolCalls, reply->usage});
+            if (reply && events->listening()) {
+                std::string model =
+                    reply->model.empty() ? std::string(state->config.provider->model()) : reply->model;
+                std::optional<double> cost;
+                if (state->config.prices) {
+                    cost = state->config.prices->cost(model, reply->usage);
+                }
+                events->emit(ModelResponded{iteration, reply->text, reply->toolCalls, reply->usage,
+                                            std::move(model), cost});
             }
             action = loop->onModelReply(std::move(reply));
         } else if (auto* run = std::get_if<RunTools>(&action)) {
@@ -404,6 +412,11 @@ LoopConfig Agent::State::loopConfig() const {
     loop.output = output;
     loop.outputFormat = outputFormat;
     loop.attachments = config.attachments;
+    loop.prices = config.prices;
+    loop.budget = config.budget;
+    if (config.provider) {
+        loop.model = std::string(config.provider->model());
+    }
     return loop;
 }
 

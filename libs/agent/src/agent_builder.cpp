@@ -184,6 +184,16 @@ AgentBuilder& AgentBuilder::withAttachmentStore(std::shared_ptr<AttachmentStore>
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withPrices(std::shared_ptr<const llm::PriceTable> prices) {
+    config_.prices = std::move(prices);
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withBudget(RunBudget budget) {
+    config_.budget = budget;
+    return *this;
+}
+
 expected<Agent, AgentError> AgentBuilder::build() const {
     for (const auto& source : sources_) {
         if (source->opens()) {
@@ -251,6 +261,25 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
     if (loop.maxOutputRetries < 0) {
         problems.push_back("maxOutputRetries must not be negative (got " +
                            std::to_string(loop.maxOutputRetries) + ")");
+    }
+    const RunBudget& budget = config_.budget;
+    if (budget.maxTotalTokens && *budget.maxTotalTokens < 1) {
+        problems.push_back("budget: maxTotalTokens must be at least 1 (got " +
+                           std::to_string(*budget.maxTotalTokens) + ")");
+    }
+    if (budget.maxCost && !(*budget.maxCost > 0)) {
+        problems.push_back("budget: maxCost must be positive (got " + std::to_string(*budget.maxCost) + ")");
+    }
+    if (budget.maxCost && !config_.prices) {
+        problems.push_back("budget: maxCost needs a price table (withPrices) to count the cost");
+    }
+    if (budget.maxModelCalls && *budget.maxModelCalls < 1) {
+        problems.push_back("budget: maxModelCalls must be at least 1 (got " +
+                           std::to_string(*budget.maxModelCalls) + ")");
+    }
+    if (budget.maxToolCalls && *budget.maxToolCalls < 0) {
+        problems.push_back("budget: maxToolCalls must not be negative (got " +
+                           std::to_string(*budget.maxToolCalls) + ")");
     }
     std::optional<tools::SchemaValidator> output;
     if (!config_.outputSchema.is_null()) {

@@ -197,15 +197,11 @@ nlohmann::json Conversation::save() const {
     for (const CheckpointMark& mark : checkpoints_) {
         checkpoints.push_back(detail::toJson(mark));
     }
-    return json{{"format", kConversationFormat},
-                {"nextId", nextId_},
-                {"messages", std::move(messages)},
-                {"checkpoints", std::move(checkpoints)},
-                {"responses", responses_},
-                {"pending", pending_},
-                {"pendingHistory", pendingHistory_},
-                {"sessionState", sessionState_},
-                {"usage", {{"input", usage_.inputTokens}, {"output", usage_.outputTokens}}}};
+    return json{{"format", kConversationFormat},     {"nextId", nextId_},
+                {"messages", std::move(messages)},   {"checkpoints", std::move(checkpoints)},
+                {"responses", responses_},           {"pending", pending_},
+                {"pendingHistory", pendingHistory_}, {"sessionState", sessionState_},
+                {"usage", detail::toJson(usage_)}};
 }
 
 expected<Conversation, AgentError> Conversation::restore(Agent agent, const nlohmann::json& saved) {
@@ -246,9 +242,9 @@ expected<Conversation, AgentError> Conversation::restore(Agent agent, const nloh
         if (conversation.pendingHistory_ > conversation.messages_.size()) {
             throw StateError("conversation.pendingHistory is beyond the history");
         }
-        const auto usage = optionalField<nlohmann::json>(saved, "usage", path, nlohmann::json::object());
-        conversation.usage_.inputTokens = optionalField<std::int64_t>(usage, "input", path + ".usage", 0);
-        conversation.usage_.outputTokens = optionalField<std::int64_t>(usage, "output", path + ".usage", 0);
+        if (saved.contains("usage")) {
+            conversation.usage_ = usageFromJson(saved["usage"], path + ".usage");
+        }
     } catch (const StateError& error) {
         return fail(AgentError{AgentErrc::invalid_state,
                                std::string("cannot restore the conversation: ") + error.what()});

@@ -7,6 +7,7 @@
 
 #include "output_check.hpp"
 #include "reagent/tools/tool_source.hpp"
+#include "run_spending.hpp"
 #include "tool_attachments.hpp"
 
 namespace reagent::agent {
@@ -70,6 +71,14 @@ std::string taskSummary(const nlohmann::json& input) {
 bool offers(const llm::ToolList& tools, std::string_view name) {
     return std::any_of(tools.begin(), tools.end(),
                        [name](const llm::ToolSpec& spec) { return spec.name == name; });
+}
+
+// The calls a tool-call budget counts: all but the meta-tools that end the run.
+template <class Call>
+int countedToolCalls(const std::vector<Call>& calls) {
+    return static_cast<int>(std::count_if(calls.begin(), calls.end(), [](const Call& call) {
+        return call.name != kFinalAnswerTool && call.name != kTaskCompleteTool;
+    }));
 }
 
 bool isExternal(const tools::ToolCallRecord& record) {
@@ -219,6 +228,12 @@ llm::ModelRequest ReactLoop::modelRequest() const {
 
 LoopAction ReactLoop::callModel() {
     llm::ModelRequest request = modelRequest();
+    if (!config_.budget.empty()) {
+        if (auto over = detail::overBeforeCall(config_.budget, result_, iterations_, request,
+                                               config_.prices.get(), config_.model)) {
+            return failWith(TerminatedBy::budget_exceeded, "budget: " + std::move(*over));
+        }
+    }
     awaiting_ = Awaiting::model;
     const int iteration = iterations_++;
     return modelCall(std::move(request), iteration, std::exchange(rejection_, {}));
@@ -227,15 +242,23 @@ LoopAction ReactLoop::callModel() {
 LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError> reply) {
     expectState(Awaiting::model, "onModelReply()");
     if (!reply) {
+        chargeUsage(config_.model, reply.error().usage);  // a stream cut mid-way was billed for what it used
         // A provider that reports its own cancellation ends the run the same way as the driver noticing it.
         if (reply.error().code == llm::ProviderErrc::cancelled) {
             return failWith(TerminatedBy::cancelled, reply.error().describe());
         }
         return failWith(TerminatedBy::provider_error, reply.error().describe());
     }
-    result_.usage += reply->usage;
+    chargeUsage(reply->model.empty() ? config_.model : reply->model, reply->usage);
     if (!reply->text.empty()) {
         lastText_ = reply->text;
+    }
+    if (!config_.budget.empty()) {
+        if (auto over = detail::overAfterReply(config_.budget, result_)) {
+            // The reply is kept in the history and as the output: it was paid for.
+            messages_.push_back(llm::Message::assistant(reply->text, reply->toolCalls));
+            return failWith(TerminatedBy::budget_exceeded, "budget: " + std::move(*over), reply->text);
+        }
     }
     messages_.push_back(llm::Message::assistant(reply->text, reply->toolCalls));
     if (reply->toolCalls.empty()) {
@@ -258,8 +281,24 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
         answered = answered || (finalAnswerOffered_ && pending_.back().name == kFinalAnswerTool) ||
                    (taskCompleteOffered_ && pending_.back().name == kTaskCompleteTool);
     }
+    if (config_.budget.maxToolCalls) {
+        if (auto over = detail::overBeforeTools(config_.budget, countedToolCalls(result_.toolCalls),
+                                                countedToolCalls(pending_))) {
+            return failWith(TerminatedBy::budget_exceeded, "budget: " + std::move(*over));
+        }
+    }
     awaiting_ = Awaiting::tools;
     return RunTools{pending_, iterations_ - 1};
+}
+
+void ReactLoop::chargeUsage(const std::string& model, const llm::Usage& usage) {
+    result_.usage += usage;
+    if (config_.prices) {
+        if (!result_.cost) {
+            result_.cost.emplace();
+        }
+        detail::addCost(*result_.cost, *config_.prices, model, usage);
+    }
 }
 
 void ReactLoop::appendToolResults(const std::vector<tools::ToolCallRecord>& records) {
@@ -536,6 +575,9 @@ RunResult ReactLoop::completeResult() {
     result_.messages = messages_;
     result_.iterations = iterations_;
     result_.sessionState = session_.is_object() ? session_ : nlohmann::json::object();
+    if (config_.prices && !result_.cost) {
+        result_.cost = RunCost{0, config_.prices->currency(), 0};  // priced, and nothing spent
+    }
     result_.lastToolError.reset();
     const auto last = std::find_if(result_.toolCalls.rbegin(), result_.toolCalls.rend(), isToolFailure);
     if (last != result_.toolCalls.rend()) {

@@ -52,7 +52,7 @@ nlohmann::json ReactLoop::save() const {
         checkpoints.push_back(toJson(mark));
     }
     json result = {{"toolCalls", records(result_.toolCalls)},
-                   {"usage", {{"input", result_.usage.inputTokens}, {"output", result_.usage.outputTokens}}},
+                   {"usage", toJson(result_.usage)},
                    {"checkpoints", std::move(checkpoints)},
                    {"terminatedBy", toString(result_.terminatedBy)},
                    {"output", result_.output},
@@ -67,6 +67,11 @@ nlohmann::json ReactLoop::save() const {
     }
     if (!result_.structuredOutput.is_null()) {
         result["structuredOutput"] = result_.structuredOutput;
+    }
+    if (result_.cost) {
+        result["cost"] = {{"amount", result_.cost->amount},
+                          {"currency", result_.cost->currency},
+                          {"unpricedCalls", result_.cost->unpricedCalls}};
     }
     return json{{"format", kStateFormat},
                 {"awaiting", awaitingName(static_cast<int>(awaiting_))},
@@ -133,16 +138,14 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         const json result = field<json>(state, "result", path);
         RunResult& out = loop.result_;
         out.toolCalls = arrayField(result, "toolCalls", "state.result", recordFromJson);
-        const json usage = field<json>(result, "usage", "state.result");
-        out.usage.inputTokens = field<std::int64_t>(usage, "input", "state.result.usage");
-        out.usage.outputTokens = field<std::int64_t>(usage, "output", "state.result.usage");
+        out.usage = usageFromJson(field<json>(result, "usage", "state.result"), "state.result.usage");
         out.checkpoints = arrayField(result, "checkpoints", "state.result", checkpointFromJson);
         out.output = optionalField<std::string>(result, "output", "state.result", {});
         out.errorMessage = optionalField<std::string>(result, "errorMessage", "state.result", {});
         const auto reason =
             optionalField<std::string>(result, "terminatedBy", "state.result", "internal_error");
         bool reasonKnown = false;
-        for (int i = 0; i <= static_cast<int>(TerminatedBy::output_invalid); ++i) {
+        for (int i = 0; i <= static_cast<int>(TerminatedBy::budget_exceeded); ++i) {
             if (toString(static_cast<TerminatedBy>(i)) == reason) {
                 out.terminatedBy = static_cast<TerminatedBy>(i);
                 reasonKnown = true;
@@ -165,6 +168,12 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
             throw StateError("state.result.outputRetries must not be negative");
         }
         out.structuredOutput = optionalField<json>(result, "structuredOutput", "state.result", nullptr);
+        if (result.contains("cost")) {
+            const json& cost = result["cost"];
+            out.cost = RunCost{field<double>(cost, "amount", "state.result.cost"),
+                               field<std::string>(cost, "currency", "state.result.cost"),
+                               field<int>(cost, "unpricedCalls", "state.result.cost")};
+        }
     } catch (const StateError& error) {
         return fail(
             AgentError{AgentErrc::invalid_state, std::string("cannot resume the run: ") + error.what()});

@@ -43,17 +43,21 @@ json runStatus(const ReactLoop& loop, const memory::WorkingMemory& memory,
         keys.push_back(entry.key);
     }
     const llm::Usage& usage = loop.usage();
-    return json{
-        {"iteration", loop.iterations()},
-        {"maxIterations", loop.maxIterations()},
-        {"iterationsLeft", loop.maxIterations() - loop.iterations()},
-        {"toolsUsed", used},
-        {"toolCallsMade", loop.toolCalls().size()},
-        {"toolCallsFailed", failed},
-        {"pending", *batch},
-        {"storedKeys", std::move(keys)},
-        {"tokens", {{"input", usage.inputTokens}, {"output", usage.outputTokens}, {"total", usage.total()}}},
-        {"messages", loop.messages().size()}};
+    return json{{"iteration", loop.iterations()},
+                {"maxIterations", loop.maxIterations()},
+                {"iterationsLeft", loop.maxIterations() - loop.iterations()},
+                {"toolsUsed", used},
+                {"toolCallsMade", loop.toolCalls().size()},
+                {"toolCallsFailed", failed},
+                {"pending", *batch},
+                {"storedKeys", std::move(keys)},
+                {"tokens",
+                 {{"input", usage.inputTokens},
+                  {"output", usage.outputTokens},
+                  {"cacheRead", usage.cacheReadTokens},
+                  {"reasoning", usage.reasoningTokens},
+                  {"total", usage.total()}}},
+                {"messages", loop.messages().size()}};
 }
 
 }  // namespace

@@ -36,6 +36,8 @@ std::optional<AgentErrc> errorCode(TerminatedBy reason) noexcept {
             return AgentErrc::approval_required;
         case TerminatedBy::output_invalid:
             return AgentErrc::output_invalid;
+        case TerminatedBy::budget_exceeded:
+            return AgentErrc::budget_exceeded;
     }
     return AgentErrc::internal_error;
 }

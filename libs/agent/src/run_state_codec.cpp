@@ -346,4 +346,28 @@ FinalAnswer finalAnswerFromJson(const json& value, const std::string& path) {
     return answer;
 }
 
+json toJson(const llm::Usage& usage) {
+    json out = {{"input", usage.inputTokens}, {"output", usage.outputTokens}};
+    if (usage.cacheReadTokens != 0) {
+        out["cacheRead"] = usage.cacheReadTokens;
+    }
+    if (usage.cacheWriteTokens != 0) {
+        out["cacheWrite"] = usage.cacheWriteTokens;
+    }
+    if (usage.reasoningTokens != 0) {
+        out["reasoning"] = usage.reasoningTokens;
+    }
+    return out;
+}
+
+llm::Usage usageFromJson(const json& value, const std::string& path) {
+    llm::Usage usage;
+    usage.inputTokens = field<std::int64_t>(value, "input", path);
+    usage.outputTokens = field<std::int64_t>(value, "output", path);
+    usage.cacheReadTokens = optionalField<std::int64_t>(value, "cacheRead", path, 0);
+    usage.cacheWriteTokens = optionalField<std::int64_t>(value, "cacheWrite", path, 0);
+    usage.reasoningTokens = optionalField<std::int64_t>(value, "reasoning", path, 0);
+    return usage;
+}
+
 }  // namespace reagent::agent::detail

@@ -41,6 +41,11 @@ class StateError : public std::runtime_error {
 [[nodiscard]] nlohmann::json toJson(const CheckpointMark& mark);
 [[nodiscard]] CheckpointMark checkpointFromJson(const nlohmann::json& value, const std::string& path);
 
+/// Usage as saved: {"input", "output"}, and "cacheRead", "cacheWrite", "reasoning" when not zero.
+[[nodiscard]] nlohmann::json toJson(const llm::Usage& usage);
+/// A saved usage; the parts written only when not zero default to zero.
+[[nodiscard]] llm::Usage usageFromJson(const nlohmann::json& value, const std::string& path);
+
 [[nodiscard]] nlohmann::json toJson(const FinalAnswer& answer);
 [[nodiscard]] FinalAnswer finalAnswerFromJson(const nlohmann::json& value, const std::string& path);
 

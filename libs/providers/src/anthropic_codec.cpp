@@ -65,6 +65,8 @@ void applyUsage(const Json& usage, llm::Usage& out) {
     const auto cacheRead = detail::integerMember(usage, "cache_read_input_tokens");
     if (input || cacheWrite || cacheRead) {
         out.inputTokens = input.value_or(0) + cacheWrite.value_or(0) + cacheRead.value_or(0);
+        out.cacheWriteTokens = cacheWrite.value_or(0);
+        out.cacheReadTokens = cacheRead.value_or(0);
     }
     if (const auto output = detail::integerMember(usage, "output_tokens")) {
         out.outputTokens = *output;  // cumulative in message_delta

@@ -20,7 +20,7 @@ class FrameDecoding final : public StreamDecoding {
         if (rules_.framing == Framing::sse) {
             for (const http::SseEvent& event : parser_.feed(bytes)) {
                 if (!frame(event.type, event.data, out)) {
-                    return fail(*failure_);
+                    return fail(failed());
                 }
             }
             return out;
@@ -29,7 +29,7 @@ class FrameDecoding final : public StreamDecoding {
             pending_.append(bytes.substr(0, newline));
             const std::string line = std::exchange(pending_, std::string());
             if (!ndjsonLine(line, out)) {
-                return fail(*failure_);
+                return fail(failed());
             }
             bytes.remove_prefix(newline + 1);
         }
@@ -42,6 +42,7 @@ class FrameDecoding final : public StreamDecoding {
     }
 
     std::size_t framesSeen() const noexcept override { return frames_; }
+    llm::Usage usageSoFar() const override { return assembler_.usage(); }
 
     expected<llm::ModelReply, llm::ProviderError> finish() override {
         if (rules_.framing == Framing::sse) {
@@ -53,15 +54,23 @@ class FrameDecoding final : public StreamDecoding {
             (void)ndjsonLine(line, unused);
         }
         if (failure_) {
-            return fail(*failure_);
+            return fail(failed());
         }
         if (!done_ && !assembler_.stopReasonKnown()) {
-            return fail(incompleteStream(rules_.provider, rules_.missing));
+            failure_ = incompleteStream(rules_.provider, rules_.missing);
+            return fail(failed());
         }
         return assembler_.finish();
     }
 
   private:
+    // The stream's failure, with what it had spent.
+    llm::ProviderError failed() const {
+        llm::ProviderError error = *failure_;
+        error.usage = assembler_.usage();
+        return error;
+    }
+
     // Reads one frame; false once the stream has failed.
     bool frame(std::string_view type, std::string_view data, std::vector<llm::StreamDelta>& out) {
         if (failure_) {

@@ -158,6 +158,11 @@ std::optional<llm::ProviderError> consume(const Json& response, ReplyAssembler& 
         const auto thoughts = detail::integerMember(*usage, "thoughtsTokenCount");
         if (candidates || thoughts) {
             assembler.usage().outputTokens = candidates.value_or(0) + thoughts.value_or(0);
+            assembler.usage().reasoningTokens = thoughts.value_or(0);
+        }
+        // Part of the prompt count, as in `llm::Usage`.
+        if (const auto cached = detail::integerMember(*usage, "cachedContentTokenCount")) {
+            assembler.usage().cacheReadTokens = *cached;
         }
     }
     const auto* candidates = detail::arrayMember(response, "candidates");

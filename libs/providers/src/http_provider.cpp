@@ -156,6 +156,8 @@ struct HttpProvider::Attempt {
     std::function<void(const llm::RetryNotice&)> onRetry;
     bool streamed = false;
     bool deltaDelivered = false;
+    // What the attempts that failed spent (a stream cut after its first event), added to the outcome.
+    llm::Usage spent;
 };
 
 /// What every request of a provider shares. Guarded: a provider may serve several threads.
@@ -271,7 +273,13 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
                       const llm::ProviderError& error, int number) {
         return decideRetry(error, state->deltaDelivered, policy, maxWait, number, state->onRetry);
     };
-    co_return co_await retry(config_.retry, std::move(once), std::move(decide));
+    auto outcome = co_await retry(config_.retry, std::move(once), std::move(decide));
+    if (outcome) {
+        outcome->usage += state->spent;
+    } else {
+        outcome.error().usage = state->spent;  // the last attempt's included
+    }
+    co_return outcome;
 }
 
 Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::shared_ptr<Attempt> state) {
@@ -282,6 +290,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::s
         outcome = fail(emptyReply(name(), outcome->stopReason));
     }
     if (!outcome) {
+        state->spent += outcome.error().usage;
         // A provider's message may echo the key it was sent (some proxies and servers do).
         maskSecret(outcome.error().message, config_.apiKey);
         capRetryWait(outcome.error(), config_.maxRetryWait);
@@ -320,7 +329,10 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
     for (;;) {
         auto chunk = co_await stream->next();
         if (!chunk) {
-            co_return fail(transportError(name(), chunk.error()));
+            // Cut (or cancelled) mid-way: what the stream said it spent so far was spent.
+            auto error = transportError(name(), chunk.error());
+            error.usage = decoder->usageSoFar();
+            co_return fail(std::move(error));
         }
         if (!*chunk) {
             break;
@@ -333,7 +345,9 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
             co_return fail(std::move(deltas.error()));
         }
         if (config_.maxEventBytes != 0 && decoder->pendingBytes() > config_.maxEventBytes) {
-            co_return fail(eventTooLarge(name(), config_.maxEventBytes));
+            auto error = eventTooLarge(name(), config_.maxEventBytes);
+            error.usage = decoder->usageSoFar();
+            co_return fail(std::move(error));
         }
         if (decoder->framesSeen() != 0 && !unframed.empty()) {
             std::string().swap(unframed);

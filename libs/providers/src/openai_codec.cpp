@@ -55,12 +55,19 @@ llm::StopReason stopReason(std::string_view reason) {
     return llm::StopReason::other;  // content_filter, and whatever comes next
 }
 
+// Cached and reasoning tokens are parts of the prompt and completion counts, as in `llm::Usage`.
 void applyUsage(const Json& usage, llm::Usage& out) {
     if (const auto prompt = detail::integerMember(usage, "prompt_tokens")) {
         out.inputTokens = *prompt;
     }
     if (const auto completion = detail::integerMember(usage, "completion_tokens")) {
         out.outputTokens = *completion;
+    }
+    if (const Json* details = detail::objectMember(usage, "prompt_tokens_details")) {
+        out.cacheReadTokens = detail::integerMember(*details, "cached_tokens").value_or(0);
+    }
+    if (const Json* details = detail::objectMember(usage, "completion_tokens_details")) {
+        out.reasoningTokens = detail::integerMember(*details, "reasoning_tokens").value_or(0);
     }
 }
 

@@ -154,6 +154,16 @@ AgentBuilder& AgentBuilder::withAttachmentStore(std::shared_ptr<agent::Attachmen
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withPrices(std::shared_ptr<const llm::PriceTable> prices) {
+    base_.withPrices(std::move(prices));
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withBudget(agent::RunBudget budget) {
+    base_.withBudget(budget);
+    return *this;
+}
+
 AgentBuilder& AgentBuilder::withMaxConcurrentOpens(std::size_t opens) {
     base_.withMaxConcurrentOpens(opens);
     return *this;

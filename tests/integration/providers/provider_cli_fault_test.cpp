@@ -406,3 +406,74 @@ TEST_CASE("run --attach sends the image and the document with the prompt; a bad 
 }
 
 #endif
+
+TEST_CASE("run --json reports full usage and, with --prices, the cost",
+          "[integration][providers][cli][cost]") {
+    const SchemaFile prices(
+        R"({"date": "2026-11-01", "currency": "USD", "models": {"gpt-test": {"input": 2, "output": 8}}})");
+    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", textBody("Paris.")}}}}});
+    const auto plain = runAgainst(peer, {"--json"}, "Capital of France?");
+    REQUIRE(plain.status == 0);
+    const json usage = json::parse(plain.out)["usage"];
+    CHECK(usage == json{{"inputTokens", 5},
+                        {"outputTokens", 3},
+                        {"cacheReadTokens", 0},
+                        {"cacheWriteTokens", 0},
+                        {"reasoningTokens", 0},
+                        {"totalTokens", 8}});
+    CHECK(json::parse(plain.out)["cost"].is_null());
+
+    const auto priced = runAgainst(peer, {"--json", "--prices", prices.path.string()}, "Capital of France?");
+    INFO(priced.err);
+    REQUIRE(priced.status == 0);
+    const json cost = json::parse(priced.out)["cost"];
+    CHECK(cost["amount"].get<double>() == Approx((5 * 2 + 3 * 8) / 1e6));
+    CHECK(cost["currency"] == "USD");
+    CHECK(cost["unpricedCalls"] == 0);
+
+    const auto text = runAgainst(peer, {"--prices", prices.path.string()}, "Capital of France?");
+    REQUIRE(text.status == 0);
+    CHECK(text.err.find(", 8 tokens, cost 0.0000 USD") != std::string::npos);
+
+    // The documented example table reads (its models do not include gpt-test: the call is unpriced).
+    const auto example = runAgainst(
+        peer, {"--json", "--prices", std::string(REAGENT_FIXTURES_DIR) + "/../../docs/prices.example.json"},
+        "Capital of France?");
+    INFO(example.err);
+    REQUIRE(example.status == 0);
+    CHECK(json::parse(example.out)["cost"]["unpricedCalls"] == 1);
+}
+
+TEST_CASE("the budget flags stop a run, and are checked before it starts",
+          "[integration][providers][cli][cost]") {
+    // A model that calls a tool on every turn.
+    ProviderPeer peer(
+        json{{"rules", {{{"match", ""}, {"response", toolCallBody("no-such-tool", "{}", "tool_calls")}}}}});
+    const auto tools = runAgainst(peer, {"--json", "--max-tool-calls", "2"}, "Loop");
+    INFO(tools.err);
+    CHECK(tools.status == 1);
+    const json stopped = json::parse(tools.out);
+    CHECK(stopped["error"]["code"] == "budget_exceeded");
+    CHECK(stopped["error"]["message"] ==
+          "budget: --max-tool-calls of 2 would be passed: 2 tool calls made, and the model asked for 1 more");
+    CHECK(stopped["iterations"] == 3);
+    CHECK(peer.requests().size() == 3);
+
+    // The first request alone (system prompt, tools) is larger than 50 tokens: it is not sent.
+    const std::size_t before = peer.requests().size();
+    const auto tokens = runAgainst(peer, {"--json", "--max-tokens-total", "50"}, "Loop");
+    CHECK(tokens.status == 1);
+    CHECK_THAT(json::parse(tokens.out)["error"]["message"].get<std::string>(),
+               Catch::StartsWith("budget: --max-tokens-total of 50 would be passed: 0 tokens used"));
+    CHECK(peer.requests().size() == before);
+
+    const auto noPrices = runAgainst(peer, {"--max-cost", "0.5"}, "Loop");
+    CHECK(noPrices.status == 2);
+    CHECK(noPrices.err.find("--max-cost needs --prices FILE") != std::string::npos);
+    const SchemaFile broken(R"({"models": {"gpt-test": {"input": 2}}})");
+    const auto badPrices = runAgainst(peer, {"--prices", broken.path.string()}, "Loop");
+    CHECK(badPrices.status == 2);
+    CHECK(badPrices.err.find("models.gpt-test.output is missing") != std::string::npos);
+    CHECK(runAgainst(peer, {"--max-tool-calls", "0"}, "Loop").status == 2);
+    CHECK(peer.requests().size() == before);
+}

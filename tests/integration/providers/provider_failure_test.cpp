@@ -139,6 +139,81 @@ TEST_CASE("a stream dropped before any delta is retried", "[integration][provide
     CHECK(peer.requests().size() == 2);
 }
 
+TEST_CASE("a stream cut mid-way reports what it spent, and a retried attempt's spending is added",
+          "[integration][providers][usage]") {
+    // Anthropic counts the input in `message_start`, the first event: a cut after it was billed for it.
+    const reagent::llm::Usage input{21 + 1536 + 4096, 1, 4096, 1536, 0};
+    SECTION("cut after a delta: not retried, the error carries the usage") {
+        json dropped = streamResponse(fixture("anthropic/usage_cached.sse"));
+        dropped["drop_after_chunks"] = 4;
+        ProviderPeer peer(json{{"responses", {dropped}}});
+        std::vector<StreamDelta> deltas;
+        const auto reply = complete(peerConfig(ProviderKind::anthropic, peer, true), question(&deltas));
+        REQUIRE_FALSE(reply);
+        CHECK(reply.error().code == ProviderErrc::connection_failed);
+        CHECK(reply.error().usage == input);
+        CHECK(peer.requests().size() == 1);
+    }
+    SECTION("cut before any delta: retried, the reply's usage counts both attempts") {
+        json dropped = streamResponse(fixture("anthropic/usage_cached.sse"));
+        dropped["drop_after_chunks"] = 1;
+        ProviderPeer peer(
+            json{{"responses", {dropped, streamResponse(fixture("anthropic/usage_cached.sse"))}}});
+        std::vector<StreamDelta> deltas;
+        const auto reply = complete(peerConfig(ProviderKind::anthropic, peer, true), question(&deltas));
+        REQUIRE(reply);
+        CHECK(peer.requests().size() == 2);
+        reagent::llm::Usage both = input;
+        both += reagent::llm::Usage{21 + 1536 + 4096, 12, 4096, 1536, 0};
+        CHECK(reply->usage == both);
+    }
+    SECTION("an agent run that fails this way reports the usage in its result") {
+        json dropped = streamResponse(fixture("anthropic/usage_cached.sse"));
+        dropped["drop_after_chunks"] = 4;
+        ProviderPeer peer(json{{"responses", {dropped}}});
+        Loop loop;
+        auto provider = reagent::providers::makeProvider(peerConfig(ProviderKind::anthropic, peer, true));
+        REQUIRE(provider);
+        auto agent = Agent::create()
+                         .withProvider(*provider)
+                         .withEventHandler([](const reagent::agent::AgentEvent&) {})  // so it streams
+                         .build();
+        REQUIRE(agent);
+        const auto result = loop.run(agent->run("hello"));
+        CHECK(result.terminatedBy == reagent::agent::TerminatedBy::provider_error);
+        CHECK(result.usage == input);
+    }
+    SECTION("an agent run cancelled mid-stream reports the usage in its result") {
+        json slow = streamResponse(fixture("anthropic/usage_cached.sse"));
+        slow["chunk_delay_ms"] = 2000;
+        slow["chunk_delay_from"] = 4;  // the first text delta comes at once, the next 2 s later
+        ProviderPeer peer(json{{"responses", {slow}}});
+        asio::io_context io;
+        asio::cancellation_signal cancel;
+        auto provider = reagent::providers::makeProvider(peerConfig(ProviderKind::anthropic, peer, true));
+        REQUIRE(provider);
+        auto agent = Agent::create()
+                         .withProvider(*provider)
+                         .withEventHandler([&](const reagent::agent::AgentEvent& event) {
+                             if (std::holds_alternative<reagent::agent::TextDelta>(event)) {
+                                 asio::post(io, [&] { cancel.emit(asio::cancellation_type::terminal); });
+                             }
+                         })
+                         .build();
+        REQUIRE(agent);
+        std::optional<reagent::agent::RunResult> result;
+        asio::co_spawn(
+            io, agent->run("hello"),
+            asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr, reagent::agent::RunResult r) {
+                result = std::move(r);
+            }));
+        io.run();
+        REQUIRE(result);
+        CHECK(result->terminatedBy == reagent::agent::TerminatedBy::cancelled);
+        CHECK(result->usage == input);
+    }
+}
+
 TEST_CASE("a body that is not JSON is a malformed response, not retried", "[integration][providers]") {
     ProviderPeer peer(
         json{{"responses", {bodyResponse("{\"choices\": [tru"), bodyResponse(fixture("openai/text.json"))}}});

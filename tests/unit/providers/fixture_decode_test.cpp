@@ -317,3 +317,33 @@ TEST_CASE("Ollama fixtures decode", "[providers][fixtures][ollama]") {
                    ProviderErrc::invalid_request, "", "does not support tools");
     }
 }
+
+TEST_CASE("cache and reasoning tokens are read from each API's usage, streamed or not",
+          "[providers][fixtures][usage]") {
+    struct Case {
+        const char* name;
+        const reagent::providers::WireFormat* format;
+        ToolNameRules rules;
+        reagent::llm::Usage expected;
+    };
+    // Input counts cache reads and writes (Anthropic reports them beside `input_tokens`); output counts
+    // reasoning (Gemini reports thoughts beside the candidates).
+    const auto testCase = GENERATE(
+        Case{"anthropic", &anthropic, ToolNameRules::standard, {21 + 1536 + 4096, 12, 4096, 1536, 0}},
+        Case{"openai", &openai, ToolNameRules::standard, {2006, 300, 1920, 0, 256}},
+        Case{"gemini", &gemini, ToolNameRules::gemini, {2048, 130, 1024, 0, 120}});
+    CAPTURE(testCase.name);
+    const std::string dir = std::string(testCase.name) + "/";
+    const auto whole =
+        test::decode(*testCase.format, 200, fixture(dir + "usage_cached.json"), names(testCase.rules));
+    INFO(test::describe(whole));
+    REQUIRE(whole);
+    CHECK(whole->text == kGreeting);
+    CHECK(whole->usage == testCase.expected);
+    const test::StreamRun streamed = test::checkEverySplit(
+        fixture(dir + "usage_cached.sse"), [&](const std::vector<std::string_view>& chunks) {
+            return test::runStream(testCase.format->streamDecoder(names(testCase.rules)), chunks);
+        });
+    REQUIRE(streamed.reply);
+    CHECK(streamed.reply->usage == testCase.expected);
+}

@@ -118,7 +118,7 @@ TEST_CASE("gemini: a documented response with function calls", "[providers][gemi
     REQUIRE(reply);
     CHECK(reply->text.empty());
     CHECK(reply->stopReason == StopReason::tool_use);
-    CHECK(reply->usage == reagent::llm::Usage{60, 52});
+    CHECK(reply->usage == reagent::llm::Usage{60, 52, 0, 0, 22});
     CHECK(reply->model == "gemini-2.5-flash");
     REQUIRE(reply->toolCalls.size() == 2);
     CHECK(reply->toolCalls[0].name == "get_weather");
@@ -210,7 +210,7 @@ TEST_CASE("gemini: a streamed reply is the same however the bytes are split", "[
     REQUIRE(whole.reply);
     CHECK(whole.reply->text == "Checking both.");
     CHECK(whole.reply->stopReason == StopReason::tool_use);
-    CHECK(whole.reply->usage == reagent::llm::Usage{60, 52});
+    CHECK(whole.reply->usage == reagent::llm::Usage{60, 52, 0, 0, 22});
     REQUIRE(whole.reply->toolCalls.size() == 2);
     CHECK(whole.reply->toolCalls[0].name == "get_weather");
     CHECK(whole.reply->toolCalls[0].signature == "c2lnLUE=");

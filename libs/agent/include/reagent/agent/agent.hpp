@@ -278,6 +278,13 @@ class AgentBuilder {
     /// reads them from it. A store that cannot take one leaves it inline. Null: all inline (the default).
     AgentBuilder& withAttachmentStore(std::shared_ptr<AttachmentStore> store,
                                       std::size_t inlineBelow = 16 * 1024);
+    /// \brief Prices the models' tokens: each run's `RunResult::cost` (and each `ModelResponded`'s), and
+    /// what a `RunBudget::maxCost` counts. See docs/cost.md.
+    AgentBuilder& withPrices(std::shared_ptr<const llm::PriceTable> prices);
+    /// \brief What each run may spend: tokens, cost, model calls, tool calls (`RunBudget`). A run that
+    /// would go past a limit ends with `budget_exceeded`. Limits must be positive (`build()` says which
+    /// is not).
+    AgentBuilder& withBudget(RunBudget budget);
     /// \brief The agent, or `AgentErrc::invalid_config` listing every problem (no provider, a tool that
     /// failed to build, duplicate tool names, a non-positive iteration limit, ...).
     [[nodiscard]] expected<Agent, AgentError> build() const;

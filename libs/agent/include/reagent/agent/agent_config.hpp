@@ -13,6 +13,8 @@
 
 #include "reagent/agent/attachment_store.hpp"
 #include "reagent/agent/loop_options.hpp"
+#include "reagent/agent/run_budget.hpp"
+#include "reagent/llm/price_table.hpp"
 #include "reagent/llm/provider.hpp"
 #include "reagent/memory/episodic_store.hpp"
 #include "reagent/memory/result_compressor.hpp"
@@ -85,6 +87,10 @@ struct AgentConfig {
     nlohmann::json outputSchema;
     /// How saved runs and conversations keep attachments (`withAttachmentStore`): inline by default.
     AttachmentStorage attachments;
+    /// Prices of the models (`withPrices`): each run's `RunResult::cost`; null: no cost.
+    std::shared_ptr<const llm::PriceTable> prices;
+    /// What each run may spend (`withBudget`); none by default.
+    RunBudget budget;
     /// Whether tools are enabled at all.
     bool toolsEnabled = false;
     /// Whether the ReAct meta-tools (`final-answer`, and as `metaTools` says `task-complete` and

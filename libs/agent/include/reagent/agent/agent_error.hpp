@@ -36,9 +36,12 @@ enum class AgentErrc {
     /// first violations (`TerminatedBy::output_invalid`). From `Agent::runAs`, also an answer that
     /// validated but does not decode as the type asked for.
     output_invalid,
+    /// The run would have spent past a limit of its budget (`RunBudget`, `TerminatedBy::budget_exceeded`).
+    budget_exceeded,
 };
 BOOST_DESCRIBE_ENUM(AgentErrc, invalid_config, provider_failed, max_iterations, cancelled, external_tool_call,
-                    internal_error, rollback_failed, invalid_state, approval_required, output_invalid)
+                    internal_error, rollback_failed, invalid_state, approval_required, output_invalid,
+                    budget_exceeded)
 
 [[nodiscard]] std::string_view toString(AgentErrc code) noexcept;
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -28,6 +29,10 @@ struct ModelResponded {
     std::string text;
     std::vector<llm::ToolCall> toolCalls;
     llm::Usage usage;
+    /// The model that answered, as the API named it (else the provider's model); may be empty.
+    std::string model{};
+    /// What this call cost, with a price table that prices the model (`AgentBuilder::withPrices`).
+    std::optional<double> cost{};
 };
 
 /// \brief A piece of the model's reply text as it streams in (only when the provider streams).

@@ -10,9 +10,11 @@
 
 #include "reagent/agent/attachment_store.hpp"
 #include "reagent/agent/loop_options.hpp"
+#include "reagent/agent/run_budget.hpp"
 #include "reagent/agent/run_result.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/llm/model_request.hpp"
+#include "reagent/llm/price_table.hpp"
 #include "reagent/llm/provider_error.hpp"
 #include "reagent/tools/schema_validator.hpp"
 #include "reagent/tools/tool_call.hpp"
@@ -42,6 +44,12 @@ struct LoopConfig {
     std::shared_ptr<const llm::OutputFormat> outputFormat;
     /// How `save` keeps attachments, and where `restore` reads those kept by reference.
     AttachmentStorage attachments;
+    /// Prices each reply (`RunResult::cost`) and the estimate of a cost budget; null: no cost.
+    std::shared_ptr<const llm::PriceTable> prices;
+    /// The model the provider asks (`llm::Provider::model`), for replies that do not name theirs.
+    std::string model;
+    /// Limits on what the run spends; none by default.
+    RunBudget budget;
 };
 
 /// \brief The loop's next step: ask the model.
@@ -113,8 +121,11 @@ class ReactLoop {
 
     /// \brief The first action: always `CallModel`.
     [[nodiscard]] LoopAction start();
-    /// \brief After `CallModel`.
+    /// \brief After `CallModel`. A failed call's `ProviderError::usage` counts in the run's usage too.
     [[nodiscard]] LoopAction onModelReply(expected<llm::ModelReply, llm::ProviderError> reply);
+    /// \brief Counts tokens a model call spent whose reply the loop does not read: a call the driver saw
+    /// cancelled (then `onCancelled`). The run's usage must say what was billed.
+    void addUsage(const llm::Usage& spent) { chargeUsage(config_.model, spent); }
     /// \brief After `RunTools`: one record per requested call, in order.
     [[nodiscard]] LoopAction onToolResults(std::vector<tools::ToolCallRecord> records);
     /// \brief The driver noticed cancellation; ends the run with `TerminatedBy::cancelled`.
@@ -199,6 +210,8 @@ class ReactLoop {
     /// Keeps the batch's last failure in the session state (`lastToolError`).
     void noteLastError(const std::vector<tools::ToolCallRecord>& records);
     [[nodiscard]] LoopAction callModel();
+    /// Adds a call's usage to the result, and its cost with a price table.
+    void chargeUsage(const std::string& model, const llm::Usage& usage);
     [[nodiscard]] llm::ModelRequest modelRequest() const;
     /// Ends with `output`; `errorMessage` only for an end that is not a success (external calls). With an
     /// output schema, a successful end's answer is checked first, and may be asked for again.

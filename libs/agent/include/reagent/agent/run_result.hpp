@@ -44,10 +44,13 @@ enum class TerminatedBy {
     /// The answer did not match the output schema (`AgentBuilder::withOutputSchema`), still after the
     /// re-asks `LoopOptions::maxOutputRetries` allows; `errorMessage` names the first violations.
     output_invalid,
+    /// A limit of the run's budget (`RunBudget`) would have been passed; `errorMessage` names it, the
+    /// limit and what was used.
+    budget_exceeded,
 };
 BOOST_DESCRIBE_ENUM(TerminatedBy, final_answer, task_complete, end_turn, silent_tools, max_iterations,
                     external_tool_calls, provider_error, cancelled, internal_error, approval_required,
-                    output_invalid)
+                    output_invalid, budget_exceeded)
 
 [[nodiscard]] std::string_view toString(TerminatedBy reason) noexcept;
 /// \brief True for the reasons that end a run with an answer: `final_answer`, `task_complete`, `end_turn`,
@@ -55,6 +58,17 @@ BOOST_DESCRIBE_ENUM(TerminatedBy, final_answer, task_complete, end_turn, silent_
 [[nodiscard]] bool isSuccess(TerminatedBy reason) noexcept;
 /// \brief The error code of a run that stopped for `reason`; nothing for a success.
 [[nodiscard]] std::optional<AgentErrc> errorCode(TerminatedBy reason) noexcept;
+
+/// \brief What a run's model calls cost (`llm::PriceTable`).
+struct RunCost {
+    /// The sum over the calls whose model has a price, in `currency`.
+    double amount = 0;
+    std::string currency = "USD";
+    /// Calls whose model has no price in the table (their tokens are in `usage`, not in `amount`).
+    int unpricedCalls = 0;
+
+    friend bool operator==(const RunCost&, const RunCost&) = default;
+};
 
 /// \brief The structured deliverable of the `final-answer` meta-tool.
 struct FinalAnswer {
@@ -130,8 +144,10 @@ struct RunResult {
     int iterations = 0;
     /// Every tool call, in order.
     std::vector<tools::ToolCallRecord> toolCalls;
-    /// Tokens summed over the run's model calls.
+    /// Tokens summed over the run's model calls, failed ones included (a stream cut mid-way).
     llm::Usage usage;
+    /// What the run's model calls cost, with a price table (`AgentBuilder::withPrices`); none without one.
+    std::optional<RunCost> cost;
     /// Set when the run ended through `final-answer`.
     std::optional<FinalAnswer> finalAnswer;
     /// Calls to declaration-only tools, left for the caller (with `external_tool_calls`).

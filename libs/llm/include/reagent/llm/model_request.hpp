@@ -16,6 +16,7 @@
 #include "reagent/llm/retry_notice.hpp"
 #include "reagent/llm/stream_delta.hpp"
 #include "reagent/llm/tool_list.hpp"
+#include "reagent/llm/usage.hpp"
 
 namespace reagent::llm {
 
@@ -74,20 +75,6 @@ enum class StopReason {
 BOOST_DESCRIBE_ENUM(StopReason, end_turn, tool_use, max_tokens, stop_sequence, other)
 
 [[nodiscard]] std::string_view toString(StopReason reason) noexcept;
-
-/// \brief Tokens spent, as the provider reports them.
-struct Usage {
-    std::int64_t inputTokens = 0;
-    std::int64_t outputTokens = 0;
-
-    [[nodiscard]] std::int64_t total() const noexcept { return inputTokens + outputTokens; }
-    Usage& operator+=(const Usage& other) noexcept {
-        inputTokens += other.inputTokens;
-        outputTokens += other.outputTokens;
-        return *this;
-    }
-    friend bool operator==(const Usage&, const Usage&) = default;
-};
 
 /// \brief The model's answer: text and/or tool calls. Its content is untrusted.
 struct ModelReply {

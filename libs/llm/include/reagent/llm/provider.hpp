@@ -25,6 +25,10 @@ class Provider {
     /// \brief A short name for logs and results ("anthropic", "scripted", ...).
     [[nodiscard]] virtual std::string_view name() const noexcept = 0;
 
+    /// \brief The model it asks, when it knows ("claude-sonnet-4-5"); empty by default. Prices a reply
+    /// whose API does not name the model that answered (`ModelReply::model`).
+    [[nodiscard]] virtual std::string_view model() const noexcept { return {}; }
+
     /// \brief Sends `request` and returns the model's reply.
     [[nodiscard]] virtual Task<expected<ModelReply, ProviderError>> complete(ModelRequest request) = 0;
 };

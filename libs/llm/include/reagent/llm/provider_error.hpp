@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "reagent/llm/usage.hpp"
+
 namespace reagent::llm {
 
 enum class ProviderErrc {
@@ -56,6 +58,10 @@ struct ProviderError {
     std::string providerType;
     /// A delay the provider asked for before a retry.
     std::optional<std::chrono::milliseconds> retryAfter;
+    /// What the failed call spent, as far as the API reported it before failing: a stream cut after its
+    /// first event counts the input (and the output so far). The HTTP providers add the usage of attempts
+    /// that failed before a retry, to the reply or to the last error. Zero when unknown.
+    Usage usage{};
 
     /// \brief True for failures a later attempt may well not hit: rate limits, server errors, broken
     /// connections. The HTTP providers retry exactly these. Not timeouts (a slow model would make the

@@ -55,6 +55,11 @@ class HttpProvider final : public llm::Provider {
 
     /// \brief The format's name ("anthropic").
     [[nodiscard]] std::string_view name() const noexcept override { return format_.name; }
+    /// \brief `ProviderConfig::model`, or the format's default model.
+    [[nodiscard]] std::string_view model() const noexcept override {
+        return config_.model.empty() ? std::string_view(format_.defaultModel)
+                                     : std::string_view(config_.model);
+    }
 
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> complete(
         llm::ModelRequest request) override;

@@ -65,6 +65,7 @@ class ReplyAssembler {
     [[nodiscard]] bool stopReasonKnown() const noexcept { return stopKnown_; }
     void setModel(std::string model) { model_ = std::move(model); }
     [[nodiscard]] llm::Usage& usage() noexcept { return usage_; }
+    [[nodiscard]] const llm::Usage& usage() const noexcept { return usage_; }
     [[nodiscard]] std::size_t callCount() const noexcept { return calls_.size(); }
 
     /// \brief The reply so far, or `malformed_response` (see the class comment).

@@ -32,6 +32,9 @@ class StreamDecoding {
     [[nodiscard]] virtual std::size_t pendingBytes() const noexcept = 0;
     /// \brief Events (SSE) or lines (NDJSON) seen so far: none in a whole body means it was no stream.
     [[nodiscard]] virtual std::size_t framesSeen() const noexcept = 0;
+    /// \brief The usage the stream has reported so far (input from its first event, with some APIs), for
+    /// a stream that fails before its end. The default reports none.
+    [[nodiscard]] virtual llm::Usage usageSoFar() const { return {}; }
     /// \brief The body ended: the assembled reply, or why it is incomplete (`connection_failed` when the
     /// end of the reply never arrived).
     [[nodiscard]] virtual expected<llm::ModelReply, llm::ProviderError> finish() = 0;

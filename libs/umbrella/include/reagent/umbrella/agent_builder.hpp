@@ -103,6 +103,10 @@ class AgentBuilder {
     /// `agent::AgentBuilder::withAttachmentStore`).
     AgentBuilder& withAttachmentStore(std::shared_ptr<agent::AttachmentStore> store,
                                       std::size_t inlineBelow = 16 * 1024);
+    /// \brief Prices the models' tokens (see `agent::AgentBuilder::withPrices`).
+    AgentBuilder& withPrices(std::shared_ptr<const llm::PriceTable> prices);
+    /// \brief What each run may spend (see `agent::AgentBuilder::withBudget`).
+    AgentBuilder& withBudget(agent::RunBudget budget);
     /// \brief Tool sources (MCP servers) started at once by `buildAsync()`. Default 4.
     AgentBuilder& withMaxConcurrentOpens(std::size_t opens);
     /// \brief Uses an MCP server's tools, registered as `<server name>/<tool>`, over any transport
