@@ -73,28 +73,64 @@ void applyUsage(const Json& usage, llm::Usage& out) {
     }
 }
 
+// A cache breakpoint: the prefix up to and including this block is cached (`CodecOptions::promptCaching`).
+void writeCacheMark(detail::JsonWriter& out) {
+    out.key("cache_control").beginObject().key("type").string("ephemeral").endObject();
+}
+
+// A text block, marked as a cache breakpoint when `cached`.
+void writeTextBlock(detail::JsonWriter& out, std::string_view text, bool cached) {
+    out.beginObject();
+    if (cached) {
+        writeCacheMark(out);
+    }
+    out.key("text").string(text).key("type").string("text").endObject();
+}
+
+// A message of text alone: its content a string, or one text block when it carries the cache mark.
+void writeTextMessage(detail::JsonWriter& out, std::string_view text, std::string_view role, bool cached) {
+    out.beginObject().key("content");
+    if (cached) {
+        out.beginArray();
+        writeTextBlock(out, text, true);
+        out.endArray();
+    } else {
+        out.string(text);
+    }
+    out.key("role").string(role).endObject();
+}
+
 // An assistant turn: its text alone, or blocks of text and tool_use. Nothing for an empty message.
-void writeAssistant(detail::JsonWriter& out, const Message& message, const ToolNameMap& names) {
+void writeAssistant(detail::JsonWriter& out, const Message& message, const ToolNameMap& names, bool cached) {
     if (message.toolCalls.empty()) {
-        if (!message.text.empty()) {
-            out.beginObject().key("content").string(message.text).key("role").string("assistant").endObject();
+        if (message.text.empty()) {
+            return;
         }
+        writeTextMessage(out, message.text, "assistant", cached);
         return;
     }
     out.beginObject().key("content").beginArray();
     if (!message.text.empty()) {
-        out.beginObject().key("text").string(message.text).key("type").string("text").endObject();
+        writeTextBlock(out, message.text, false);
     }
     for (const llm::ToolCall& call : message.toolCalls) {
-        out.beginObject().key("id").string(call.id);
+        out.beginObject();
+        if (cached && &call == &message.toolCalls.back()) {
+            writeCacheMark(out);
+        }
+        out.key("id").string(call.id);
         out.key("input").raw(detail::argumentsJson(call.arguments));
         out.key("name").string(names.toWire(call.name)).key("type").string("tool_use").endObject();
     }
     out.endArray().key("role").string("assistant").endObject();
 }
 
-void writeToolResult(detail::JsonWriter& out, const Message& message) {
-    out.beginObject().key("content");
+void writeToolResult(detail::JsonWriter& out, const Message& message, bool cached) {
+    out.beginObject();
+    if (cached) {
+        writeCacheMark(out);
+    }
+    out.key("content");
     if (message.attachments.empty()) {
         out.string(message.text);
     } else {
@@ -114,10 +150,27 @@ void writeToolResult(detail::JsonWriter& out, const Message& message) {
     out.key("tool_use_id").string(message.toolCallId).key("type").string("tool_result").endObject();
 }
 
-void writeMessages(detail::JsonWriter& out, const std::vector<Message>& messages, const ToolNameMap& names) {
+// The index of the message that ends the conversation as sent (system messages go apart); none when empty.
+std::optional<std::size_t> lastSent(const std::vector<Message>& messages) {
+    for (std::size_t i = messages.size(); i-- > 0;) {
+        const Message& message = messages[i];
+        const bool empty = message.text.empty() && message.attachments.empty() && message.toolCalls.empty() &&
+                           message.role != Role::tool;
+        if (message.role != Role::system && !empty) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
+// `cacheTail`: the last message's last block is a cache breakpoint, so the next turn reads all of it.
+void writeMessages(detail::JsonWriter& out, const std::vector<Message>& messages, const ToolNameMap& names,
+                   bool cacheTail) {
+    const std::optional<std::size_t> tail = cacheTail ? lastSent(messages) : std::nullopt;
     out.beginArray();
     for (std::size_t i = 0; i < messages.size(); ++i) {
         const Message& message = messages[i];
+        const bool cached = tail && *tail == i;
         switch (message.role) {
             case Role::system:
                 break;  // carried by the top-level `system`
@@ -129,27 +182,22 @@ void writeMessages(detail::JsonWriter& out, const std::vector<Message>& messages
                         detail::writeAnthropicBlock(out, attachment);
                     }
                     if (!message.text.empty()) {
-                        out.beginObject()
-                            .key("text")
-                            .string(message.text)
-                            .key("type")
-                            .string("text")
-                            .endObject();
+                        writeTextBlock(out, message.text, cached);
                     }
                     out.endArray().key("role").string("user").endObject();
                 } else if (!message.text.empty()) {
-                    out.beginObject().key("content").string(message.text);
-                    out.key("role").string("user").endObject();
+                    writeTextMessage(out, message.text, "user", cached);
                 }
                 break;
             case Role::assistant:
-                writeAssistant(out, message, names);
+                writeAssistant(out, message, names, cached);
                 break;
             case Role::tool:
                 // Results of a parallel batch must all be in the one user message after the tool_use turn.
                 out.beginObject().key("content").beginArray();
                 for (; i < messages.size() && messages[i].role == Role::tool; ++i) {
-                    writeToolResult(out, messages[i]);
+                    const bool lastResult = i + 1 == messages.size() || messages[i + 1].role != Role::tool;
+                    writeToolResult(out, messages[i], lastResult && tail && *tail == i);
                 }
                 --i;
                 out.endArray().key("role").string("user").endObject();
@@ -190,7 +238,7 @@ std::optional<llm::ProviderError> readReply(const Json& reply, std::string_view 
     return std::nullopt;
 }
 
-EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
+EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions& options) {
     EncodedTools encoded;
     encoded.names = ToolNameMap(tools.specs(), ToolNameRules::standard);
     if (tools.empty()) {
@@ -200,6 +248,9 @@ EncodedTools encodeTools(const llm::ToolList& tools, const CodecOptions&) {
     out.beginArray();
     for (const llm::ToolSpec& tool : tools) {
         out.beginObject();
+        if (options.promptCaching && &tool == &tools.specs().back()) {
+            writeCacheMark(out);  // the tool declarations are the prompt's first part: cached as one
+        }
         if (!tool.description.empty()) {
             out.key("description").string(tool.description);
         }
@@ -270,7 +321,7 @@ void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, cons
                  const ToolNameMap& names) {
     out.key("max_tokens").integer(request.maxTokens.value_or(options.defaultMaxTokens));
     out.key("messages");
-    writeMessages(out, request.messages, names);
+    writeMessages(out, request.messages, names, options.promptCaching);
     out.key("model").string(options.model);
     const ToolNameMap::AnswerTool* answer = names.answerTool();
     if (answer == nullptr && detail::sendsOutput(request, options)) {
@@ -283,7 +334,14 @@ void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, cons
     }
     out.key("stream").boolean(options.stream);
     if (std::string system = detail::systemPrompt(request); !system.empty()) {
-        out.key("system").string(system);
+        out.key("system");
+        if (options.promptCaching) {
+            out.beginArray();
+            writeTextBlock(out, system, true);
+            out.endArray();
+        } else {
+            out.string(system);
+        }
     }
     if (request.temperature) {
         out.key("temperature").number(*request.temperature);

@@ -249,6 +249,8 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     options.openAiMaxCompletionTokens = config_.openAiMaxCompletionTokens;
     options.geminiJsonSchemaParameters = config_.geminiJsonSchemaParameters;
     options.nativeOutput = config_.nativeOutput;
+    options.promptCaching = config_.promptCaching;
+    options.promptCacheKey = config_.promptCacheKey;
     if (format_.refuse != nullptr) {
         if (auto refused = format_.refuse(request, options)) {
             llm::ProviderError error;

@@ -222,6 +222,9 @@ void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, cons
         });
     out.endArray();
     out.key("model").string(options.model);
+    if (!options.promptCacheKey.empty()) {
+        out.key("prompt_cache_key").string(options.promptCacheKey);
+    }
     if (detail::sendsOutput(request, options)) {
         writeResponseFormat(out, *request.output);
     }

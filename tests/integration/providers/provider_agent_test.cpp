@@ -11,6 +11,7 @@
 
 #include "media_fixtures.hpp"
 #include "provider_test_support.hpp"
+#include "reagent/agent/conversation.hpp"
 #include "reagent/core/base64.hpp"
 
 // The typed answer of the structured-output case (fixtures `*/structured.json`).
@@ -395,4 +396,46 @@ TEST_CASE("an attachment the API cannot take fails the call before anything is s
               "invalid_request: ollama cannot take a PDF document (message 1, 'page.pdf')") !=
           std::string::npos);
     CHECK(peer.requests().empty());
+}
+
+TEST_CASE("Anthropic: a conversation's second turn reads its prefix from the cache the first wrote",
+          "[integration][providers][caching]") {
+    // The peer reports cache reads on the second call, as the API does when the breakpoints match.
+    ProviderPeer peer(json{{"responses",
+                            {bodyResponse(fixture("anthropic/text.json")),
+                             bodyResponse(fixture("anthropic/usage_cached.json"))}}});
+    Loop loop;
+    auto provider = reagent::providers::makeProvider(peerConfig(ProviderKind::anthropic, peer, false));
+    REQUIRE(provider);
+    auto agent = Agent::create()
+                     .withProvider(*provider)
+                     .withTools(fixtureTools())
+                     .withSystemPrompt("You are a terse assistant.")
+                     .build();
+    REQUIRE(agent);
+    reagent::agent::Conversation conversation(*agent);
+    const auto first = loop.run(conversation.send("What is the capital of France?"));
+    REQUIRE(first);
+    REQUIRE(first->success());
+    CHECK(first->usage.cacheReadTokens == 0);
+    const auto second = loop.run(conversation.send("And of Italy?"));
+    REQUIRE(second);
+    REQUIRE(second->success());
+    CHECK(second->usage.cacheReadTokens == 4096);
+    CHECK(second->usage.cacheWriteTokens == 1536);
+    CHECK(conversation.usage().cacheReadTokens == 4096);
+    CHECK(conversation.usage().inputTokens == first->usage.inputTokens + 21 + 1536 + 4096);
+
+    // Both requests mark the tools, the system prompt and their last message; the second one's first
+    // turn is unmarked now, so the prefix it shares with the first request is the same bytes.
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 2);
+    for (int call = 0; call < 2; ++call) {
+        const json body = json::parse(recorded[call]["body"].get<std::string>());
+        CHECK(body["tools"].back()["cache_control"]["type"] == "ephemeral");
+        CHECK(body["system"][0]["cache_control"]["type"] == "ephemeral");
+        CHECK(body["messages"].back()["content"].back()["cache_control"]["type"] == "ephemeral");
+    }
+    const json second_body = json::parse(recorded[1]["body"].get<std::string>());
+    CHECK(second_body["messages"][0]["content"] == "What is the capital of France?");
 }

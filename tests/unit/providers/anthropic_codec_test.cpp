@@ -17,10 +17,12 @@ namespace {
 
 const reagent::providers::WireFormat& anthropic = reagent::providers::wire::anthropic();
 
-CodecOptions options(bool stream = false) {
+// Cache breakpoints off: the request's structure alone (they have a test of their own).
+CodecOptions options(bool stream = false, bool caching = false) {
     CodecOptions opts;
     opts.model = "claude-sonnet-4-5";
     opts.stream = stream;
+    opts.promptCaching = caching;
     return opts;
 }
 
@@ -116,6 +118,60 @@ TEST_CASE("anthropic: the request for a conversation with parallel tool calls", 
     expected["tools"][1]["input_schema"] = test::readSchema();
     test::checkJsonEqual(encoded.json(), expected);
     CHECK(encoded.body.find("\"max_tokens\":1024") != std::string::npos);
+}
+
+TEST_CASE("anthropic: cache breakpoints on the last tool, the system prompt and the last message",
+          "[providers][anthropic][caching]") {
+    // Three of the API's four: each turn reads the prefix the turn before wrote.
+    const auto count = [](const std::string& body) {
+        std::size_t n = 0;
+        for (auto at = body.find("\"cache_control\""); at != std::string::npos;
+             at = body.find("\"cache_control\"", at + 1)) {
+            ++n;
+        }
+        return n;
+    };
+    const json mark = {{"type", "ephemeral"}};
+    SECTION("after tool results, the last result is the tail") {
+        const auto encoded = test::encode(anthropic, test::conversation(), options(false, true));
+        const json body = encoded.json();
+        CHECK(count(encoded.body) == 3);
+        CHECK(body["tools"].back()["cache_control"] == mark);
+        CHECK_FALSE(body["tools"][0].contains("cache_control"));
+        CHECK(
+            body["system"] ==
+            json::parse(R"([{"type":"text","text":"You are terse.","cache_control":{"type":"ephemeral"}}])"));
+        const json& results = body["messages"].back()["content"];
+        CHECK_FALSE(results[0].contains("cache_control"));
+        CHECK(results[1]["cache_control"] == mark);
+        CHECK(results[1]["tool_use_id"] == "call_2");
+    }
+    SECTION("a user's question, after an empty assistant message, is the tail") {
+        reagent::llm::ModelRequest request;
+        request.messages.push_back(reagent::llm::Message::user("Hi"));
+        request.messages.push_back(reagent::llm::Message::assistant("Hello."));
+        request.messages.push_back(reagent::llm::Message::user("Bye"));
+        request.messages.push_back(reagent::llm::Message::assistant(""));  // skipped: not the tail
+        const auto encoded = test::encode(anthropic, request, options(true, true));
+        CHECK(count(encoded.body) == 1);  // no tools, no system prompt
+        const json body = encoded.json();
+        CHECK(body["messages"][0]["content"] == "Hi");
+        CHECK(body["messages"][2]["content"] ==
+              json::parse(R"([{"type":"text","text":"Bye","cache_control":{"type":"ephemeral"}}])"));
+    }
+    SECTION("an assistant turn with tool calls as the tail: its last call") {
+        reagent::llm::ModelRequest request = test::conversation();
+        request.messages.resize(3);  // ends with the assistant's two calls
+        const json body = test::encode(anthropic, request, options(false, true)).json();
+        const json& blocks = body["messages"].back()["content"];
+        CHECK_FALSE(blocks[1].contains("cache_control"));
+        CHECK(blocks[2]["cache_control"] == mark);
+    }
+    SECTION("off: none") {
+        const auto encoded = test::encode(anthropic, test::conversation(), options(false, false));
+        CHECK(count(encoded.body) == 0);
+        CHECK(encoded.json()["system"] == "You are terse.");
+    }
 }
 
 TEST_CASE("anthropic: max_tokens defaults, streaming and a plain exchange", "[providers][anthropic]") {

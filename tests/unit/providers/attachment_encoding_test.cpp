@@ -28,9 +28,11 @@ llm::Attachment imageUrl() {
     return llm::Attachment::fromUrl("https://example.com/cat.jpg", "image/jpeg").value();
 }
 
+// Without Anthropic's cache breakpoints: the parts alone.
 CodecOptions options() {
     CodecOptions opts;
     opts.model = "m";
+    opts.promptCaching = false;
     return opts;
 }
 

@@ -108,6 +108,13 @@ TEST_CASE("openai: streaming options, max_completion_tokens, and tool-only assis
         ]})"));
 }
 
+TEST_CASE("openai: prompt_cache_key only when one is set", "[providers][openai][caching]") {
+    CHECK_FALSE(test::encode(openai, test::conversation(), options()).json().contains("prompt_cache_key"));
+    CodecOptions keyed = options();
+    keyed.promptCacheKey = "conversation-42";
+    CHECK(test::encode(openai, test::conversation(), keyed).json()["prompt_cache_key"] == "conversation-42");
+}
+
 TEST_CASE("openai: a documented response with tool calls", "[providers][openai]") {
     const auto names = test::encode(openai, test::conversation(), options()).toolNames;
     const auto reply = test::decode(openai, 200, R"({

@@ -43,6 +43,14 @@ struct CodecOptions {
     bool geminiJsonSchemaParameters = true;
     /// Whether an output schema is sent in the API's structured-output field. Default `automatic`.
     NativeOutput nativeOutput = NativeOutput::automatic;
+    /// Anthropic: mark cache breakpoints (`cache_control: {type: "ephemeral"}`) on the last tool, the
+    /// system prompt and the last message, so each turn reads the prefix the previous one wrote (default
+    /// true). The API ignores a breakpoint below its minimum prompt length. Other APIs cache on their own.
+    bool promptCaching = true;
+    /// OpenAI: sent as `prompt_cache_key` when not empty, to route requests that share a prefix to the
+    /// same cache (a conversation's or a user's id). Default empty: not sent, as compatible servers may
+    /// refuse the field.
+    std::string promptCacheKey;
 };
 
 }  // namespace reagent::providers

@@ -94,6 +94,10 @@ struct ProviderConfig {
     /// `response_format`, Anthropic `output_config`, Gemini `responseJsonSchema`, Ollama `format`).
     /// Default `automatic`; see `CodecOptions::nativeOutput`.
     NativeOutput nativeOutput = NativeOutput::automatic;
+    /// Anthropic's cache breakpoints, placed automatically (default true); see `CodecOptions::promptCaching`.
+    bool promptCaching = true;
+    /// OpenAI `prompt_cache_key` (default empty: not sent); see `CodecOptions::promptCacheKey`.
+    std::string promptCacheKey;
     /// Extra header fields sent with every request (after the authentication headers).
     http::HttpHeaders extraHeaders;
     /// PEM file of extra trusted CA certificates (default: none; the system store is always used).

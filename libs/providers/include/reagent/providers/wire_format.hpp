@@ -87,7 +87,9 @@ namespace wire {
 /// become ONE user message of `tool_result` blocks {tool_use_id, content, is_error (only when true)}, as
 /// parallel tool use requires. Tools are {name, description, input_schema}. `max_tokens` is always sent
 /// (`request.maxTokens`, else `CodecOptions::defaultMaxTokens`); `temperature` only when set; `stream`
-/// always. Empty assistant messages are skipped (the API rejects empty content). An output schema goes in
+/// always. Empty assistant messages are skipped (the API rejects empty content). With
+/// `CodecOptions::promptCaching` (the default) the last tool, the system prompt (then a text block) and
+/// the last message's last block carry `cache_control: {type: "ephemeral"}`. An output schema goes in
 /// `output_config.format` {type: "json_schema", schema} as the API accepts it (objects closed, unenforced
 /// constraints moved into descriptions; a recursive schema is not sent), or, for Claude models without
 /// structured outputs (`NativeOutput::tool`), as a forced answer tool whose call is read back as the
