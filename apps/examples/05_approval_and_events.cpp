@@ -50,6 +50,7 @@ struct EventName {
     std::string operator()(const agent::SubAgentEvent&) const { return "sub-agent event"; }
     std::string operator()(const agent::OutputRejected&) const { return "output rejected"; }
     std::string operator()(const agent::PartialOutput&) const { return "partial output"; }
+    std::string operator()(const agent::ModelFellBack&) const { return "model fell back"; }
 };
 
 int main() {

@@ -24,6 +24,7 @@
 #include "reagent/agent/agent.hpp"
 #include "reagent/builtins/builtin_tools.hpp"
 #include "reagent/core/settle.hpp"
+#include "reagent/llm/fallback_provider.hpp"
 #include "reagent/providers/http_provider.hpp"
 #include "reagent/umbrella/agent_builder.hpp"
 #include "serve_command.hpp"
@@ -184,7 +185,37 @@ expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOp
     if (!made) {
         return fail(made.error().message);
     }
-    return std::move(*made);
+    if (options.fallbacks.empty()) {
+        return std::move(*made);
+    }
+    std::vector<std::shared_ptr<llm::Provider>> chain{std::move(*made)};
+    for (const std::string& spec : options.fallbacks) {
+        const auto colon = spec.find(':');
+        const std::string name = spec.substr(0, colon);
+        const auto kind = providers::parseProviderKind(name);
+        if (!kind) {
+            return fail("--fallback " + spec + ": unknown provider '" + name +
+                        "' (anthropic, openai, gemini, ollama)");
+        }
+        auto fallback = providers::configFromEnvironment(*kind);
+        if (!fallback) {
+            return fail("--fallback " + spec + ": " + fallback.error().message);
+        }
+        if (colon != std::string::npos) {
+            fallback->model = spec.substr(colon + 1);
+        }
+        fallback->nativeOutput = options.nativeOutput;
+        auto provider = providers::makeProvider(std::move(*fallback));
+        if (!provider) {
+            return fail("--fallback " + spec + ": " + provider.error().message);
+        }
+        chain.push_back(std::move(*provider));
+    }
+    auto fallback = llm::FallbackProvider::make(std::move(chain));
+    if (!fallback) {
+        return fail(fallback.error().message);
+    }
+    return std::shared_ptr<llm::Provider>(std::move(*fallback));
 }
 
 namespace {

@@ -73,6 +73,9 @@ struct RunOptions {
     std::shared_ptr<const llm::PriceTable> prices;
     /// `--max-tokens-total`, `--max-cost`, `--max-tool-calls`: the run's budget.
     agent::RunBudget budget;
+    /// `--fallback PROVIDER[:MODEL]` (repeated): the providers that take a model call the first cannot
+    /// serve, in order (`llm::FallbackProvider`).
+    std::vector<std::string> fallbacks;
 };
 
 /// \brief What `reagent memory` was asked to do.

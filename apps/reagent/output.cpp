@@ -90,6 +90,16 @@ json toJson(const agent::RunResult& result) {
     if (const auto error = result.error()) {
         out["error"] = json{{"code", agent::toString(error->code)}, {"message", error->message}};
     }
+    if (!result.fallbacks.empty()) {
+        json fallbacks = json::array();
+        for (const auto& fallback : result.fallbacks) {
+            fallbacks.push_back(json{{"iteration", fallback.iteration},
+                                     {"from", fallback.from},
+                                     {"to", fallback.to},
+                                     {"reason", fallback.reason}});
+        }
+        out["fallbacks"] = std::move(fallbacks);
+    }
     if (result.cost) {
         out["cost"] = json{{"amount", result.cost->amount},
                            {"currency", result.cost->currency},

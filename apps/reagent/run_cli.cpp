@@ -199,6 +199,13 @@ Subcommand addRunCommand(CLI::App& app) {
             "with the violations, twice at most; then the run fails (output_invalid)")
         ->check(nonEmpty("a file path"));
     runCmd
+        ->add_option(
+            "--fallback", line->options.fallbacks,
+            "PROVIDER[:MODEL]: when the model call fails (overloaded, server error, rate limited past "
+            "the retries, timeout, context too long), ask this one instead; repeat for a chain")
+        ->allow_extra_args(false)
+        ->check(nonEmpty("a provider, e.g. openai:gpt-4.1"));
+    runCmd
         ->add_option("--prices", line->pricesFile,
                      "A price table (JSON, see docs/cost.md): the run's cost is shown beside its usage")
         ->check(nonEmpty("a file path"));

@@ -117,6 +117,15 @@ void TracePrinter::print(const agent::ModelRetrying& event) {
           << notice.attempt + 1 << " of " << notice.maxAttempts << ")\n";
 }
 
+void TracePrinter::print(const agent::ModelFellBack& event) {
+    if (streamed_) {
+        *out_ << streamedText_.flush() << "\n";
+        streamed_ = false;
+    }
+    *out_ << "  \u21aa " << oneLine(event.from, 80) << " failed (" << oneLine(event.error.describe(), 160)
+          << "); asking " << oneLine(event.to, 80) << "\n";
+}
+
 void TracePrinter::print(const agent::RunFinished&) {
     // A turn cut off while streaming (a failed or cancelled call) left its text without an end of line;
     // end it, so the error the caller prints next starts a line of its own.

@@ -34,6 +34,7 @@ class TracePrinter {
     void print(const agent::ToolResultCompressed& event);
     void print(const agent::MemoryWarning& event);
     void print(const agent::ModelRetrying& event);
+    void print(const agent::ModelFellBack& event);
     void print(const tools::ToolProgressed& event);
     void print(const agent::ServerLogged& event);
     void print(const agent::SubAgentEvent& event);

@@ -15,6 +15,7 @@
 #include "recall_tool.hpp"
 #include "result_stage.hpp"
 #include "run_meta_tools.hpp"
+#include "run_spending.hpp"
 
 namespace reagent::agent {
 
@@ -150,6 +151,11 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
                     raw->emit(ModelRetrying{iteration, notice});
                 };
             }
+            // The result records each move to a fallback provider, listened to or not.
+            request.onFallback = [raw = events.get(), loop, iteration](const llm::FallbackNotice& notice) {
+                loop->noteFallback(ModelFallback{iteration, notice.from, notice.to, notice.error.describe()});
+                raw->emit(ModelFellBack{iteration, notice.from, notice.to, notice.error});
+            };
             auto reply = co_await state->config.provider->complete(std::move(request));
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
                 loop->addUsage(reply ? reply->usage : reply.error().usage);
@@ -414,6 +420,12 @@ LoopConfig Agent::State::loopConfig() const {
     loop.attachments = config.attachments;
     loop.prices = config.prices;
     loop.budget = config.budget;
+    if (config.budget.maxTotalTokens || config.budget.maxCost) {
+        if (offeredCharacters_ < 0) {
+            offeredCharacters_ = detail::toolDeclarationCharacters(loop.tools);  // once per tool list
+        }
+        loop.toolCharacters = offeredCharacters_;
+    }
     if (config.provider) {
         loop.model = std::string(config.provider->model());
     }

@@ -1,6 +1,7 @@
 #pragma once
 // Private to libs/agent: what every copy of an `Agent` handle shares.
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -52,12 +53,17 @@ struct Agent::State {
     /// its encoding of it instead of comparing schemas.
     [[nodiscard]] llm::ToolList offeredTools() const;
     /// Drops the offered list after a registration change.
-    void toolsChanged() noexcept { offered_.reset(); }
+    void toolsChanged() noexcept {
+        offered_.reset();
+        offeredCharacters_ = -1;
+    }
     /// What one run is, fixed at its start (later registrations affect later runs only).
     [[nodiscard]] LoopConfig loopConfig() const;
 
   private:
     mutable std::optional<llm::ToolList> offered_;
+    // The offered declarations' size, for a token or cost budget's estimates (-1: not measured yet).
+    mutable std::int64_t offeredCharacters_ = -1;
 };
 
 /// The events of one run: the agent's subscribers see each, then the run's own handler

@@ -229,8 +229,11 @@ llm::ModelRequest ReactLoop::modelRequest() const {
 LoopAction ReactLoop::callModel() {
     llm::ModelRequest request = modelRequest();
     if (!config_.budget.empty()) {
+        if ((config_.budget.maxTotalTokens || config_.budget.maxCost) && config_.toolCharacters < 0) {
+            config_.toolCharacters = detail::toolDeclarationCharacters(config_.tools);
+        }
         if (auto over = detail::overBeforeCall(config_.budget, result_, iterations_, request,
-                                               config_.prices.get(), config_.model)) {
+                                               config_.toolCharacters, config_.prices.get(), config_.model)) {
             return failWith(TerminatedBy::budget_exceeded, "budget: " + std::move(*over));
         }
     }

@@ -68,6 +68,16 @@ nlohmann::json ReactLoop::save() const {
     if (!result_.structuredOutput.is_null()) {
         result["structuredOutput"] = result_.structuredOutput;
     }
+    if (!result_.fallbacks.empty()) {
+        json fallbacks = json::array();
+        for (const ModelFallback& fallback : result_.fallbacks) {
+            fallbacks.push_back({{"iteration", fallback.iteration},
+                                 {"from", fallback.from},
+                                 {"to", fallback.to},
+                                 {"reason", fallback.reason}});
+        }
+        result["fallbacks"] = std::move(fallbacks);
+    }
     if (result_.cost) {
         result["cost"] = {{"amount", result_.cost->amount},
                           {"currency", result_.cost->currency},
@@ -168,6 +178,14 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
             throw StateError("state.result.outputRetries must not be negative");
         }
         out.structuredOutput = optionalField<json>(result, "structuredOutput", "state.result", nullptr);
+        if (result.contains("fallbacks")) {
+            out.fallbacks =
+                arrayField(result, "fallbacks", "state.result", [](const json& item, const std::string& at) {
+                    return ModelFallback{
+                        field<int>(item, "iteration", at), field<std::string>(item, "from", at),
+                        field<std::string>(item, "to", at), field<std::string>(item, "reason", at)};
+                });
+        }
         if (result.contains("cost")) {
             const json& cost = result["cost"];
             out.cost = RunCost{field<double>(cost, "amount", "state.result.cost"),

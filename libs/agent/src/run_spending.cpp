@@ -31,8 +31,17 @@ void addCost(RunCost& cost, const llm::PriceTable& prices, const std::string& mo
     }
 }
 
-std::int64_t estimateTokens(const llm::ModelRequest& request) {
+std::int64_t toolDeclarationCharacters(const llm::ToolList& tools) {
     std::int64_t characters = 0;
+    for (const llm::ToolSpec& tool : tools) {
+        characters += static_cast<std::int64_t>(tool.name.size() + tool.description.size() +
+                                                tool.inputSchema.dump().size());
+    }
+    return characters;
+}
+
+std::int64_t estimateTokens(const llm::ModelRequest& request, std::int64_t toolCharacters) {
+    std::int64_t characters = toolCharacters;
     std::int64_t attachments = 0;
     for (const llm::Message& message : request.messages) {
         characters += static_cast<std::int64_t>(message.text.size());
@@ -41,17 +50,13 @@ std::int64_t estimateTokens(const llm::ModelRequest& request) {
         }
         attachments += static_cast<std::int64_t>(message.attachments.size());
     }
-    for (const llm::ToolSpec& tool : request.tools) {
-        characters += static_cast<std::int64_t>(tool.name.size() + tool.description.size() +
-                                                tool.inputSchema.dump().size());
-    }
     return (characters + kCharactersPerToken - 1) / kCharactersPerToken + attachments * kTokensPerAttachment +
            request.maxTokens.value_or(0);
 }
 
 std::optional<std::string> overBeforeCall(const RunBudget& budget, const RunResult& spent, int calls,
-                                          const llm::ModelRequest& request, const llm::PriceTable* prices,
-                                          const std::string& model) {
+                                          const llm::ModelRequest& request, std::int64_t toolCharacters,
+                                          const llm::PriceTable* prices, const std::string& model) {
     if (budget.maxModelCalls && calls >= *budget.maxModelCalls) {
         return "maxModelCalls of " + std::to_string(*budget.maxModelCalls) +
                " reached: " + std::to_string(calls) + " model calls made";
@@ -59,7 +64,7 @@ std::optional<std::string> overBeforeCall(const RunBudget& budget, const RunResu
     if (!budget.maxTotalTokens && !budget.maxCost) {
         return std::nullopt;
     }
-    const std::int64_t estimate = estimateTokens(request);
+    const std::int64_t estimate = estimateTokens(request, toolCharacters);
     if (budget.maxTotalTokens && spent.usage.total() + estimate > *budget.maxTotalTokens) {
         return "maxTotalTokens of " + std::to_string(*budget.maxTotalTokens) +
                " would be passed: " + std::to_string(spent.usage.total()) +

@@ -19,13 +19,18 @@ void addCost(RunCost& cost, const llm::PriceTable& prices, const std::string& mo
 /// The tokens `request` will take, estimated at 4 characters a token over its messages' text, tool
 /// arguments and tool declarations (an image counts as its bytes' length / 4 would overstate: a flat
 /// 1,600), plus `maxTokens` for the reply when set.
-[[nodiscard]] std::int64_t estimateTokens(const llm::ModelRequest& request);
+/// `toolCharacters` is `toolDeclarationCharacters(request.tools)`, measured once per run.
+[[nodiscard]] std::int64_t estimateTokens(const llm::ModelRequest& request, std::int64_t toolCharacters);
+
+/// The characters of a tool list's declarations (names, descriptions, schemas as JSON text).
+[[nodiscard]] std::int64_t toolDeclarationCharacters(const llm::ToolList& tools);
 
 /// Why sending `request` would go past `budget` after `spent`, `calls` model calls made; none when it would
 /// not. `prices` and `model` price the estimate (a cost budget without a price for `model` refuses; an
 /// empty `model`, a provider that does not say, leaves the cost to be checked on the reply).
 [[nodiscard]] std::optional<std::string> overBeforeCall(const RunBudget& budget, const RunResult& spent,
                                                         int calls, const llm::ModelRequest& request,
+                                                        std::int64_t toolCharacters,
                                                         const llm::PriceTable* prices,
                                                         const std::string& model);
 

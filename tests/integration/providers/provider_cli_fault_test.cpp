@@ -477,3 +477,32 @@ TEST_CASE("the budget flags stop a run, and are checked before it starts",
     CHECK(runAgainst(peer, {"--max-tool-calls", "0"}, "Loop").status == 2);
     CHECK(peer.requests().size() == before);
 }
+
+TEST_CASE("run --fallback asks the next provider when the first fails",
+          "[integration][providers][cli][fallback]") {
+    ProviderPeer failing(
+        json{{"rules",
+              {{{"match", ""}, {"response", bodyResponse(fixture("openai/error_429_quota.json"), 429)}}}}});
+    ProviderPeer backup(
+        json{{"rules", {{{"match", ""}, {"response", bodyResponse(fixture("anthropic/text.json"))}}}}});
+    const std::string backupUrl = backup.url("");
+    const auto outcome =
+        runAgainst(failing, {"--json", "--fallback", "anthropic:claude-test"}, "Capital of France?",
+                   {"ANTHROPIC_API_KEY=sk-ant-test", "ANTHROPIC_BASE_URL=" + backupUrl});
+    INFO(outcome.err);
+    REQUIRE(outcome.status == 0);
+    const json result = json::parse(outcome.out);
+    CHECK(result["output"] == "Hello! The capital of France is Paris.");
+    REQUIRE(result["fallbacks"].size() == 1);
+    CHECK(result["fallbacks"][0]["from"] == "openai:gpt-test");
+    CHECK(result["fallbacks"][0]["to"] == "anthropic:claude-test");
+    CHECK(json::parse(backup.requests()[0]["body"].get<std::string>())["model"] == "claude-test");
+
+    const auto traced = runAgainst(failing, {"--fallback", "anthropic"}, "Capital of France?",
+                                   {"ANTHROPIC_API_KEY=sk-ant-test", "ANTHROPIC_BASE_URL=" + backupUrl});
+    CHECK(traced.err.find("openai:gpt-test failed (quota_exceeded") != std::string::npos);
+
+    const auto unknown = runAgainst(failing, {"--fallback", "nope:x"}, "hi");
+    CHECK(unknown.status == 2);
+    CHECK(unknown.err.find("--fallback nope:x: unknown provider 'nope'") != std::string::npos);
+}

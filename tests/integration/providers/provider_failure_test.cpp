@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "provider_test_support.hpp"
+#include "reagent/llm/fallback_provider.hpp"
 
 using reagent::agent::Agent;
 using reagent::llm::Message;
@@ -375,4 +376,62 @@ TEST_CASE("a client error is not retried and carries the provider's type", "[int
     CHECK(reply.error().httpStatus == 401);
     CHECK_FALSE(reply.error().providerType.empty());
     CHECK(peer.requests().size() == 1);
+}
+
+TEST_CASE("a fallback chain moves an overloaded Anthropic call to OpenAI, tool-call ids and all",
+          "[integration][providers][fallback]") {
+    // Anthropic answers the first call (a tool call), then is overloaded past its retries; OpenAI takes
+    // the second call with Anthropic's tool_use id in its history.
+    json overloaded = bodyResponse(fixture("anthropic/error_529.json"), 529);
+    ProviderPeer anthropic(json{{"responses",
+                                 {bodyResponse(fixture("anthropic/tool_call.json")), overloaded, overloaded,
+                                  overloaded, overloaded, overloaded}}});
+    ProviderPeer openai(json{{"responses", {bodyResponse(fixture("openai/text.json"))}}});
+    auto primary = reagent::providers::makeProvider(peerConfig(ProviderKind::anthropic, anthropic, false));
+    auto backup = reagent::providers::makeProvider(peerConfig(ProviderKind::openai, openai, false));
+    REQUIRE(primary);
+    REQUIRE(backup);
+    auto chain = reagent::llm::FallbackProvider::make({*primary, *backup});
+    REQUIRE(chain);
+    Loop loop;
+    auto agent = Agent::create().withProvider(*chain).withTools(fixtureTools()).build();
+    REQUIRE(agent);
+    const auto result = loop.run(agent->run("What is the weather in Paris?"));
+    INFO(result.errorMessage);
+    REQUIRE(result.success());
+    CHECK(result.output == "Hello! The capital of France is Paris.");
+    REQUIRE(result.fallbacks.size() == 1);
+    CHECK(result.fallbacks[0].iteration == 1);
+    CHECK(result.fallbacks[0].from == "anthropic:claude-sonnet-4-5");
+    CHECK(result.fallbacks[0].to == "openai:gpt-4.1");
+    CHECK(result.fallbacks[0].reason.find("529") != std::string::npos);
+    const std::size_t anthropicCalls = anthropic.requests().size();
+    CHECK(anthropicCalls >= 2);  // the first call, then the overloaded attempts
+    REQUIRE(openai.requests().size() == 1);
+    const json sent = json::parse(openai.requests()[0]["body"].get<std::string>());
+    const json& messages = sent["messages"];
+    bool call = false;
+    bool result_ = false;
+    for (const json& message : messages) {
+        if (message.contains("tool_calls")) {
+            call = message["tool_calls"][0]["id"] == "toolu_01A09q90qw90lq917835lq9";
+        }
+        if (message["role"] == "tool") {
+            result_ = message["tool_call_id"] == "toolu_01A09q90qw90lq917835lq9";
+        }
+    }
+    CHECK(call);
+    CHECK(result_);
+
+    // A healthy primary is never left.
+    ProviderPeer healthy(json{{"responses", {bodyResponse(fixture("anthropic/text.json"))}}});
+    ProviderPeer unused(json{{"responses", json::array()}});
+    auto good = reagent::providers::makeProvider(peerConfig(ProviderKind::anthropic, healthy, false));
+    auto spare = reagent::providers::makeProvider(peerConfig(ProviderKind::openai, unused, false));
+    auto steady = reagent::llm::FallbackProvider::make({*good, *spare});
+    auto plain = Agent::create().withProvider(*steady).build();
+    const auto answered = loop.run(plain->run("hello"));
+    CHECK(answered.success());
+    CHECK(answered.fallbacks.empty());
+    CHECK(unused.requests().empty());
 }

@@ -120,6 +120,15 @@ struct PartialOutput {
     nlohmann::json value;
 };
 
+/// \brief A `FallbackProvider` moved model call `iteration` to the next provider of its chain, after
+/// `from` failed with `error` (see `llm::FallbackNotice`).
+struct ModelFellBack {
+    int iteration = 0;
+    std::string from;
+    std::string to;
+    llm::ProviderError error;
+};
+
 struct AgentEventBox;
 
 /// \brief An event of a run that a call of this run started (a sub-agent's, `withAgentTool` / `asTool`),
@@ -144,10 +153,10 @@ struct RunFinished {
 
 /// \brief Every event of a run. New alternatives are appended; `TextDelta` and `ToolCallDelta` come only
 /// from providers that stream (`ModelRequest::onDelta`), and only when someone subscribed.
-using AgentEvent =
-    std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled, tools::ToolFailed,
-                 RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed, MemoryWarning, ModelRetrying,
-                 tools::ToolProgressed, ServerLogged, SubAgentEvent, OutputRejected, PartialOutput>;
+using AgentEvent = std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled,
+                                tools::ToolFailed, RunFinished, TextDelta, ToolCallDelta,
+                                ToolResultCompressed, MemoryWarning, ModelRetrying, tools::ToolProgressed,
+                                ServerLogged, SubAgentEvent, OutputRejected, PartialOutput, ModelFellBack>;
 
 /// \brief Holds a nested event (`SubAgentEvent::inner`): a variant cannot hold itself directly.
 struct AgentEventBox {

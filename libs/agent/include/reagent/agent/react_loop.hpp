@@ -2,6 +2,7 @@
 /// \file
 /// \brief `ReactLoop`: the think → act → observe loop as a sans-io state machine.
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +51,9 @@ struct LoopConfig {
     std::string model;
     /// Limits on what the run spends; none by default.
     RunBudget budget;
+    /// The characters of `tools`' declarations, for the budget's estimates, when the caller has measured
+    /// them (an agent does once per tool list); -1: the loop measures them on first use.
+    std::int64_t toolCharacters = -1;
 };
 
 /// \brief The loop's next step: ask the model.
@@ -126,6 +130,8 @@ class ReactLoop {
     /// \brief Counts tokens a model call spent whose reply the loop does not read: a call the driver saw
     /// cancelled (then `onCancelled`). The run's usage must say what was billed.
     void addUsage(const llm::Usage& spent) { chargeUsage(config_.model, spent); }
+    /// \brief Records that the model call in flight moved to another provider (`RunResult::fallbacks`).
+    void noteFallback(ModelFallback fallback) { result_.fallbacks.push_back(std::move(fallback)); }
     /// \brief After `RunTools`: one record per requested call, in order.
     [[nodiscard]] LoopAction onToolResults(std::vector<tools::ToolCallRecord> records);
     /// \brief The driver noticed cancellation; ends the run with `TerminatedBy::cancelled`.

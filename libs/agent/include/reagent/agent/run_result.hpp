@@ -70,6 +70,19 @@ struct RunCost {
     friend bool operator==(const RunCost&, const RunCost&) = default;
 };
 
+/// \brief A model call that moved to the next provider of a `llm::FallbackProvider` chain.
+struct ModelFallback {
+    /// The model call (0-based).
+    int iteration = 0;
+    /// "name:model" of the provider that failed, and of the one that took the call.
+    std::string from;
+    std::string to;
+    /// Why: the failure's `describe()`.
+    std::string reason;
+
+    friend bool operator==(const ModelFallback&, const ModelFallback&) = default;
+};
+
 /// \brief The structured deliverable of the `final-answer` meta-tool.
 struct FinalAnswer {
     std::string output;
@@ -148,6 +161,8 @@ struct RunResult {
     llm::Usage usage;
     /// What the run's model calls cost, with a price table (`AgentBuilder::withPrices`); none without one.
     std::optional<RunCost> cost;
+    /// Each move of a model call to the next provider of a fallback chain, in order; empty without one.
+    std::vector<ModelFallback> fallbacks;
     /// Set when the run ended through `final-answer`.
     std::optional<FinalAnswer> finalAnswer;
     /// Calls to declaration-only tools, left for the caller (with `external_tool_calls`).

@@ -57,6 +57,8 @@ struct ModelRequest {
     /// Told before each retry of a failed attempt, on the caller's executor, with the wait that follows
     /// (see `RetryNotice`). Empty (the default): nobody is told. Providers that do not retry never call it.
     std::function<void(const RetryNotice&)> onRetry{};
+    /// Told when a `FallbackProvider` moves the request to its next provider (see `FallbackNotice`).
+    std::function<void(const FallbackNotice&)> onFallback{};
 };
 
 /// \brief Why the model stopped.

@@ -3,6 +3,7 @@
 /// \brief `RetryNotice`: a provider is about to wait and try a failed model call again.
 
 #include <chrono>
+#include <string>
 
 #include "reagent/llm/provider_error.hpp"
 
@@ -21,6 +22,17 @@ struct RetryNotice {
     /// `RetryInfo`), false when it is the computed backoff.
     bool serverAsked = false;
     /// Why the attempt failed (its message never holds the API key).
+    ProviderError error;
+};
+
+/// \brief Sent to `ModelRequest::onFallback` when a `FallbackProvider` gives a failed request to the next
+/// provider of its chain.
+struct FallbackNotice {
+    /// The provider that failed and the one that takes the request, as "name:model" ("anthropic:claude-
+    /// sonnet-4-5"; the name alone when the provider does not say its model).
+    std::string from;
+    std::string to;
+    /// Why: the failure, after the failed provider's own retries.
     ProviderError error;
 };
 
