@@ -59,6 +59,8 @@ struct Agent::State {
     }
     /// What one run is, fixed at its start (later registrations affect later runs only).
     [[nodiscard]] LoopConfig loopConfig() const;
+    /// The offered tool declarations' size, for a token or cost budget's estimates; measured once.
+    [[nodiscard]] std::int64_t offeredCharacters() const;
 
   private:
     mutable std::optional<llm::ToolList> offered_;

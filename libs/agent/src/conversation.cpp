@@ -67,10 +67,15 @@ Task<expected<RunResult, AgentError>> Conversation::send(std::string text,
                                   "object, not " +
                                       std::string(sessionState_.type_name())});
     }
+    auto budget = turnBudget();
+    if (!budget) {
+        co_return fail(std::move(budget.error()));
+    }
     running_ = true;
     const RunningGuard guard{&running_};
     const std::size_t before = messages_.size();
     RunOptions options;
+    options.budget = std::move(*budget);
     options.onEvent = std::move(onEvent);
     options.sessionState = sessionState_;
     options.attachments = std::move(attachments);
@@ -78,6 +83,46 @@ Task<expected<RunResult, AgentError>> Conversation::send(std::string text,
     RunResult result = co_await std::move(run);
     settle(result, before);
     co_return result;
+}
+
+expected<std::optional<RunBudget>, AgentError> Conversation::turnBudget() const {
+    if (budget_.empty()) {
+        return std::optional<RunBudget>{};  // the agent's own
+    }
+    RunBudget turn = agent_.config().budget;
+    const auto usedUp = [](const std::string& limit, const std::string& used) {
+        return fail(AgentError{AgentErrc::budget_exceeded,
+                               "the conversation's budget: " + limit + " used up (" + used + ")"});
+    };
+    // Each limit: the least of the agent's and what the conversation has left.
+    const auto within = [](auto& slot, auto left) { slot = slot ? std::min(*slot, left) : left; };
+    if (budget_.maxTotalTokens) {
+        const std::int64_t left = *budget_.maxTotalTokens - usage_.total();
+        if (left <= 0) {
+            return usedUp("maxTotalTokens of " + std::to_string(*budget_.maxTotalTokens),
+                          std::to_string(usage_.total()) + " tokens");
+        }
+        within(turn.maxTotalTokens, left);
+    }
+    if (budget_.maxCost) {
+        const double spent = cost_ ? cost_->amount : 0;
+        if (spent >= *budget_.maxCost) {
+            return usedUp("maxCost of " + std::to_string(*budget_.maxCost), std::to_string(spent) + " spent");
+        }
+        within(turn.maxCost, *budget_.maxCost - spent);
+    }
+    if (budget_.maxModelCalls) {
+        const int left = *budget_.maxModelCalls - modelCalls_;
+        if (left <= 0) {
+            return usedUp("maxModelCalls of " + std::to_string(*budget_.maxModelCalls),
+                          std::to_string(modelCalls_) + " model calls");
+        }
+        within(turn.maxModelCalls, left);
+    }
+    if (budget_.maxToolCalls) {
+        within(turn.maxToolCalls, std::max(0, *budget_.maxToolCalls - toolCallsMade_));
+    }
+    return std::optional<RunBudget>{turn};
 }
 
 Task<expected<RunResult, AgentError>> Conversation::resume(std::vector<ExternalResult> results) {
@@ -107,6 +152,18 @@ Task<expected<RunResult, AgentError>> Conversation::resumeWith(ResumeInput input
 
 void Conversation::settle(const RunResult& result, std::size_t historySize) {
     usage_ += result.usage;
+    if (result.cost) {
+        if (!cost_) {
+            cost_ = RunCost{0, result.cost->currency, 0};
+        }
+        cost_->amount += result.cost->amount;
+        cost_->unpricedCalls += result.cost->unpricedCalls;
+    }
+    modelCalls_ += result.iterations;
+    toolCallsMade_ += static_cast<int>(std::count_if(
+        result.toolCalls.begin(), result.toolCalls.end(), [](const tools::ToolCallRecord& record) {
+            return record.name != kFinalAnswerTool && record.name != kTaskCompleteTool;
+        }));
     if (result.state.is_object()) {
         pending_ = result.state;
         pendingHistory_ = historySize;
@@ -197,11 +254,21 @@ nlohmann::json Conversation::save() const {
     for (const CheckpointMark& mark : checkpoints_) {
         checkpoints.push_back(detail::toJson(mark));
     }
-    return json{{"format", kConversationFormat},     {"nextId", nextId_},
-                {"messages", std::move(messages)},   {"checkpoints", std::move(checkpoints)},
-                {"responses", responses_},           {"pending", pending_},
-                {"pendingHistory", pendingHistory_}, {"sessionState", sessionState_},
-                {"usage", detail::toJson(usage_)}};
+    return json{{"format", kConversationFormat},
+                {"nextId", nextId_},
+                {"messages", std::move(messages)},
+                {"checkpoints", std::move(checkpoints)},
+                {"responses", responses_},
+                {"pending", pending_},
+                {"pendingHistory", pendingHistory_},
+                {"sessionState", sessionState_},
+                {"usage", detail::toJson(usage_)},
+                {"modelCalls", modelCalls_},
+                {"toolCallsMade", toolCallsMade_},
+                {"cost", cost_ ? json{{"amount", cost_->amount},
+                                      {"currency", cost_->currency},
+                                      {"unpricedCalls", cost_->unpricedCalls}}
+                               : json(nullptr)}};
 }
 
 expected<Conversation, AgentError> Conversation::restore(Agent agent, const nlohmann::json& saved) {
@@ -244,6 +311,13 @@ expected<Conversation, AgentError> Conversation::restore(Agent agent, const nloh
         }
         if (saved.contains("usage")) {
             conversation.usage_ = usageFromJson(saved["usage"], path + ".usage");
+        }
+        conversation.modelCalls_ = optionalField<int>(saved, "modelCalls", path, 0);
+        conversation.toolCallsMade_ = optionalField<int>(saved, "toolCallsMade", path, 0);
+        if (const auto cost = optionalField<json>(saved, "cost", path, nullptr); !cost.is_null()) {
+            conversation.cost_ = RunCost{field<double>(cost, "amount", path + ".cost"),
+                                         field<std::string>(cost, "currency", path + ".cost"),
+                                         field<int>(cost, "unpricedCalls", path + ".cost")};
         }
     } catch (const StateError& error) {
         return fail(AgentError{AgentErrc::invalid_state,

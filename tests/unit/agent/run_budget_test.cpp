@@ -250,3 +250,49 @@ TEST_CASE("a budget's limits are checked when the agent is built", "[agent][budg
         CHECK_THAT(agent.error().message, Catch::Contains(part));
     }
 }
+
+TEST_CASE("a conversation's budget spans its turns; a turn runs with what is left",
+          "[agent][budget][conversation]") {
+    int runs = 0;
+    auto provider = std::make_shared<ScriptedProvider>();
+    // Turn 1: a tool call, then the answer (2 model calls, 1 tool call). Turn 2: a tool call, stopped.
+    provider->then(ScriptedTurn::toolCall("echo", json::object()).usage(Usage{100, 10, 0, 0, 0}))
+        .then(ScriptedTurn::text("first").usage(Usage{100, 10, 0, 0, 0}))
+        .then(ScriptedTurn::toolCall("echo", json::object()).usage(Usage{100, 10, 0, 0, 0}))
+        .then(ScriptedTurn::text("never"));
+    auto agent = Agent::create().withProvider(provider).withTool(echoTool(&runs)).build();
+    REQUIRE(agent);
+    reagent::agent::Conversation conversation(*agent);
+    RunBudget budget;
+    budget.maxModelCalls = 3;
+    conversation.setBudget(budget);
+
+    const auto first = runCoro(conversation.send("one"));
+    REQUIRE(first);
+    REQUIRE(first->success());
+    CHECK(conversation.modelCalls() == 2);
+    CHECK(conversation.toolCallsMade() == 1);
+
+    const auto second = runCoro(conversation.send("two"));
+    REQUIRE(second);
+    CHECK(second->terminatedBy == TerminatedBy::budget_exceeded);
+    CHECK(second->errorMessage == "budget: maxModelCalls of 1 reached: 1 model calls made");
+    CHECK(conversation.modelCalls() == 3);
+    CHECK(conversation.usage().total() == 330);
+
+    const auto third = runCoro(conversation.send("three"));
+    REQUIRE_FALSE(third);
+    CHECK(third.error().code == AgentErrc::budget_exceeded);
+    CHECK(third.error().message == "the conversation's budget: maxModelCalls of 3 used up (3 model calls)");
+    CHECK(provider->requests().size() == 3);
+
+    // The counts are saved; the budget is set again after a restore.
+    auto restored = reagent::agent::Conversation::restore(*agent, conversation.save());
+    REQUIRE(restored);
+    CHECK(restored->modelCalls() == 3);
+    CHECK(restored->toolCallsMade() == 2);  // turn 2 ran its tool call before the limit
+    restored->setBudget(budget);
+    const auto again = runCoro(restored->send("four"));
+    REQUIRE_FALSE(again);
+    CHECK(again.error().code == AgentErrc::budget_exceeded);
+}

@@ -42,6 +42,9 @@ struct RunOptions {
     /// `fromBytes`, `fromUrl`); a provider whose API cannot take one fails the run's first model call with
     /// `invalid_request`, naming it.
     std::vector<llm::Attachment> attachments{};
+    /// This run's budget, in place of the agent's (`AgentBuilder::withBudget`); none: the agent's. A
+    /// `Conversation` with a budget passes what is left of it, within the agent's.
+    std::optional<RunBudget> budget{};
 };
 
 /// \brief What a paused run needs to go on (`Agent::resumeWith`, `Conversation::resumeWith`).

@@ -80,6 +80,17 @@ class Conversation {
     }
     /// \brief Tokens of every turn, kept or not.
     [[nodiscard]] const llm::Usage& usage() const noexcept { return usage_; }
+    /// \brief What every turn cost, with the agent's price table (`AgentBuilder::withPrices`); none without.
+    [[nodiscard]] const std::optional<RunCost>& cost() const noexcept { return cost_; }
+    /// \brief Model calls and tool calls (besides `final-answer` and `task-complete`) of every turn.
+    [[nodiscard]] int modelCalls() const noexcept { return modelCalls_; }
+    [[nodiscard]] int toolCallsMade() const noexcept { return toolCallsMade_; }
+
+    /// \brief Bounds what the whole conversation spends, across its turns: each turn runs with what is left
+    /// (within the agent's own per-run budget), and a `send` when a limit is used up fails with
+    /// `budget_exceeded`, running nothing. Not saved: set it again after `restore` (the counts are saved).
+    void setBudget(RunBudget budget) { budget_ = budget; }
+    [[nodiscard]] const RunBudget& budget() const noexcept { return budget_; }
 
     /// \brief Forgets the history, the answers, the session state (and a turn waiting for `resume`); ids go
     /// on counting.
@@ -102,6 +113,9 @@ class Conversation {
     [[nodiscard]] static expected<Conversation, AgentError> restore(Agent agent, const nlohmann::json& saved);
 
   private:
+    /// The next turn's budget: what the conversation's has left, within the agent's; an error when a limit
+    /// is used up.
+    [[nodiscard]] expected<std::optional<RunBudget>, AgentError> turnBudget() const;
     void keep(const RunResult& result, std::size_t historySize);
     /// Takes the outcome of a turn (run or resumed): pending again, kept, or dropped.
     void settle(const RunResult& result, std::size_t historySize);
@@ -114,6 +128,10 @@ class Conversation {
     nlohmann::json sessionState_ = nlohmann::json::object();
     std::optional<LastToolError> lastToolError_;
     llm::Usage usage_;
+    std::optional<RunCost> cost_;
+    int modelCalls_ = 0;
+    int toolCallsMade_ = 0;
+    RunBudget budget_;
     std::uint64_t nextId_ = 1;
     bool running_ = false;
     /// A turn stopped for declaration-only calls, and the history size it started from.
