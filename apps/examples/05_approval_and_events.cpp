@@ -51,6 +51,7 @@ struct EventName {
     std::string operator()(const agent::OutputRejected&) const { return "output rejected"; }
     std::string operator()(const agent::PartialOutput&) const { return "partial output"; }
     std::string operator()(const agent::ModelFellBack&) const { return "model fell back"; }
+    std::string operator()(const agent::ModelThrottled&) const { return "model throttled"; }
 };
 
 int main() {

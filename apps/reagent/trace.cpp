@@ -126,6 +126,16 @@ void TracePrinter::print(const agent::ModelFellBack& event) {
           << "); asking " << oneLine(event.to, 80) << "\n";
 }
 
+void TracePrinter::print(const agent::ModelThrottled& event) {
+    *out_ << "  \u23f8 waiting ";
+    if (event.notice.untilRelease) {
+        *out_ << "for a request in flight to end";
+    } else {
+        *out_ << formatDuration(event.notice.wait);
+    }
+    *out_ << " for the provider's rate limit (" << oneLine(event.notice.reason, 120) << ")\n";
+}
+
 void TracePrinter::print(const agent::RunFinished&) {
     // A turn cut off while streaming (a failed or cancelled call) left its text without an end of line;
     // end it, so the error the caller prints next starts a line of its own.

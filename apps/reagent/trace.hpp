@@ -35,6 +35,7 @@ class TracePrinter {
     void print(const agent::MemoryWarning& event);
     void print(const agent::ModelRetrying& event);
     void print(const agent::ModelFellBack& event);
+    void print(const agent::ModelThrottled& event);
     void print(const tools::ToolProgressed& event);
     void print(const agent::ServerLogged& event);
     void print(const agent::SubAgentEvent& event);

@@ -17,6 +17,10 @@ Script (JSON):
                                         used once "responses" is used up: the first rule whose "match"
                                         occurs in the raw request body answers (an empty or missing
                                         "match" always matches); rules are reused for every request
+    "limit_per_second": N               a rate limit as an API enforces one: a request beyond N in the
+                                        same second (fixed windows of the monotonic clock) gets a 429
+                                        with retry-after: 1 instead of its response (/__stats counts
+                                        "throttled" and the "peak_per_second" admitted)
   }
   Neither applies: HTTP 500, {"error":{"type":"script_exhausted","message":"provider_peer: script
   exhausted ..."}}.
@@ -89,6 +93,7 @@ class Script:
                 data = json.loads(f.read().decode("utf-8"))
         self.responses = list(data.get("responses", []))
         self.rules = list(data.get("rules", []))
+        self.limit = data.get("limit_per_second")
         self.next = 0
 
     def pick(self, body):
@@ -119,6 +124,22 @@ class State:
         self.connections = 0
         self.open = 0
         self.last_activity = time.monotonic()
+        self.window = None  # the current second, and the requests admitted in it
+        self.in_window = 0
+        self.peak = 0
+        self.throttled = 0
+
+    def over_limit(self, limit):
+        """True when one more request in this second would pass `limit`; counts it otherwise."""
+        second = int(time.monotonic())
+        if second != self.window:
+            self.window, self.in_window = second, 0
+        if self.in_window >= limit:
+            self.throttled += 1
+            return True
+        self.in_window += 1
+        self.peak = max(self.peak, self.in_window)
+        return False
 
 
 class BadRequest(Exception):
@@ -261,7 +282,8 @@ class Peer:
                 payload = {"reset": True}
             else:
                 payload = {"connections": self.state.connections, "open": self.state.open,
-                           "requests": self.state.recorded}
+                           "requests": self.state.recorded, "throttled": self.state.throttled,
+                           "peak_per_second": self.state.peak}
             data = json.dumps(payload).encode("utf-8")
             writer.write(head_bytes(200, [("Content-Type", "application/json"),
                                           ("Content-Length", str(len(data)))] + common) + data)
@@ -279,6 +301,11 @@ class Peer:
             })
         index = self.state.recorded
         common.append(("X-Request-Index", str(index)))
+        limit = self.state.script.limit
+        if limit is not None and self.state.over_limit(int(limit)):
+            response = {"status": 429, "headers": {"retry-after": "1"}, "body": json.dumps({"error": {
+                "type": "rate_limit_error", "message": "provider_peer: more than %d requests this second" % limit}})}
+            return await self.send(reader, writer, response, common, close)
         response = self.state.script.pick(body)
         if response is None:
             response = {"status": 500, "body": json.dumps({"error": {

@@ -150,6 +150,9 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
                 request.onRetry = [raw = events.get(), iteration](const llm::RetryNotice& notice) {
                     raw->emit(ModelRetrying{iteration, notice});
                 };
+                request.onThrottle = [raw = events.get(), iteration](const llm::ThrottleNotice& notice) {
+                    raw->emit(ModelThrottled{iteration, notice});
+                };
             }
             // The result records each move to a fallback provider, listened to or not.
             request.onFallback = [raw = events.get(), loop, iteration](const llm::FallbackNotice& notice) {

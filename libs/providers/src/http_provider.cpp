@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "json_access.hpp"
+#include "rate_limiter.hpp"
 #include "reagent/core/retry.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/llm/retry_notice.hpp"
@@ -158,6 +159,9 @@ struct HttpProvider::Attempt {
     bool deltaDelivered = false;
     // What the attempts that failed spent (a stream cut after its first event), added to the outcome.
     llm::Usage spent;
+    std::function<void(const llm::ThrottleNotice&)> onThrottle;
+    // The request's size in tokens for the rate limits: body bytes / 4, plus its reply limit.
+    std::int64_t estimatedTokens = 0;
 };
 
 /// What every request of a provider shares. Guarded: a provider may serve several threads.
@@ -184,7 +188,8 @@ HttpProvider::HttpProvider(ProviderConfig config, WireFormat format)
     : config_(std::move(config)),
       format_(std::move(format)),
       client_(std::make_shared<http::HttpClient>(clientConfig(config_))),
-      caches_(std::make_unique<Caches>()) {
+      caches_(std::make_unique<Caches>()),
+      limiter_(std::make_unique<detail::RateLimiter>(config_.rateLimits)) {
     if (config_.model.empty()) {
         config_.model = format_.defaultModel;
     }
@@ -242,6 +247,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     state->streamed = config_.stream && static_cast<bool>(request.onDelta);
     state->onDelta = std::move(request.onDelta);
     state->onRetry = std::move(request.onRetry);
+    state->onThrottle = std::move(request.onThrottle);
 
     CodecOptions options;
     options.model = config_.model;
@@ -268,6 +274,8 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     state->request.body = std::move(encoded.body);
     state->request.timeout = config_.requestTimeout;
     state->names = std::move(encoded.toolNames);
+    state->estimatedTokens =
+        static_cast<std::int64_t>(state->request.body.size() / 4) + request.maxTokens.value_or(0);
 
     // A plain lambda making a fresh coroutine per attempt; `state` keeps what they share alive.
     auto once = [this, state] { return attempt(state); };
@@ -285,8 +293,23 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
 }
 
 Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::shared_ptr<Attempt> state) {
+    const bool limited = limiter_->active();
+    if (limited && !co_await limiter_->acquire(state->estimatedTokens, state->onThrottle)) {
+        llm::ProviderError error;
+        error.code = llm::ProviderErrc::cancelled;
+        error.message = std::string(name()) + ": cancelled while waiting for the provider's rate limits";
+        co_return fail(std::move(error));
+    }
     auto task = state->streamed ? attemptStreamed(state) : attemptWhole(state);
     auto outcome = co_await std::move(task);
+    if (limited) {
+        const auto& usage = outcome ? outcome->usage : outcome.error().usage;
+        limiter_->release(state->estimatedTokens, usage.total());
+        if (!outcome && outcome.error().code == llm::ProviderErrc::rate_limited &&
+            outcome.error().retryAfter) {
+            limiter_->holdFor(*outcome.error().retryAfter);  // every request of the provider waits
+        }
+    }
     if (outcome && outcome->text.empty() && outcome->toolCalls.empty()) {
         // Counting nothing as an answer would end a run with an empty answer that looks like success.
         outcome = fail(emptyReply(name(), outcome->stopReason));
@@ -307,6 +330,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptWhole(
     if (!response) {
         co_return fail(transportError(name(), response.error()));
     }
+    limiter_->observe(response->headers);
     co_return format_.decodeReply(response->status, response->body, state->names, response->headers);
 }
 
@@ -317,6 +341,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
     if (!stream) {
         co_return fail(transportError(name(), stream.error()));
     }
+    limiter_->observe(stream->head().headers);
     if (!stream->head().ok()) {
         // An error status carries a whole JSON error body, not a stream.
         auto body = co_await stream->readAll();

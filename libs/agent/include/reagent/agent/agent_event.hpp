@@ -129,6 +129,13 @@ struct ModelFellBack {
     llm::ProviderError error;
 };
 
+/// \brief The provider holds model call `iteration` back to keep to its rate limits, for `notice.wait`
+/// (or until a request in flight ends).
+struct ModelThrottled {
+    int iteration = 0;
+    llm::ThrottleNotice notice;
+};
+
 struct AgentEventBox;
 
 /// \brief An event of a run that a call of this run started (a sub-agent's, `withAgentTool` / `asTool`),
@@ -153,10 +160,11 @@ struct RunFinished {
 
 /// \brief Every event of a run. New alternatives are appended; `TextDelta` and `ToolCallDelta` come only
 /// from providers that stream (`ModelRequest::onDelta`), and only when someone subscribed.
-using AgentEvent = std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled,
-                                tools::ToolFailed, RunFinished, TextDelta, ToolCallDelta,
-                                ToolResultCompressed, MemoryWarning, ModelRetrying, tools::ToolProgressed,
-                                ServerLogged, SubAgentEvent, OutputRejected, PartialOutput, ModelFellBack>;
+using AgentEvent =
+    std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled, tools::ToolFailed,
+                 RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed, MemoryWarning, ModelRetrying,
+                 tools::ToolProgressed, ServerLogged, SubAgentEvent, OutputRejected, PartialOutput,
+                 ModelFellBack, ModelThrottled>;
 
 /// \brief Holds a nested event (`SubAgentEvent::inner`): a variant cannot hold itself directly.
 struct AgentEventBox {

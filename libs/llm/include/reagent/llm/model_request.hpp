@@ -59,6 +59,8 @@ struct ModelRequest {
     std::function<void(const RetryNotice&)> onRetry{};
     /// Told when a `FallbackProvider` moves the request to its next provider (see `FallbackNotice`).
     std::function<void(const FallbackNotice&)> onFallback{};
+    /// Told when the provider holds the request back for its rate limits (see `ThrottleNotice`).
+    std::function<void(const ThrottleNotice&)> onThrottle{};
 };
 
 /// \brief Why the model stopped.

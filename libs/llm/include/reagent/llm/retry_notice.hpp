@@ -25,6 +25,17 @@ struct RetryNotice {
     ProviderError error;
 };
 
+/// \brief Sent to `ModelRequest::onThrottle` when a provider holds a request back to keep to its rate
+/// limits (`providers::RateLimits`), before the wait.
+struct ThrottleNotice {
+    std::chrono::milliseconds wait{0};
+    /// Which limit: "60 requests per minute", "8 requests in flight (maxConcurrent)", "the API said
+    /// x-ratelimit-remaining-requests: 0", ...
+    std::string reason;
+    /// True when the wait lasts until a request in flight ends (`wait` is then zero).
+    bool untilRelease = false;
+};
+
 /// \brief Sent to `ModelRequest::onFallback` when a `FallbackProvider` gives a failed request to the next
 /// provider of its chain.
 struct FallbackNotice {

@@ -16,6 +16,10 @@
 #include "reagent/providers/provider_config.hpp"
 #include "reagent/providers/wire_format.hpp"
 
+namespace reagent::providers::detail {
+class RateLimiter;
+}  // namespace reagent::providers::detail
+
 namespace reagent::providers {
 
 /// \brief A model API over HTTP: a `WireFormat` run by the common machinery (HTTP client, retries,
@@ -92,6 +96,8 @@ class HttpProvider final : public llm::Provider {
     WireFormat format_;
     std::shared_ptr<http::HttpClient> client_;
     std::unique_ptr<Caches> caches_;
+    /// Keeps every request of this provider within `ProviderConfig::rateLimits` and the API's headers.
+    std::unique_ptr<detail::RateLimiter> limiter_;
     /// The header fields of every request, not streamed and streamed (they differ in `Accept`).
     std::array<http::HttpHeaders, 2> headers_;
 };

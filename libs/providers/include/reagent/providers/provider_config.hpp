@@ -37,6 +37,25 @@ BOOST_DESCRIBE_ENUM(ProviderKind, anthropic, openai, gemini, ollama)
 /// \brief The kind named `name` (as `toString` spells it), or nothing.
 [[nodiscard]] std::optional<ProviderKind> parseProviderKind(std::string_view name) noexcept;
 
+/// \brief Limits a provider object keeps to for all the requests it sends, so that many concurrent runs
+/// wait their turn instead of failing with 429s. Requests wait (cancellably, told to
+/// `ModelRequest::onThrottle`) until they fit; each rate is spread evenly, with bursts of at most a tenth
+/// of a second's share.
+struct RateLimits {
+    /// Requests in flight at once; 0: no limit.
+    int maxConcurrent = 0;
+    /// Requests started per minute; 0: no limit.
+    int requestsPerMinute = 0;
+    /// Tokens per minute, each request counted at its estimate (body bytes / 4 + its reply limit), then
+    /// corrected by its reported usage; 0: no limit.
+    std::int64_t tokensPerMinute = 0;
+    /// Obey the API's own rate-limit headers (`anthropic-ratelimit-requests-remaining` with its `-reset`,
+    /// `x-ratelimit-remaining-requests` with `x-ratelimit-reset-requests`, and the same for tokens): when
+    /// one says nothing remains, later requests wait for its reset; and a 429's `retry-after` holds every
+    /// request of the provider. Default true.
+    bool fromHeaders = true;
+};
+
 /// \brief Everything an HTTP provider needs; a plain struct, every field but `apiKey` has a default.
 struct ProviderConfig {
     /// The wire format. Default `openai`.
@@ -98,6 +117,9 @@ struct ProviderConfig {
     bool promptCaching = true;
     /// OpenAI `prompt_cache_key` (default empty: not sent); see `CodecOptions::promptCacheKey`.
     std::string promptCacheKey;
+    /// Limits every request of this provider object keeps to, whichever agent or conversation sends it
+    /// (see `RateLimits`). Default: none set, but the API's rate-limit headers are still obeyed.
+    RateLimits rateLimits;
     /// Extra header fields sent with every request (after the authentication headers).
     http::HttpHeaders extraHeaders;
     /// PEM file of extra trusted CA certificates (default: none; the system store is always used).

@@ -1,0 +1,122 @@
+// One provider object's rate limits shared by many concurrent runs, against a peer that enforces its own
+// limit with 429s: none fails and the peer never sees more than its limit; a request waiting for a slot is
+// cancelled at once.
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "provider_test_support.hpp"
+
+using reagent::agent::Agent;
+using reagent::agent::AgentEvent;
+using reagent::agent::RunResult;
+using reagent::providers::ProviderKind;
+using namespace reagent::test;
+using namespace std::chrono_literals;
+namespace asio = boost::asio;
+
+TEST_CASE("1,000 concurrent runs on one provider keep to its rate limit: no 429, none failed",
+          "[integration][providers][ratelimit]") {
+    // The peer answers 429 past 250 requests in a second; the provider keeps to 200 a second (bursts of
+    // 20), so any second sees at most 220.
+    ProviderPeer peer(
+        json{{"limit_per_second", 250},
+             {"rules", {{{"match", ""}, {"response", bodyResponse(fixture("openai/text.json"))}}}}});
+    auto config = peerConfig(ProviderKind::openai, peer, false);
+    config.rateLimits.requestsPerMinute = 12'000;
+    auto provider = reagent::providers::makeProvider(config);
+    REQUIRE(provider);
+    int throttles = 0;
+    auto agent = Agent::create()
+                     .withProvider(*provider)
+                     .withEventHandler([&](const AgentEvent& event) {
+                         throttles += std::holds_alternative<reagent::agent::ModelThrottled>(event) ? 1 : 0;
+                     })
+                     .build();
+    REQUIRE(agent);
+    asio::io_context io;
+    constexpr int kRuns = 1000;
+    int succeeded = 0;
+    int failed = 0;
+    std::string firstFailure;
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kRuns; ++i) {
+        asio::co_spawn(io, agent->run("Capital of France?"), [&](std::exception_ptr, RunResult result) {
+            if (result.success()) {
+                ++succeeded;
+            } else {
+                if (failed++ == 0) {
+                    firstFailure = result.errorMessage;
+                }
+            }
+        });
+    }
+    io.run();
+    const auto took = std::chrono::steady_clock::now() - start;
+    INFO(firstFailure);
+    CHECK(succeeded == kRuns);
+    CHECK(failed == 0);
+    const json stats = peer.stats();
+    CHECK(stats["throttled"] == 0);
+    CHECK(stats["peak_per_second"].get<int>() <= 250);
+    CHECK(stats["requests"] == kRuns);
+    CHECK(took >= 4s);  // (1000 - 20) / 200 a second
+    CHECK(took < 30s);
+    CHECK(throttles > 0);
+}
+
+TEST_CASE("a request waiting for a slot ends at once when cancelled; the one in flight finishes",
+          "[integration][providers][ratelimit]") {
+    json slow = bodyResponse(fixture("openai/text.json"));
+    slow["delay_ms"] = 1500;
+    ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", slow}}}}});
+    auto config = peerConfig(ProviderKind::openai, peer, false);
+    config.rateLimits.maxConcurrent = 1;
+    auto provider = reagent::providers::makeProvider(config);
+    REQUIRE(provider);
+    std::vector<reagent::llm::ThrottleNotice> notices;
+    auto agent = Agent::create()
+                     .withProvider(*provider)
+                     .withEventHandler([&](const AgentEvent& event) {
+                         if (const auto* throttled = std::get_if<reagent::agent::ModelThrottled>(&event)) {
+                             notices.push_back(throttled->notice);
+                         }
+                     })
+                     .build();
+    REQUIRE(agent);
+    asio::io_context io;
+    std::optional<RunResult> first;
+    std::optional<RunResult> second;
+    asio::cancellation_signal cancel;
+    std::chrono::steady_clock::time_point secondEnded;
+    asio::co_spawn(io, agent->run("first"),
+                   [&](std::exception_ptr, RunResult result) { first = std::move(result); });
+    asio::co_spawn(io, agent->run("second"),
+                   asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr, RunResult result) {
+                       second = std::move(result);
+                       secondEnded = std::chrono::steady_clock::now();
+                   }));
+    asio::steady_timer timer(io, 200ms);
+    std::chrono::steady_clock::time_point cancelledAt;
+    timer.async_wait([&](boost::system::error_code) {
+        cancelledAt = std::chrono::steady_clock::now();
+        cancel.emit(asio::cancellation_type::terminal);
+    });
+    io.run();
+    REQUIRE(first);
+    REQUIRE(second);
+    CHECK(first->success());
+    CHECK(second->terminatedBy == reagent::agent::TerminatedBy::cancelled);
+    CHECK(secondEnded - cancelledAt < 500ms);
+    REQUIRE_FALSE(notices.empty());
+    CHECK(notices[0].untilRelease);
+    CHECK(notices[0].reason == "1 requests in flight (maxConcurrent)");
+    CHECK(peer.requests().size() == 1);  // the cancelled one never reached the peer
+}
