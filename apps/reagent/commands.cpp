@@ -181,6 +181,7 @@ expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOp
         config->baseUrl = options.baseUrl;
     }
     config->nativeOutput = options.nativeOutput;
+    config->rateLimits = options.rateLimits;
     auto made = providers::makeProvider(std::move(*config));
     if (!made) {
         return fail(made.error().message);
@@ -205,6 +206,7 @@ expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOp
             fallback->model = spec.substr(colon + 1);
         }
         fallback->nativeOutput = options.nativeOutput;
+        fallback->rateLimits = options.rateLimits;
         auto provider = providers::makeProvider(std::move(*fallback));
         if (!provider) {
             return fail("--fallback " + spec + ": " + provider.error().message);

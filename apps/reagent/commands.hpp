@@ -13,6 +13,7 @@
 #include "reagent/core/expected.hpp"
 #include "reagent/llm/provider.hpp"
 #include "reagent/providers/codec_options.hpp"
+#include "reagent/providers/provider_config.hpp"
 #include "reagent/tools/tool.hpp"
 #include "reagent/umbrella/agent_builder.hpp"
 
@@ -76,6 +77,8 @@ struct RunOptions {
     /// `--fallback PROVIDER[:MODEL]` (repeated): the providers that take a model call the first cannot
     /// serve, in order (`llm::FallbackProvider`).
     std::vector<std::string> fallbacks;
+    /// `--max-concurrent`, `--max-rpm`, `--max-tpm`: the providers' rate limits (`providers::RateLimits`).
+    providers::RateLimits rateLimits;
 };
 
 /// \brief What `reagent memory` was asked to do.

@@ -206,6 +206,18 @@ Subcommand addRunCommand(CLI::App& app) {
         ->allow_extra_args(false)
         ->check(nonEmpty("a provider, e.g. openai:gpt-4.1"));
     runCmd
+        ->add_option("--max-concurrent", line->options.rateLimits.maxConcurrent,
+                     "Rate limit: model requests in flight at once (with tools that start sub-agents)")
+        ->check(wholeNumber(100'000));
+    runCmd
+        ->add_option("--max-rpm", line->options.rateLimits.requestsPerMinute,
+                     "Rate limit: model requests started per minute, spread evenly")
+        ->check(wholeNumber(10'000'000));
+    runCmd
+        ->add_option("--max-tpm", line->options.rateLimits.tokensPerMinute,
+                     "Rate limit: tokens per minute (each request counted at its estimate, then its usage)")
+        ->check(wholeNumber(1'000'000'000'000ULL));
+    runCmd
         ->add_option("--prices", line->pricesFile,
                      "A price table (JSON, see docs/cost.md): the run's cost is shown beside its usage")
         ->check(nonEmpty("a file path"));

@@ -506,3 +506,19 @@ TEST_CASE("run --fallback asks the next provider when the first fails",
     CHECK(unknown.status == 2);
     CHECK(unknown.err.find("--fallback nope:x: unknown provider 'nope'") != std::string::npos);
 }
+
+TEST_CASE("run --max-rpm spreads the model calls and the trace says why it waits",
+          "[integration][providers][cli][ratelimit]") {
+    ProviderPeer peer(
+        json{{"rules", {{{"match", ""}, {"response", toolCallBody("no-such-tool", "{}", "tool_calls")}}}}});
+    const auto start = std::chrono::steady_clock::now();
+    const auto outcome = runAgainst(peer, {"--max-rpm", "120", "--max-iterations", "3"}, "Loop");
+    const auto took = std::chrono::steady_clock::now() - start;
+    INFO(outcome.err);
+    CHECK(outcome.status == 1);  // the iteration limit: the model never answers
+    CHECK(peer.requests().size() == 3);
+    CHECK(took >= std::chrono::milliseconds(900));  // 2 a second: the 2nd and 3rd calls wait 0.5 s each
+    CHECK(outcome.err.find("for the provider's rate limit (120 requests per minute)") != std::string::npos);
+    CHECK(runAgainst(peer, {"--max-rpm", "0"}, "Loop").status == 2);
+    CHECK(runAgainst(peer, {"--max-concurrent", "-1"}, "Loop").status == 2);
+}
