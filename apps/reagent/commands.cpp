@@ -154,6 +154,46 @@ Task<expected<agent::RunResult, std::string>> buildAndRun(reagent::AgentBuilder 
 
 }  // namespace
 
+namespace {
+
+// The provider `config` describes, with the run's settings every provider of the run shares.
+expected<std::shared_ptr<llm::Provider>, std::string> configured(providers::ProviderConfig config,
+                                                                 const RunOptions& options) {
+    config.nativeOutput = options.nativeOutput;
+    config.rateLimits = options.rateLimits;
+    auto made = providers::makeProvider(std::move(config));
+    if (!made) {
+        return fail(made.error().message);
+    }
+    return std::move(*made);
+}
+
+// `--fallback PROVIDER[:MODEL]`: the provider configured from its environment variables.
+expected<std::shared_ptr<llm::Provider>, std::string> fallbackProvider(const std::string& spec,
+                                                                       const RunOptions& options) {
+    const auto colon = spec.find(':');
+    const std::string name = spec.substr(0, colon);
+    const auto kind = providers::parseProviderKind(name);
+    if (!kind) {
+        return fail("--fallback " + spec + ": unknown provider '" + name +
+                    "' (anthropic, openai, gemini, ollama)");
+    }
+    auto config = providers::configFromEnvironment(*kind);
+    if (!config) {
+        return fail("--fallback " + spec + ": " + config.error().message);
+    }
+    if (colon != std::string::npos) {
+        config->model = spec.substr(colon + 1);
+    }
+    auto made = configured(std::move(*config), options);
+    if (!made) {
+        return fail("--fallback " + spec + ": " + made.error());
+    }
+    return made;
+}
+
+}  // namespace
+
 expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOptions& options) {
     std::optional<providers::ProviderConfig> config;
     if (options.provider.empty()) {
@@ -180,36 +220,15 @@ expected<std::shared_ptr<llm::Provider>, std::string> chooseProvider(const RunOp
     if (!options.baseUrl.empty()) {
         config->baseUrl = options.baseUrl;
     }
-    config->nativeOutput = options.nativeOutput;
-    config->rateLimits = options.rateLimits;
-    auto made = providers::makeProvider(std::move(*config));
-    if (!made) {
-        return fail(made.error().message);
-    }
-    if (options.fallbacks.empty()) {
-        return std::move(*made);
+    auto made = configured(std::move(*config), options);
+    if (!made || options.fallbacks.empty()) {
+        return made;
     }
     std::vector<std::shared_ptr<llm::Provider>> chain{std::move(*made)};
     for (const std::string& spec : options.fallbacks) {
-        const auto colon = spec.find(':');
-        const std::string name = spec.substr(0, colon);
-        const auto kind = providers::parseProviderKind(name);
-        if (!kind) {
-            return fail("--fallback " + spec + ": unknown provider '" + name +
-                        "' (anthropic, openai, gemini, ollama)");
-        }
-        auto fallback = providers::configFromEnvironment(*kind);
-        if (!fallback) {
-            return fail("--fallback " + spec + ": " + fallback.error().message);
-        }
-        if (colon != std::string::npos) {
-            fallback->model = spec.substr(colon + 1);
-        }
-        fallback->nativeOutput = options.nativeOutput;
-        fallback->rateLimits = options.rateLimits;
-        auto provider = providers::makeProvider(std::move(*fallback));
+        auto provider = fallbackProvider(spec, options);
         if (!provider) {
-            return fail("--fallback " + spec + ": " + provider.error().message);
+            return provider;
         }
         chain.push_back(std::move(*provider));
     }

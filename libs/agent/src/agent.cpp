@@ -258,14 +258,7 @@ Task<RunResult> driveToEnd(std::shared_ptr<Agent::State> state, std::shared_ptr<
 Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::vector<llm::Message> history,
                          std::string prompt, RunOptions options) {
     const auto started = std::chrono::steady_clock::now();
-    LoopConfig config = state->loopConfig();
-    if (options.budget) {
-        config.budget = *options.budget;
-        if ((config.budget.maxTotalTokens || config.budget.maxCost) && config.toolCharacters < 0) {
-            config.toolCharacters = state->offeredCharacters();
-        }
-    }
-    ReactLoop loop(std::move(config), std::move(history),
+    ReactLoop loop(state->loopConfig(options.budget), std::move(history),
                    llm::Message::user(prompt, std::move(options.attachments)));
     if (options.sessionState.is_object()) {
         loop.sessionState() = std::move(options.sessionState);
@@ -420,14 +413,7 @@ llm::ToolList Agent::State::offeredTools() const {
     return *offered_;
 }
 
-std::int64_t Agent::State::offeredCharacters() const {
-    if (offeredCharacters_ < 0) {
-        offeredCharacters_ = detail::toolDeclarationCharacters(offeredTools());  // once per tool list
-    }
-    return offeredCharacters_;
-}
-
-LoopConfig Agent::State::loopConfig() const {
+LoopConfig Agent::State::loopConfig(const std::optional<RunBudget>& budget) const {
     LoopConfig loop;
     loop.systemPrompt = systemPrompt;
     loop.tools = offeredTools();
@@ -436,9 +422,12 @@ LoopConfig Agent::State::loopConfig() const {
     loop.outputFormat = outputFormat;
     loop.attachments = config.attachments;
     loop.prices = config.prices;
-    loop.budget = config.budget;
-    if (config.budget.maxTotalTokens || config.budget.maxCost) {
-        loop.toolCharacters = offeredCharacters();
+    loop.budget = budget ? *budget : config.budget;
+    if (loop.budget.maxTotalTokens || loop.budget.maxCost) {
+        if (offeredCharacters_ < 0) {
+            offeredCharacters_ = detail::toolDeclarationCharacters(loop.tools);  // once per tool list
+        }
+        loop.toolCharacters = offeredCharacters_;
     }
     if (config.provider) {
         loop.model = std::string(config.provider->model());

@@ -57,10 +57,9 @@ struct Agent::State {
         offered_.reset();
         offeredCharacters_ = -1;
     }
-    /// What one run is, fixed at its start (later registrations affect later runs only).
-    [[nodiscard]] LoopConfig loopConfig() const;
-    /// The offered tool declarations' size, for a token or cost budget's estimates; measured once.
-    [[nodiscard]] std::int64_t offeredCharacters() const;
+    /// What one run is, fixed at its start (later registrations affect later runs only); `budget` in place
+    /// of the agent's when given (`RunOptions::budget`).
+    [[nodiscard]] LoopConfig loopConfig(const std::optional<RunBudget>& budget = std::nullopt) const;
 
   private:
     mutable std::optional<llm::ToolList> offered_;

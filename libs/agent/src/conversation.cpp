@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "run_spending.hpp"
 #include "run_state_codec.hpp"
 
 namespace reagent::agent {
@@ -160,10 +161,7 @@ void Conversation::settle(const RunResult& result, std::size_t historySize) {
         cost_->unpricedCalls += result.cost->unpricedCalls;
     }
     modelCalls_ += result.iterations;
-    toolCallsMade_ += static_cast<int>(std::count_if(
-        result.toolCalls.begin(), result.toolCalls.end(), [](const tools::ToolCallRecord& record) {
-            return record.name != kFinalAnswerTool && record.name != kTaskCompleteTool;
-        }));
+    toolCallsMade_ += detail::countedToolCalls(result.toolCalls);
     if (result.state.is_object()) {
         pending_ = result.state;
         pendingHistory_ = historySize;
@@ -254,21 +252,13 @@ nlohmann::json Conversation::save() const {
     for (const CheckpointMark& mark : checkpoints_) {
         checkpoints.push_back(detail::toJson(mark));
     }
-    return json{{"format", kConversationFormat},
-                {"nextId", nextId_},
-                {"messages", std::move(messages)},
-                {"checkpoints", std::move(checkpoints)},
-                {"responses", responses_},
-                {"pending", pending_},
-                {"pendingHistory", pendingHistory_},
-                {"sessionState", sessionState_},
-                {"usage", detail::toJson(usage_)},
-                {"modelCalls", modelCalls_},
-                {"toolCallsMade", toolCallsMade_},
-                {"cost", cost_ ? json{{"amount", cost_->amount},
-                                      {"currency", cost_->currency},
-                                      {"unpricedCalls", cost_->unpricedCalls}}
-                               : json(nullptr)}};
+    return json{
+        {"format", kConversationFormat},     {"nextId", nextId_},
+        {"messages", std::move(messages)},   {"checkpoints", std::move(checkpoints)},
+        {"responses", responses_},           {"pending", pending_},
+        {"pendingHistory", pendingHistory_}, {"sessionState", sessionState_},
+        {"usage", detail::toJson(usage_)},   {"modelCalls", modelCalls_},
+        {"toolCallsMade", toolCallsMade_},   {"cost", cost_ ? detail::toJson(*cost_) : json(nullptr)}};
 }
 
 expected<Conversation, AgentError> Conversation::restore(Agent agent, const nlohmann::json& saved) {
@@ -315,9 +305,7 @@ expected<Conversation, AgentError> Conversation::restore(Agent agent, const nloh
         conversation.modelCalls_ = optionalField<int>(saved, "modelCalls", path, 0);
         conversation.toolCallsMade_ = optionalField<int>(saved, "toolCallsMade", path, 0);
         if (const auto cost = optionalField<json>(saved, "cost", path, nullptr); !cost.is_null()) {
-            conversation.cost_ = RunCost{field<double>(cost, "amount", path + ".cost"),
-                                         field<std::string>(cost, "currency", path + ".cost"),
-                                         field<int>(cost, "unpricedCalls", path + ".cost")};
+            conversation.cost_ = costFromJson(cost, path + ".cost");
         }
     } catch (const StateError& error) {
         return fail(AgentError{AgentErrc::invalid_state,

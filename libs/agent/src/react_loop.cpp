@@ -73,14 +73,6 @@ bool offers(const llm::ToolList& tools, std::string_view name) {
                        [name](const llm::ToolSpec& spec) { return spec.name == name; });
 }
 
-// The calls a tool-call budget counts: all but the meta-tools that end the run.
-template <class Call>
-int countedToolCalls(const std::vector<Call>& calls) {
-    return static_cast<int>(std::count_if(calls.begin(), calls.end(), [](const Call& call) {
-        return call.name != kFinalAnswerTool && call.name != kTaskCompleteTool;
-    }));
-}
-
 bool isExternal(const tools::ToolCallRecord& record) {
     return !record.succeeded() && record.outcome.error().code == tools::ToolErrc::not_executable;
 }
@@ -256,14 +248,13 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
     if (!reply->text.empty()) {
         lastText_ = reply->text;
     }
+    messages_.push_back(llm::Message::assistant(reply->text, reply->toolCalls));
     if (!config_.budget.empty()) {
         if (auto over = detail::overAfterReply(config_.budget, result_)) {
-            // The reply is kept in the history and as the output: it was paid for.
-            messages_.push_back(llm::Message::assistant(reply->text, reply->toolCalls));
+            // The reply stays in the history and is the output: it was paid for.
             return failWith(TerminatedBy::budget_exceeded, "budget: " + std::move(*over), reply->text);
         }
     }
-    messages_.push_back(llm::Message::assistant(reply->text, reply->toolCalls));
     if (reply->toolCalls.empty()) {
         return finish(TerminatedBy::end_turn, std::move(reply->text));
     }
@@ -285,8 +276,8 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
                    (taskCompleteOffered_ && pending_.back().name == kTaskCompleteTool);
     }
     if (config_.budget.maxToolCalls) {
-        if (auto over = detail::overBeforeTools(config_.budget, countedToolCalls(result_.toolCalls),
-                                                countedToolCalls(pending_))) {
+        if (auto over = detail::overBeforeTools(config_.budget, detail::countedToolCalls(result_.toolCalls),
+                                                detail::countedToolCalls(pending_))) {
             return failWith(TerminatedBy::budget_exceeded, "budget: " + std::move(*over));
         }
     }
@@ -296,10 +287,7 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
 
 void ReactLoop::chargeUsage(const std::string& model, const llm::Usage& usage) {
     result_.usage += usage;
-    if (config_.prices) {
-        if (!result_.cost) {
-            result_.cost.emplace();
-        }
+    if (result_.cost) {
         detail::addCost(*result_.cost, *config_.prices, model, usage);
     }
 }
@@ -578,9 +566,6 @@ RunResult ReactLoop::completeResult() {
     result_.messages = messages_;
     result_.iterations = iterations_;
     result_.sessionState = session_.is_object() ? session_ : nlohmann::json::object();
-    if (config_.prices && !result_.cost) {
-        result_.cost = RunCost{0, config_.prices->currency(), 0};  // priced, and nothing spent
-    }
     result_.lastToolError.reset();
     const auto last = std::find_if(result_.toolCalls.rbegin(), result_.toolCalls.rend(), isToolFailure);
     if (last != result_.toolCalls.rend()) {
@@ -656,6 +641,9 @@ ReactLoop::ReactLoop(LoopConfig config)
       finalAnswerOffered_(offers(config_.tools, kFinalAnswerTool)),
       taskCompleteOffered_(offers(config_.tools, kTaskCompleteTool)) {
     config_.options.maxIterations = std::max(config_.options.maxIterations, 1);
+    if (config_.prices) {
+        result_.cost = RunCost{0, config_.prices->currency(), 0};  // priced from the start, nothing spent
+    }
 }
 
 LoopAction ReactLoop::proceed() {

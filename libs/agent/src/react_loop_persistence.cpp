@@ -79,9 +79,7 @@ nlohmann::json ReactLoop::save() const {
         result["fallbacks"] = std::move(fallbacks);
     }
     if (result_.cost) {
-        result["cost"] = {{"amount", result_.cost->amount},
-                          {"currency", result_.cost->currency},
-                          {"unpricedCalls", result_.cost->unpricedCalls}};
+        result["cost"] = toJson(*result_.cost);
     }
     return json{{"format", kStateFormat},
                 {"awaiting", awaitingName(static_cast<int>(awaiting_))},
@@ -187,10 +185,7 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
                 });
         }
         if (result.contains("cost")) {
-            const json& cost = result["cost"];
-            out.cost = RunCost{field<double>(cost, "amount", "state.result.cost"),
-                               field<std::string>(cost, "currency", "state.result.cost"),
-                               field<int>(cost, "unpricedCalls", "state.result.cost")};
+            out.cost = costFromJson(result["cost"], "state.result.cost");
         }
     } catch (const StateError& error) {
         return fail(

@@ -20,7 +20,6 @@ std::string money(double amount, const std::string& currency) {
 
 void addCost(RunCost& cost, const llm::PriceTable& prices, const std::string& model,
              const llm::Usage& usage) {
-    cost.currency = prices.currency();
     if (usage.empty()) {
         return;
     }

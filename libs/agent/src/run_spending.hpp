@@ -2,16 +2,28 @@
 // Private to libs/agent: what a run's model calls cost (`RunResult::cost`) and whether the next step would
 // go past its budget (`RunBudget`). Pure functions over the loop's figures; the loop acts on the answers.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "reagent/agent/react_loop.hpp"
 #include "reagent/agent/run_budget.hpp"
 #include "reagent/agent/run_result.hpp"
 #include "reagent/llm/model_request.hpp"
 #include "reagent/llm/price_table.hpp"
 
 namespace reagent::agent::detail {
+
+/// The calls a tool-call budget counts (`ToolCallRequest`s or `ToolCallRecord`s): all but the meta-tools
+/// that end the run.
+template <class Call>
+[[nodiscard]] int countedToolCalls(const std::vector<Call>& calls) {
+    return static_cast<int>(std::count_if(calls.begin(), calls.end(), [](const Call& call) {
+        return call.name != kFinalAnswerTool && call.name != kTaskCompleteTool;
+    }));
+}
 
 /// Adds a call's `usage` of `model` to `cost` (priced, or counted as unpriced).
 void addCost(RunCost& cost, const llm::PriceTable& prices, const std::string& model, const llm::Usage& usage);

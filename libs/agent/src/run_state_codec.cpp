@@ -370,4 +370,13 @@ llm::Usage usageFromJson(const json& value, const std::string& path) {
     return usage;
 }
 
+json toJson(const RunCost& cost) {
+    return {{"amount", cost.amount}, {"currency", cost.currency}, {"unpricedCalls", cost.unpricedCalls}};
+}
+
+RunCost costFromJson(const json& value, const std::string& path) {
+    return RunCost{field<double>(value, "amount", path), field<std::string>(value, "currency", path),
+                   field<int>(value, "unpricedCalls", path)};
+}
+
 }  // namespace reagent::agent::detail

@@ -46,6 +46,10 @@ class StateError : public std::runtime_error {
 /// A saved usage; the parts written only when not zero default to zero.
 [[nodiscard]] llm::Usage usageFromJson(const nlohmann::json& value, const std::string& path);
 
+/// Cost as saved: {"amount", "currency", "unpricedCalls"}.
+[[nodiscard]] nlohmann::json toJson(const RunCost& cost);
+[[nodiscard]] RunCost costFromJson(const nlohmann::json& value, const std::string& path);
+
 [[nodiscard]] nlohmann::json toJson(const FinalAnswer& answer);
 [[nodiscard]] FinalAnswer finalAnswerFromJson(const nlohmann::json& value, const std::string& path);
 

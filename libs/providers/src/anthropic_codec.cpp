@@ -87,9 +87,9 @@ void writeTextBlock(detail::JsonWriter& out, std::string_view text, bool cached)
     out.key("text").string(text).key("type").string("text").endObject();
 }
 
-// A message of text alone: its content a string, or one text block when it carries the cache mark.
-void writeTextMessage(detail::JsonWriter& out, std::string_view text, std::string_view role, bool cached) {
-    out.beginObject().key("content");
+// Text where the API takes a string or blocks (`content`, `system`): the string, or one text block when it
+// carries the cache mark.
+void writeTextContent(detail::JsonWriter& out, std::string_view text, bool cached) {
     if (cached) {
         out.beginArray();
         writeTextBlock(out, text, true);
@@ -97,6 +97,12 @@ void writeTextMessage(detail::JsonWriter& out, std::string_view text, std::strin
     } else {
         out.string(text);
     }
+}
+
+// A message of text alone.
+void writeTextMessage(detail::JsonWriter& out, std::string_view text, std::string_view role, bool cached) {
+    out.beginObject().key("content");
+    writeTextContent(out, text, cached);
     out.key("role").string(role).endObject();
 }
 
@@ -196,8 +202,7 @@ void writeMessages(detail::JsonWriter& out, const std::vector<Message>& messages
                 // Results of a parallel batch must all be in the one user message after the tool_use turn.
                 out.beginObject().key("content").beginArray();
                 for (; i < messages.size() && messages[i].role == Role::tool; ++i) {
-                    const bool lastResult = i + 1 == messages.size() || messages[i + 1].role != Role::tool;
-                    writeToolResult(out, messages[i], lastResult && tail && *tail == i);
+                    writeToolResult(out, messages[i], tail && *tail == i);  // the tail is the last result
                 }
                 --i;
                 out.endArray().key("role").string("user").endObject();
@@ -335,13 +340,7 @@ void writeFields(detail::JsonWriter& out, const llm::ModelRequest& request, cons
     out.key("stream").boolean(options.stream);
     if (std::string system = detail::systemPrompt(request); !system.empty()) {
         out.key("system");
-        if (options.promptCaching) {
-            out.beginArray();
-            writeTextBlock(out, system, true);
-            out.endArray();
-        } else {
-            out.string(system);
-        }
+        writeTextContent(out, system, options.promptCaching);
     }
     if (request.temperature) {
         out.key("temperature").number(*request.temperature);

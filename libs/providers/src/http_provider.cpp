@@ -294,7 +294,8 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
 
 Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::shared_ptr<Attempt> state) {
     const bool limited = limiter_->active();
-    if (limited && !co_await limiter_->acquire(state->estimatedTokens, state->onThrottle)) {
+    if (limited && !limiter_->tryAcquire(state->estimatedTokens) &&
+        !co_await limiter_->acquire(state->estimatedTokens, state->onThrottle)) {
         llm::ProviderError error;
         error.code = llm::ProviderErrc::cancelled;
         error.message = std::string(name()) + ": cancelled while waiting for the provider's rate limits";

@@ -24,6 +24,11 @@ class RateLimiter {
 
     /// Whether there is anything to keep to (a limit set, or headers obeyed).
     [[nodiscard]] bool active() const noexcept { return state_.active(); }
+    /// Counts a request of `tokens` as started when it may start now; false when it must wait (`acquire`).
+    /// The common case costs no coroutine and no timer.
+    [[nodiscard]] bool tryAcquire(std::int64_t tokens) {
+        return !state_.admit(RateLimitState::Clock::now(), tokens);
+    }
     /// Waits until a request of `tokens` may start, telling `onThrottle` before each wait. False when the
     /// caller was cancelled while waiting (nothing was counted then).
     [[nodiscard]] Task<bool> acquire(std::int64_t tokens,

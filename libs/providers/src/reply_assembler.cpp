@@ -239,23 +239,19 @@ expected<llm::ModelReply, llm::ProviderError> ReplyAssembler::finish() const {
     return reply;
 }
 
+// `argumentsText` holds the input as it came, or as `addCall` wrote a whole one.
 std::string ReplyAssembler::answerText(const Call& call) const {
     if (!names_.answerTool()->wrapped) {
-        return call.parsed ? call.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                           : call.argumentsText;
+        return call.argumentsText;
     }
-    nlohmann::json input = call.arguments;
-    if (!call.parsed) {
-        input = nlohmann::json::parse(call.argumentsText, nullptr, false);
-    }
+    const nlohmann::json input =
+        call.parsed ? call.arguments : nlohmann::json::parse(call.argumentsText, nullptr, false);
     if (input.is_object()) {
         if (const auto value = input.find("value"); value != input.end()) {
             return value->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         }
     }
-    // Not the form asked for: the run's validation says so and asks again.
-    return call.parsed ? input.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                       : call.argumentsText;
+    return call.argumentsText;  // not the form asked for: the run's validation says so and asks again
 }
 
 }  // namespace reagent::providers

@@ -73,6 +73,21 @@ std::string expectedBody(ProviderKind kind, const std::string& mode, int call, c
     return text.str();
 }
 
+// runAs<Weather> through the provider `config` describes, with the fixture tools and a system prompt.
+reagent::expected<provider_output::Weather, reagent::agent::AgentError> askWeather(
+    Loop& loop, const reagent::providers::ProviderConfig& config) {
+    auto provider = reagent::providers::makeProvider(config);
+    REQUIRE(provider);
+    auto agent = Agent::create()
+                     .withProvider(*provider)
+                     .withTools(fixtureTools())
+                     .withSystemPrompt("You are a terse assistant.")
+                     .withOutput<provider_output::Weather>()
+                     .build();
+    REQUIRE(agent);
+    return loop.run(agent->runAs<provider_output::Weather>("What is the weather in Paris?"));
+}
+
 }  // namespace
 
 TEST_CASE("a full agent loop against each provider's wire format", "[integration][providers]") {
@@ -186,17 +201,7 @@ TEST_CASE("runAs<T> gets a typed answer through each provider's structured-outpu
         {"responses",
          {bodyResponse(fixture(dir + "tool_call.json")), bodyResponse(fixture(dir + "structured.json"))}}});
     Loop loop;
-    auto provider = reagent::providers::makeProvider(peerConfig(kind, peer, false));
-    REQUIRE(provider);
-    auto agent = Agent::create()
-                     .withProvider(*provider)
-                     .withTools(fixtureTools())
-                     .withSystemPrompt("You are a terse assistant.")
-                     .withOutput<Weather>()
-                     .build();
-    REQUIRE(agent);
-
-    const auto weather = loop.run(agent->runAs<Weather>("What is the weather in Paris?"));
+    const auto weather = askWeather(loop, peerConfig(kind, peer, false));
     INFO((weather ? std::string() : weather.error().describe()));
     REQUIRE(weather);
     CHECK(weather->city == "Paris");
@@ -283,16 +288,7 @@ TEST_CASE("Anthropic: a model without structured outputs gives its typed answer 
     Loop loop;
     auto config = peerConfig(ProviderKind::anthropic, peer, false);
     config.model = "claude-3-5-haiku-20241022";
-    auto provider = reagent::providers::makeProvider(config);
-    REQUIRE(provider);
-    auto agent = Agent::create()
-                     .withProvider(*provider)
-                     .withTools(fixtureTools())
-                     .withSystemPrompt("You are a terse assistant.")
-                     .withOutput<Weather>()
-                     .build();
-    REQUIRE(agent);
-    const auto weather = loop.run(agent->runAs<Weather>("What is the weather in Paris?"));
+    const auto weather = askWeather(loop, config);
     INFO((weather ? std::string() : weather.error().describe()));
     REQUIRE(weather);
     CHECK(weather->city == "Paris");
