@@ -155,9 +155,12 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
                 };
             }
             // The result records each move to a fallback provider, listened to or not.
-            request.onFallback = [raw = events.get(), loop, iteration](const llm::FallbackNotice& notice) {
-                loop->noteFallback(ModelFallback{iteration, notice.from, notice.to, notice.error.describe()});
-                raw->emit(ModelFellBack{iteration, notice.from, notice.to, notice.error});
+            // Two pointers: small enough for std::function to hold without allocating, on every model call.
+            // The call in flight is the loop's last (`iterations() - 1`).
+            request.onFallback = [raw = events.get(), loop](const llm::FallbackNotice& notice) {
+                const int current = loop->iterations() - 1;
+                loop->noteFallback(ModelFallback{current, notice.from, notice.to, notice.error.describe()});
+                raw->emit(ModelFellBack{current, notice.from, notice.to, notice.error});
             };
             auto reply = co_await state->config.provider->complete(std::move(request));
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
