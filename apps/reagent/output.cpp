@@ -27,6 +27,13 @@ std::string indentLines(const std::string& text, const std::string& indent) {
     return out;
 }
 
+// Tokens as `run --json` shows them.
+json usageJson(const llm::Usage& usage) {
+    return json{{"inputTokens", usage.inputTokens},         {"outputTokens", usage.outputTokens},
+                {"cacheReadTokens", usage.cacheReadTokens}, {"cacheWriteTokens", usage.cacheWriteTokens},
+                {"reasoningTokens", usage.reasoningTokens}, {"totalTokens", usage.total()}};
+}
+
 }  // namespace
 
 std::string dumpJson(const json& value, int indent) {
@@ -75,13 +82,7 @@ json toJson(const agent::RunResult& result) {
              {"terminatedBy", agent::toString(result.terminatedBy)},
              {"iterations", result.iterations},
              {"toolCalls", std::move(calls)},
-             {"usage",
-              {{"inputTokens", result.usage.inputTokens},
-               {"outputTokens", result.usage.outputTokens},
-               {"cacheReadTokens", result.usage.cacheReadTokens},
-               {"cacheWriteTokens", result.usage.cacheWriteTokens},
-               {"reasoningTokens", result.usage.reasoningTokens},
-               {"totalTokens", result.usage.total()}}},
+             {"usage", usageJson(result.usage)},
              {"cost", nullptr},
              {"error", nullptr},
              {"finalAnswer", nullptr},
@@ -104,6 +105,14 @@ json toJson(const agent::RunResult& result) {
         out["cost"] = json{{"amount", result.cost->amount},
                            {"currency", result.cost->currency},
                            {"unpricedCalls", result.cost->unpricedCalls}};
+    }
+    if (!result.subRuns.empty()) {
+        const auto& sub = result.subRuns;  // what the agents this run called spent (counted in its budget)
+        out["subRuns"] = json{{"usage", usageJson(sub.usage)},
+                              {"cost", sub.cost},
+                              {"unpricedCalls", sub.unpricedCalls},
+                              {"modelCalls", sub.modelCalls},
+                              {"toolCalls", sub.toolCalls}};
     }
     if (!result.structuredOutput.is_null()) {
         out["output"] = result.structuredOutput;  // --output-schema: the validated value, not its text
@@ -161,6 +170,10 @@ std::string summaryLine(const agent::RunResult& result, std::chrono::microsecond
             line << " (+" << result.cost->unpricedCalls << " unpriced "
                  << (result.cost->unpricedCalls == 1 ? "call" : "calls") << ")";
         }
+    }
+    if (!result.subRuns.empty()) {
+        line << "; sub-runs: " << result.subRuns.modelCalls << " model calls, "
+             << result.subRuns.usage.total() << " tokens";
     }
     return line.str();
 }

@@ -12,6 +12,7 @@
 #include "partial_json.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
+#include "reagent/core/timeout.hpp"
 #include "recall_tool.hpp"
 #include "result_stage.hpp"
 #include "run_meta_tools.hpp"
@@ -132,6 +133,12 @@ std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_p
 Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents> events, ReactLoop* loop,
                  std::shared_ptr<std::vector<std::string>> warnings, RunResult* out, LoopAction action) {
     for (;;) {
+        // A timer ends a run at its deadline; a step that comes after it (its timer not run yet) is not
+        // taken.
+        if (const auto& deadline = loop->ledger().deadline;
+            deadline && !loop->done() && std::chrono::steady_clock::now() >= *deadline) {
+            action = loop->onOutOfTime(detail::outOfTime(loop->ledger()));
+        }
         if (auto* call = std::get_if<CallModel>(&action)) {
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
                 action = loop->onCancelled();
@@ -195,6 +202,7 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
             for (tools::ToolCallRequest& call : calls) {
                 call.events = callEvents;
                 call.session = &loop->sessionState();  // the loop outlives the batch
+                call.ledger = &loop->ledger();
             }
             auto records = co_await state->executor.execute(std::move(calls), tripIndex);
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
@@ -237,8 +245,22 @@ Task<RunResult> driveToEnd(std::shared_ptr<Agent::State> state, std::shared_ptr<
     // The result is written in place: a RunResult is large, and settling it by value would move it twice.
     RunResult result;
     auto driving = drive(state, events, &loop, warnings, &result, std::move(first));
-    const auto driven = co_await settle(std::move(driving));
-    if (!driven) {
+    const auto deadline = loop.ledger().deadline;
+    expected<void, EffectError> driven;
+    if (deadline) {
+        // Past the deadline the run is cancelled where it stands (drive ends the loop), then relabelled.
+        driven = co_await withTimeout(std::move(driving), *deadline - std::chrono::steady_clock::now());
+    } else {
+        driven = co_await settle(std::move(driving));
+    }
+    if (!driven && driven.error().code == EffectErrc::timeout) {
+        if (!loop.done()) {
+            result = resultOf(loop.onCancelled());
+        }
+        result.terminatedBy = TerminatedBy::budget_exceeded;
+        result.errorMessage = detail::outOfTime(loop.ledger());
+    } else if (!driven && !(driven.error().code == EffectErrc::cancelled && loop.done())) {
+        // (A cancelled drive that ended the loop wrote the result itself.)
         const bool wasCancelled = driven.error().code == EffectErrc::cancelled;
         const std::string message = "unexpected exception during the run: " + driven.error().message;
         if (loop.done()) {
@@ -258,11 +280,30 @@ Task<RunResult> driveToEnd(std::shared_ptr<Agent::State> state, std::shared_ptr<
     co_return result;
 }
 
+// Sets the run's deadline: its own `maxDuration` from `started`, or its caller's deadline if earlier.
+void setDeadline(detail::RunLedger& ledger, std::chrono::steady_clock::time_point started) {
+    ledger.started = started;
+    if (ledger.budget.maxDuration) {
+        ledger.deadline = started + *ledger.budget.maxDuration;
+    }
+    const detail::RunLedger* caller = ledger.parent;
+    if (caller != nullptr && caller->deadline && (!ledger.deadline || *caller->deadline < *ledger.deadline)) {
+        ledger.deadline = caller->deadline;
+        ledger.deadlineInherited = true;
+    }
+}
+
 Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::vector<llm::Message> history,
                          std::string prompt, RunOptions options) {
     const auto started = std::chrono::steady_clock::now();
-    ReactLoop loop(state->loopConfig(options.budget), std::move(history),
+    LoopConfig config = state->loopConfig(options.budget);
+    if (options.parent != nullptr) {
+        // A ledger from elsewhere (another library's runs) is not one this run can charge.
+        config.parent = dynamic_cast<detail::RunLedger*>(options.parent);
+    }
+    ReactLoop loop(std::move(config), std::move(history),
                    llm::Message::user(prompt, std::move(options.attachments)));
+    setDeadline(loop.ledger(), started);
     if (options.sessionState.is_object()) {
         loop.sessionState() = std::move(options.sessionState);
     }
@@ -286,7 +327,7 @@ std::string promptOf(const ReactLoop& loop) {
 Task<expected<RunResult, AgentError>> resumeAgent(std::shared_ptr<Agent::State> state, nlohmann::json saved,
                                                   ResumeInput input) {
     const auto started = std::chrono::steady_clock::now();
-    auto restored = ReactLoop::restore(state->loopConfig(), saved);
+    auto restored = ReactLoop::restore(state->loopConfig(input.budget), saved);
     if (!restored) {
         co_return fail(std::move(restored.error()));
     }
@@ -307,6 +348,7 @@ Task<expected<RunResult, AgentError>> resumeAgent(std::shared_ptr<Agent::State> 
     } else {
         first = loop.proceed();
     }
+    setDeadline(loop.ledger(), started);
     auto events = RunEvents::make(state, std::move(input.onEvent));
     events->emit(RunStarted{promptOf(loop)});
     auto run = driveToEnd(state, events, loop, std::move(first), started);

@@ -281,6 +281,10 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
         problems.push_back("budget: maxToolCalls must not be negative (got " +
                            std::to_string(*budget.maxToolCalls) + ")");
     }
+    if (budget.maxDuration && budget.maxDuration->count() < 1) {
+        problems.push_back("budget: maxDuration must be at least 1 ms (got " +
+                           std::to_string(budget.maxDuration->count()) + " ms)");
+    }
     std::optional<tools::SchemaValidator> output;
     if (!config_.outputSchema.is_null()) {
         if (auto compiled = tools::SchemaValidator::compile(config_.outputSchema)) {

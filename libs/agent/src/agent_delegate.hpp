@@ -26,8 +26,9 @@ namespace reagent::agent {
 /// `Agent::run`); cancelling the awaiting coroutine cancels the run.
 [[nodiscard]] Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string prompt);
 /// The same, passing the run's events to `relay` (a tool call's `ToolContext::relay`), which nests them
-/// under the call for the caller's listeners.
+/// under the call for the caller's listeners, and drawing on `parent`'s budget (`RunOptions::parent`; a
+/// tool call's `ToolContext::ledger`, or null).
 [[nodiscard]] Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string prompt,
-                                                  tools::EventRelay relay);
+                                                  tools::EventRelay relay, tools::SpendingLedger* parent);
 
 }  // namespace reagent::agent

@@ -29,12 +29,13 @@ tools::ToolError runFailure(const std::string& name, const RunResult& result) {
 }
 
 Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string prompt) {
-    return delegateRun(std::move(agent), std::move(name), std::move(prompt), tools::EventRelay());
+    return delegateRun(std::move(agent), std::move(name), std::move(prompt), tools::EventRelay(), nullptr);
 }
 
 Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string prompt,
-                                    tools::EventRelay relay) {
+                                    tools::EventRelay relay, tools::SpendingLedger* parent) {
     RunOptions options;
+    options.parent = parent;
     if (relay) {
         // The sub-agent's events reach the parent's listeners, nested under the call.
         options.onEvent = [relay = std::move(relay)](const AgentEvent& event) { relay(std::any(event)); };
@@ -65,7 +66,8 @@ tools::Tool Agent::asTool(std::string name, std::string description,
     tool.definition.timeout = timeout;
     tool.definition.action = [name](const nlohmann::json&) { return "Delegating to the agent " + name; };
     tool.handler = [agent = *this, name](nlohmann::json args, tools::ToolContext context) {
-        return delegateRun(agent, name, args.value("message", std::string()), std::move(context.relay));
+        return delegateRun(agent, name, args.value("message", std::string()), std::move(context.relay),
+                           context.ledger);
     };
     return tool;
 }

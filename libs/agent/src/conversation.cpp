@@ -68,7 +68,7 @@ Task<expected<RunResult, AgentError>> Conversation::send(std::string text,
                                   "object, not " +
                                       std::string(sessionState_.type_name())});
     }
-    auto budget = turnBudget();
+    auto budget = turnBudget(Spending{});
     if (!budget) {
         co_return fail(std::move(budget.error()));
     }
@@ -86,7 +86,7 @@ Task<expected<RunResult, AgentError>> Conversation::send(std::string text,
     co_return result;
 }
 
-expected<std::optional<RunBudget>, AgentError> Conversation::turnBudget() const {
+expected<std::optional<RunBudget>, AgentError> Conversation::turnBudget(const Spending& inTurn) const {
     if (budget_.empty()) {
         return std::optional<RunBudget>{};  // the agent's own
     }
@@ -98,30 +98,35 @@ expected<std::optional<RunBudget>, AgentError> Conversation::turnBudget() const 
     // Each limit: the least of the agent's and what the conversation has left.
     const auto within = [](auto& slot, auto left) { slot = slot ? std::min(*slot, left) : left; };
     if (budget_.maxTotalTokens) {
-        const std::int64_t left = *budget_.maxTotalTokens - usage_.total();
+        const std::int64_t used = usage_.total() - inTurn.usage.total();
+        const std::int64_t left = *budget_.maxTotalTokens - used;
         if (left <= 0) {
             return usedUp("maxTotalTokens of " + std::to_string(*budget_.maxTotalTokens),
-                          std::to_string(usage_.total()) + " tokens");
+                          std::to_string(used) + " tokens");
         }
         within(turn.maxTotalTokens, left);
     }
     if (budget_.maxCost) {
-        const double spent = cost_ ? cost_->amount : 0;
+        const double spent = (cost_ ? cost_->amount : 0) - inTurn.cost;
         if (spent >= *budget_.maxCost) {
             return usedUp("maxCost of " + std::to_string(*budget_.maxCost), std::to_string(spent) + " spent");
         }
         within(turn.maxCost, *budget_.maxCost - spent);
     }
     if (budget_.maxModelCalls) {
-        const int left = *budget_.maxModelCalls - modelCalls_;
+        const int used = modelCalls_ - inTurn.modelCalls;
+        const int left = *budget_.maxModelCalls - used;
         if (left <= 0) {
             return usedUp("maxModelCalls of " + std::to_string(*budget_.maxModelCalls),
-                          std::to_string(modelCalls_) + " model calls");
+                          std::to_string(used) + " model calls");
         }
         within(turn.maxModelCalls, left);
     }
     if (budget_.maxToolCalls) {
-        within(turn.maxToolCalls, std::max(0, *budget_.maxToolCalls - toolCallsMade_));
+        within(turn.maxToolCalls, std::max(0, *budget_.maxToolCalls - (toolCallsMade_ - inTurn.toolCalls)));
+    }
+    if (budget_.maxDuration) {
+        within(turn.maxDuration, *budget_.maxDuration);
     }
     return std::optional<RunBudget>{turn};
 }
@@ -140,6 +145,13 @@ Task<expected<RunResult, AgentError>> Conversation::resumeWith(ResumeInput input
         co_return fail(AgentError{AgentErrc::invalid_state,
                                   "no turn of this conversation waits for results or approvals"});
     }
+    if (!budget_.empty()) {
+        auto budget = turnBudget(paused_);
+        if (!budget) {
+            co_return fail(std::move(budget.error()));
+        }
+        input.budget = std::move(*budget);
+    }
     running_ = true;
     const RunningGuard guard{&running_};
     auto resuming = agent_.resumeWith(pending_, std::move(input));
@@ -152,19 +164,23 @@ Task<expected<RunResult, AgentError>> Conversation::resumeWith(ResumeInput input
 }
 
 void Conversation::settle(const RunResult& result, std::size_t historySize) {
-    usage_ += result.usage;
-    if (result.cost) {
+    // A resumed turn's result counts what it spent before it paused too, which was counted then.
+    const Spending spent = detail::spentBy(result);
+    const Spending added = detail::less(spent, std::exchange(paused_, Spending{}));
+    usage_ += added.usage;
+    if (result.cost || added.cost != 0 || added.unpricedCalls != 0) {
         if (!cost_) {
-            cost_ = RunCost{0, result.cost->currency, 0};
+            cost_ = RunCost{0, result.cost ? result.cost->currency : std::string("USD"), 0};
         }
-        cost_->amount += result.cost->amount;
-        cost_->unpricedCalls += result.cost->unpricedCalls;
+        cost_->amount += added.cost;
+        cost_->unpricedCalls += added.unpricedCalls;
     }
-    modelCalls_ += result.iterations;
-    toolCallsMade_ += detail::countedToolCalls(result.toolCalls);
+    modelCalls_ += added.modelCalls;
+    toolCallsMade_ += added.toolCalls;
     if (result.state.is_object()) {
         pending_ = result.state;
         pendingHistory_ = historySize;
+        paused_ = spent;
         return;
     }
     pending_ = nullptr;
@@ -219,6 +235,7 @@ void Conversation::reset() {
     lastToolError_.reset();
     pending_ = nullptr;
     pendingHistory_ = 0;
+    paused_ = Spending{};  // (what it spent stays counted)
 }
 
 expected<void, AgentError> Conversation::truncateAt(const std::string& checkpointId) {
@@ -252,13 +269,19 @@ nlohmann::json Conversation::save() const {
     for (const CheckpointMark& mark : checkpoints_) {
         checkpoints.push_back(detail::toJson(mark));
     }
-    return json{
-        {"format", kConversationFormat},     {"nextId", nextId_},
-        {"messages", std::move(messages)},   {"checkpoints", std::move(checkpoints)},
-        {"responses", responses_},           {"pending", pending_},
-        {"pendingHistory", pendingHistory_}, {"sessionState", sessionState_},
-        {"usage", detail::toJson(usage_)},   {"modelCalls", modelCalls_},
-        {"toolCallsMade", toolCallsMade_},   {"cost", cost_ ? detail::toJson(*cost_) : json(nullptr)}};
+    return json{{"format", kConversationFormat},
+                {"nextId", nextId_},
+                {"messages", std::move(messages)},
+                {"checkpoints", std::move(checkpoints)},
+                {"responses", responses_},
+                {"pending", pending_},
+                {"pendingHistory", pendingHistory_},
+                {"sessionState", sessionState_},
+                {"usage", detail::toJson(usage_)},
+                {"modelCalls", modelCalls_},
+                {"toolCallsMade", toolCallsMade_},
+                {"cost", cost_ ? detail::toJson(*cost_) : json(nullptr)},
+                {"pausedSpent", pending_.is_null() ? json(nullptr) : detail::toJson(paused_)}};
 }
 
 expected<Conversation, AgentError> Conversation::restore(Agent agent, const nlohmann::json& saved) {
@@ -306,6 +329,9 @@ expected<Conversation, AgentError> Conversation::restore(Agent agent, const nloh
         conversation.toolCallsMade_ = optionalField<int>(saved, "toolCallsMade", path, 0);
         if (const auto cost = optionalField<json>(saved, "cost", path, nullptr); !cost.is_null()) {
             conversation.cost_ = costFromJson(cost, path + ".cost");
+        }
+        if (const auto paused = optionalField<json>(saved, "pausedSpent", path, nullptr); !paused.is_null()) {
+            conversation.paused_ = spendingFromJson(paused, path + ".pausedSpent");
         }
     } catch (const StateError& error) {
         return fail(AgentError{AgentErrc::invalid_state,

@@ -151,11 +151,7 @@ void mergeArtifacts(nlohmann::json& into, const nlohmann::json& from) {
 
 }  // namespace
 
-ReactLoop::ReactLoop(LoopConfig config, std::string prompt)
-    : config_(std::move(config)),
-      finalAnswerOffered_(offers(config_.tools, kFinalAnswerTool)),
-      taskCompleteOffered_(offers(config_.tools, kTaskCompleteTool)) {
-    config_.options.maxIterations = std::max(config_.options.maxIterations, 1);
+ReactLoop::ReactLoop(LoopConfig config, std::string prompt) : ReactLoop(std::move(config)) {
     if (!config_.systemPrompt.empty()) {
         messages_.push_back(llm::Message::system(config_.systemPrompt));
     }
@@ -220,18 +216,56 @@ llm::ModelRequest ReactLoop::modelRequest() const {
 
 LoopAction ReactLoop::callModel() {
     llm::ModelRequest request = modelRequest();
-    if (!config_.budget.empty()) {
-        if ((config_.budget.maxTotalTokens || config_.budget.maxCost) && config_.toolCharacters < 0) {
-            config_.toolCharacters = detail::toolDeclarationCharacters(config_.tools);
-        }
-        if (auto over = detail::overBeforeCall(config_.budget, result_, iterations_, request,
-                                               config_.toolCharacters, config_.prices.get(), config_.model)) {
-            return failWith(TerminatedBy::budget_exceeded, "budget: " + std::move(*over));
+    if (ledger_.limited()) {
+        if (auto over = overBudgetBeforeCall(request)) {
+            return failWith(TerminatedBy::budget_exceeded, std::move(*over));
         }
     }
+    Spending call;
+    call.modelCalls = 1;
+    ledger_.charge(call);
     awaiting_ = Awaiting::model;
     const int iteration = iterations_++;
     return modelCall(std::move(request), iteration, std::exchange(rejection_, {}));
+}
+
+std::optional<std::string> ReactLoop::overBudgetBeforeCall(const llm::ModelRequest& request) {
+    int depth = 0;
+    for (const detail::RunLedger* ledger = &ledger_; ledger != nullptr; ledger = ledger->parent, ++depth) {
+        const RunBudget& budget = ledger->budget;
+        if (budget.empty()) {
+            continue;
+        }
+        if ((budget.maxTotalTokens || budget.maxCost) && config_.toolCharacters < 0) {
+            config_.toolCharacters = detail::toolDeclarationCharacters(config_.tools);
+        }
+        if (auto over = detail::overBeforeCall(budget, ledger->total(), request, config_.toolCharacters,
+                                               config_.prices.get(), config_.model)) {
+            return detail::budgetLabel(depth) + std::move(*over);
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ReactLoop::overBudgetAfterReply() const {
+    const std::string& currency = result_.cost ? result_.cost->currency : std::string("USD");
+    int depth = 0;
+    for (const detail::RunLedger* ledger = &ledger_; ledger != nullptr; ledger = ledger->parent, ++depth) {
+        if (auto over = detail::overAfterReply(ledger->budget, ledger->total(), currency)) {
+            return detail::budgetLabel(depth) + std::move(*over);
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> ReactLoop::overBudgetBeforeTools(int batch) const {
+    int depth = 0;
+    for (const detail::RunLedger* ledger = &ledger_; ledger != nullptr; ledger = ledger->parent, ++depth) {
+        if (auto over = detail::overBeforeTools(ledger->budget, ledger->total().toolCalls, batch)) {
+            return detail::budgetLabel(depth) + std::move(*over);
+        }
+    }
+    return std::nullopt;
 }
 
 LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError> reply) {
@@ -249,10 +283,10 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
         lastText_ = reply->text;
     }
     messages_.push_back(llm::Message::assistant(reply->text, reply->toolCalls));
-    if (!config_.budget.empty()) {
-        if (auto over = detail::overAfterReply(config_.budget, result_)) {
+    if (ledger_.limited()) {
+        if (auto over = overBudgetAfterReply()) {
             // The reply stays in the history and is the output: it was paid for.
-            return failWith(TerminatedBy::budget_exceeded, "budget: " + std::move(*over), reply->text);
+            return failWith(TerminatedBy::budget_exceeded, std::move(*over), reply->text);
         }
     }
     if (reply->toolCalls.empty()) {
@@ -275,21 +309,25 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
         answered = answered || (finalAnswerOffered_ && pending_.back().name == kFinalAnswerTool) ||
                    (taskCompleteOffered_ && pending_.back().name == kTaskCompleteTool);
     }
-    if (config_.budget.maxToolCalls) {
-        if (auto over = detail::overBeforeTools(config_.budget, detail::countedToolCalls(result_.toolCalls),
-                                                detail::countedToolCalls(pending_))) {
-            return failWith(TerminatedBy::budget_exceeded, "budget: " + std::move(*over));
+    Spending batch;
+    batch.toolCalls = detail::countedToolCalls(pending_);
+    if (ledger_.limited()) {
+        if (auto over = overBudgetBeforeTools(batch.toolCalls)) {
+            return failWith(TerminatedBy::budget_exceeded, std::move(*over));
         }
     }
+    ledger_.charge(batch);
     awaiting_ = Awaiting::tools;
     return RunTools{pending_, iterations_ - 1};
 }
 
 void ReactLoop::chargeUsage(const std::string& model, const llm::Usage& usage) {
     result_.usage += usage;
+    const Spending spent = detail::priced(config_.prices.get(), model, usage);
     if (result_.cost) {
-        detail::addCost(*result_.cost, *config_.prices, model, usage);
+        detail::addCost(*result_.cost, spent);
     }
+    ledger_.charge(spent);
 }
 
 void ReactLoop::appendToolResults(const std::vector<tools::ToolCallRecord>& records) {
@@ -531,6 +569,13 @@ LoopAction ReactLoop::onCancelled(std::vector<tools::ToolCallRecord> inFlight) {
     return failWith(TerminatedBy::cancelled, "the run was cancelled " + where);
 }
 
+LoopAction ReactLoop::onOutOfTime(std::string message) {
+    if (done()) {
+        expectState(Awaiting::model, "onOutOfTime()");  // throws: the run is over
+    }
+    return failWith(TerminatedBy::budget_exceeded, std::move(message));
+}
+
 LoopAction ReactLoop::onInternalError(std::string message) {
     if (awaiting_ == Awaiting::done) {
         expectState(Awaiting::model, "onInternalError()");  // throws: the run is over
@@ -563,6 +608,7 @@ void ReactLoop::noteCheckpoints(const std::vector<tools::ToolCallRecord>& record
 }
 
 RunResult ReactLoop::completeResult() {
+    result_.subRuns = ledger_.subRuns;
     result_.messages = messages_;
     result_.iterations = iterations_;
     result_.sessionState = session_.is_object() ? session_ : nlohmann::json::object();
@@ -641,6 +687,12 @@ ReactLoop::ReactLoop(LoopConfig config)
       finalAnswerOffered_(offers(config_.tools, kFinalAnswerTool)),
       taskCompleteOffered_(offers(config_.tools, kTaskCompleteTool)) {
     config_.options.maxIterations = std::max(config_.options.maxIterations, 1);
+    if (!config_.prices && config_.parent != nullptr) {
+        config_.prices = config_.parent->prices;  // a sub-agent without a table is priced as its caller
+    }
+    ledger_.budget = config_.budget;
+    ledger_.parent = config_.parent;
+    ledger_.prices = config_.prices;
     if (config_.prices) {
         result_.cost = RunCost{0, config_.prices->currency(), 0};  // priced from the start, nothing spent
     }

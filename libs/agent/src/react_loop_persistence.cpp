@@ -5,6 +5,7 @@
 #include <string>
 
 #include "reagent/agent/react_loop.hpp"
+#include "run_spending.hpp"
 #include "run_state_codec.hpp"
 
 namespace reagent::agent {
@@ -80,6 +81,11 @@ nlohmann::json ReactLoop::save() const {
     }
     if (result_.cost) {
         result["cost"] = toJson(*result_.cost);
+    }
+    // What the budgets counted, the sub-runs' included, so that a resumed run keeps counting from there.
+    result["spent"] = toJson(ledger_.own);
+    if (!ledger_.subRuns.empty()) {
+        result["subRuns"] = toJson(ledger_.subRuns);
     }
     return json{{"format", kStateFormat},
                 {"awaiting", awaitingName(static_cast<int>(awaiting_))},
@@ -186,6 +192,16 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         }
         if (result.contains("cost")) {
             out.cost = costFromJson(result["cost"], "state.result.cost");
+        }
+        if (result.contains("spent")) {
+            loop.ledger_.own = spendingFromJson(result["spent"], "state.result.spent");
+        } else {  // a state saved before budgets counted sub-runs: its own figures, as the result has them
+            loop.ledger_.own =
+                Spending{out.usage, out.cost ? out.cost->amount : 0, out.cost ? out.cost->unpricedCalls : 0,
+                         loop.iterations_, countedToolCalls(out.toolCalls)};
+        }
+        if (result.contains("subRuns")) {
+            loop.ledger_.subRuns = spendingFromJson(result["subRuns"], "state.result.subRuns");
         }
     } catch (const StateError& error) {
         return fail(

@@ -18,16 +18,52 @@ std::string money(double amount, const std::string& currency) {
 
 }  // namespace
 
-void addCost(RunCost& cost, const llm::PriceTable& prices, const std::string& model,
-             const llm::Usage& usage) {
+Spending spentBy(const RunResult& result) {
+    Spending spent;
+    spent.usage = result.usage;
+    if (result.cost) {
+        spent.cost = result.cost->amount;
+        spent.unpricedCalls = result.cost->unpricedCalls;
+    }
+    spent.modelCalls = result.iterations;
+    spent.toolCalls = countedToolCalls(result.toolCalls);
+    spent += result.subRuns;
+    return spent;
+}
+
+Spending less(const Spending& total, const Spending& part) {
+    Spending rest;
+    const llm::Usage& a = total.usage;
+    const llm::Usage& b = part.usage;
+    rest.usage.inputTokens = a.inputTokens - b.inputTokens;
+    rest.usage.outputTokens = a.outputTokens - b.outputTokens;
+    rest.usage.cacheReadTokens = a.cacheReadTokens - b.cacheReadTokens;
+    rest.usage.cacheWriteTokens = a.cacheWriteTokens - b.cacheWriteTokens;
+    rest.usage.reasoningTokens = a.reasoningTokens - b.reasoningTokens;
+    rest.cost = total.cost - part.cost;
+    rest.unpricedCalls = total.unpricedCalls - part.unpricedCalls;
+    rest.modelCalls = total.modelCalls - part.modelCalls;
+    rest.toolCalls = total.toolCalls - part.toolCalls;
+    return rest;
+}
+
+Spending priced(const llm::PriceTable* prices, const std::string& model, const llm::Usage& usage) {
+    Spending spent;
+    spent.usage = usage;
     if (usage.empty()) {
-        return;
+        return spent;
     }
-    if (const auto amount = prices.cost(model, usage)) {
-        cost.amount += *amount;
+    if (const auto amount = prices != nullptr ? prices->cost(model, usage) : std::nullopt) {
+        spent.cost = *amount;
     } else {
-        ++cost.unpricedCalls;
+        spent.unpricedCalls = 1;
     }
+    return spent;
+}
+
+void addCost(RunCost& cost, const Spending& spent) {
+    cost.amount += spent.cost;
+    cost.unpricedCalls += spent.unpricedCalls;
 }
 
 std::int64_t toolDeclarationCharacters(const llm::ToolList& tools) {
@@ -53,12 +89,12 @@ std::int64_t estimateTokens(const llm::ModelRequest& request, std::int64_t toolC
            request.maxTokens.value_or(0);
 }
 
-std::optional<std::string> overBeforeCall(const RunBudget& budget, const RunResult& spent, int calls,
+std::optional<std::string> overBeforeCall(const RunBudget& budget, const Spending& spent,
                                           const llm::ModelRequest& request, std::int64_t toolCharacters,
                                           const llm::PriceTable* prices, const std::string& model) {
-    if (budget.maxModelCalls && calls >= *budget.maxModelCalls) {
+    if (budget.maxModelCalls && spent.modelCalls >= *budget.maxModelCalls) {
         return "maxModelCalls of " + std::to_string(*budget.maxModelCalls) +
-               " reached: " + std::to_string(calls) + " model calls made";
+               " reached: " + std::to_string(spent.modelCalls) + " model calls made";
     }
     if (!budget.maxTotalTokens && !budget.maxCost) {
         return std::nullopt;
@@ -82,32 +118,32 @@ std::optional<std::string> overBeforeCall(const RunBudget& budget, const RunResu
                (prices == nullptr ? std::string("the agent has no price table (withPrices)")
                                   : "the price table has no price for model '" + model + "'");
     }
-    const double used = spent.cost ? spent.cost->amount : 0;
     llm::Usage next;
     next.inputTokens = estimate - request.maxTokens.value_or(0);
     next.outputTokens = request.maxTokens.value_or(0);
     const double estimated = price->cost(next);
-    if (used + estimated > *budget.maxCost) {
+    if (spent.cost + estimated > *budget.maxCost) {
         return "maxCost of " + money(*budget.maxCost, prices->currency()) +
-               " would be passed: " + money(used, prices->currency()) +
+               " would be passed: " + money(spent.cost, prices->currency()) +
                " spent, and the next request costs about " + money(estimated, prices->currency());
     }
     return std::nullopt;
 }
 
-std::optional<std::string> overAfterReply(const RunBudget& budget, const RunResult& spent) {
+std::optional<std::string> overAfterReply(const RunBudget& budget, const Spending& spent,
+                                          const std::string& currency) {
     if (budget.maxTotalTokens && spent.usage.total() > *budget.maxTotalTokens) {
         return "maxTotalTokens of " + std::to_string(*budget.maxTotalTokens) +
                " passed: " + std::to_string(spent.usage.total()) + " tokens used";
     }
-    if (budget.maxCost && spent.cost) {
-        if (spent.cost->unpricedCalls > 0) {
-            return "maxCost of " + money(*budget.maxCost, spent.cost->currency) +
+    if (budget.maxCost) {
+        if (spent.unpricedCalls > 0) {
+            return "maxCost of " + money(*budget.maxCost, currency) +
                    " cannot be kept: a model without a price in the table answered";
         }
-        if (spent.cost->amount > *budget.maxCost) {
-            return "maxCost of " + money(*budget.maxCost, spent.cost->currency) +
-                   " passed: " + money(spent.cost->amount, spent.cost->currency) + " spent";
+        if (spent.cost > *budget.maxCost) {
+            return "maxCost of " + money(*budget.maxCost, currency) +
+                   " passed: " + money(spent.cost, currency) + " spent";
         }
     }
     return std::nullopt;
@@ -120,6 +156,24 @@ std::optional<std::string> overBeforeTools(const RunBudget& budget, int made, in
                std::to_string(batch) + " more";
     }
     return std::nullopt;
+}
+
+std::string budgetLabel(int depth) {
+    if (depth == 0) {
+        return "budget: ";
+    }
+    return depth == 1 ? "budget of the calling run: "
+                      : "budget of the run " + std::to_string(depth) + " levels up: ";
+}
+
+std::string outOfTime(const RunLedger& ledger) {
+    const auto allowed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        ledger.deadline.value_or(ledger.started) - ledger.started);
+    if (ledger.deadlineInherited) {
+        return "budget of a calling run: its maxDuration ran out " + std::to_string(allowed.count()) +
+               " ms into this run";
+    }
+    return "budget: maxDuration of " + std::to_string(allowed.count()) + " ms passed";
 }
 
 }  // namespace reagent::agent::detail

@@ -3,11 +3,13 @@
 // go past its budget (`RunBudget`). Pure functions over the loop's figures; the loop acts on the answers.
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "reagent/agent/detail/run_ledger.hpp"
 #include "reagent/agent/react_loop.hpp"
 #include "reagent/agent/run_budget.hpp"
 #include "reagent/agent/run_result.hpp"
@@ -25,8 +27,19 @@ template <class Call>
     }));
 }
 
-/// Adds a call's `usage` of `model` to `cost` (priced, or counted as unpriced).
-void addCost(RunCost& cost, const llm::PriceTable& prices, const std::string& model, const llm::Usage& usage);
+/// What `result`'s run spent, its sub-runs' included (tool calls: its records, as `countedToolCalls`).
+[[nodiscard]] Spending spentBy(const RunResult& result);
+
+/// `total` less `part` (a paused turn's spending, within the resumed turn's).
+[[nodiscard]] Spending less(const Spending& total, const Spending& part);
+
+/// What a call's `usage` of `model` spent: its tokens, its cost with `prices` (an unpriced call without a
+/// price for `model` or without a table), one model call's worth of nothing else.
+[[nodiscard]] Spending priced(const llm::PriceTable* prices, const std::string& model,
+                              const llm::Usage& usage);
+
+/// Adds `spent` (from `priced`) to `cost`.
+void addCost(RunCost& cost, const Spending& spent);
 
 /// The tokens `request` will take, estimated at 4 characters a token over its messages' text, tool
 /// arguments and tool declarations (an image counts as its bytes' length / 4 would overstate: a flat
@@ -37,19 +50,26 @@ void addCost(RunCost& cost, const llm::PriceTable& prices, const std::string& mo
 /// The characters of a tool list's declarations (names, descriptions, schemas as JSON text).
 [[nodiscard]] std::int64_t toolDeclarationCharacters(const llm::ToolList& tools);
 
-/// Why sending `request` would go past `budget` after `spent`, `calls` model calls made; none when it would
-/// not. `prices` and `model` price the estimate (a cost budget without a price for `model` refuses; an
-/// empty `model`, a provider that does not say, leaves the cost to be checked on the reply).
-[[nodiscard]] std::optional<std::string> overBeforeCall(const RunBudget& budget, const RunResult& spent,
-                                                        int calls, const llm::ModelRequest& request,
+/// Why sending `request` would go past `budget` after `spent` (model calls included); none when it
+/// would not. `prices` and `model` price the estimate (a cost budget without a price for `model` refuses;
+/// an empty `model`, a provider that does not say, leaves the cost to be checked on the reply).
+[[nodiscard]] std::optional<std::string> overBeforeCall(const RunBudget& budget, const Spending& spent,
+                                                        const llm::ModelRequest& request,
                                                         std::int64_t toolCharacters,
                                                         const llm::PriceTable* prices,
                                                         const std::string& model);
 
-/// Why the run, having spent `spent`, is past `budget`; none when it is not.
-[[nodiscard]] std::optional<std::string> overAfterReply(const RunBudget& budget, const RunResult& spent);
+/// Why `spent` is past `budget` (`currency`: the price table's); none when it is not.
+[[nodiscard]] std::optional<std::string> overAfterReply(const RunBudget& budget, const Spending& spent,
+                                                        const std::string& currency);
 
 /// Why running `batch` more tool calls after `made` would go past `budget`; none when it would not.
 [[nodiscard]] std::optional<std::string> overBeforeTools(const RunBudget& budget, int made, int batch);
+
+/// "budget: " for the run's own budget, "budget of the calling run: " for a caller's (`depth` levels up).
+[[nodiscard]] std::string budgetLabel(int depth);
+
+/// Why the run of `ledger` stopped at its deadline: its own `maxDuration`, or a calling run's.
+[[nodiscard]] std::string outOfTime(const RunLedger& ledger);
 
 }  // namespace reagent::agent::detail

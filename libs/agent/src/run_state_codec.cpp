@@ -379,4 +379,25 @@ RunCost costFromJson(const json& value, const std::string& path) {
                    field<int>(value, "unpricedCalls", path)};
 }
 
+json toJson(const Spending& spent) {
+    return {{"usage", toJson(spent.usage)},
+            {"cost", spent.cost},
+            {"unpricedCalls", spent.unpricedCalls},
+            {"modelCalls", spent.modelCalls},
+            {"toolCalls", spent.toolCalls}};
+}
+
+Spending spendingFromJson(const json& value, const std::string& path) {
+    Spending spent;
+    spent.usage = usageFromJson(field<json>(value, "usage", path), path + ".usage");
+    spent.cost = field<double>(value, "cost", path);
+    spent.unpricedCalls = field<int>(value, "unpricedCalls", path);
+    spent.modelCalls = field<int>(value, "modelCalls", path);
+    spent.toolCalls = field<int>(value, "toolCalls", path);
+    if (spent.cost < 0 || spent.unpricedCalls < 0 || spent.modelCalls < 0 || spent.toolCalls < 0) {
+        throw StateError(path + " holds a negative figure");
+    }
+    return spent;
+}
+
 }  // namespace reagent::agent::detail

@@ -49,6 +49,9 @@ class StateError : public std::runtime_error {
 /// Cost as saved: {"amount", "currency", "unpricedCalls"}.
 [[nodiscard]] nlohmann::json toJson(const RunCost& cost);
 [[nodiscard]] RunCost costFromJson(const nlohmann::json& value, const std::string& path);
+/// Spending as saved: {"usage", "cost", "unpricedCalls", "modelCalls", "toolCalls"}.
+[[nodiscard]] nlohmann::json toJson(const Spending& spent);
+[[nodiscard]] Spending spendingFromJson(const nlohmann::json& value, const std::string& path);
 
 [[nodiscard]] nlohmann::json toJson(const FinalAnswer& answer);
 [[nodiscard]] FinalAnswer finalAnswerFromJson(const nlohmann::json& value, const std::string& path);

@@ -95,17 +95,62 @@ ToolError fromEffect(const EffectError& error, const std::string& step) {
     return {ToolErrc::cancelled, "step '" + step + "' was cancelled"};
 }
 
+Task<StepResult> runWorkflow(std::shared_ptr<const Workflow::State> workflow, std::string input,
+                             tools::SpendingLedger* parent);
+
+// --- Steps that run agents ---------------------------------------------------------------------------
+
+// The functions `Step::fromAgent`, `Step::fromWorkflow` and `Route::byAgent` make are of these types, so
+// that a workflow run for a tool call finds them (`std::function::target`) and lets their runs draw on the
+// call's budget; called as plain functions they run on their own.
+struct AgentStep {
+    Agent agent;
+    std::string name;
+    Task<StepResult> operator()(std::string input) const {
+        return delegateRun(agent, name, std::move(input));
+    }
+};
+
+struct WorkflowStep {
+    std::shared_ptr<const Workflow::State> workflow;
+    Task<StepResult> operator()(std::string input) const {
+        return runWorkflow(workflow, std::move(input), nullptr);
+    }
+};
+
+Task<StepResult> chooseByAgent(Agent classifier, std::string input, std::vector<std::string> routes,
+                               tools::SpendingLedger* parent);
+
+struct AgentChooser {
+    Agent classifier;
+    Task<StepResult> operator()(std::string input, std::vector<std::string> routes) const {
+        return chooseByAgent(classifier, std::move(input), std::move(routes), nullptr);
+    }
+};
+
 // --- Running one step --------------------------------------------------------------------------------
 
-// A coroutine of its own, so that a function that throws before returning its task is settled too.
-Task<StepResult> callStep(Workflow::StepFunction function, std::string input) {
+// A coroutine of its own, so that a function that throws before returning its task is settled too. A
+// step that runs agents draws on `parent` (null: nothing to draw on).
+Task<StepResult> callStep(Workflow::StepFunction function, std::string input, tools::SpendingLedger* parent) {
+    if (parent != nullptr) {
+        if (const auto* agent = function.target<AgentStep>()) {
+            auto task = delegateRun(agent->agent, agent->name, std::move(input), {}, parent);
+            co_return co_await std::move(task);
+        }
+        if (const auto* nested = function.target<WorkflowStep>()) {
+            auto task = runWorkflow(nested->workflow, std::move(input), parent);
+            co_return co_await std::move(task);
+        }
+    }
     auto task = function(std::move(input));
     co_return co_await std::move(task);
 }
 
 // The step's result, or its exception or cancellation as its error. Never throws.
-Task<StepResult> runStep(Workflow::StepFunction function, std::string name, std::string input) {
-    auto task = settle(callStep(std::move(function), std::move(input)));
+Task<StepResult> runStep(Workflow::StepFunction function, std::string name, std::string input,
+                         tools::SpendingLedger* parent) {
+    auto task = settle(callStep(std::move(function), std::move(input), parent));
     auto settled = co_await std::move(task);
     if (!settled) {
         co_return fail(fromEffect(settled.error(), name));
@@ -115,14 +160,15 @@ Task<StepResult> runStep(Workflow::StepFunction function, std::string name, std:
 
 // --- Sequential --------------------------------------------------------------------------------------
 
-Task<StepResult> runSequential(std::shared_ptr<const Workflow::State> workflow, std::string input) {
+Task<StepResult> runSequential(std::shared_ptr<const Workflow::State> workflow, std::string input,
+                               tools::SpendingLedger* parent) {
     std::string current = std::move(input);
     for (std::size_t i = 0; i < workflow->steps.size(); ++i) {
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
             co_return fail(cancelledBefore(*workflow, i));
         }
         const auto& step = workflow->steps[i];
-        auto task = runStep(step.run, step.name, std::move(current));
+        auto task = runStep(step.run, step.name, std::move(current), parent);
         StepResult output = co_await std::move(task);
         if (!output) {
             const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
@@ -162,14 +208,15 @@ StepResult combine(const Workflow::State& workflow, std::vector<Workflow::StepOu
     return result;
 }
 
-Task<StepResult> runParallel(std::shared_ptr<const Workflow::State> workflow, std::string input) {
+Task<StepResult> runParallel(std::shared_ptr<const Workflow::State> workflow, std::string input,
+                             tools::SpendingLedger* parent) {
     std::vector<std::size_t> indices(workflow->steps.size());
     for (std::size_t i = 0; i < indices.size(); ++i) {
         indices[i] = i;
     }
-    auto each = [workflow, input = std::move(input)](std::size_t index) {
+    auto each = [workflow, input = std::move(input), parent](std::size_t index) {
         const auto& step = workflow->steps[index];
-        return runStep(step.run, step.name, input);
+        return runStep(step.run, step.name, input, parent);
     };
     // The first step to fail stops the others: those running are cancelled, the rest never start.
     auto mapping = parallelMapUntilError(std::move(indices), workflow->options.maxParallel, std::move(each));
@@ -247,14 +294,19 @@ std::string listed(const std::vector<std::string>& names) {
 }
 
 Task<StepResult> callChooser(Workflow::Route::Chooser choose, std::string input,
-                             std::vector<std::string> routes) {
+                             std::vector<std::string> routes, tools::SpendingLedger* parent) {
+    if (const auto* agent = parent != nullptr ? choose.target<AgentChooser>() : nullptr) {
+        auto task = chooseByAgent(agent->classifier, std::move(input), std::move(routes), parent);
+        co_return co_await std::move(task);
+    }
     auto task = choose(std::move(input), std::move(routes));
     co_return co_await std::move(task);
 }
 
-Task<StepResult> runRouter(std::shared_ptr<const Workflow::State> workflow, std::string input) {
+Task<StepResult> runRouter(std::shared_ptr<const Workflow::State> workflow, std::string input,
+                           tools::SpendingLedger* parent) {
     auto routes = namesOf(workflow->steps);
-    auto choosing = settle(callChooser(workflow->choose, input, routes));
+    auto choosing = settle(callChooser(workflow->choose, input, routes, parent));
     auto settled = co_await std::move(choosing);
     const StepResult chosen =
         settled ? StepResult(std::move(*settled)) : StepResult(fail(fromEffect(settled.error(), "choose")));
@@ -279,7 +331,7 @@ Task<StepResult> runRouter(std::shared_ptr<const Workflow::State> workflow, std:
         co_return fail(cancelledBefore(*workflow, *index));
     }
     const auto& step = workflow->steps[*index];
-    auto task = runStep(step.run, step.name, std::move(input));
+    auto task = runStep(step.run, step.name, std::move(input), parent);
     StepResult output = co_await std::move(task);
     if (!output) {
         const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
@@ -290,27 +342,30 @@ Task<StepResult> runRouter(std::shared_ptr<const Workflow::State> workflow, std:
 
 // --- Running a workflow ------------------------------------------------------------------------------
 
-Task<StepResult> dispatch(std::shared_ptr<const Workflow::State> workflow, std::string input) {
+Task<StepResult> dispatch(std::shared_ptr<const Workflow::State> workflow, std::string input,
+                          tools::SpendingLedger* parent) {
     if (workflow->kind == "parallel") {
-        return runParallel(std::move(workflow), std::move(input));
+        return runParallel(std::move(workflow), std::move(input), parent);
     }
     if (workflow->kind == "router") {
-        return runRouter(std::move(workflow), std::move(input));
+        return runRouter(std::move(workflow), std::move(input), parent);
     }
-    return runSequential(std::move(workflow), std::move(input));
+    return runSequential(std::move(workflow), std::move(input), parent);
 }
 
-Task<StepResult> runWorkflow(std::shared_ptr<const Workflow::State> workflow, std::string input) {
-    auto body = withCheckedCancellation(dispatch(std::move(workflow), std::move(input)));
+Task<StepResult> runWorkflow(std::shared_ptr<const Workflow::State> workflow, std::string input,
+                             tools::SpendingLedger* parent) {
+    auto body = withCheckedCancellation(dispatch(std::move(workflow), std::move(input), parent));
     co_return co_await std::move(body);
 }
 
-Task<StepResult> chooseByAgent(Agent classifier, std::string input, std::vector<std::string> routes) {
+Task<StepResult> chooseByAgent(Agent classifier, std::string input, std::vector<std::string> routes,
+                               tools::SpendingLedger* parent) {
     std::string prompt =
         "Choose the route for the request below. Reply with the route's name only, exactly "
         "one of: " +
         listed(routes) + ".\n\nRequest:\n" + input;
-    auto running = delegateRun(classifier, classifier.config().name, std::move(prompt));
+    auto running = delegateRun(classifier, classifier.config().name, std::move(prompt), {}, parent);
     co_return co_await std::move(running);
 }
 
@@ -362,9 +417,7 @@ expected<void, AgentError> validate(const Workflow::State& state) {
 }  // namespace
 
 Workflow::Step Workflow::Step::fromAgent(std::string name, Agent agent) {
-    StepFunction function = [agent, name](std::string input) {
-        return delegateRun(agent, name, std::move(input));
-    };
+    StepFunction function = AgentStep{std::move(agent), name};
     return Step{std::move(name), std::move(function)};
 }
 
@@ -372,9 +425,7 @@ Workflow::Step Workflow::Step::fromWorkflow(std::string name, Workflow workflow)
     if (name.empty()) {
         name = workflow.name();
     }
-    StepFunction function = [state = workflow.state_](std::string input) {
-        return runWorkflow(state, std::move(input));
-    };
+    StepFunction function = WorkflowStep{workflow.state_};
     return Step{std::move(name), std::move(function)};
 }
 
@@ -383,9 +434,7 @@ Workflow::Step Workflow::Step::fromFunction(std::string name, StepFunction funct
 }
 
 Workflow::Route::Chooser Workflow::Route::byAgent(Agent classifier) {
-    return [classifier](std::string input, std::vector<std::string> routes) {
-        return chooseByAgent(classifier, std::move(input), std::move(routes));
-    };
+    return AgentChooser{std::move(classifier)};
 }
 
 Workflow::Workflow(std::shared_ptr<const State> state) : state_(std::move(state)) {}
@@ -421,7 +470,11 @@ expected<Workflow, AgentError> Workflow::router(std::string name, Route::Chooser
 }
 
 Task<StepResult> Workflow::run(std::string input) const {
-    return runWorkflow(state_, std::move(input));
+    return runWorkflow(state_, std::move(input), nullptr);
+}
+
+Task<StepResult> Workflow::run(std::string input, tools::SpendingLedger* parent) const {
+    return runWorkflow(state_, std::move(input), parent);
 }
 
 tools::Tool Workflow::asTool(std::string description, std::chrono::milliseconds timeout) const {
@@ -451,8 +504,8 @@ tools::Tool Workflow::asTool(std::string description, std::chrono::milliseconds 
     tool.definition.action = [name = state.name](const nlohmann::json&) {
         return "Running the workflow " + name;
     };
-    tool.handler = [state = state_](nlohmann::json args, tools::ToolContext) {
-        return runWorkflow(state, args.value("message", std::string()));
+    tool.handler = [state = state_](nlohmann::json args, tools::ToolContext context) {
+        return runWorkflow(state, args.value("message", std::string()), context.ledger);
     };
     return tool;
 }

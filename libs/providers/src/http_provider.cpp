@@ -306,9 +306,12 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::s
     if (limited) {
         const auto& usage = outcome ? outcome->usage : outcome.error().usage;
         limiter_->release(state->estimatedTokens, usage.total());
-        if (!outcome && outcome.error().code == llm::ProviderErrc::rate_limited &&
-            outcome.error().retryAfter) {
-            limiter_->holdFor(*outcome.error().retryAfter);  // every request of the provider waits
+        // A 429, or a 503/529 (overloaded) that says when to come back: every request of the provider
+        // waits, not only the one that was refused.
+        if (!outcome && outcome.error().retryAfter &&
+            (outcome.error().code == llm::ProviderErrc::rate_limited ||
+             outcome.error().code == llm::ProviderErrc::server_error)) {
+            limiter_->holdFor(*outcome.error().retryAfter);
         }
     }
     if (outcome && outcome->text.empty() && outcome->toolCalls.empty()) {

@@ -370,6 +370,7 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
     auto context = ToolContext{call.id, definition.name, tripIndex, std::move(executor), &record.artifacts};
     context.runStatus = call.runStatus;
     context.session = call.session;
+    context.ledger = call.ledger;
     context.content = &record.content;
     context.structured = &record.structured;
     if (call.channel) {

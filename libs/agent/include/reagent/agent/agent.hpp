@@ -45,6 +45,10 @@ struct RunOptions {
     /// This run's budget, in place of the agent's (`AgentBuilder::withBudget`); none: the agent's. A
     /// `Conversation` with a budget passes what is left of it, within the agent's.
     std::optional<RunBudget> budget{};
+    /// The spending of the run this one works for (a tool handler's `ToolContext::ledger`): this run's
+    /// spending counts in that run's budget, whose limits (and its callers') bind this run too, and this
+    /// run ends by that run's deadline. `asTool` and `Workflow::asTool` pass it on themselves. Null: none.
+    tools::SpendingLedger* parent = nullptr;
 };
 
 /// \brief What a paused run needs to go on (`Agent::resumeWith`, `Conversation::resumeWith`).
@@ -55,6 +59,9 @@ struct ResumeInput {
     std::vector<ApprovalDecision> decisions{};
     /// The resumed run's events, as `RunOptions::onEvent`.
     EventHandler onEvent{};
+    /// The resumed run's budget, as `RunOptions::budget` (what it spent before it paused counts); none:
+    /// the agent's. `Conversation::resumeWith` passes what the conversation's budget has left.
+    std::optional<RunBudget> budget{};
 };
 
 /// \brief A ready agent: runs prompts through the ReAct loop with its provider and tools.

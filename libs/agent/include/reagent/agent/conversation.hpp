@@ -78,17 +78,20 @@ class Conversation {
     [[nodiscard]] const std::optional<LastToolError>& lastToolError() const noexcept {
         return lastToolError_;
     }
-    /// \brief Tokens of every turn, kept or not.
+    /// \brief Tokens of every turn, kept or not, their sub-runs' included (`RunResult::subRuns`).
     [[nodiscard]] const llm::Usage& usage() const noexcept { return usage_; }
     /// \brief What every turn cost, with the agent's price table (`AgentBuilder::withPrices`); none without.
     [[nodiscard]] const std::optional<RunCost>& cost() const noexcept { return cost_; }
-    /// \brief Model calls and tool calls (besides `final-answer` and `task-complete`) of every turn.
+    /// \brief Model calls and tool calls (besides `final-answer` and `task-complete`) of every turn and its
+    /// sub-runs.
     [[nodiscard]] int modelCalls() const noexcept { return modelCalls_; }
     [[nodiscard]] int toolCallsMade() const noexcept { return toolCallsMade_; }
 
     /// \brief Bounds what the whole conversation spends, across its turns: each turn runs with what is left
-    /// (within the agent's own per-run budget), and a `send` when a limit is used up fails with
-    /// `budget_exceeded`, running nothing. Not saved: set it again after `restore` (the counts are saved).
+    /// (within the agent's own per-run budget), a paused turn resumes with what was left when it started,
+    /// and a `send` when a limit is used up fails with `budget_exceeded`, running nothing. `maxDuration`
+    /// bounds each turn (wall time is not summed across turns). Not saved: set it again after `restore`
+    /// (the counts are saved).
     void setBudget(RunBudget budget) { budget_ = budget; }
     [[nodiscard]] const RunBudget& budget() const noexcept { return budget_; }
 
@@ -115,7 +118,8 @@ class Conversation {
   private:
     /// The next turn's budget: what the conversation's has left, within the agent's; an error when a limit
     /// is used up.
-    [[nodiscard]] expected<std::optional<RunBudget>, AgentError> turnBudget() const;
+    /// `inTurn`: what the turn being resumed already spent, which its run counts itself.
+    [[nodiscard]] expected<std::optional<RunBudget>, AgentError> turnBudget(const Spending& inTurn) const;
     void keep(const RunResult& result, std::size_t historySize);
     /// Takes the outcome of a turn (run or resumed): pending again, kept, or dropped.
     void settle(const RunResult& result, std::size_t historySize);
@@ -137,6 +141,8 @@ class Conversation {
     /// A turn stopped for declaration-only calls, and the history size it started from.
     nlohmann::json pending_;
     std::size_t pendingHistory_ = 0;
+    /// What that turn had spent when it paused (counted already; its resumed result counts it again).
+    Spending paused_;
 };
 
 }  // namespace reagent::agent

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "reagent/agent/attachment_store.hpp"
+#include "reagent/agent/detail/run_ledger.hpp"
 #include "reagent/agent/loop_options.hpp"
 #include "reagent/agent/run_budget.hpp"
 #include "reagent/agent/run_result.hpp"
@@ -54,6 +55,10 @@ struct LoopConfig {
     /// The characters of `tools`' declarations, for the budget's estimates, when the caller has measured
     /// them (an agent does once per tool list); -1: the loop measures them on first use.
     std::int64_t toolCharacters = -1;
+    /// The ledger of the run whose tool call started this one (`RunOptions::parent`): this run's spending
+    /// counts in it, and its budget (and its callers') limits this run too. Null for a run nobody
+    /// started. Without `prices`, the parent's price this run's calls.
+    detail::RunLedger* parent = nullptr;
 };
 
 /// \brief The loop's next step: ask the model.
@@ -139,6 +144,9 @@ class ReactLoop {
     /// `inFlight` holds the records of the tool batch that was running, if any, so that the result
     /// still shows those calls (typically as `ToolErrc::cancelled`).
     [[nodiscard]] LoopAction onCancelled(std::vector<tools::ToolCallRecord> inFlight = {});
+    /// \brief The driver found the run past its deadline (`RunLedger::deadline`, which the loop does not
+    /// watch) before a step; ends the run with `TerminatedBy::budget_exceeded` and `message`.
+    [[nodiscard]] LoopAction onOutOfTime(std::string message);
     /// \brief The driver caught an unexpected exception; ends the run with `TerminatedBy::internal_error`
     /// and keeps what was done so far.
     [[nodiscard]] LoopAction onInternalError(std::string message);
@@ -151,6 +159,9 @@ class ReactLoop {
     [[nodiscard]] int outputRetries() const noexcept { return result_.outputRetries; }
     /// \brief Tokens used so far.
     [[nodiscard]] const llm::Usage& usage() const noexcept { return result_.usage; }
+    /// \brief What the run and its sub-runs spent, with its limits: the tool calls it dispatches hand it
+    /// to the runs they start (`ToolContext::ledger`); the driver sets its deadline.
+    [[nodiscard]] detail::RunLedger& ledger() noexcept { return ledger_; }
     /// \brief The calls whose results came back so far, in order.
     [[nodiscard]] const std::vector<tools::ToolCallRecord>& toolCalls() const noexcept {
         return result_.toolCalls;
@@ -216,8 +227,15 @@ class ReactLoop {
     /// Keeps the batch's last failure in the session state (`lastToolError`).
     void noteLastError(const std::vector<tools::ToolCallRecord>& records);
     [[nodiscard]] LoopAction callModel();
-    /// Adds a call's usage to the result, and its cost with a price table.
+    /// Adds a call's usage to the result, and its cost with a price table; charges the ledger.
     void chargeUsage(const std::string& model, const llm::Usage& usage);
+    /// Why the budget of this run or of a calling run would be passed by sending `request`; none when no
+    /// budget would be.
+    [[nodiscard]] std::optional<std::string> overBudgetBeforeCall(const llm::ModelRequest& request);
+    /// Why a budget is passed now that a reply was charged; none when none is.
+    [[nodiscard]] std::optional<std::string> overBudgetAfterReply() const;
+    /// Why running the pending batch would pass a budget's `maxToolCalls`; none when it would not.
+    [[nodiscard]] std::optional<std::string> overBudgetBeforeTools(int batch) const;
     [[nodiscard]] llm::ModelRequest modelRequest() const;
     /// Ends with `output`; `errorMessage` only for an end that is not a success (external calls). With an
     /// output schema, a successful end's answer is checked first, and may be asked for again.
@@ -252,6 +270,8 @@ class ReactLoop {
     /// The session state the run's tools share: null until the run is given one or dispatches a call.
     nlohmann::json session_;
     RunResult result_;
+    /// The spending the budgets count: this run's (as in `result_`) and its sub-runs'.
+    detail::RunLedger ledger_;
 };
 
 }  // namespace reagent::agent

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reagent/agent/agent_error.hpp"
+#include "reagent/agent/run_budget.hpp"
 #include "reagent/llm/message.hpp"
 #include "reagent/llm/model_request.hpp"
 #include "reagent/tools/tool_call.hpp"
@@ -161,6 +162,10 @@ struct RunResult {
     llm::Usage usage;
     /// What the run's model calls cost, with a price table (`AgentBuilder::withPrices`); none without one.
     std::optional<RunCost> cost;
+    /// What the runs this run's tool calls started spent (agents and workflows as tools, any run given
+    /// `RunOptions::parent`), all levels down; counted against this run's budget. Not in `usage` and
+    /// `cost`, which are this run's own model calls.
+    Spending subRuns;
     /// Each move of a model call to the next provider of a fallback chain, in order; empty without one.
     std::vector<ModelFallback> fallbacks;
     /// Set when the run ended through `final-answer`.

@@ -129,6 +129,11 @@ class Workflow {
 
     /// \brief Runs the workflow on `input`: its output, or the error described in the class comment.
     [[nodiscard]] Task<StepResult> run(std::string input) const;
+    /// \brief Runs the workflow for the run that owns `parent` (a tool handler's `ToolContext::ledger`):
+    /// the agents of its `fromAgent` steps, nested workflows and `Route::byAgent` chooser draw on that
+    /// run's budget (`RunOptions::parent`). `asTool` does this itself. A `fromFunction` step that runs an
+    /// agent does not: it is not given the ledger.
+    [[nodiscard]] Task<StepResult> run(std::string input, tools::SpendingLedger* parent) const;
 
     /// \brief This workflow as a tool named after it: input `{message}` (required), output the workflow's
     /// output; a failure is the call's error, as `run` gives it (the executor fills in `tool` and

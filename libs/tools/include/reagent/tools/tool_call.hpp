@@ -40,6 +40,8 @@ struct ToolCallRequest {
     std::shared_ptr<const CallEvents> events{};
     /// The session state the call may read and write (`ToolContext::session`); null outside an agent run.
     nlohmann::json* session = nullptr;
+    /// The spending of the run that asked for the call (`ToolContext::ledger`); null outside an agent run.
+    SpendingLedger* ledger = nullptr;
     /// The caller already approved this call (a paused run resumed with its approval): a tool that
     /// requires approval runs without asking again.
     bool preApproved = false;

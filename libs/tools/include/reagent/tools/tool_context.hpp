@@ -27,6 +27,22 @@ struct ToolProgress {
 /// `std::any`) to whoever asked for the call, which shows it nested under the call.
 using EventRelay = std::function<void(std::any event)>;
 
+/// \brief What the run a call belongs to has spent and may spend, as the library that runs it keeps it
+/// (an agent run's: `agent::detail::RunLedger`); opaque here. A run the call starts draws on it: an agent
+/// or a workflow as a tool passes it on, and `agent::RunOptions::parent` takes it from a handler that runs
+/// an agent itself.
+class SpendingLedger {
+  public:
+    virtual ~SpendingLedger() = default;
+
+  protected:
+    SpendingLedger() = default;
+    SpendingLedger(const SpendingLedger&) = default;
+    SpendingLedger(SpendingLedger&&) = default;
+    SpendingLedger& operator=(const SpendingLedger&) = default;
+    SpendingLedger& operator=(SpendingLedger&&) = default;
+};
+
 /// \brief A request to whoever asked for a call (an MCP client: `sampling/createMessage`,
 /// `elicitation/create`, `roots/list`): its result, or a `ToolError` (refused, timed out, cancelled).
 using CallerRequest =
@@ -77,6 +93,10 @@ struct ToolContext {
     /// Passes on the events of a run this call starts (a sub-agent's), shown nested under the call; empty
     /// when nobody listens.
     EventRelay relay{};
+    /// The spending of the run that asked for the call, for a run the call starts to draw on (its budget
+    /// then counts that run's spending, and that run stops where this one's budget would be passed). Null
+    /// when the call does not come from an agent run. Valid until the handler's task completes.
+    SpendingLedger* ledger = nullptr;
 
     /// \brief Reports progress if anyone listens.
     void reportProgress(const ToolProgress& value) const {
