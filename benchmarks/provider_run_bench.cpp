@@ -110,7 +110,9 @@ Task<tools::ToolResult> echo(json args, tools::ToolContext) {
     co_return args.value("text", std::string{});
 }
 
-agent::Agent buildAgent(int port, int concurrent) {
+// With `spendControls`: a price table, a budget with every limit set and a rate limiter with every limit set,
+// none of them reached, so that each run pays for its accounting and none waits.
+agent::Agent buildAgent(int port, int concurrent, bool spendControls = false) {
     providers::ProviderConfig config;
     config.kind = providers::ProviderKind::openai;
     config.apiKey = "bench";
@@ -118,6 +120,11 @@ agent::Agent buildAgent(int port, int concurrent) {
     config.proxy = http::ProxySettings{};
     // A service running this many runs at once keeps as many connections warm (round 1 opens them).
     config.maxIdleConnections = static_cast<std::size_t>(std::max(concurrent, 1));
+    if (spendControls) {
+        config.rateLimits.maxConcurrent = 100'000;
+        config.rateLimits.requestsPerMinute = 100'000'000;
+        config.rateLimits.tokensPerMinute = 100'000'000'000;
+    }
     auto provider = providers::makeProvider(config);
     if (!provider) {
         throw std::runtime_error(provider.error().describe());
@@ -129,11 +136,22 @@ agent::Agent buildAgent(int port, int concurrent) {
                     .build();
     // The same single tool the peers offer: no built-in tools.
     agent::ToolsConfig only;
-    auto built = agent::Agent::create()
-                     .withProvider(std::move(*provider))
-                     .withTools(std::move(only))
-                     .withTool(std::move(tool))
-                     .build();
+    auto builder = agent::Agent::create();
+    builder.withProvider(std::move(*provider)).withTools(std::move(only)).withTool(std::move(tool));
+    if (spendControls) {
+        builder.withPrices(std::make_shared<const llm::PriceTable>(
+            llm::PriceTable::fromJson(
+                json{{"currency", "USD"}, {"models", {{"gpt-4.1", {{"input", 2.0}, {"output", 8.0}}}}}})
+                .value()));
+        agent::RunBudget budget;
+        budget.maxTotalTokens = 1'000'000;
+        budget.maxCost = 1'000;
+        budget.maxModelCalls = 100;
+        budget.maxToolCalls = 100;
+        budget.maxDuration = std::chrono::minutes(10);
+        builder.withBudget(budget);
+    }
+    auto built = builder.build();
     if (!built) {
         throw std::runtime_error(built.error().describe());
     }
@@ -269,6 +287,32 @@ int main(int argc, char** argv) {
             one.ok, sequential, one.cpu / sequential * 1e6, (one.cpu - one.system) / sequential * 1e6,
             one.system / sequential * 1e6, one.wall / sequential * 1e6);
 
+        // The same runs with the spending controls in use (prices, a budget, a rate limiter), in blocks
+        // alternating with runs without them, so that both see the same machine: the ratio is the cost.
+        const agent::Agent controlled = buildAgent(peer.port(), concurrent, true);
+        runBatch(io, controlled, 20);
+        Batch plain;
+        Batch spent;
+        constexpr int kBlock = 100;
+        for (int done = 0; done < sequential; done += kBlock) {
+            const int block = std::min(kBlock, sequential - done);
+            for (auto [target, which] : {std::pair{&plain, &agent}, std::pair{&spent, &controlled}}) {
+                Batch part;
+                const Sample blockStart = sampleNow();
+                for (int i = 0; i < block; ++i) {
+                    part.ok += runOne(io, *which);
+                }
+                measureSince(blockStart, part);
+                target->ok += part.ok;
+                target->cpu += part.cpu;
+            }
+        }
+        std::printf(
+            "sequential with prices, a budget (every limit, wall time included) and a rate limiter: %d/%d "
+            "runs ok, CPU %.1f us/run against %.1f us/run without them in alternating blocks: %.3fx\n",
+            spent.ok, sequential, spent.cpu / sequential * 1e6, plain.cpu / sequential * 1e6,
+            spent.cpu / plain.cpu);
+
         // The floor: the same two exchanges by a bare Beast client (no agent, no JSON), one pair at a time.
         const auto [first, second] = agentBodies(agent);
         Batch bare;
@@ -292,7 +336,7 @@ int main(int argc, char** argv) {
                 many.system / concurrent * 1e6);
         }
         std::printf("peak RSS: %.1f MB\n", static_cast<double>(peakRssKb()) / 1024.0);
-        return one.ok == sequential ? 0 : 1;
+        return one.ok == sequential && spent.ok == sequential && plain.ok == sequential ? 0 : 1;
     } catch (const std::exception& e) {
         std::cerr << "provider_run_bench: " << e.what() << "\n";
         return 1;

@@ -245,10 +245,11 @@ Task<RunResult> driveToEnd(std::shared_ptr<Agent::State> state, std::shared_ptr<
     // The result is written in place: a RunResult is large, and settling it by value would move it twice.
     RunResult result;
     auto driving = drive(state, events, &loop, warnings, &result, std::move(first));
+    // Past its deadline the run is cancelled where it stands (drive ends the loop), then relabelled.
     const auto deadline = loop.ledger().deadline;
+    // (Not `c ? co_await a : co_await b`: GCC 12 destroys such a conditional's result twice.)
     expected<void, EffectError> driven;
     if (deadline) {
-        // Past the deadline the run is cancelled where it stands (drive ends the loop), then relabelled.
         driven = co_await withTimeout(std::move(driving), *deadline - std::chrono::steady_clock::now());
     } else {
         driven = co_await settle(std::move(driving));

@@ -221,9 +221,11 @@ LoopAction ReactLoop::callModel() {
             return failWith(TerminatedBy::budget_exceeded, std::move(*over));
         }
     }
-    Spending call;
-    call.modelCalls = 1;
-    ledger_.charge(call);
+    if (ledger_.counting) {
+        Spending call;
+        call.modelCalls = 1;
+        ledger_.charge(call);
+    }
     awaiting_ = Awaiting::model;
     const int iteration = iterations_++;
     return modelCall(std::move(request), iteration, std::exchange(rejection_, {}));
@@ -309,20 +311,23 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
         answered = answered || (finalAnswerOffered_ && pending_.back().name == kFinalAnswerTool) ||
                    (taskCompleteOffered_ && pending_.back().name == kTaskCompleteTool);
     }
-    Spending batch;
-    batch.toolCalls = detail::countedToolCalls(pending_);
-    if (ledger_.limited()) {
+    if (ledger_.counting) {
+        Spending batch;
+        batch.toolCalls = detail::countedToolCalls(pending_);
         if (auto over = overBudgetBeforeTools(batch.toolCalls)) {
             return failWith(TerminatedBy::budget_exceeded, std::move(*over));
         }
+        ledger_.charge(batch);
     }
-    ledger_.charge(batch);
     awaiting_ = Awaiting::tools;
     return RunTools{pending_, iterations_ - 1};
 }
 
 void ReactLoop::chargeUsage(const std::string& model, const llm::Usage& usage) {
     result_.usage += usage;
+    if (!result_.cost && !ledger_.counting) {
+        return;
+    }
     const Spending spent = detail::priced(config_.prices.get(), model, usage);
     if (result_.cost) {
         detail::addCost(*result_.cost, spent);
@@ -693,6 +698,7 @@ ReactLoop::ReactLoop(LoopConfig config)
     ledger_.budget = config_.budget;
     ledger_.parent = config_.parent;
     ledger_.prices = config_.prices;
+    ledger_.counting = config_.parent != nullptr || !config_.budget.empty();
     if (config_.prices) {
         result_.cost = RunCost{0, config_.prices->currency(), 0};  // priced from the start, nothing spent
     }

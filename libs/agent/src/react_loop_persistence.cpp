@@ -83,7 +83,7 @@ nlohmann::json ReactLoop::save() const {
         result["cost"] = toJson(*result_.cost);
     }
     // What the budgets counted, the sub-runs' included, so that a resumed run keeps counting from there.
-    result["spent"] = toJson(ledger_.own);
+    result["spent"] = toJson(ledger_.counting ? ledger_.own : detail::ownSpending(result_, iterations_));
     if (!ledger_.subRuns.empty()) {
         result["subRuns"] = toJson(ledger_.subRuns);
     }
@@ -196,9 +196,7 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         if (result.contains("spent")) {
             loop.ledger_.own = spendingFromJson(result["spent"], "state.result.spent");
         } else {  // a state saved before budgets counted sub-runs: its own figures, as the result has them
-            loop.ledger_.own =
-                Spending{out.usage, out.cost ? out.cost->amount : 0, out.cost ? out.cost->unpricedCalls : 0,
-                         loop.iterations_, countedToolCalls(out.toolCalls)};
+            loop.ledger_.own = ownSpending(out, loop.iterations_);
         }
         if (result.contains("subRuns")) {
             loop.ledger_.subRuns = spendingFromJson(result["subRuns"], "state.result.subRuns");

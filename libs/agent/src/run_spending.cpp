@@ -18,15 +18,20 @@ std::string money(double amount, const std::string& currency) {
 
 }  // namespace
 
-Spending spentBy(const RunResult& result) {
+Spending ownSpending(const RunResult& result, int iterations) {
     Spending spent;
     spent.usage = result.usage;
     if (result.cost) {
         spent.cost = result.cost->amount;
         spent.unpricedCalls = result.cost->unpricedCalls;
     }
-    spent.modelCalls = result.iterations;
+    spent.modelCalls = iterations;
     spent.toolCalls = countedToolCalls(result.toolCalls);
+    return spent;
+}
+
+Spending spentBy(const RunResult& result) {
+    Spending spent = ownSpending(result, result.iterations);
     spent += result.subRuns;
     return spent;
 }

@@ -27,6 +27,10 @@ template <class Call>
     }));
 }
 
+/// What a run's own model calls spent as `result` records them (`iterations` calls; tool calls: its
+/// records, as `countedToolCalls`).
+[[nodiscard]] Spending ownSpending(const RunResult& result, int iterations);
+
 /// What `result`'s run spent, its sub-runs' included (tool calls: its records, as `countedToolCalls`).
 [[nodiscard]] Spending spentBy(const RunResult& result);
 

@@ -35,11 +35,18 @@ class RunLedger final : public tools::SpendingLedger {
     bool deadlineInherited = false;
     /// When the run started (or resumed), for the message of a run stopped by its deadline.
     std::chrono::steady_clock::time_point started{};
+    /// Whether the run keeps `own` (it has a budget or a caller, who count it): a run with neither spends
+    /// nothing on it, and its result holds the same figures.
+    bool counting = false;
     Spending own;
     Spending subRuns;
 
-    /// \brief Adds what this run just spent to its own figures and to every caller's `subRuns`.
+    /// \brief Adds what this run just spent to its own figures and to every caller's `subRuns`; nothing when
+    /// the run is not `counting`.
     void charge(const Spending& spent) noexcept {
+        if (!counting) {
+            return;
+        }
         own += spent;
         for (RunLedger* caller = parent; caller != nullptr; caller = caller->parent) {
             caller->subRuns += spent;
