@@ -4,6 +4,7 @@
 // Usage comes from the API's own counts. Prices are data the program supplies (a JSON file such as
 // docs/prices.example.json, dated: prices change); nothing is compiled in. A budget is checked by the loop:
 // a request that would pass it is not sent, a reply that passes it ends the run with budget_exceeded.
+// A sub-agent called as a tool draws on its caller's budget: its spending counts there as it happens.
 
 #include <iostream>
 #include <memory>
@@ -81,5 +82,39 @@ int main() {
     examples::check(provider->requests().size() == 7, "seven model calls, six tool calls");
     examples::check(result.cost && result.cost->amount > 0.0146 && result.cost->amount < 0.0148,
                     "seven calls at 0.0021 USD");
+
+    // 3. A lead agent hands the research to the looping agent (as a tool) under a budget of 5 model calls
+    //    in all: the researcher's calls count against it, so the researcher is stopped at the 4th of its
+    //    own, and the lead, its budget used up, stops before asking again.
+    auto researcherModel = loopingModel();
+    auto researchTool = tools::ToolBuilder::create("search").description("Searches").handler(search).build();
+    auto researcher = agent::Agent::create()
+                          .withName("researcher")
+                          .withProvider(researcherModel)
+                          .withTool(std::move(*researchTool))
+                          .withMaxIterations(50)
+                          .build();
+    examples::check(researcher.has_value(), "the researcher builds");
+    auto leadModel = std::make_shared<llm::ScriptedProvider>();
+    leadModel
+        ->then(llm::ScriptedTurn::toolCall("research", json{{"message", "Find everything about reagent"}}))
+        .then(llm::ScriptedTurn::text("never asked"));
+    agent::RunBudget shared;
+    shared.maxModelCalls = 5;
+    auto lead = agent::Agent::create()
+                    .withProvider(leadModel)
+                    .withAgentTool("research", *researcher)
+                    .withPrices(table)  // the researcher has no table: its calls are priced with this one
+                    .withBudget(shared)
+                    .build();
+    examples::check(lead.has_value(), "the lead builds");
+    const agent::RunResult led = examples::runTask(lead->run("Research reagent"));
+    std::cout << "lead ended: " << agent::toString(led.terminatedBy) << " — " << led.errorMessage << "\n";
+    std::cout << "sub-runs: " << led.subRuns.modelCalls << " model calls, " << led.subRuns.usage.total()
+              << " tokens, cost " << led.subRuns.cost << " USD\n";
+    examples::check(researcherModel->requests().size() == 4, "the researcher stopped at the shared limit");
+    examples::check(led.subRuns.modelCalls == 4 && led.iterations == 1,
+                    "one lead call, four researcher calls");
+    examples::check(led.terminatedBy == agent::TerminatedBy::budget_exceeded, "the lead stopped too");
     return 0;
 }
