@@ -30,17 +30,21 @@ Task<tools::ToolResult> echo(json args, tools::ToolContext) {
     co_return args.value("text", std::string{});
 }
 
+expected<tools::Tool, tools::ToolError> echoTool() {
+    return tools::ToolBuilder::create("echo")
+        .description("Echo the text back")
+        .param("text", "string", "Text to echo", {.required = true})
+        .handler(echo)
+        .build();
+}
+
 std::vector<llm::ScriptedTurn> script() {
     return {llm::ScriptedTurn::toolCall("echo", json{{"text", "hello"}}, "call_1"),
             llm::ScriptedTurn::text("done")};
 }
 
 agent::Agent buildAgent(std::shared_ptr<llm::Provider> provider) {
-    auto tool = tools::ToolBuilder::create("echo")
-                    .description("Echo the text back")
-                    .param("text", "string", "Text to echo", {.required = true})
-                    .handler(echo)
-                    .build();
+    auto tool = echoTool();
     // The same single tool the peers offer: no built-in tools.
     agent::ToolsConfig only;
     auto built = agent::Agent::create()
@@ -79,6 +83,54 @@ void BM_AgentRun(benchmark::State& state) {
 }
 BENCHMARK(BM_AgentRun)->Unit(benchmark::kMicrosecond);
 
+// One turn of a conversation whose history holds `range(0)` earlier turns (a 200-character question and a
+// 400-character answer each), without (`range(1)` 0) and with (1) a context window to keep to: the first
+// request is estimated in full, the second counted from the API's reported count plus what was added.
+// The difference is the cost of counting per turn.
+void BM_TurnWithHistory(benchmark::State& state) {
+    llm::ModelReply call;
+    call.toolCalls.push_back({"call_1", "echo", json{{"text", "hello"}}});
+    call.usage = llm::Usage{50'000, 20, 0, 0, 0};
+    llm::ModelReply answer;
+    answer.text = "done";
+    answer.usage = llm::Usage{50'100, 5, 0, 0, 0};
+    auto provider = std::make_shared<llm::ScriptedProvider>(
+        std::vector<llm::ScriptedTurn>{llm::ScriptedTurn::reply(call), llm::ScriptedTurn::reply(answer)});
+    provider->loop(true).recordRequests(false);
+    auto tool = echoTool();
+    auto builder = agent::Agent::create();
+    builder.withProvider(provider).withTools(agent::ToolsConfig{}).withTool(std::move(tool));
+    if (state.range(1) != 0) {
+        builder.withContextWindow(10'000'000);
+    }
+    auto built = builder.build();
+    if (!built) {
+        state.SkipWithError(built.error().describe().c_str());
+        return;
+    }
+    std::vector<llm::Message> history;
+    for (std::int64_t turn = 0; turn < state.range(0); ++turn) {
+        history.push_back(llm::Message::user(std::string(200, 'q')));
+        history.push_back(llm::Message::assistant(std::string(400, 'a')));
+    }
+    boost::asio::io_context io;
+    for (auto _ : state) {
+        std::optional<agent::RunResult> result;
+        boost::asio::co_spawn(io, built->run(history, "Say hello"),
+                              [&](std::exception_ptr, agent::RunResult value) { result = std::move(value); });
+        io.run();
+        io.restart();
+        if (!result || !result->success()) {
+            state.SkipWithError("the turn did not end as scripted");
+        }
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TurnWithHistory)
+    ->ArgsProduct({{10, 100, 1000}, {0, 1}})
+    ->ArgNames({"turns", "window"})
+    ->Unit(benchmark::kMicrosecond);
+
 // The same run with a price table and every budget limit set (none reached): usage priced per call, each
 // request estimated against the token and cost limits, each batch against the tool-call limit.
 void BM_AgentRunBudgeted(benchmark::State& state) {
@@ -100,11 +152,7 @@ void BM_AgentRunBudgeted(benchmark::State& state) {
     budget.maxCost = 1.0;
     budget.maxModelCalls = 10;
     budget.maxToolCalls = 10;
-    auto tool = tools::ToolBuilder::create("echo")
-                    .description("Echo the text back")
-                    .param("text", "string", "Text to echo", {.required = true})
-                    .handler(echo)
-                    .build();
+    auto tool = echoTool();
     auto built = agent::Agent::create()
                      .withProvider(provider)
                      .withTools(agent::ToolsConfig{})
@@ -169,11 +217,7 @@ agent::Agent reportAgent(bool structured) {
         std::vector<llm::ScriptedTurn>{llm::ScriptedTurn::toolCall("echo", json{{"text", "hello"}}, "call_1"),
                                        llm::ScriptedTurn::text(reportAnswer())});
     provider->loop(true).recordRequests(false);
-    auto tool = tools::ToolBuilder::create("echo")
-                    .description("Echo the text back")
-                    .param("text", "string", "Text to echo", {.required = true})
-                    .handler(echo)
-                    .build();
+    auto tool = echoTool();
     auto builder = agent::Agent::create();
     builder.withProvider(provider).withTools(agent::ToolsConfig{}).withTool(std::move(tool));
     if (structured) {

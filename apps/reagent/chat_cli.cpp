@@ -38,6 +38,10 @@ Subcommand addChatCommand(CLI::App& app) {
     chatCmd
         ->add_option("--mcp-config", options->run.mcpConfigPath, "MCP servers whose tools join (as for run)")
         ->check(nonEmpty("a file path"));
+    chatCmd
+        ->add_option("--context-window", options->run.contextWindow,
+                     "The model's context window in tokens (as for run); /context shows how full it is")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
     return {chatCmd, [options](boost::asio::io_context& io) { return chatCommand(io, *options); }};
 }
 

@@ -25,6 +25,18 @@ namespace asio = boost::asio;
 
 namespace {
 
+// `/context`: the last request's prompt against the window.
+std::string contextLine(const agent::ContextUse& context, std::size_t messages) {
+    std::string line = "(context: " + std::to_string(context.promptTokens) + " tokens in the last request";
+    if (context.window) {
+        line += ", of a window of " + std::to_string(*context.window) + " (" +
+                std::to_string(context.promptTokens * 100 / *context.window) + "%)";
+    } else {
+        line += "; the model's window is not known: give it with --context-window";
+    }
+    return line + "; " + std::to_string(messages) + " messages in the conversation)";
+}
+
 // Runs `task` on `io` to its end; Ctrl-C (SIGINT) cancels it, a second one quits the process.
 template <class T>
 std::optional<T> runInteractively(asio::io_context& io, Task<T> task) {
@@ -106,18 +118,25 @@ int chatCommand(asio::io_context& io, const ChatOptions& options) {
     agent::Conversation chat(agentHandle);
     const bool terminal = ::isatty(STDIN_FILENO) != 0;
     if (terminal) {
-        std::cerr << "reagent chat: one message per line; /attach FILE adds an image or PDF to the next one, "
-                     "/reset forgets the conversation, /exit ends it\n";
+        std::cerr
+            << "reagent chat: one message per line; /attach FILE adds an image or PDF to the next one, "
+               "/context shows how full the context window is, /reset forgets the conversation, /exit ends "
+               "it\n";
     }
     int status = kExitSuccess;
     std::string line;
     std::vector<llm::Attachment> attached;  // by /attach, for the next message
+    agent::ContextUse lastContext;          // the last turn's, for /context
     for (;;) {
         if (terminal) {
             std::cerr << "> " << std::flush;
         }
         if (!std::getline(std::cin, line) || line == "/exit" || line == "/quit") {
             break;
+        }
+        if (line == "/context") {
+            std::cerr << contextLine(lastContext, chat.messages().size()) << "\n";
+            continue;
         }
         if (line == "/reset") {
             chat.reset();
@@ -152,6 +171,7 @@ int chatCommand(asio::io_context& io, const ChatOptions& options) {
             continue;
         }
         const agent::RunResult& result = **turn;
+        lastContext = result.context;
         if (!result.success()) {
             std::cerr << "reagent: " << result.errorMessage << " (this turn is not kept)\n";
             status = kExitRunFailed;

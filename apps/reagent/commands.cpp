@@ -113,6 +113,9 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
         builder.withPrices(options.prices);
     }
     builder.withBudget(options.budget);
+    if (options.contextWindow > 0) {
+        builder.withContextWindow(options.contextWindow);
+    }
     if (!options.memoryPath.empty()) {
         agent::MemoryConfig memoryConfig;
         memoryConfig.path = options.memoryPath;
@@ -247,11 +250,13 @@ void explainForCli(agent::RunResult& result, const RunOptions& options, bool tim
         result.errorMessage = "the run used all " + std::to_string(options.maxIterations) +
                               " iterations (model calls) without an answer; raise the limit with "
                               "--max-iterations";
-    } else if (result.terminatedBy == agent::TerminatedBy::budget_exceeded) {
+    } else if (result.terminatedBy == agent::TerminatedBy::budget_exceeded ||
+               result.terminatedBy == agent::TerminatedBy::context_overflow) {
         for (const auto& [name, flag] :
              {std::pair<std::string_view, std::string_view>{"maxTotalTokens", "--max-tokens-total"},
               {"maxCost", "--max-cost"},
-              {"maxToolCalls", "--max-tool-calls"}}) {
+              {"maxToolCalls", "--max-tool-calls"},
+              {"withContextWindow", "--context-window"}}) {
             if (const auto at = result.errorMessage.find(name); at != std::string::npos) {
                 result.errorMessage.replace(at, name.size(), flag);
             }

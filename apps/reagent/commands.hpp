@@ -79,6 +79,8 @@ struct RunOptions {
     std::vector<std::string> fallbacks;
     /// `--max-concurrent`, `--max-rpm`, `--max-tpm`: the providers' rate limits (`providers::RateLimits`).
     providers::RateLimits rateLimits;
+    /// `--context-window TOKENS`: the model's context window; 0: the model's published one, if known.
+    std::int64_t contextWindow = 0;
 };
 
 /// \brief What `reagent memory` was asked to do.

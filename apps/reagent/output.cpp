@@ -106,6 +106,8 @@ json toJson(const agent::RunResult& result) {
                            {"currency", result.cost->currency},
                            {"unpricedCalls", result.cost->unpricedCalls}};
     }
+    out["context"] = json{{"window", result.context.window ? json(*result.context.window) : json(nullptr)},
+                          {"promptTokens", result.context.promptTokens}};
     if (!result.subRuns.empty()) {
         const auto& sub = result.subRuns;  // what the agents this run called spent (counted in its budget)
         out["subRuns"] = json{{"usage", usageJson(sub.usage)},

@@ -235,6 +235,11 @@ Subcommand addRunCommand(CLI::App& app) {
                      "Stop the run before it makes more tool calls than this")
         ->check(wholeNumber(1'000'000));
     runCmd
+        ->add_option("--context-window", line->options.contextWindow,
+                     "The model's context window in tokens, for a model reagent does not know (an Ollama "
+                     "model's num_ctx): a request that would not fit is not sent")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
+    runCmd
         ->add_option(
             "--native-output", line->nativeOutput,
             "With --output-schema: send the schema in the model API's structured-output field (auto: "

@@ -13,6 +13,7 @@
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/timeout.hpp"
+#include "reagent/llm/context_window.hpp"
 #include "recall_tool.hpp"
 #include "result_stage.hpp"
 #include "run_meta_tools.hpp"
@@ -469,14 +470,16 @@ LoopConfig Agent::State::loopConfig(const std::optional<RunBudget>& budget) cons
     loop.attachments = config.attachments;
     loop.prices = config.prices;
     loop.budget = budget ? *budget : config.budget;
-    if (loop.budget.maxTotalTokens || loop.budget.maxCost) {
+    if (config.provider) {
+        loop.model = std::string(config.provider->model());
+    }
+    loop.contextWindow =
+        config.contextWindow ? config.contextWindow : llm::publishedContextWindow(loop.model);
+    if (loop.budget.maxTotalTokens || loop.budget.maxCost || loop.contextWindow) {
         if (offeredCharacters_ < 0) {
             offeredCharacters_ = detail::toolDeclarationCharacters(loop.tools);  // once per tool list
         }
         loop.toolCharacters = offeredCharacters_;
-    }
-    if (config.provider) {
-        loop.model = std::string(config.provider->model());
     }
     return loop;
 }

@@ -194,6 +194,11 @@ AgentBuilder& AgentBuilder::withBudget(RunBudget budget) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withContextWindow(std::int64_t tokens) {
+    config_.contextWindow = tokens;
+    return *this;
+}
+
 expected<Agent, AgentError> AgentBuilder::build() const {
     for (const auto& source : sources_) {
         if (source->opens()) {
@@ -280,6 +285,10 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
     if (budget.maxToolCalls && *budget.maxToolCalls < 0) {
         problems.push_back("budget: maxToolCalls must not be negative (got " +
                            std::to_string(*budget.maxToolCalls) + ")");
+    }
+    if (config_.contextWindow && *config_.contextWindow < 1) {
+        problems.push_back("the context window must be at least 1 token (got " +
+                           std::to_string(*config_.contextWindow) + ")");
     }
     if (budget.maxDuration && budget.maxDuration->count() < 1) {
         problems.push_back("budget: maxDuration must be at least 1 ms (got " +

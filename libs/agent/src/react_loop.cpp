@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "output_check.hpp"
+#include "prompt_count.hpp"
 #include "reagent/tools/tool_source.hpp"
 #include "run_spending.hpp"
 #include "tool_attachments.hpp"
@@ -216,6 +217,11 @@ llm::ModelRequest ReactLoop::modelRequest() const {
 
 LoopAction ReactLoop::callModel() {
     llm::ModelRequest request = modelRequest();
+    if (config_.contextWindow) {
+        if (auto over = overContextWindow(request)) {
+            return failWith(TerminatedBy::context_overflow, std::move(*over));
+        }
+    }
     if (ledger_.limited()) {
         if (auto over = overBudgetBeforeCall(request)) {
             return failWith(TerminatedBy::budget_exceeded, std::move(*over));
@@ -229,6 +235,26 @@ LoopAction ReactLoop::callModel() {
     awaiting_ = Awaiting::model;
     const int iteration = iterations_++;
     return modelCall(std::move(request), iteration, std::exchange(rejection_, {}));
+}
+
+std::optional<std::string> ReactLoop::overContextWindow(const llm::ModelRequest& request) {
+    if (config_.toolCharacters < 0) {
+        config_.toolCharacters = detail::toolDeclarationCharacters(config_.tools);
+    }
+    const std::int64_t prompt =
+        detail::promptTokens(request.messages, config_.toolCharacters, {promptMessages_, promptTokens_},
+                             detail::charactersPerToken(config_.model));
+    result_.context.promptTokens = prompt;
+    const std::int64_t reply = request.maxTokens.value_or(0);
+    const std::int64_t window = *config_.contextWindow;
+    if (prompt + reply <= window) {
+        return std::nullopt;
+    }
+    return "context: the next request takes about " + std::to_string(prompt) + " tokens" +
+           (reply > 0 ? " and its reply up to " + std::to_string(reply) : std::string()) +
+           ", past the context window of " + std::to_string(window) +
+           " tokens; it was not sent. Start from a shorter history, or give the model's window if it is " +
+           "larger (withContextWindow)";
 }
 
 std::optional<std::string> ReactLoop::overBudgetBeforeCall(const llm::ModelRequest& request) {
@@ -281,6 +307,13 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
         return failWith(TerminatedBy::provider_error, reply.error().describe());
     }
     chargeUsage(reply->model.empty() ? config_.model : reply->model, reply->usage);
+    if (reply->usage.inputTokens > 0) {
+        // The API counted this request (the messages as they stand: nothing is added while a call is in
+        // flight): the next one is this much, plus what is added to it.
+        promptMessages_ = messages_.size();
+        promptTokens_ = reply->usage.inputTokens;
+        result_.context.promptTokens = promptTokens_;
+    }
     if (!reply->text.empty()) {
         lastText_ = reply->text;
     }
@@ -699,6 +732,7 @@ ReactLoop::ReactLoop(LoopConfig config)
     ledger_.parent = config_.parent;
     ledger_.prices = config_.prices;
     ledger_.counting = config_.parent != nullptr || !config_.budget.empty();
+    result_.context.window = config_.contextWindow;
     if (config_.prices) {
         result_.cost = RunCost{0, config_.prices->currency(), 0};  // priced from the start, nothing spent
     }

@@ -87,6 +87,9 @@ nlohmann::json ReactLoop::save() const {
     if (!ledger_.subRuns.empty()) {
         result["subRuns"] = toJson(ledger_.subRuns);
     }
+    if (promptTokens_ > 0) {
+        result["promptCount"] = {{"messages", promptMessages_}, {"tokens", promptTokens_}};
+    }
     return json{{"format", kStateFormat},
                 {"awaiting", awaitingName(static_cast<int>(awaiting_))},
                 {"iterations", iterations_},
@@ -159,7 +162,7 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         const auto reason =
             optionalField<std::string>(result, "terminatedBy", "state.result", "internal_error");
         bool reasonKnown = false;
-        for (int i = 0; i <= static_cast<int>(TerminatedBy::budget_exceeded); ++i) {
+        for (int i = 0; i <= static_cast<int>(TerminatedBy::context_overflow); ++i) {
             if (toString(static_cast<TerminatedBy>(i)) == reason) {
                 out.terminatedBy = static_cast<TerminatedBy>(i);
                 reasonKnown = true;
@@ -197,6 +200,15 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
             loop.ledger_.own = spendingFromJson(result["spent"], "state.result.spent");
         } else {  // a state saved before budgets counted sub-runs: its own figures, as the result has them
             loop.ledger_.own = ownSpending(out, loop.iterations_);
+        }
+        if (result.contains("promptCount")) {
+            const json& count = result["promptCount"];
+            loop.promptMessages_ = field<std::size_t>(count, "messages", "state.result.promptCount");
+            loop.promptTokens_ = field<std::int64_t>(count, "tokens", "state.result.promptCount");
+            if (loop.promptMessages_ > loop.messages_.size() || loop.promptTokens_ < 0) {
+                throw StateError("state.result.promptCount does not fit the saved messages");
+            }
+            out.context.promptTokens = loop.promptTokens_;
         }
         if (result.contains("subRuns")) {
             loop.ledger_.subRuns = spendingFromJson(result["subRuns"], "state.result.subRuns");

@@ -57,6 +57,9 @@ json runStatus(const ReactLoop& loop, const memory::WorkingMemory& memory,
                   {"cacheRead", usage.cacheReadTokens},
                   {"reasoning", usage.reasoningTokens},
                   {"total", usage.total()}}},
+                {"context",
+                 {{"window", loop.context().window ? json(*loop.context().window) : json(nullptr)},
+                  {"promptTokens", loop.context().promptTokens}}},
                 {"messages", loop.messages().size()}};
 }
 
@@ -92,7 +95,8 @@ tools::Tool contextStatusTool() {
     tools::Tool tool = metaTool(
         kContextStatusTool,
         "Report the state of this run: iterations used and left, the tools called so far, the calls pending "
-        "in this step, the keys stored in working memory (read them with recall), and the tokens used. "
+        "in this step, the keys stored in working memory (read them with recall), the tokens used, and how "
+        "full the context window is (its size and the last request's prompt, in tokens). "
         "Takes no arguments.",
         json{{"type", "object"}, {"properties", json::object()}}, "Checking the run's status");
     tool.handler = [](json, tools::ToolContext context) { return reportStatus(std::move(context)); };

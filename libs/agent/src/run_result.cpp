@@ -38,6 +38,8 @@ std::optional<AgentErrc> errorCode(TerminatedBy reason) noexcept {
             return AgentErrc::output_invalid;
         case TerminatedBy::budget_exceeded:
             return AgentErrc::budget_exceeded;
+        case TerminatedBy::context_overflow:
+            return AgentErrc::context_overflow;
     }
     return AgentErrc::internal_error;
 }

@@ -2,13 +2,13 @@
 
 #include <cstdio>
 
+#include "prompt_count.hpp"
+
 namespace reagent::agent::detail {
 
 namespace {
 
 constexpr std::int64_t kCharactersPerToken = 4;
-// What an image or a PDF page costs an API, roughly (a 1-megapixel image is about 1,300-1,600 tokens).
-constexpr std::int64_t kTokensPerAttachment = 1600;
 
 std::string money(double amount, const std::string& currency) {
     char text[64];
@@ -84,10 +84,7 @@ std::int64_t estimateTokens(const llm::ModelRequest& request, std::int64_t toolC
     std::int64_t characters = toolCharacters;
     std::int64_t attachments = 0;
     for (const llm::Message& message : request.messages) {
-        characters += static_cast<std::int64_t>(message.text.size());
-        for (const llm::ToolCall& call : message.toolCalls) {
-            characters += static_cast<std::int64_t>(call.name.size() + call.arguments.dump().size());
-        }
+        characters += messageCharacters(message);
         attachments += static_cast<std::int64_t>(message.attachments.size());
     }
     return (characters + kCharactersPerToken - 1) / kCharactersPerToken + attachments * kTokensPerAttachment +

@@ -38,6 +38,7 @@
 #include "reagent/core/task_group.hpp"
 #include "reagent/core/timeout.hpp"
 #include "reagent/llm/attachment.hpp"
+#include "reagent/llm/context_window.hpp"
 #include "reagent/llm/fallback_provider.hpp"
 #include "reagent/llm/message.hpp"
 #include "reagent/llm/model_request.hpp"

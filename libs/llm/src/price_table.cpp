@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "model_id.hpp"
 #include "reagent/core/enum_name.hpp"
 
 namespace reagent::llm {
@@ -25,23 +26,6 @@ expected<std::optional<double>, PriceError> priceMember(const nlohmann::json& en
             invalid("models." + model + "." + key + " must be a non-negative number (per million tokens)"));
     }
     return std::optional<double>{it->get<double>()};
-}
-
-bool isDigits(std::string_view text) {
-    return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
-}
-
-// `id` without a dated snapshot suffix: "-20250929" (8 digits) or "-2025-04-14"; empty when it has none.
-std::string_view undated(std::string_view id) {
-    if (id.size() > 9 && id[id.size() - 9] == '-' && isDigits(id.substr(id.size() - 8))) {
-        return id.substr(0, id.size() - 9);
-    }
-    if (id.size() > 11 && id[id.size() - 11] == '-' && isDigits(id.substr(id.size() - 10, 4)) &&
-        id[id.size() - 6] == '-' && isDigits(id.substr(id.size() - 5, 2)) && id[id.size() - 3] == '-' &&
-        isDigits(id.substr(id.size() - 2))) {
-        return id.substr(0, id.size() - 11);
-    }
-    return {};
 }
 
 }  // namespace
@@ -129,18 +113,10 @@ expected<PriceTable, PriceError> PriceTable::fromFile(const std::filesystem::pat
 }
 
 const ModelPrice* PriceTable::find(std::string_view model) const {
-    if (model.rfind("models/", 0) == 0) {
-        model.remove_prefix(7);
-    }
-    if (const auto it = models_.find(model); it != models_.end()) {
-        return &it->second;
-    }
-    if (const auto base = undated(model); !base.empty()) {
-        if (const auto it = models_.find(base); it != models_.end()) {
-            return &it->second;
-        }
-    }
-    return nullptr;
+    return detail::findModel(model, [this](std::string_view id) -> const ModelPrice* {
+        const auto it = models_.find(id);
+        return it != models_.end() ? &it->second : nullptr;
+    });
 }
 
 std::optional<double> PriceTable::cost(std::string_view model, const Usage& usage) const {

@@ -164,6 +164,11 @@ AgentBuilder& AgentBuilder::withBudget(agent::RunBudget budget) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withContextWindow(std::int64_t tokens) {
+    base_.withContextWindow(tokens);
+    return *this;
+}
+
 AgentBuilder& AgentBuilder::withMaxConcurrentOpens(std::size_t opens) {
     base_.withMaxConcurrentOpens(opens);
     return *this;

@@ -522,3 +522,28 @@ TEST_CASE("run --max-rpm spreads the model calls and the trace says why it waits
     CHECK(runAgainst(peer, {"--max-rpm", "0"}, "Loop").status == 2);
     CHECK(runAgainst(peer, {"--max-concurrent", "-1"}, "Loop").status == 2);
 }
+
+TEST_CASE("run --context-window: a request that would not fit is not sent; --json shows the window",
+          "[integration][providers][cli][context]") {
+    ProviderPeer peer(
+        json{{"rules", {{{"match", ""}, {"response", bodyResponse(fixture("openai/text.json"))}}}}});
+    // The first request (system prompt, tool declarations) is far larger than 50 tokens.
+    const auto small = runAgainst(peer, {"--json", "--context-window", "50"}, "Capital of France?");
+    INFO(small.err);
+    CHECK(small.status == 1);
+    const json stopped = json::parse(small.out);
+    CHECK(stopped["error"]["code"] == "context_overflow");
+    CHECK_THAT(stopped["error"]["message"].get<std::string>(),
+               Catch::Contains("past the context window of 50 tokens; it was not sent"));
+    CHECK_THAT(stopped["error"]["message"].get<std::string>(), Catch::Contains("(--context-window)"));
+    CHECK(stopped["context"]["window"] == 50);
+    CHECK(peer.requests().empty());
+
+    const auto fits = runAgainst(peer, {"--json", "--context-window", "100000"}, "Capital of France?");
+    INFO(fits.err);
+    REQUIRE(fits.status == 0);
+    const json answered = json::parse(fits.out);
+    CHECK(answered["context"]["window"] == 100000);
+    CHECK(answered["context"]["promptTokens"] == answered["usage"]["inputTokens"]);  // the API's count
+    CHECK(runAgainst(peer, {"--context-window", "0"}, "Capital of France?").status == 2);
+}

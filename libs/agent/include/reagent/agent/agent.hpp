@@ -295,6 +295,10 @@ class AgentBuilder {
     /// would go past a limit ends with `budget_exceeded`. Limits must be positive (`build()` says which
     /// is not).
     AgentBuilder& withBudget(RunBudget budget);
+    /// \brief The model's context window in tokens, for a model `llm::publishedContextWindow` does not
+    /// know (an Ollama model: its `num_ctx`) or one served with another window. A request that would not
+    /// fit it is not sent: the run ends with `context_overflow`. At least 1 (`build()` says so).
+    AgentBuilder& withContextWindow(std::int64_t tokens);
     /// \brief The agent, or `AgentErrc::invalid_config` listing every problem (no provider, a tool that
     /// failed to build, duplicate tool names, a non-positive iteration limit, ...).
     [[nodiscard]] expected<Agent, AgentError> build() const;

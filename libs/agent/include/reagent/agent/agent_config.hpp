@@ -91,6 +91,9 @@ struct AgentConfig {
     std::shared_ptr<const llm::PriceTable> prices;
     /// What each run may spend (`withBudget`); none by default.
     RunBudget budget;
+    /// The model's context window in tokens (`AgentBuilder::withContextWindow`); none: the model's
+    /// published window (`llm::publishedContextWindow`), or none at all.
+    std::optional<std::int64_t> contextWindow;
     /// Whether tools are enabled at all.
     bool toolsEnabled = false;
     /// Whether the ReAct meta-tools (`final-answer`, and as `metaTools` says `task-complete` and

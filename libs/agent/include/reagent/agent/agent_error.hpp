@@ -38,10 +38,12 @@ enum class AgentErrc {
     output_invalid,
     /// The run would have spent past a limit of its budget (`RunBudget`, `TerminatedBy::budget_exceeded`).
     budget_exceeded,
+    /// The next request would not fit the model's context window (`TerminatedBy::context_overflow`).
+    context_overflow,
 };
 BOOST_DESCRIBE_ENUM(AgentErrc, invalid_config, provider_failed, max_iterations, cancelled, external_tool_call,
                     internal_error, rollback_failed, invalid_state, approval_required, output_invalid,
-                    budget_exceeded)
+                    budget_exceeded, context_overflow)
 
 [[nodiscard]] std::string_view toString(AgentErrc code) noexcept;
 

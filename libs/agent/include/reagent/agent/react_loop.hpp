@@ -59,6 +59,10 @@ struct LoopConfig {
     /// counts in it, and its budget (and its callers') limits this run too. Null for a run nobody
     /// started. Without `prices`, the parent's price this run's calls.
     detail::RunLedger* parent = nullptr;
+    /// The model's context window in tokens: a request whose prompt (counted as `RunResult::context`
+    /// says) and reply (`maxTokens`) would not fit it is not sent, and the run ends with
+    /// `context_overflow`. None: not checked.
+    std::optional<std::int64_t> contextWindow;
 };
 
 /// \brief The loop's next step: ask the model.
@@ -157,6 +161,8 @@ class ReactLoop {
     [[nodiscard]] int maxIterations() const noexcept { return config_.options.maxIterations; }
     /// \brief Answers sent back for not matching the output schema so far.
     [[nodiscard]] int outputRetries() const noexcept { return result_.outputRetries; }
+    /// \brief How full the context window is: its size, and the last request's prompt.
+    [[nodiscard]] const ContextUse& context() const noexcept { return result_.context; }
     /// \brief Tokens used so far.
     [[nodiscard]] const llm::Usage& usage() const noexcept { return result_.usage; }
     /// \brief What the run and its sub-runs spent, with its limits: the tool calls it dispatches hand it
@@ -234,6 +240,8 @@ class ReactLoop {
     [[nodiscard]] std::optional<std::string> overBudgetBeforeCall(const llm::ModelRequest& request);
     /// Why a budget is passed now that a reply was charged; none when none is.
     [[nodiscard]] std::optional<std::string> overBudgetAfterReply() const;
+    /// Why `request` would not fit the context window; none when it would (or there is no window).
+    [[nodiscard]] std::optional<std::string> overContextWindow(const llm::ModelRequest& request);
     /// Why running the pending batch would pass a budget's `maxToolCalls`; none when it would not.
     [[nodiscard]] std::optional<std::string> overBudgetBeforeTools(int batch) const;
     [[nodiscard]] llm::ModelRequest modelRequest() const;
@@ -272,6 +280,9 @@ class ReactLoop {
     RunResult result_;
     /// The spending the budgets count: this run's (as in `result_`) and its sub-runs'.
     detail::RunLedger ledger_;
+    /// The API's count of the last request it answered, which the next request's size starts from.
+    std::size_t promptMessages_ = 0;
+    std::int64_t promptTokens_ = 0;
 };
 
 }  // namespace reagent::agent

@@ -5,6 +5,7 @@
 #include <boost/describe/enum.hpp>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,10 +49,13 @@ enum class TerminatedBy {
     /// A limit of the run's budget (`RunBudget`) would have been passed; `errorMessage` names it, the
     /// limit and what was used.
     budget_exceeded,
+    /// The next request would not fit the model's context window (`AgentBuilder::withContextWindow`, or
+    /// the model's published window); it was not sent. `errorMessage` gives its size and the window.
+    context_overflow,
 };
 BOOST_DESCRIBE_ENUM(TerminatedBy, final_answer, task_complete, end_turn, silent_tools, max_iterations,
                     external_tool_calls, provider_error, cancelled, internal_error, approval_required,
-                    output_invalid, budget_exceeded)
+                    output_invalid, budget_exceeded, context_overflow)
 
 [[nodiscard]] std::string_view toString(TerminatedBy reason) noexcept;
 /// \brief True for the reasons that end a run with an answer: `final_answer`, `task_complete`, `end_turn`,
@@ -69,6 +73,17 @@ struct RunCost {
     int unpricedCalls = 0;
 
     friend bool operator==(const RunCost&, const RunCost&) = default;
+};
+
+/// \brief How full the model's context window was (`RunResult::context`).
+struct ContextUse {
+    /// The window the run kept to (`AgentBuilder::withContextWindow`, else the model's published one,
+    /// `llm::publishedContextWindow`); none when neither is known, and nothing was checked.
+    std::optional<std::int64_t> window;
+    /// The last request's prompt in tokens: the API's count when it reported one, else the estimate.
+    std::int64_t promptTokens = 0;
+
+    friend bool operator==(const ContextUse&, const ContextUse&) = default;
 };
 
 /// \brief A model call that moved to the next provider of a `llm::FallbackProvider` chain.
@@ -166,6 +181,8 @@ struct RunResult {
     /// `RunOptions::parent`), all levels down; counted against this run's budget. Not in `usage` and
     /// `cost`, which are this run's own model calls.
     Spending subRuns;
+    /// How full the context window was at the last request.
+    ContextUse context;
     /// Each move of a model call to the next provider of a fallback chain, in order; empty without one.
     std::vector<ModelFallback> fallbacks;
     /// Set when the run ended through `final-answer`.

@@ -107,6 +107,8 @@ class AgentBuilder {
     AgentBuilder& withPrices(std::shared_ptr<const llm::PriceTable> prices);
     /// \brief What each run may spend (see `agent::AgentBuilder::withBudget`).
     AgentBuilder& withBudget(agent::RunBudget budget);
+    /// \brief The model's context window in tokens (see `agent::AgentBuilder::withContextWindow`).
+    AgentBuilder& withContextWindow(std::int64_t tokens);
     /// \brief Tool sources (MCP servers) started at once by `buildAsync()`. Default 4.
     AgentBuilder& withMaxConcurrentOpens(std::size_t opens);
     /// \brief Uses an MCP server's tools, registered as `<server name>/<tool>`, over any transport
