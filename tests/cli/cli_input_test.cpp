@@ -262,3 +262,28 @@ TEST_CASE("chat answers one turn per line until its input ends or /exit", "[cli]
     const auto bad = runCli({"chat", "--provider", "nobody"}, std::string("hi\n"));
     CHECK(bad.status == 2);
 }
+
+TEST_CASE("chat: /context shows the last request against the window; --context-window gives it",
+          "[cli][chat][context]") {
+    const auto chat = runCli({"chat", "--provider", "demo", "--quiet", "--context-window", "100000"},
+                             std::string("/context\nWhat is 6*7?\n/context\n"));
+    INFO(chat.err);
+    REQUIRE(chat.status == 0);
+    CHECK(chat.err.find("(context: 0 tokens in the last request, of a window of 100000 (0%); 0 messages") !=
+          std::string::npos);
+    CHECK(chat.err.find("of a window of 100000 (1%); 7 messages in the conversation)") != std::string::npos);
+
+    // Without a window, and none published for the demo model: it says how to give one.
+    const auto unknown =
+        runCli({"chat", "--provider", "demo", "--quiet"}, std::string("What is 6*7?\n/context\n"));
+    REQUIRE(unknown.status == 0);
+    CHECK(unknown.err.find("the model's window is not known: give it with --context-window") !=
+          std::string::npos);
+
+    // A window too small for the first request: the turn fails and is not kept.
+    const auto tiny = runCli({"chat", "--provider", "demo", "--quiet", "--context-window", "10"},
+                             std::string("What is 6*7?\n"));
+    CHECK(tiny.status == 1);
+    CHECK(tiny.err.find("past the context window of 10 tokens") != std::string::npos);
+    CHECK(runCli({"chat", "--provider", "demo", "--context-window", "0"}, std::string("hi\n")).status == 2);
+}
