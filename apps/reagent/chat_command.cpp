@@ -17,7 +17,6 @@
 
 #include "output.hpp"
 #include "reagent/agent/conversation.hpp"
-#include "reagent/llm/context_window.hpp"
 #include "trace.hpp"
 
 namespace reagent::cli {
@@ -128,10 +127,7 @@ int chatCommand(asio::io_context& io, const ChatOptions& options) {
     std::string line;
     std::vector<llm::Attachment> attached;  // by /attach, for the next message
     agent::ContextUse lastContext;          // the last turn's, for /context
-    lastContext.window = agentHandle.config().contextWindow;
-    if (!lastContext.window && agentHandle.config().provider) {
-        lastContext.window = llm::publishedContextWindow(agentHandle.config().provider->model());
-    }
+    lastContext.window = agentHandle.contextWindow();
     for (;;) {
         if (terminal) {
             std::cerr << "> " << std::flush;

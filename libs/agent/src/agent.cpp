@@ -460,6 +460,13 @@ llm::ToolList Agent::State::offeredTools() const {
     return *offered_;
 }
 
+std::optional<std::int64_t> Agent::State::contextWindow() const {
+    if (config.contextWindow || !config.provider) {
+        return config.contextWindow;
+    }
+    return llm::publishedContextWindow(config.provider->model());
+}
+
 LoopConfig Agent::State::loopConfig(const std::optional<RunBudget>& budget) const {
     LoopConfig loop;
     loop.systemPrompt = systemPrompt;
@@ -473,8 +480,7 @@ LoopConfig Agent::State::loopConfig(const std::optional<RunBudget>& budget) cons
     if (config.provider) {
         loop.model = std::string(config.provider->model());
     }
-    loop.contextWindow =
-        config.contextWindow ? config.contextWindow : llm::publishedContextWindow(loop.model);
+    loop.contextWindow = contextWindow();
     if (loop.budget.maxTotalTokens || loop.budget.maxCost || loop.contextWindow) {
         if (offeredCharacters_ < 0) {
             offeredCharacters_ = detail::toolDeclarationCharacters(loop.tools);  // once per tool list
@@ -574,6 +580,10 @@ std::shared_ptr<memory::EpisodicStore> Agent::episodicMemory() const noexcept {
 
 const AgentConfig& Agent::config() const noexcept {
     return state_->config;
+}
+
+std::optional<std::int64_t> Agent::contextWindow() const {
+    return state_->contextWindow();
 }
 
 Task<expected<RunResult, AgentError>> Agent::resume(nlohmann::json state,

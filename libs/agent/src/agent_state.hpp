@@ -59,6 +59,8 @@ struct Agent::State {
     }
     /// What one run is, fixed at its start (later registrations affect later runs only); `budget` in place
     /// of the agent's when given (`RunOptions::budget`).
+    /// The context window the runs keep to (`Agent::contextWindow`).
+    [[nodiscard]] std::optional<std::int64_t> contextWindow() const;
     [[nodiscard]] LoopConfig loopConfig(const std::optional<RunBudget>& budget = std::nullopt) const;
 
   private:

@@ -166,7 +166,8 @@ Task<expected<RunResult, AgentError>> Conversation::resumeWith(ResumeInput input
 void Conversation::settle(const RunResult& result, std::size_t historySize) {
     // A resumed turn's result counts what it spent before it paused too, which was counted then.
     const Spending spent = detail::spentBy(result);
-    const Spending added = detail::less(spent, std::exchange(paused_, Spending{}));
+    Spending added = spent;
+    added -= std::exchange(paused_, Spending{});
     usage_ += added.usage;
     if (result.cost || added.cost != 0 || added.unpricedCalls != 0) {
         if (!cost_) {

@@ -238,11 +238,8 @@ LoopAction ReactLoop::callModel() {
 }
 
 std::optional<std::string> ReactLoop::overContextWindow(const llm::ModelRequest& request) {
-    if (config_.toolCharacters < 0) {
-        config_.toolCharacters = detail::toolDeclarationCharacters(config_.tools);
-    }
     const std::int64_t prompt =
-        detail::promptTokens(request.messages, config_.toolCharacters, {promptMessages_, promptTokens_},
+        detail::promptTokens(request.messages, toolCharacters(), {promptMessages_, promptTokens_},
                              detail::charactersPerToken(config_.model));
     result_.context.promptTokens = prompt;
     const std::int64_t reply = request.maxTokens.value_or(0);
@@ -258,42 +255,31 @@ std::optional<std::string> ReactLoop::overContextWindow(const llm::ModelRequest&
 }
 
 std::optional<std::string> ReactLoop::overBudgetBeforeCall(const llm::ModelRequest& request) {
-    int depth = 0;
-    for (const detail::RunLedger* ledger = &ledger_; ledger != nullptr; ledger = ledger->parent, ++depth) {
-        const RunBudget& budget = ledger->budget;
-        if (budget.empty()) {
-            continue;
-        }
-        if ((budget.maxTotalTokens || budget.maxCost) && config_.toolCharacters < 0) {
-            config_.toolCharacters = detail::toolDeclarationCharacters(config_.tools);
-        }
-        if (auto over = detail::overBeforeCall(budget, ledger->total(), request, config_.toolCharacters,
-                                               config_.prices.get(), config_.model)) {
-            return detail::budgetLabel(depth) + std::move(*over);
-        }
-    }
-    return std::nullopt;
+    return detail::overAnyBudget(ledger_, [&](const detail::RunLedger& run) {
+        const bool estimated = run.budget.maxTotalTokens || run.budget.maxCost;
+        return detail::overBeforeCall(run.budget, run.total(), request, estimated ? toolCharacters() : 0,
+                                      config_.prices.get(), config_.model);
+    });
 }
 
 std::optional<std::string> ReactLoop::overBudgetAfterReply() const {
     const std::string& currency = result_.cost ? result_.cost->currency : std::string("USD");
-    int depth = 0;
-    for (const detail::RunLedger* ledger = &ledger_; ledger != nullptr; ledger = ledger->parent, ++depth) {
-        if (auto over = detail::overAfterReply(ledger->budget, ledger->total(), currency)) {
-            return detail::budgetLabel(depth) + std::move(*over);
-        }
-    }
-    return std::nullopt;
+    return detail::overAnyBudget(ledger_, [&](const detail::RunLedger& run) {
+        return detail::overAfterReply(run.budget, run.total(), currency);
+    });
 }
 
 std::optional<std::string> ReactLoop::overBudgetBeforeTools(int batch) const {
-    int depth = 0;
-    for (const detail::RunLedger* ledger = &ledger_; ledger != nullptr; ledger = ledger->parent, ++depth) {
-        if (auto over = detail::overBeforeTools(ledger->budget, ledger->total().toolCalls, batch)) {
-            return detail::budgetLabel(depth) + std::move(*over);
-        }
+    return detail::overAnyBudget(ledger_, [&](const detail::RunLedger& run) {
+        return detail::overBeforeTools(run.budget, run.total().toolCalls, batch);
+    });
+}
+
+std::int64_t ReactLoop::toolCharacters() {
+    if (config_.toolCharacters < 0) {
+        config_.toolCharacters = detail::toolDeclarationCharacters(config_.tools);
     }
-    return std::nullopt;
+    return config_.toolCharacters;
 }
 
 LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError> reply) {

@@ -8,7 +8,7 @@ namespace reagent::agent::detail {
 
 namespace {
 
-constexpr std::int64_t kCharactersPerToken = 4;
+constexpr double kCharactersPerToken = 4;
 
 std::string money(double amount, const std::string& currency) {
     char text[64];
@@ -34,22 +34,6 @@ Spending spentBy(const RunResult& result) {
     Spending spent = ownSpending(result, result.iterations);
     spent += result.subRuns;
     return spent;
-}
-
-Spending less(const Spending& total, const Spending& part) {
-    Spending rest;
-    const llm::Usage& a = total.usage;
-    const llm::Usage& b = part.usage;
-    rest.usage.inputTokens = a.inputTokens - b.inputTokens;
-    rest.usage.outputTokens = a.outputTokens - b.outputTokens;
-    rest.usage.cacheReadTokens = a.cacheReadTokens - b.cacheReadTokens;
-    rest.usage.cacheWriteTokens = a.cacheWriteTokens - b.cacheWriteTokens;
-    rest.usage.reasoningTokens = a.reasoningTokens - b.reasoningTokens;
-    rest.cost = total.cost - part.cost;
-    rest.unpricedCalls = total.unpricedCalls - part.unpricedCalls;
-    rest.modelCalls = total.modelCalls - part.modelCalls;
-    rest.toolCalls = total.toolCalls - part.toolCalls;
-    return rest;
 }
 
 Spending priced(const llm::PriceTable* prices, const std::string& model, const llm::Usage& usage) {
@@ -81,13 +65,7 @@ std::int64_t toolDeclarationCharacters(const llm::ToolList& tools) {
 }
 
 std::int64_t estimateTokens(const llm::ModelRequest& request, std::int64_t toolCharacters) {
-    std::int64_t characters = toolCharacters;
-    std::int64_t attachments = 0;
-    for (const llm::Message& message : request.messages) {
-        characters += messageCharacters(message);
-        attachments += static_cast<std::int64_t>(message.attachments.size());
-    }
-    return (characters + kCharactersPerToken - 1) / kCharactersPerToken + attachments * kTokensPerAttachment +
+    return promptTokens(request.messages, toolCharacters, PromptAnchor{}, kCharactersPerToken) +
            request.maxTokens.value_or(0);
 }
 

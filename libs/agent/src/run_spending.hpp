@@ -34,9 +34,6 @@ template <class Call>
 /// What `result`'s run spent, its sub-runs' included (tool calls: its records, as `countedToolCalls`).
 [[nodiscard]] Spending spentBy(const RunResult& result);
 
-/// `total` less `part` (a paused turn's spending, within the resumed turn's).
-[[nodiscard]] Spending less(const Spending& total, const Spending& part);
-
 /// What a call's `usage` of `model` spent: its tokens, its cost with `prices` (an unpriced call without a
 /// price for `model` or without a table), one model call's worth of nothing else.
 [[nodiscard]] Spending priced(const llm::PriceTable* prices, const std::string& model,
@@ -72,6 +69,22 @@ void addCost(RunCost& cost, const Spending& spent);
 
 /// "budget: " for the run's own budget, "budget of the calling run: " for a caller's (`depth` levels up).
 [[nodiscard]] std::string budgetLabel(int depth);
+
+/// The first budget, of `ledger`'s run then of its callers' up the chain, that `check` (a function of a
+/// ledger with a budget, returning why it is passed, or none) finds passed, labelled whose it is.
+template <class Check>
+[[nodiscard]] std::optional<std::string> overAnyBudget(const RunLedger& ledger, const Check& check) {
+    int depth = 0;
+    for (const RunLedger* run = &ledger; run != nullptr; run = run->parent, ++depth) {
+        if (run->budget.empty()) {
+            continue;
+        }
+        if (std::optional<std::string> over = check(*run)) {
+            return budgetLabel(depth) + std::move(*over);
+        }
+    }
+    return std::nullopt;
+}
 
 /// Why the run of `ledger` stopped at its deadline: its own `maxDuration`, or a calling run's.
 [[nodiscard]] std::string outOfTime(const RunLedger& ledger);

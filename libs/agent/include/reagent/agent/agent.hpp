@@ -163,6 +163,9 @@ class Agent {
     void unsubscribe(SubscriptionId id) const;
 
     [[nodiscard]] const AgentConfig& config() const noexcept;
+    /// \brief The context window its runs keep to: `AgentBuilder::withContextWindow`, else the provider's
+    /// model's published window (`llm::publishedContextWindow`); none when neither is known.
+    [[nodiscard]] std::optional<std::int64_t> contextWindow() const;
 
     /// \brief The agent's working memory: full results of oversized tool outputs under `_tool_result_N`
     /// (see `tools::ToolCallRecord::memoryKey`) and the model's notes. Shared by the agent's runs and

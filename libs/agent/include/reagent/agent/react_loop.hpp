@@ -242,6 +242,8 @@ class ReactLoop {
     [[nodiscard]] std::optional<std::string> overBudgetAfterReply() const;
     /// Why `request` would not fit the context window; none when it would (or there is no window).
     [[nodiscard]] std::optional<std::string> overContextWindow(const llm::ModelRequest& request);
+    /// The characters of the tools' declarations (`LoopConfig::toolCharacters`), measured on first use.
+    [[nodiscard]] std::int64_t toolCharacters();
     /// Why running the pending batch would pass a budget's `maxToolCalls`; none when it would not.
     [[nodiscard]] std::optional<std::string> overBudgetBeforeTools(int batch) const;
     [[nodiscard]] llm::ModelRequest modelRequest() const;

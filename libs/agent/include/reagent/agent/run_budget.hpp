@@ -30,6 +30,15 @@ struct Spending {
         toolCalls += other.toolCalls;
         return *this;
     }
+    /// What is left of these figures without `other`'s (part of them).
+    Spending& operator-=(const Spending& other) noexcept {
+        usage -= other.usage;
+        cost -= other.cost;
+        unpricedCalls -= other.unpricedCalls;
+        modelCalls -= other.modelCalls;
+        toolCalls -= other.toolCalls;
+        return *this;
+    }
     [[nodiscard]] bool empty() const noexcept {
         return usage.empty() && cost == 0 && unpricedCalls == 0 && modelCalls == 0 && toolCalls == 0;
     }

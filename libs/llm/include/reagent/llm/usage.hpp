@@ -34,6 +34,14 @@ struct Usage {
         reasoningTokens += other.reasoningTokens;
         return *this;
     }
+    Usage& operator-=(const Usage& other) noexcept {
+        inputTokens -= other.inputTokens;
+        outputTokens -= other.outputTokens;
+        cacheReadTokens -= other.cacheReadTokens;
+        cacheWriteTokens -= other.cacheWriteTokens;
+        reasoningTokens -= other.reasoningTokens;
+        return *this;
+    }
     friend bool operator==(const Usage&, const Usage&) = default;
 };
 
