@@ -52,6 +52,7 @@ struct EventName {
     std::string operator()(const agent::PartialOutput&) const { return "partial output"; }
     std::string operator()(const agent::ModelFellBack&) const { return "model fell back"; }
     std::string operator()(const agent::ModelThrottled&) const { return "model throttled"; }
+    std::string operator()(const agent::ContextCompacted&) const { return "context compacted"; }
 };
 
 int main() {

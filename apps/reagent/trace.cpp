@@ -163,6 +163,24 @@ void TracePrinter::print(const agent::OutputRejected& event) {
           << "): " << oneLine(event.problems.empty() ? std::string() : event.problems.front(), 200) << "\n";
 }
 
+void TracePrinter::print(const agent::ContextCompacted& event) {
+    const agent::Compaction& compaction = event.compaction;
+    *out_ << "  " << nest_ << "✂ context compacted (" << agent::toString(compaction.reason)
+          << "): " << compaction.tokensBefore << " → " << compaction.tokensAfter << " tokens, "
+          << compaction.messagesBefore << " → " << compaction.messagesAfter << " messages";
+    if (!compaction.strategies.empty()) {
+        std::string strategies;
+        for (const std::string& name : compaction.strategies) {
+            strategies += (strategies.empty() ? "" : ", ") + name;
+        }
+        *out_ << " by " << oneLine(strategies, 120);
+    }
+    *out_ << "\n";
+    for (const std::string& note : compaction.notes) {
+        *out_ << "  " << nest_ << "  " << oneLine(note, 200) << "\n";
+    }
+}
+
 void TracePrinter::print(const agent::ServerLogged& event) {
     const std::string data = event.data.is_string() ? event.data.get<std::string>() : event.data.dump();
     *out_ << "  mcp " << oneLine(event.server) << " [" << oneLine(event.level) << "]: " << oneLine(data)

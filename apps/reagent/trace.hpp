@@ -40,6 +40,7 @@ class TracePrinter {
     void print(const agent::ServerLogged& event);
     void print(const agent::SubAgentEvent& event);
     void print(const agent::OutputRejected& event);
+    void print(const agent::ContextCompacted& event);
     /// Nothing: the streamed text already shows the answer as it grows.
     void print(const agent::PartialOutput& /*event*/) {}
 

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "agent_state.hpp"
+#include "compaction_run.hpp"
 #include "partial_json.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
@@ -218,6 +219,24 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
                 continue;
             }
             action = loop->onToolResults(std::move(records));
+        } else if (auto* compact = std::get_if<Compact>(&action)) {
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                action = loop->onCancelled();
+                continue;
+            }
+            detail::CompactionPlan plan{compact->reason, compact->promptTokens, compact->target,
+                                        loop->context().window};
+            auto compacting = detail::compactHistory(
+                state, loop->messages(), plan, [loop](const llm::Usage& spent) { loop->addUsage(spent); });
+            detail::CompactionOutcome outcome = co_await std::move(compacting);
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                action = loop->onCancelled();
+                continue;
+            }
+            action = loop->onCompacted(std::move(outcome.messages), std::move(outcome.record));
+            if (events->listening()) {
+                events->emit(ContextCompacted{loop->context().compactions.back()});
+            }
         } else if (auto* finish = std::get_if<Finish>(&action)) {
             *out = std::move(finish->result);
             if (loop->awaitingResults()) {
@@ -392,6 +411,13 @@ Agent::State::State(AgentConfig agentConfig)
       executor(registry, config.toolSettings.execution) {
     executor.setApprovalHandler(config.approval);
     // The executor lives inside this State, so the raw pointer never outlives it.
+    if (config.compaction) {
+        auto options = std::make_shared<CompactionOptions>(*config.compaction);
+        if (options->strategies.empty()) {
+            options->strategies = {clearToolResults(), summarizeTurns(), dropOldestTurns()};
+        }
+        compaction = std::move(options);
+    }
 }
 
 std::shared_ptr<RunEvents> RunEvents::make(std::shared_ptr<Agent::State> state, EventHandler onEvent) {
@@ -481,13 +507,18 @@ LoopConfig Agent::State::loopConfig(const std::optional<RunBudget>& budget) cons
         loop.model = std::string(config.provider->model());
     }
     loop.contextWindow = contextWindow();
+    loop.compaction = compaction;
     if (loop.budget.maxTotalTokens || loop.budget.maxCost || loop.contextWindow) {
-        if (offeredCharacters_ < 0) {
-            offeredCharacters_ = detail::toolDeclarationCharacters(loop.tools);  // once per tool list
-        }
-        loop.toolCharacters = offeredCharacters_;
+        loop.toolCharacters = offeredToolCharacters();
     }
     return loop;
+}
+
+std::int64_t Agent::State::offeredToolCharacters() const {
+    if (offeredCharacters_ < 0) {
+        offeredCharacters_ = detail::toolDeclarationCharacters(offeredTools());  // once per tool list
+    }
+    return offeredCharacters_;
 }
 
 expected<nlohmann::json, AgentError> Agent::structuredAnswer(const RunResult& result) {

@@ -199,6 +199,16 @@ AgentBuilder& AgentBuilder::withContextWindow(std::int64_t tokens) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withCompaction(CompactionOptions options) {
+    config_.compaction = std::move(options);
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withoutCompaction() {
+    config_.compaction.reset();
+    return *this;
+}
+
 expected<Agent, AgentError> AgentBuilder::build() const {
     for (const auto& source : sources_) {
         if (source->opens()) {
@@ -285,6 +295,29 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
     if (budget.maxToolCalls && *budget.maxToolCalls < 0) {
         problems.push_back("budget: maxToolCalls must not be negative (got " +
                            std::to_string(*budget.maxToolCalls) + ")");
+    }
+    if (const auto& compaction = config_.compaction) {
+        if (!(compaction->threshold > 0 && compaction->threshold <= 1)) {
+            problems.push_back("compaction: threshold must be a share of the window in (0, 1] (got " +
+                               std::to_string(compaction->threshold) + ")");
+        }
+        if (!(compaction->target > 0 && compaction->target <= compaction->threshold)) {
+            problems.push_back("compaction: target must be a share of the window in (0, threshold] (got " +
+                               std::to_string(compaction->target) + ")");
+        }
+        if (compaction->replyReserve < 0) {
+            problems.push_back("compaction: replyReserve must not be negative (got " +
+                               std::to_string(compaction->replyReserve) + ")");
+        }
+        if (compaction->keepTurns < 0) {
+            problems.push_back("compaction: keepTurns must not be negative (got " +
+                               std::to_string(compaction->keepTurns) + ")");
+        }
+        for (std::size_t i = 0; i < compaction->strategies.size(); ++i) {
+            if (!compaction->strategies[i]) {
+                problems.push_back("compaction: strategy " + std::to_string(i + 1) + " is null");
+            }
+        }
     }
     if (config_.contextWindow && *config_.contextWindow < 1) {
         problems.push_back("the context window must be at least 1 token (got " +

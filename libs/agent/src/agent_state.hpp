@@ -45,6 +45,8 @@ struct Agent::State {
     std::optional<tools::SchemaValidator> output;
     /// The output schema as requests carry it to the provider; null without one.
     std::shared_ptr<const llm::OutputFormat> outputFormat;
+    /// `config.compaction` with its strategies filled in (the built-ins when none were given); null without.
+    std::shared_ptr<const CompactionOptions> compaction;
 
     /// Calls every subscriber; a handler that throws is skipped, never the run.
     void emit(const AgentEvent& event) const;
@@ -61,6 +63,8 @@ struct Agent::State {
     /// of the agent's when given (`RunOptions::budget`).
     /// The context window the runs keep to (`Agent::contextWindow`).
     [[nodiscard]] std::optional<std::int64_t> contextWindow() const;
+    /// The characters of the offered tools' declarations, measured once per tool list.
+    [[nodiscard]] std::int64_t offeredToolCharacters() const;
     [[nodiscard]] LoopConfig loopConfig(const std::optional<RunBudget>& budget = std::nullopt) const;
 
   private:

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "compaction_run.hpp"
+#include "compaction_text.hpp"
 #include "run_spending.hpp"
 #include "run_state_codec.hpp"
 
@@ -163,21 +165,25 @@ Task<expected<RunResult, AgentError>> Conversation::resumeWith(ResumeInput input
     co_return resumed;
 }
 
-void Conversation::settle(const RunResult& result, std::size_t historySize) {
-    // A resumed turn's result counts what it spent before it paused too, which was counted then.
-    const Spending spent = detail::spentBy(result);
-    Spending added = spent;
-    added -= std::exchange(paused_, Spending{});
+void Conversation::count(const Spending& added, const std::string& currency, bool priced) {
     usage_ += added.usage;
-    if (result.cost || added.cost != 0 || added.unpricedCalls != 0) {
+    if (priced || added.cost != 0 || added.unpricedCalls != 0) {
         if (!cost_) {
-            cost_ = RunCost{0, result.cost ? result.cost->currency : std::string("USD"), 0};
+            cost_ = RunCost{0, currency, 0};
         }
         cost_->amount += added.cost;
         cost_->unpricedCalls += added.unpricedCalls;
     }
     modelCalls_ += added.modelCalls;
     toolCallsMade_ += added.toolCalls;
+}
+
+void Conversation::settle(const RunResult& result, std::size_t historySize) {
+    // A resumed turn's result counts what it spent before it paused too, which was counted then.
+    const Spending spent = detail::spentBy(result);
+    Spending added = spent;
+    added -= std::exchange(paused_, Spending{});
+    count(added, result.cost ? result.cost->currency : std::string("USD"), result.cost.has_value());
     if (result.state.is_object()) {
         pending_ = result.state;
         pendingHistory_ = historySize;
@@ -192,9 +198,38 @@ void Conversation::settle(const RunResult& result, std::size_t historySize) {
 
 void Conversation::keep(const RunResult& result, std::size_t historySize) {
     // The run's messages are: the system prompt (when the agent has one), the history it was given, then
-    // this turn's. Only this turn's are new.
+    // this turn's. Only this turn's are new, unless the run compacted the history.
     const std::size_t offset =
         (!result.messages.empty() && result.messages.front().role == llm::Role::system) ? 1 : 0;
+    context_.window = result.context.window;
+    context_.promptTokens = result.context.promptTokens;
+    if (!result.context.compactions.empty()) {
+        context_.compactions.insert(context_.compactions.end(), result.context.compactions.begin(),
+                                    result.context.compactions.end());
+        adoptCompacted(result.messages, offset);
+        for (const CheckpointMark& recorded : result.checkpoints) {
+            // The turn's checkpoints hold from the result of the call that recorded them on.
+            const auto from =
+                std::find_if(messages_.begin(), messages_.end(), [&](const ConversationMessage& entry) {
+                    return entry.message.role == llm::Role::tool &&
+                           entry.message.toolCallId == recorded.toolCallId;
+                });
+            for (auto it = from; it != messages_.end(); ++it) {
+                it->lastCheckpointId = recorded.id;
+            }
+            CheckpointMark mark = recorded;
+            mark.messageIndex =
+                std::min(mark.messageIndex >= offset ? mark.messageIndex - offset : 0, messages_.size());
+            checkpoints_.push_back(std::move(mark));
+        }
+        toolCalls_.insert(toolCalls_.end(), result.toolCalls.begin(), result.toolCalls.end());
+        responses_.push_back(result.output);
+        sessionState_ = result.sessionState;
+        if (result.lastToolError) {
+            lastToolError_ = result.lastToolError;
+        }
+        return;
+    }
     const std::size_t first = std::min(offset + historySize, result.messages.size());
     const auto now = std::chrono::system_clock::now();
     const std::size_t base = messages_.size();
@@ -227,6 +262,104 @@ void Conversation::keep(const RunResult& result, std::size_t historySize) {
     }
 }
 
+namespace {
+
+// Whether `now` is `before` after a compaction that may have cleared it (a tool result's text).
+bool sameMessage(const llm::Message& before, const llm::Message& now) {
+    if (before.role != now.role || before.toolCallId != now.toolCallId ||
+        before.toolCalls.size() != now.toolCalls.size()) {
+        return false;
+    }
+    if (!before.toolCalls.empty() && before.toolCalls.front().id != now.toolCalls.front().id) {
+        return false;
+    }
+    return before.text == now.text || (now.role == llm::Role::tool && !now.toolCallId.empty());
+}
+
+}  // namespace
+
+void Conversation::adoptCompacted(const std::vector<llm::Message>& messages, std::size_t from) {
+    std::vector<ConversationMessage> before = std::move(messages_);
+    messages_.clear();
+    messages_.reserve(messages.size() - std::min(from, messages.size()));
+    // Where each old message went (npos: compacted away), for the checkpoints.
+    std::vector<std::size_t> movedTo(before.size(), static_cast<std::size_t>(-1));
+    const auto now = std::chrono::system_clock::now();
+    std::size_t next = 0;  // survivors keep their order: each is looked for after the last one found
+    for (std::size_t i = from; i < messages.size(); ++i) {
+        std::size_t found = next;
+        while (found < before.size() && !sameMessage(before[found].message, messages[i])) {
+            ++found;
+        }
+        if (found < before.size()) {
+            ConversationMessage entry = std::move(before[found]);
+            entry.message = messages[i];
+            movedTo[found] = messages_.size();
+            messages_.push_back(std::move(entry));
+            next = found + 1;
+        } else {
+            const std::string last = messages_.empty() ? std::string() : messages_.back().lastCheckpointId;
+            messages_.push_back(ConversationMessage{"m" + std::to_string(nextId_++), now, messages[i], last});
+        }
+    }
+    // A checkpoint whose reply was compacted away truncates to the pinned messages.
+    const std::size_t pinned =
+        std::min(detail::pinnedEnd(messages) - std::min(from, detail::pinnedEnd(messages)), messages_.size());
+    for (CheckpointMark& mark : checkpoints_) {
+        mark.messageIndex =
+            mark.messageIndex < movedTo.size() && movedTo[mark.messageIndex] != static_cast<std::size_t>(-1)
+                ? movedTo[mark.messageIndex]
+                : std::min(pinned, messages_.size());
+    }
+}
+
+Task<expected<Compaction, AgentError>> Conversation::compact() {
+    if (running_) {
+        co_return fail(
+            AgentError{AgentErrc::invalid_state, "a turn of this conversation is running; compact after it"});
+    }
+    if (!pending_.is_null()) {
+        co_return fail(
+            AgentError{AgentErrc::invalid_state,
+                       "the last turn waits for results or approvals: finish it with resume first"});
+    }
+    const std::shared_ptr<Agent::State> state = agent_.state_;
+    if (!state->compaction) {
+        co_return fail(AgentError{AgentErrc::invalid_config,
+                                  "this agent compacts nothing: it was built withoutCompaction()"});
+    }
+    running_ = true;
+    const RunningGuard guard{&running_};
+    std::vector<llm::Message> history;
+    history.reserve(messages_.size() + 1);
+    if (!state->systemPrompt.empty()) {
+        history.push_back(llm::Message::system(state->systemPrompt));
+    }
+    const std::size_t offset = history.size();
+    for (const ConversationMessage& entry : messages_) {
+        history.push_back(entry.message);
+    }
+    detail::CompactionPlan plan;
+    plan.reason = CompactionReason::manual;
+    plan.window = agent_.contextWindow();
+    plan.target = -1;  // half the history
+    // What the summaries spend counts as a turn's would (the callback runs on this strand).
+    auto spent = std::make_shared<Spending>();
+    const std::string model = state->config.provider ? std::string(state->config.provider->model()) : "";
+    auto compacting = detail::compactHistory(
+        state, std::move(history), plan, [state, spent, model](const llm::Usage& usage) {
+            *spent += detail::priced(state->config.prices.get(), model, usage);
+            spent->modelCalls += 1;
+        });
+    detail::CompactionOutcome outcome = co_await std::move(compacting);
+    count(*spent, state->config.prices ? state->config.prices->currency() : std::string("USD"));
+    adoptCompacted(outcome.messages, offset);
+    context_.promptTokens = outcome.record.tokensAfter;
+    context_.window = plan.window;
+    context_.compactions.push_back(outcome.record);
+    co_return outcome.record;
+}
+
 void Conversation::reset() {
     messages_.clear();
     toolCalls_.clear();
@@ -236,6 +369,7 @@ void Conversation::reset() {
     lastToolError_.reset();
     pending_ = nullptr;
     pendingHistory_ = 0;
+    context_ = ContextUse{};
     paused_ = Spending{};  // (what it spent stays counted)
 }
 
@@ -251,6 +385,16 @@ expected<void, AgentError> Conversation::truncateAt(const std::string& checkpoin
     checkpoints_.erase(found, checkpoints_.end());
     pending_ = nullptr;
     return {};
+}
+
+nlohmann::json Conversation::contextJson() const {
+    nlohmann::json compactions = nlohmann::json::array();
+    for (const Compaction& compaction : context_.compactions) {
+        compactions.push_back(detail::toJson(compaction));
+    }
+    return {{"promptTokens", context_.promptTokens},
+            {"window", context_.window ? nlohmann::json(*context_.window) : nlohmann::json(nullptr)},
+            {"compactions", std::move(compactions)}};
 }
 
 nlohmann::json Conversation::save() const {
@@ -282,11 +426,15 @@ nlohmann::json Conversation::save() const {
                 {"modelCalls", modelCalls_},
                 {"toolCallsMade", toolCallsMade_},
                 {"cost", cost_ ? detail::toJson(*cost_) : json(nullptr)},
-                {"pausedSpent", pending_.is_null() ? json(nullptr) : detail::toJson(paused_)}};
+                {"pausedSpent", pending_.is_null() ? json(nullptr) : detail::toJson(paused_)},
+                {"context", contextJson()},
+                // The stored results the history's previews and cleared results name, for `recall`.
+                {"workingMemory", agent_.state_->workingMemory.save()}};
 }
 
 expected<Conversation, AgentError> Conversation::restore(Agent agent, const nlohmann::json& saved) {
     using namespace detail;
+    using nlohmann::json;
     Conversation conversation(std::move(agent));
     try {
         const std::string path = "conversation";
@@ -333,6 +481,22 @@ expected<Conversation, AgentError> Conversation::restore(Agent agent, const nloh
         }
         if (const auto paused = optionalField<json>(saved, "pausedSpent", path, nullptr); !paused.is_null()) {
             conversation.paused_ = spendingFromJson(paused, path + ".pausedSpent");
+        }
+        if (const auto context = optionalField<json>(saved, "context", path, nullptr); !context.is_null()) {
+            const std::string at = path + ".context";
+            conversation.context_.promptTokens = field<std::int64_t>(context, "promptTokens", at);
+            if (const auto window = optionalField<json>(context, "window", at, nullptr); !window.is_null()) {
+                conversation.context_.window = field<std::int64_t>(context, "window", at);
+            }
+            conversation.context_.compactions = arrayField(context, "compactions", at, compactionFromJson);
+        }
+        if (const auto memory = optionalField<json>(saved, "workingMemory", path, nullptr);
+            !memory.is_null()) {
+            // Checked in full before anything is added, so a refused document leaves the agent's memory as it
+            // was.
+            if (auto loaded = conversation.agent_.state_->workingMemory.load(memory); !loaded) {
+                throw StateError("conversation.workingMemory: " + loaded.error().message);
+            }
         }
     } catch (const StateError& error) {
         return fail(AgentError{AgentErrc::invalid_state,

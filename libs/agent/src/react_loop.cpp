@@ -5,8 +5,10 @@
 #include <string_view>
 #include <utility>
 
+#include "compaction_text.hpp"
 #include "output_check.hpp"
 #include "prompt_count.hpp"
+#include "reagent/llm/fallback_provider.hpp"
 #include "reagent/tools/tool_source.hpp"
 #include "run_spending.hpp"
 #include "tool_attachments.hpp"
@@ -190,6 +192,9 @@ void ReactLoop::expectState(Awaiting expected, const char* operation) const {
         case Awaiting::tools:
             state = "while awaiting tool results";
             break;
+        case Awaiting::compaction:
+            state = "while awaiting the history's compaction";
+            break;
         case Awaiting::external:
             state = "while the run waits for declaration-only results (resume())";
             break;
@@ -218,7 +223,20 @@ llm::ModelRequest ReactLoop::modelRequest() const {
 LoopAction ReactLoop::callModel() {
     llm::ModelRequest request = modelRequest();
     if (config_.contextWindow) {
-        if (auto over = overContextWindow(request)) {
+        const std::int64_t prompt = countPrompt();
+        if (config_.compaction && !compacted_) {
+            // The prompt's room is the window less the reply's reserve; past the threshold's share of it
+            // the history is compacted to the target's share.
+            const CompactionOptions& options = *config_.compaction;
+            const std::int64_t reserve = request.maxTokens ? *request.maxTokens : options.replyReserve;
+            const auto room =
+                static_cast<double>(std::max<std::int64_t>(*config_.contextWindow - reserve, 0));
+            if (static_cast<double>(prompt) > options.threshold * room) {
+                return compact(CompactionReason::threshold, prompt,
+                               static_cast<std::int64_t>(options.target * room));
+            }
+        }
+        if (auto over = overContextWindow(prompt, request.maxTokens.value_or(0))) {
             return failWith(TerminatedBy::context_overflow, std::move(*over));
         }
     }
@@ -237,21 +255,60 @@ LoopAction ReactLoop::callModel() {
     return modelCall(std::move(request), iteration, std::exchange(rejection_, {}));
 }
 
-std::optional<std::string> ReactLoop::overContextWindow(const llm::ModelRequest& request) {
+std::int64_t ReactLoop::countPrompt() {
     const std::int64_t prompt =
-        detail::promptTokens(request.messages, toolCharacters(), {promptMessages_, promptTokens_},
+        detail::promptTokens(messages_, toolCharacters(), {promptMessages_, promptTokens_},
                              detail::charactersPerToken(config_.model));
     result_.context.promptTokens = prompt;
-    const std::int64_t reply = request.maxTokens.value_or(0);
+    return prompt;
+}
+
+LoopAction ReactLoop::compact(CompactionReason reason, std::int64_t prompt, std::int64_t target) {
+    awaiting_ = Awaiting::compaction;
+    compacting_ = Compact{reason, prompt, std::max<std::int64_t>(target, 0)};
+    return compacting_;
+}
+
+LoopAction ReactLoop::onCompacted(std::vector<llm::Message> messages, Compaction compaction) {
+    expectState(Awaiting::compaction, "onCompacted()");
+    compaction.iteration = iterations_;
+    compaction.reason = compacting_.reason;
+    compaction.messagesBefore = messages_.size();
+    if (!messages.empty()) {
+        messages_ = std::move(messages);
+        compaction.messagesAfter = messages_.size();
+        // The compacted prompt's count (estimated, scaled to the API's) is where the next one starts.
+        promptMessages_ = messages_.size();
+        promptTokens_ = compaction.tokensAfter;
+    }
+    result_.context.compactions.push_back(std::move(compaction));
+    compacted_ = true;
+    // The checkpoints point at the replies that asked for their calls, where those are now; a reply
+    // compacted away leaves the pinned messages as the state before the change.
+    for (CheckpointMark& mark : result_.checkpoints) {
+        const auto reply = std::find_if(messages_.begin(), messages_.end(), [&](const llm::Message& message) {
+            return std::any_of(message.toolCalls.begin(), message.toolCalls.end(),
+                               [&](const llm::ToolCall& call) { return call.id == mark.toolCallId; });
+        });
+        mark.messageIndex = reply != messages_.end() ? static_cast<std::size_t>(reply - messages_.begin())
+                                                     : detail::pinnedEnd(messages_);
+    }
+    return callModel();
+}
+
+std::optional<std::string> ReactLoop::overContextWindow(std::int64_t prompt, std::int64_t reply) const {
     const std::int64_t window = *config_.contextWindow;
     if (prompt + reply <= window) {
         return std::nullopt;
     }
     return "context: the next request takes about " + std::to_string(prompt) + " tokens" +
            (reply > 0 ? " and its reply up to " + std::to_string(reply) : std::string()) +
-           ", past the context window of " + std::to_string(window) +
-           " tokens; it was not sent. Start from a shorter history, or give the model's window if it is " +
-           "larger (withContextWindow)";
+           ", past the context window of " + std::to_string(window) + " tokens; it was not sent" +
+           (result_.context.compactions.empty()
+                ? std::string()
+                : " (even after compacting the history to about " +
+                      std::to_string(result_.context.compactions.back().tokensAfter) + " tokens)") +
+           ". Start from a shorter history, or give the model's window if it is larger (withContextWindow)";
 }
 
 std::optional<std::string> ReactLoop::overBudgetBeforeCall(const llm::ModelRequest& request) {
@@ -290,9 +347,25 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
         if (reply.error().code == llm::ProviderErrc::cancelled) {
             return failWith(TerminatedBy::cancelled, reply.error().describe());
         }
+        // The API found the request longer than its window: compacted once to half its count, then sent
+        // again; a second refusal ends the run.
+        if (config_.compaction && !contextRetried_ && llm::isContextLengthExceeded(reply.error())) {
+            contextRetried_ = true;
+            compacted_ = false;
+            const std::int64_t prompt = countPrompt();
+            std::int64_t target = prompt / 2;
+            if (config_.contextWindow) {
+                target =
+                    std::min(target, static_cast<std::int64_t>(config_.compaction->target *
+                                                               static_cast<double>(*config_.contextWindow)));
+            }
+            return compact(CompactionReason::context_error, prompt, target);
+        }
         return failWith(TerminatedBy::provider_error, reply.error().describe());
     }
     chargeUsage(reply->model.empty() ? config_.model : reply->model, reply->usage);
+    compacted_ = false;
+    contextRetried_ = false;
     if (reply->usage.inputTokens > 0) {
         // The API counted this request (the messages as they stand: nothing is added while a call is in
         // flight): the next one is this much, plus what is added to it.
@@ -732,6 +805,8 @@ LoopAction ReactLoop::proceed() {
             return modelCall(modelRequest(), std::max(iterations_ - 1, 0));
         case Awaiting::tools:
             return RunTools{pending_, iterations_ - 1};
+        case Awaiting::compaction:
+            return compacting_;
         case Awaiting::external:
             throw std::logic_error(
                 "ReactLoop::proceed() called on a run waiting for tool results: use resume()");

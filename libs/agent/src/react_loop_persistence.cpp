@@ -21,7 +21,7 @@ bool waitsForCaller(const tools::ToolCallRecord& record) {
 }
 
 const char* awaitingName(int state) {
-    static constexpr const char* kNames[] = {"start", "model", "tools", "external", "done"};
+    static constexpr const char* kNames[] = {"start", "model", "tools", "compaction", "external", "done"};
     return kNames[state];
 }
 
@@ -90,6 +90,28 @@ nlohmann::json ReactLoop::save() const {
     if (promptTokens_ > 0) {
         result["promptCount"] = {{"messages", promptMessages_}, {"tokens", promptTokens_}};
     }
+    if (!result_.context.compactions.empty()) {
+        json compactions = json::array();
+        for (const Compaction& compaction : result_.context.compactions) {
+            compactions.push_back(toJson(compaction));
+        }
+        result["compactions"] = std::move(compactions);
+    }
+    json context = json::object();
+    if (awaiting_ == Awaiting::compaction) {
+        context["compacting"] = {{"reason", toString(compacting_.reason)},
+                                 {"promptTokens", compacting_.promptTokens},
+                                 {"target", compacting_.target}};
+    }
+    if (compacted_) {
+        context["compacted"] = true;
+    }
+    if (contextRetried_) {
+        context["contextRetried"] = true;
+    }
+    if (!context.empty()) {
+        result["contextState"] = std::move(context);
+    }
     return json{{"format", kStateFormat},
                 {"awaiting", awaitingName(static_cast<int>(awaiting_))},
                 {"iterations", iterations_},
@@ -124,7 +146,7 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         }
         if (!known) {
             throw StateError("state.awaiting '" + awaiting +
-                             "' is not start, model, tools, external or done");
+                             "' is not start, model, tools, compaction, external or done");
         }
         loop.iterations_ = field<int>(state, "iterations", path);
         if (loop.iterations_ < 0) {
@@ -209,6 +231,26 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
                 throw StateError("state.result.promptCount does not fit the saved messages");
             }
             out.context.promptTokens = loop.promptTokens_;
+        }
+        if (result.contains("compactions")) {
+            out.context.compactions = arrayField(result, "compactions", "state.result", compactionFromJson);
+        }
+        if (result.contains("contextState")) {
+            const json& context = result["contextState"];
+            const std::string at = "state.result.contextState";
+            loop.compacted_ = optionalField<bool>(context, "compacted", at, false);
+            loop.contextRetried_ = optionalField<bool>(context, "contextRetried", at, false);
+            if (context.contains("compacting")) {
+                const json& compacting = context["compacting"];
+                loop.compacting_.reason = compactionReasonFromJson(compacting, at + ".compacting");
+                loop.compacting_.promptTokens =
+                    field<std::int64_t>(compacting, "promptTokens", at + ".compacting");
+                loop.compacting_.target = field<std::int64_t>(compacting, "target", at + ".compacting");
+            }
+        }
+        if (loop.awaiting_ == Awaiting::compaction && !result.contains("contextState")) {
+            throw StateError(
+                "state.result.contextState.compacting is missing, but the run waits for a compaction");
         }
         if (result.contains("subRuns")) {
             loop.ledger_.subRuns = spendingFromJson(result["subRuns"], "state.result.subRuns");

@@ -401,3 +401,45 @@ Spending spendingFromJson(const json& value, const std::string& path) {
 }
 
 }  // namespace reagent::agent::detail
+
+namespace reagent::agent::detail {
+
+json toJson(const Compaction& compaction) {
+    json value{{"reason", toString(compaction.reason)},    {"iteration", compaction.iteration},
+               {"strategies", compaction.strategies},      {"tokensBefore", compaction.tokensBefore},
+               {"tokensAfter", compaction.tokensAfter},    {"messagesBefore", compaction.messagesBefore},
+               {"messagesAfter", compaction.messagesAfter}};
+    if (!compaction.notes.empty()) {
+        value["notes"] = compaction.notes;
+    }
+    return value;
+}
+
+CompactionReason compactionReasonFromJson(const json& value, const std::string& path) {
+    const auto reason = field<std::string>(value, "reason", path);
+    for (const CompactionReason known :
+         {CompactionReason::threshold, CompactionReason::context_error, CompactionReason::manual}) {
+        if (toString(known) == reason) {
+            return known;
+        }
+    }
+    throw StateError(path + ".reason '" + reason + "' is not threshold, context_error or manual");
+}
+
+Compaction compactionFromJson(const json& value, const std::string& path) {
+    Compaction compaction;
+    compaction.reason = compactionReasonFromJson(value, path);
+    compaction.iteration = field<int>(value, "iteration", path);
+    compaction.strategies = field<std::vector<std::string>>(value, "strategies", path);
+    compaction.tokensBefore = field<std::int64_t>(value, "tokensBefore", path);
+    compaction.tokensAfter = field<std::int64_t>(value, "tokensAfter", path);
+    compaction.messagesBefore = field<std::size_t>(value, "messagesBefore", path);
+    compaction.messagesAfter = field<std::size_t>(value, "messagesAfter", path);
+    compaction.notes = optionalField<std::vector<std::string>>(value, "notes", path, {});
+    if (compaction.tokensBefore < 0 || compaction.tokensAfter < 0) {
+        throw StateError(path + " holds a negative count");
+    }
+    return compaction;
+}
+
+}  // namespace reagent::agent::detail

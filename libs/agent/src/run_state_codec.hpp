@@ -53,6 +53,13 @@ class StateError : public std::runtime_error {
 [[nodiscard]] nlohmann::json toJson(const Spending& spent);
 [[nodiscard]] Spending spendingFromJson(const nlohmann::json& value, const std::string& path);
 
+/// A compaction as saved (and as `run --json` shows it): {"reason", "iteration", "strategies",
+/// "tokensBefore", "tokensAfter", "messagesBefore", "messagesAfter", "notes"?}.
+[[nodiscard]] nlohmann::json toJson(const Compaction& compaction);
+[[nodiscard]] Compaction compactionFromJson(const nlohmann::json& value, const std::string& path);
+/// The "reason" field of `value`.
+[[nodiscard]] CompactionReason compactionReasonFromJson(const nlohmann::json& value, const std::string& path);
+
 [[nodiscard]] nlohmann::json toJson(const FinalAnswer& answer);
 [[nodiscard]] FinalAnswer finalAnswerFromJson(const nlohmann::json& value, const std::string& path);
 

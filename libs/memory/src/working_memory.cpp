@@ -208,4 +208,51 @@ std::string WorkingMemory::nextKey() const {
     return std::string(kToolResultPrefix) + std::to_string(nextResult_);
 }
 
+nlohmann::json WorkingMemory::save() const {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& [sequence, key] : order_) {
+        const Entry& entry = entries_.find(key)->second;
+        entries.push_back({{"key", key}, {"value", entry.value}, {"source", entry.source}});
+    }
+    return {{"format", "reagent.memory/1"}, {"nextResult", nextResult_}, {"entries", std::move(entries)}};
+}
+
+expected<void, MemoryError> WorkingMemory::load(const nlohmann::json& saved) {
+    const auto invalid = [](std::string what) {
+        return fail(
+            MemoryError{MemoryErrc::invalid_data, "cannot load the working memory: " + std::move(what)});
+    };
+    if (!saved.is_object() || saved.value("format", std::string()) != "reagent.memory/1") {
+        return invalid("it is not a saved working memory (format reagent.memory/1)");
+    }
+    const auto next = saved.find("nextResult");
+    const auto entries = saved.find("entries");
+    if (next == saved.end() || !next->is_number_unsigned() || entries == saved.end() ||
+        !entries->is_array()) {
+        return invalid("nextResult (a count) or entries (an array) is missing");
+    }
+    for (std::size_t i = 0; i < entries->size(); ++i) {
+        const nlohmann::json& entry = (*entries)[i];
+        const std::string at = "entries[" + std::to_string(i) + "]";
+        if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_string() ||
+            !entry.contains("value") || !entry["value"].is_string() ||
+            !entry.value("source", nlohmann::json("")).is_string()) {
+            return invalid(at + " needs a key and a value (strings)");
+        }
+        const auto& key = entry["key"].get_ref<const std::string&>();
+        const bool result = key.substr(0, kToolResultPrefix.size()) == kToolResultPrefix;
+        if (!result && !validateKey(key)) {
+            return invalid(at + ".key is not a valid key");
+        }
+    }
+    for (const nlohmann::json& entry : *entries) {
+        const auto& value = entry["value"].get_ref<const std::string&>();
+        if (fits(value.size())) {
+            insert(entry["key"].get<std::string>(), value, entry.value("source", std::string()));
+        }
+    }
+    nextResult_ = std::max(nextResult_, next->get<std::uint64_t>());
+    return {};
+}
+
 }  // namespace reagent::memory

@@ -302,6 +302,14 @@ class AgentBuilder {
     /// know (an Ollama model: its `num_ctx`) or one served with another window. A request that would not
     /// fit it is not sent: the run ends with `context_overflow`. At least 1 (`build()` says so).
     AgentBuilder& withContextWindow(std::int64_t tokens);
+    /// \brief How a long run or conversation is compacted to stay inside the context window: when (a
+    /// threshold of the window, 80 % by default), down to what (50 %), the turns kept verbatim, and the
+    /// strategies in order (`clearToolResults`, `summarizeTurns`, `dropOldestTurns` by default, or your
+    /// own `CompactionStrategy`). Compaction is on by default; `build()` checks the shares and counts.
+    AgentBuilder& withCompaction(CompactionOptions options);
+    /// \brief No compaction: a request that would not fit the window ends the run with `context_overflow`,
+    /// and an API's context-length error ends it as a provider error.
+    AgentBuilder& withoutCompaction();
     /// \brief The agent, or `AgentErrc::invalid_config` listing every problem (no provider, a tool that
     /// failed to build, duplicate tool names, a non-positive iteration limit, ...).
     [[nodiscard]] expected<Agent, AgentError> build() const;

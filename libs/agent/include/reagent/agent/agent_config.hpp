@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reagent/agent/attachment_store.hpp"
+#include "reagent/agent/compaction.hpp"
 #include "reagent/agent/loop_options.hpp"
 #include "reagent/agent/run_budget.hpp"
 #include "reagent/llm/price_table.hpp"
@@ -94,6 +95,10 @@ struct AgentConfig {
     /// The model's context window in tokens (`AgentBuilder::withContextWindow`); none: the model's
     /// published window (`llm::publishedContextWindow`), or none at all.
     std::optional<std::int64_t> contextWindow;
+    /// When and how a history is compacted to stay inside the window (`withCompaction`); on by default with
+    /// the three built-in strategies; none (`withoutCompaction`): never, a run that outgrows the window ends
+    /// with `context_overflow`.
+    std::optional<CompactionOptions> compaction = CompactionOptions{};
     /// Whether tools are enabled at all.
     bool toolsEnabled = false;
     /// Whether the ReAct meta-tools (`final-answer`, and as `metaTools` says `task-complete` and

@@ -136,6 +136,13 @@ struct ModelThrottled {
     llm::ThrottleNotice notice;
 };
 
+/// \brief The history was compacted to stay inside the context window (`AgentBuilder::withCompaction`):
+/// before model call `compaction.iteration`, with the prompt's count and messages before and after, and
+/// the strategies that changed it.
+struct ContextCompacted {
+    Compaction compaction;
+};
+
 struct AgentEventBox;
 
 /// \brief An event of a run that a call of this run started (a sub-agent's, `withAgentTool` / `asTool`),
@@ -164,7 +171,7 @@ using AgentEvent =
     std::variant<RunStarted, ModelResponded, tools::ToolCalling, tools::ToolCalled, tools::ToolFailed,
                  RunFinished, TextDelta, ToolCallDelta, ToolResultCompressed, MemoryWarning, ModelRetrying,
                  tools::ToolProgressed, ServerLogged, SubAgentEvent, OutputRejected, PartialOutput,
-                 ModelFellBack, ModelThrottled>;
+                 ModelFellBack, ModelThrottled, ContextCompacted>;
 
 /// \brief Holds a nested event (`SubAgentEvent::inner`): a variant cannot hold itself directly.
 struct AgentEventBox {

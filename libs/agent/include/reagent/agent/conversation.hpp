@@ -95,6 +95,18 @@ class Conversation {
     void setBudget(RunBudget budget) { budget_ = budget; }
     [[nodiscard]] const RunBudget& budget() const noexcept { return budget_; }
 
+    /// \brief Compacts the history now, as a turn does when it nears the context window
+    /// (`AgentBuilder::withCompaction`): down to the target share of the window (half the history's tokens
+    /// when the window is unknown), with the agent's strategies. What a summary costs counts in `usage()`.
+    ///
+    /// \par Errors
+    /// `invalid_state` while a turn runs or waits for `resume`; `invalid_config` for an agent without
+    /// compaction (`withoutCompaction`). The history is unchanged then.
+    [[nodiscard]] Task<expected<Compaction, AgentError>> compact();
+    /// \brief How full the window was at the last kept turn (its last request), and every compaction of the
+    /// history so far, the turns' and `compact`'s.
+    [[nodiscard]] const ContextUse& context() const noexcept { return context_; }
+
     /// \brief Forgets the history, the answers, the session state (and a turn waiting for `resume`); ids go
     /// on counting.
     void reset();
@@ -107,7 +119,9 @@ class Conversation {
     [[nodiscard]] expected<void, AgentError> truncateAt(const std::string& checkpointId);
 
     /// \brief The history as JSON (`"format": "reagent.conversation/1"`), to continue in another process:
-    /// messages, answers, session state, and a turn waiting for `resume` (finish it after `restore`).
+    /// messages, answers, session state, the context's count and compactions, the agent's working memory
+    /// (the stored results the history names, for `recall`), and a turn waiting for `resume` (finish it
+    /// after `restore`, which loads the memory into the agent's).
     [[nodiscard]] nlohmann::json save() const;
     /// \brief A conversation with `agent` continuing a saved history.
     ///
@@ -121,6 +135,12 @@ class Conversation {
     /// `inTurn`: what the turn being resumed already spent, which its run counts itself.
     [[nodiscard]] expected<std::optional<RunBudget>, AgentError> turnBudget(const Spending& inTurn) const;
     void keep(const RunResult& result, std::size_t historySize);
+    /// Takes `messages[from..]` as the whole history after a compaction: the messages that survived keep
+    /// their ids and checkpoints, the others (a summary, the turn's new ones) get new ids.
+    /// Adds what a turn (or a compaction's summary) spent to the conversation's figures.
+    void count(const Spending& added, const std::string& currency, bool priced = false);
+    [[nodiscard]] nlohmann::json contextJson() const;
+    void adoptCompacted(const std::vector<llm::Message>& messages, std::size_t from);
     /// Takes the outcome of a turn (run or resumed): pending again, kept, or dropped.
     void settle(const RunResult& result, std::size_t historySize);
 
@@ -129,6 +149,7 @@ class Conversation {
     std::vector<tools::ToolCallRecord> toolCalls_;
     std::vector<CheckpointMark> checkpoints_;
     std::vector<std::string> responses_;
+    ContextUse context_;
     nlohmann::json sessionState_ = nlohmann::json::object();
     std::optional<LastToolError> lastToolError_;
     llm::Usage usage_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "reagent/agent/attachment_store.hpp"
+#include "reagent/agent/compaction.hpp"
 #include "reagent/agent/detail/run_ledger.hpp"
 #include "reagent/agent/loop_options.hpp"
 #include "reagent/agent/run_budget.hpp"
@@ -63,6 +64,9 @@ struct LoopConfig {
     /// says) and reply (`maxTokens`) would not fit it is not sent, and the run ends with
     /// `context_overflow`. None: not checked.
     std::optional<std::int64_t> contextWindow;
+    /// When to compact the history (`Compact`); null: never (past the window the run ends, and an API's
+    /// context-length error ends it as a provider error).
+    std::shared_ptr<const CompactionOptions> compaction;
 };
 
 /// \brief The loop's next step: ask the model.
@@ -81,6 +85,16 @@ struct RunTools {
     int tripIndex = 0;
 };
 
+/// \brief The loop's next step: shorten the history (`messages()`) to `target` tokens, then `onCompacted`.
+/// Comes before a model call whose prompt passes the threshold, and after a call the API refused as too
+/// long (`reason`).
+struct Compact {
+    CompactionReason reason = CompactionReason::threshold;
+    /// The prompt's tokens now (anchored on the API's count when it gave one).
+    std::int64_t promptTokens = 0;
+    std::int64_t target = 0;
+};
+
 /// \brief The loop is over; the result is complete (successful or not).
 struct Finish {
     RunResult result;
@@ -91,7 +105,7 @@ struct Fail {
     RunResult result;
 };
 
-using LoopAction = std::variant<CallModel, RunTools, Finish, Fail>;
+using LoopAction = std::variant<CallModel, RunTools, Finish, Fail, Compact>;
 
 /// \brief The ReAct loop without I/O: feed it what happened, it says what to do next.
 ///
@@ -141,6 +155,11 @@ class ReactLoop {
     void addUsage(const llm::Usage& spent) { chargeUsage(config_.model, spent); }
     /// \brief Records that the model call in flight moved to another provider (`RunResult::fallbacks`).
     void noteFallback(ModelFallback fallback) { result_.fallbacks.push_back(std::move(fallback)); }
+    /// \brief After `Compact`: the history as compacted (its leading system and first user message as they
+    /// were), and what was done (`Compaction`; the loop sets `iteration`). The history replaces the
+    /// loop's, the compaction is recorded (`RunResult::context`), and the model call goes on: sent when it
+    /// fits the window, else the run ends with `context_overflow`.
+    [[nodiscard]] LoopAction onCompacted(std::vector<llm::Message> messages, Compaction compaction);
     /// \brief After `RunTools`: one record per requested call, in order.
     [[nodiscard]] LoopAction onToolResults(std::vector<tools::ToolCallRecord> records);
     /// \brief The driver noticed cancellation; ends the run with `TerminatedBy::cancelled`.
@@ -219,7 +238,7 @@ class ReactLoop {
     [[nodiscard]] LoopAction proceed();
 
   private:
-    enum class Awaiting { start, model, tools, external, done };
+    enum class Awaiting { start, model, tools, compaction, external, done };
     /// A loop to be filled in by `restore`.
     explicit ReactLoop(LoopConfig config);
     /// The batch's end: tool messages, checkpoints, then the next action.
@@ -233,6 +252,8 @@ class ReactLoop {
     /// Keeps the batch's last failure in the session state (`lastToolError`).
     void noteLastError(const std::vector<tools::ToolCallRecord>& records);
     [[nodiscard]] LoopAction callModel();
+    /// The `Compact` for a prompt of `prompt` tokens, to `target`.
+    [[nodiscard]] LoopAction compact(CompactionReason reason, std::int64_t prompt, std::int64_t target);
     /// Adds a call's usage to the result, and its cost with a price table; charges the ledger.
     void chargeUsage(const std::string& model, const llm::Usage& usage);
     /// Why the budget of this run or of a calling run would be passed by sending `request`; none when no
@@ -240,8 +261,12 @@ class ReactLoop {
     [[nodiscard]] std::optional<std::string> overBudgetBeforeCall(const llm::ModelRequest& request);
     /// Why a budget is passed now that a reply was charged; none when none is.
     [[nodiscard]] std::optional<std::string> overBudgetAfterReply() const;
-    /// Why `request` would not fit the context window; none when it would (or there is no window).
-    [[nodiscard]] std::optional<std::string> overContextWindow(const llm::ModelRequest& request);
+    /// Why a prompt of `prompt` tokens and a reply of up to `reply` would not fit the context window; none
+    /// when they would.
+    [[nodiscard]] std::optional<std::string> overContextWindow(std::int64_t prompt, std::int64_t reply) const;
+    /// The prompt of the next request in tokens (the API's count of the last, plus estimates); kept as
+    /// `RunResult::context`'s.
+    [[nodiscard]] std::int64_t countPrompt();
     /// The characters of the tools' declarations (`LoopConfig::toolCharacters`), measured on first use.
     [[nodiscard]] std::int64_t toolCharacters();
     /// Why running the pending batch would pass a budget's `maxToolCalls`; none when it would not.
@@ -285,6 +310,12 @@ class ReactLoop {
     /// The API's count of the last request it answered, which the next request's size starts from.
     std::size_t promptMessages_ = 0;
     std::int64_t promptTokens_ = 0;
+    /// The compaction asked for (`Awaiting::compaction`), for `proceed`.
+    Compact compacting_;
+    /// The history was compacted for the request about to go: it goes as it is now.
+    bool compacted_ = false;
+    /// The API refused the request in flight as too long once already: a second refusal ends the run.
+    bool contextRetried_ = false;
 };
 
 }  // namespace reagent::agent

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reagent/agent/agent_error.hpp"
+#include "reagent/agent/compaction_record.hpp"
 #include "reagent/agent/run_budget.hpp"
 #include "reagent/llm/message.hpp"
 #include "reagent/llm/model_request.hpp"
@@ -82,6 +83,8 @@ struct ContextUse {
     std::optional<std::int64_t> window;
     /// The last request's prompt in tokens: the API's count when it reported one, else the estimate.
     std::int64_t promptTokens = 0;
+    /// Each compaction of the run's history, in order (`AgentBuilder::withCompaction`).
+    std::vector<Compaction> compactions;
 
     friend bool operator==(const ContextUse&, const ContextUse&) = default;
 };

@@ -31,8 +31,11 @@ enum class MemoryErrc {
     /// The file exists but is not a reagent episodic store: not an SQLite database, empty (read-only
     /// open), another application's database, or a store written by a newer reagent. It was not changed.
     not_a_store,
+    /// A saved working memory given to `WorkingMemory::load` is not one `WorkingMemory::save` made.
+    invalid_data,
 };
-BOOST_DESCRIBE_ENUM(MemoryErrc, invalid_key, not_found, too_large, storage_error, busy, not_a_store)
+BOOST_DESCRIBE_ENUM(MemoryErrc, invalid_key, not_found, too_large, storage_error, busy, not_a_store,
+                    invalid_data)
 
 /// \brief The code's name as shown to the model and in logs (`"invalid_key"`, ...).
 [[nodiscard]] std::string_view toString(MemoryErrc code) noexcept;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -129,6 +130,15 @@ class WorkingMemory {
     /// \brief Number of entries.
     [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
 
+    /// \brief Every entry, oldest first, and where `store`'s numbering stands, as JSON (`"format":
+    /// "reagent.memory/1"`): to continue in another process (`Conversation::save` includes it).
+    [[nodiscard]] nlohmann::json save() const;
+    /// \brief Adds the entries of a saved memory in their order (replacing entries under the same keys,
+    /// evicting as `store` does), and numbers the next results after the saved ones.
+    ///
+    /// \par Errors
+    /// `invalid_data`, naming the field at fault, for a document `save` did not make; nothing changes then.
+    [[nodiscard]] expected<void, MemoryError> load(const nlohmann::json& saved);
     /// \brief The limits this memory was created with.
     [[nodiscard]] const WorkingMemoryConfig& config() const noexcept { return config_; }
 

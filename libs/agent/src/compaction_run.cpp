@@ -1,0 +1,138 @@
+#include "compaction_run.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "compaction_text.hpp"
+#include "prompt_count.hpp"
+
+namespace reagent::agent::detail {
+
+namespace {
+
+Task<expected<llm::ModelReply, llm::ProviderError>> askModel(std::shared_ptr<Agent::State> state,
+                                                             std::function<void(const llm::Usage&)> charge,
+                                                             llm::ModelRequest request) {
+    auto reply = co_await state->config.provider->complete(std::move(request));
+    charge(reply ? reply->usage : reply.error().usage);
+    co_return reply;
+}
+
+// Where the last `turns` turns start (never inside the pinned messages).
+std::size_t recentStart(const CompactionContext& context, int turns) {
+    std::size_t start = context.messages.size();
+    for (int i = 0; i < turns && start > context.pinned; ++i) {
+        start = context.turnStart(start - 1);
+    }
+    return std::max(start, context.pinned);
+}
+
+// Why a strategy's history breaks the rules; empty when it keeps them.
+std::string brokenRule(const std::vector<llm::Message>& before, std::size_t pinned,
+                       const std::vector<llm::Message>& after) {
+    if (after.size() < pinned) {
+        return "it removed pinned messages";
+    }
+    for (std::size_t i = 0; i < pinned; ++i) {
+        if (after[i].role != before[i].role || after[i].text != before[i].text) {
+            return "it changed the pinned message " + std::to_string(i);
+        }
+    }
+    // Every tool result follows the reply that called it; every call of a reply before the last has its
+    // result.
+    std::set<std::string> open;
+    for (const llm::Message& message : after) {
+        if (message.role == llm::Role::tool) {
+            if (open.erase(message.toolCallId) == 0) {
+                return "it left the result of call '" + message.toolCallId + "' without its call";
+            }
+            continue;
+        }
+        if (!open.empty()) {
+            return "it left call '" + *open.begin() + "' without its result";
+        }
+        if (message.role == llm::Role::assistant) {
+            for (const llm::ToolCall& call : message.toolCalls) {
+                open.insert(call.id);
+            }
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
+                                       std::vector<llm::Message> messages, CompactionPlan plan,
+                                       std::function<void(const llm::Usage&)> charge) {
+    const CompactionOptions& options = *state->compaction;
+    CompactionContext context;
+    context.messages = std::move(messages);
+    context.target = plan.target;
+    context.window = plan.window;
+    context.reason = plan.reason;
+    context.memory = &state->workingMemory;
+    if (state->config.provider) {
+        context.model = [state, charge](llm::ModelRequest request) {
+            return askModel(state, charge, std::move(request));
+        };
+        context.charactersPerToken = charactersPerToken(state->config.provider->model());
+    }
+    context.toolCharacters = state->offeredToolCharacters();
+    // The estimate scaled to the API's count of the same prompt.
+    if (const std::int64_t raw = context.tokens(); raw > 0 && plan.promptTokens > 0) {
+        context.scale =
+            std::clamp(static_cast<double>(plan.promptTokens) / static_cast<double>(raw), 0.25, 4.0);
+        context.uncounted = plan.promptTokens - context.tokens();
+    }
+    CompactionOutcome outcome;
+    Compaction& record = outcome.record;
+    record.reason = plan.reason;
+    record.tokensBefore = plan.promptTokens > 0 ? plan.promptTokens : context.tokens();
+    record.messagesBefore = context.messages.size();
+    if (context.target < 0) {  // half the history, within the target share of the window
+        context.target = record.tokensBefore / 2;
+        if (plan.window) {
+            context.target =
+                std::min(context.target,
+                         static_cast<std::int64_t>(options.target * static_cast<double>(*plan.window)));
+        }
+    }
+    context.pinned = pinnedEnd(context.messages);
+    for (const auto& strategy : options.strategies) {
+        if (context.tokens() <= context.target) {
+            break;
+        }
+        context.recent = recentStart(context, options.keepTurns);
+        std::vector<llm::Message> before = context.messages;
+        std::string name = strategy->name();
+        std::string problem;
+        try {
+            auto compacting = strategy->compact(context);
+            auto changed = co_await std::move(compacting);
+            if (!changed) {
+                problem = changed.error().message;
+            } else if (*changed) {
+                problem = brokenRule(before, context.pinned, context.messages);
+                if (problem.empty()) {
+                    record.strategies.push_back(name);
+                }
+            }
+        } catch (const std::exception& error) {
+            problem = std::string("it threw: ") + error.what();
+        }
+        if (!problem.empty()) {
+            record.notes.push_back(name + ": " + problem + "; its change was undone");
+            context.messages = std::move(before);
+        }
+    }
+    record.tokensAfter = context.tokens();
+    record.messagesAfter = context.messages.size();
+    outcome.messages = std::move(context.messages);
+    co_return outcome;
+}
+
+}  // namespace reagent::agent::detail
