@@ -266,3 +266,295 @@ TEST_CASE("a compacted conversation saved half-way continues identically", "[age
     CHECK(first->largest <= kCompactionWindow);
     CHECK(second->largest <= kCompactionWindow);
 }
+
+namespace {
+
+// An error as Anthropic's API words a request longer than the window.
+ProviderError tooLong() {
+    ProviderError error;
+    error.code = ProviderErrc::invalid_request;
+    error.message = "prompt is too long: 208310 tokens > 200000 maximum";
+    error.httpStatus = 400;
+    error.providerType = "invalid_request_error";
+    return error;
+}
+
+// A history of `turns` earlier turns, each with a 4,000-character tool result.
+std::vector<Message> longHistory(int turns) {
+    std::vector<Message> history;
+    for (int turn = 1; turn <= turns; ++turn) {
+        const std::string id = "old_" + std::to_string(turn);
+        history.push_back(Message::user("question " + std::to_string(turn)));
+        history.push_back(Message::assistant("", {{id, "fetch", json::object()}}));
+        history.push_back(Message::toolResult(id, "fetch", std::string(4000, 'r')));
+        history.push_back(Message::assistant("answer " + std::to_string(turn)));
+    }
+    return history;
+}
+
+std::size_t requestCharacters(const ModelRequest& request) {
+    std::size_t characters = 0;
+    for (const Message& message : request.messages) {
+        characters += message.text.size();
+    }
+    return characters;
+}
+
+Agent agentWith(std::shared_ptr<ScriptedProvider> model, std::optional<CompactionOptions> options) {
+    auto builder = Agent::create().withProvider(model).withTool(fetchTool());
+    if (options) {
+        builder.withCompaction(std::move(*options));
+    } else {
+        builder.withoutCompaction();
+    }
+    auto agent = builder.build();
+    REQUIRE(agent);
+    return std::move(*agent);
+}
+
+// A strategy that does what it is told to, right or wrong.
+class MisbehavingStrategy final : public reagent::agent::CompactionStrategy {
+  public:
+    enum class Fault { pinned, split, throws, fails };
+    explicit MisbehavingStrategy(Fault fault) : fault_(fault) {}
+    std::string name() const override { return "misbehaving"; }
+    reagent::Task<reagent::expected<bool, reagent::agent::AgentError>> compact(
+        reagent::agent::CompactionContext& context) override {
+        switch (fault_) {
+            case Fault::pinned:
+                context.messages.erase(context.messages.begin());
+                co_return true;
+            case Fault::split: {
+                // Removes a tool result, leaving its call alone.
+                const auto result =
+                    std::find_if(context.messages.begin(), context.messages.end(),
+                                 [](const Message& message) { return message.role == Role::tool; });
+                context.messages.erase(result);
+                co_return true;
+            }
+            case Fault::throws:
+                context.messages.clear();
+                throw std::runtime_error("strategy bug");
+            case Fault::fails:
+                context.messages.pop_back();
+                co_return reagent::unexpected(
+                    reagent::agent::AgentError{AgentErrc::internal_error, "cannot"});
+        }
+        co_return false;
+    }
+
+  private:
+    Fault fault_;
+};
+
+}  // namespace
+
+TEST_CASE("an API's context-length error leads to one compaction and a retry",
+          "[agent][context][compaction]") {
+    auto model = std::make_shared<ScriptedProvider>();
+    CompactionOptions options;
+    options.keepTurns = 1;
+    SECTION("the retry succeeds") {
+        model->then(ScriptedTurn::error(tooLong())).then(ScriptedTurn::text("fits now"));
+        Agent agent = agentWith(model, options);
+        const RunResult result = runCoro(agent.run(longHistory(6), "and now?"));
+        REQUIRE(result.success());
+        CHECK(result.output == "fits now");
+        REQUIRE(model->requests().size() == 2);
+        CHECK(requestCharacters(model->requests()[1]) * 2 < requestCharacters(model->requests()[0]));
+        REQUIRE(result.context.compactions.size() == 1);
+        const Compaction& compaction = result.context.compactions.front();
+        CHECK(compaction.reason == CompactionReason::context_error);
+        CHECK(compaction.strategies == std::vector<std::string>{"clear-tool-results"});
+        CHECK(compaction.messagesAfter == compaction.messagesBefore);
+        CHECK(compaction.tokensAfter * 2 <= compaction.tokensBefore);
+        // The cleared results are in working memory, under the keys the history names.
+        const auto& cleared = model->requests()[1].messages[2];
+        REQUIRE(cleared.role == Role::tool);
+        CHECK_THAT(cleared.text, Catch::StartsWith("[Cleared to save context. The full result is in working "
+                                                   "memory under _tool_result_1: read it with recall"));
+        CHECK(agent.workingMemory().read("_tool_result_1").value() == std::string(4000, 'r'));
+    }
+    SECTION("a second refusal ends the run with the provider's error") {
+        model->then(ScriptedTurn::error(tooLong())).then(ScriptedTurn::error(tooLong()));
+        Agent agent = agentWith(model, options);
+        const RunResult result = runCoro(agent.run(longHistory(6), "and now?"));
+        CHECK(result.terminatedBy == TerminatedBy::provider_error);
+        CHECK_THAT(result.errorMessage, Catch::Contains("prompt is too long"));
+        CHECK(model->requests().size() == 2);
+        CHECK(result.context.compactions.size() == 1);
+    }
+    SECTION("without compaction the first refusal ends the run") {
+        model->then(ScriptedTurn::error(tooLong()));
+        Agent agent = agentWith(model, std::nullopt);
+        const RunResult result = runCoro(agent.run(longHistory(6), "and now?"));
+        CHECK(result.terminatedBy == TerminatedBy::provider_error);
+        CHECK(model->requests().size() == 1);
+        CHECK(result.context.compactions.empty());
+    }
+    SECTION("another invalid request is not taken for one") {
+        ProviderError other = tooLong();
+        other.message = "messages: text content blocks must be non-empty";
+        model->then(ScriptedTurn::error(other));
+        Agent agent = agentWith(model, options);
+        const RunResult result = runCoro(agent.run(longHistory(6), "and now?"));
+        CHECK(result.terminatedBy == TerminatedBy::provider_error);
+        CHECK(result.context.compactions.empty());
+    }
+}
+
+TEST_CASE("a strategy that fails or breaks the rules is undone, and the next one runs",
+          "[agent][context][compaction]") {
+    using Fault = MisbehavingStrategy::Fault;
+    const auto fault = GENERATE(Fault::pinned, Fault::split, Fault::throws, Fault::fails);
+    auto model = std::make_shared<ScriptedProvider>();
+    model->then(ScriptedTurn::error(tooLong())).then(ScriptedTurn::text("done"));
+    CompactionOptions options;
+    options.keepTurns = 1;
+    options.strategies = {std::make_shared<MisbehavingStrategy>(fault), reagent::agent::dropOldestTurns()};
+    Agent agent = agentWith(model, options);
+    const RunResult result = runCoro(agent.run(longHistory(6), "and now?"));
+    REQUIRE(result.success());
+    REQUIRE(result.context.compactions.size() == 1);
+    const Compaction& compaction = result.context.compactions.front();
+    CHECK(compaction.strategies == std::vector<std::string>{"drop-oldest"});
+    REQUIRE(compaction.notes.size() == 1);
+    CHECK_THAT(compaction.notes.front(),
+               Catch::StartsWith("misbehaving: ") && Catch::EndsWith("its change was undone"));
+    const std::string why = fault == Fault::pinned   ? "changed the pinned message 0"
+                            : fault == Fault::split  ? "without its result"
+                            : fault == Fault::throws ? "it threw: strategy bug"
+                                                     : "cannot";
+    CHECK_THAT(compaction.notes.front(), Catch::Contains(why));
+    // What was dropped went in whole turns; the first question and the prompt stayed.
+    const auto& sent = model->requests()[1].messages;
+    CHECK(sent.front().text == "question 1");
+    CHECK(sent.back().text == "and now?");
+    CHECK(SimulatedModel::pairing(model->requests()[1]).empty());
+}
+
+TEST_CASE("a failed summary is noted and the oldest turns are dropped instead",
+          "[agent][context][compaction]") {
+    auto model = std::make_shared<ScriptedProvider>();
+    ProviderError down;
+    down.code = ProviderErrc::server_error;
+    down.message = "overloaded";
+    model->then(ScriptedTurn::error(tooLong()))
+        .then(ScriptedTurn::error(down))
+        .then(ScriptedTurn::text("done"));
+    CompactionOptions options;
+    options.keepTurns = 2;
+    options.strategies = {reagent::agent::summarizeTurns(), reagent::agent::dropOldestTurns()};
+    Agent agent = agentWith(model, options);
+    const RunResult result = runCoro(agent.run(longHistory(6), "and now?"));
+    REQUIRE(result.success());
+    REQUIRE(result.context.compactions.size() == 1);
+    const Compaction& compaction = result.context.compactions.front();
+    CHECK(compaction.strategies == std::vector<std::string>{"drop-oldest"});
+    REQUIRE(compaction.notes.size() == 1);
+    CHECK_THAT(compaction.notes.front(),
+               Catch::Contains("summarize: the summary's model call failed: server_error"));
+    // The summary's request had no tools and its own prompt.
+    REQUIRE(model->requests().size() == 3);
+    CHECK(model->requests()[1].tools.empty());
+    CHECK_THAT(model->requests()[1].messages.front().text, Catch::StartsWith("You condense"));
+}
+
+TEST_CASE("compaction options are checked when the agent is built", "[agent][context][compaction]") {
+    auto model = std::make_shared<ScriptedProvider>();
+    CompactionOptions options;
+    options.threshold = 0;
+    options.target = 0.9;
+    options.keepTurns = -1;
+    options.strategies = {nullptr};
+    const auto refused = Agent::create().withProvider(model).withCompaction(options).build();
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == AgentErrc::invalid_config);
+    CHECK_THAT(refused.error().message,
+               Catch::Contains("compaction: threshold must be a share of the window") &&
+                   Catch::Contains("compaction: target must be") &&
+                   Catch::Contains("keepTurns must not be negative") &&
+                   Catch::Contains("strategy 1 is null"));
+}
+
+TEST_CASE("a loop saved while it waits for its compaction resumes there", "[agent][context][compaction]") {
+    reagent::agent::LoopConfig config;
+    config.contextWindow = 1000;
+    config.compaction = std::make_shared<CompactionOptions>();
+    config.options.maxTokens = 100;
+    reagent::agent::ReactLoop loop(config, longHistory(2), "next");
+    auto action = loop.start();
+    const auto* compact = std::get_if<reagent::agent::Compact>(&action);
+    REQUIRE(compact != nullptr);
+    CHECK(compact->reason == CompactionReason::threshold);
+    CHECK(compact->target == 450);  // half the 900 tokens the reply leaves
+    const json saved = loop.save();
+    CHECK(saved["awaiting"] == "compaction");
+
+    auto restored = reagent::agent::ReactLoop::restore(config, saved);
+    REQUIRE(restored);
+    auto again = restored->proceed();
+    const auto* same = std::get_if<reagent::agent::Compact>(&again);
+    REQUIRE(same != nullptr);
+    CHECK(same->promptTokens == compact->promptTokens);
+    CHECK(same->target == compact->target);
+
+    // The compacted history goes out as the next request; the compaction stays on record.
+    std::vector<Message> shorter{Message::user("question 1"), Message::user("next")};
+    Compaction done;
+    done.strategies = {"mine"};
+    done.tokensBefore = compact->promptTokens;
+    done.tokensAfter = 10;
+    auto next = restored->onCompacted(shorter, done);
+    const auto* call = std::get_if<reagent::agent::CallModel>(&next);
+    REQUIRE(call != nullptr);
+    CHECK(call->request.messages.size() == 2);
+    REQUIRE(restored->context().compactions.size() == 1);
+    CHECK(restored->context().compactions.front().messagesBefore == 9);
+    CHECK(restored->context().compactions.front().messagesAfter == 2);
+    CHECK(restored->save()["result"]["compactions"].size() == 1);
+
+    SECTION("a state whose compaction fields are broken is refused") {
+        json broken = saved;
+        broken["result"].erase("contextState");
+        const auto refused = reagent::agent::ReactLoop::restore(config, broken);
+        REQUIRE_FALSE(refused);
+        CHECK_THAT(refused.error().message, Catch::Contains("contextState.compacting is missing"));
+    }
+}
+
+TEST_CASE("a conversation compacts on demand", "[agent][context][compaction]") {
+    auto simulated = std::make_shared<SimulatedModel>();
+    Agent agent = compactingAgent(simulated);
+    Conversation conversation(agent);
+    for (int turn = 1; turn <= 8; ++turn) {
+        REQUIRE(runCoro(conversation.send(turnText(turn)))->success());
+    }
+    const std::size_t before = conversation.messages().size();
+    const std::string firstId = conversation.messages().front().id;
+    const auto usage = conversation.usage();
+    auto compacted = runCoro(conversation.compact());
+    REQUIRE(compacted);
+    CHECK(compacted->reason == CompactionReason::manual);
+    CHECK(compacted->iteration == -1);
+    CHECK(compacted->tokensAfter * 2 <= compacted->tokensBefore);
+    CHECK(conversation.messages().size() <= before);
+    CHECK(conversation.messages().front().id == firstId);  // the pinned message keeps its id
+    CHECK(conversation.context().compactions.back() == *compacted);
+    if (std::find(compacted->strategies.begin(), compacted->strategies.end(), "summarize") !=
+        compacted->strategies.end()) {
+        CHECK(conversation.usage().total() > usage.total());  // the summary's call counts
+    }
+    // The next turn goes on from the compacted history.
+    REQUIRE(runCoro(conversation.send(turnText(9)))->success());
+
+    SECTION("an agent without compaction refuses") {
+        auto plain =
+            Agent::create().withProvider(std::make_shared<ScriptedProvider>()).withoutCompaction().build();
+        REQUIRE(plain);
+        Conversation other(*plain);
+        const auto refused = runCoro(other.compact());
+        REQUIRE_FALSE(refused);
+        CHECK(refused.error().code == AgentErrc::invalid_config);
+    }
+}
