@@ -34,7 +34,37 @@ std::string contextLine(const agent::ContextUse& context, std::size_t messages) 
     } else {
         line += "; the model's window is not known: give it with --context-window";
     }
-    return line + "; " + std::to_string(messages) + " messages in the conversation)";
+    line += "; " + std::to_string(messages) + " messages in the conversation";
+    if (!context.compactions.empty()) {
+        const agent::Compaction& last = context.compactions.back();
+        line += "; compacted " + std::to_string(context.compactions.size()) +
+                (context.compactions.size() == 1 ? " time" : " times") + ", last " +
+                std::to_string(last.tokensBefore) + " \u2192 " + std::to_string(last.tokensAfter) + " tokens";
+    }
+    return line + ")";
+}
+
+// `/compact`: what was done.
+std::string compactedLine(const agent::Compaction& compaction) {
+    std::string line = "(compacted: " + std::to_string(compaction.tokensBefore) + " \u2192 " +
+                       std::to_string(compaction.tokensAfter) + " tokens, " +
+                       std::to_string(compaction.messagesBefore) + " \u2192 " +
+                       std::to_string(compaction.messagesAfter) + " messages";
+    if (compaction.strategies.empty()) {
+        line += "; nothing could be shortened";
+    }
+    for (std::size_t i = 0; i < compaction.strategies.size(); ++i) {
+        line += (i == 0 ? " by " : ", ") + compaction.strategies[i];
+    }
+    for (const std::string& note : compaction.notes) {
+        line += "; " + note;
+    }
+    return line + ")";
+}
+
+Task<std::optional<expected<agent::Compaction, agent::AgentError>>> compactNow(agent::Conversation& chat) {
+    auto compacting = chat.compact();
+    co_return co_await std::move(compacting);
 }
 
 // Runs `task` on `io` to its end; Ctrl-C (SIGINT) cancels it, a second one quits the process.
@@ -120,8 +150,8 @@ int chatCommand(asio::io_context& io, const ChatOptions& options) {
     if (terminal) {
         std::cerr
             << "reagent chat: one message per line; /attach FILE adds an image or PDF to the next one, "
-               "/context shows how full the context window is, /reset forgets the conversation, /exit ends "
-               "it\n";
+               "/context shows how full the context window is, /compact shortens the conversation, /reset "
+               "forgets it, /exit ends it\n";
     }
     int status = kExitSuccess;
     std::string line;
@@ -136,7 +166,21 @@ int chatCommand(asio::io_context& io, const ChatOptions& options) {
             break;
         }
         if (line == "/context") {
+            lastContext.compactions = chat.context().compactions;
             std::cerr << contextLine(lastContext, chat.messages().size()) << "\n";
+            continue;
+        }
+        if (line == "/compact") {
+            auto compacted = runInteractively(io, compactNow(chat));
+            if (!compacted || !*compacted || !**compacted) {
+                std::cerr << "reagent: /compact: "
+                          << (compacted && *compacted ? (**compacted).error().message
+                                                      : std::string("cancelled"))
+                          << "\n";
+                continue;
+            }
+            lastContext.promptTokens = (**compacted)->tokensAfter;
+            std::cerr << terminalSafe(compactedLine(***compacted)) << "\n";
             continue;
         }
         if (line == "/reset") {

@@ -106,8 +106,20 @@ json toJson(const agent::RunResult& result) {
                            {"currency", result.cost->currency},
                            {"unpricedCalls", result.cost->unpricedCalls}};
     }
+    json compactions = json::array();
+    for (const agent::Compaction& compaction : result.context.compactions) {
+        compactions.push_back(json{{"reason", agent::toString(compaction.reason)},
+                                   {"iteration", compaction.iteration},
+                                   {"strategies", compaction.strategies},
+                                   {"tokensBefore", compaction.tokensBefore},
+                                   {"tokensAfter", compaction.tokensAfter},
+                                   {"messagesBefore", compaction.messagesBefore},
+                                   {"messagesAfter", compaction.messagesAfter},
+                                   {"notes", compaction.notes}});
+    }
     out["context"] = json{{"window", result.context.window ? json(*result.context.window) : json(nullptr)},
-                          {"promptTokens", result.context.promptTokens}};
+                          {"promptTokens", result.context.promptTokens},
+                          {"compactions", std::move(compactions)}};
     if (!result.subRuns.empty()) {
         const auto& sub = result.subRuns;  // what the agents this run called spent (counted in its budget)
         out["subRuns"] = json{{"usage", usageJson(sub.usage)},

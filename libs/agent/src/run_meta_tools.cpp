@@ -30,6 +30,19 @@ Task<tools::ToolResult> reportStatus(tools::ToolContext context) {
 }
 
 // The status of the run at the time of the call.
+// The run's compactions, for the model: when, why, and how much they freed.
+json compactionsOf(const ContextUse& context) {
+    json out = json::array();
+    for (const Compaction& compaction : context.compactions) {
+        out.push_back({{"reason", toString(compaction.reason)},
+                       {"beforeModelCall", compaction.iteration + 1},
+                       {"strategies", compaction.strategies},
+                       {"tokensBefore", compaction.tokensBefore},
+                       {"tokensAfter", compaction.tokensAfter}});
+    }
+    return out;
+}
+
 json runStatus(const ReactLoop& loop, const memory::WorkingMemory& memory,
                const std::shared_ptr<const std::vector<std::string>>& batch) {
     std::map<std::string, int> used;
@@ -59,7 +72,8 @@ json runStatus(const ReactLoop& loop, const memory::WorkingMemory& memory,
                   {"total", usage.total()}}},
                 {"context",
                  {{"window", loop.context().window ? json(*loop.context().window) : json(nullptr)},
-                  {"promptTokens", loop.context().promptTokens}}},
+                  {"promptTokens", loop.context().promptTokens},
+                  {"compactions", compactionsOf(loop.context())}}},
                 {"messages", loop.messages().size()}};
 }
 
@@ -96,7 +110,8 @@ tools::Tool contextStatusTool() {
         kContextStatusTool,
         "Report the state of this run: iterations used and left, the tools called so far, the calls pending "
         "in this step, the keys stored in working memory (read them with recall), the tokens used, and how "
-        "full the context window is (its size and the last request's prompt, in tokens). "
+        "full the context window is (its size, the last request's prompt in tokens, and the compactions of "
+        "the history so far: older turns summarized or dropped, old tool results cleared to working memory). "
         "Takes no arguments.",
         json{{"type", "object"}, {"properties", json::object()}}, "Checking the run's status");
     tool.handler = [](json, tools::ToolContext context) { return reportStatus(std::move(context)); };
