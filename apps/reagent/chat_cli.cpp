@@ -42,6 +42,8 @@ Subcommand addChatCommand(CLI::App& app) {
         ->add_option("--context-window", options->run.contextWindow,
                      "The model's context window in tokens (as for run); /context shows how full it is")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
+    chatCmd->add_flag("--no-compaction", options->run.noCompaction,
+                      "Never compact the conversation (as for run); /compact is refused");
     return {chatCmd, [options](boost::asio::io_context& io) { return chatCommand(io, *options); }};
 }
 

@@ -116,6 +116,9 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
     if (options.contextWindow > 0) {
         builder.withContextWindow(options.contextWindow);
     }
+    if (options.noCompaction) {
+        builder.withoutCompaction();
+    }
     if (!options.memoryPath.empty()) {
         agent::MemoryConfig memoryConfig;
         memoryConfig.path = options.memoryPath;

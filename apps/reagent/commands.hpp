@@ -81,6 +81,8 @@ struct RunOptions {
     providers::RateLimits rateLimits;
     /// `--context-window TOKENS`: the model's context window; 0: the model's published one, if known.
     std::int64_t contextWindow = 0;
+    /// `--no-compaction`: a history past the window ends the run instead of being compacted.
+    bool noCompaction = false;
 };
 
 /// \brief What `reagent memory` was asked to do.

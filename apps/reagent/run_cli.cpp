@@ -239,6 +239,9 @@ Subcommand addRunCommand(CLI::App& app) {
                      "The model's context window in tokens, for a model reagent does not know (an Ollama "
                      "model's num_ctx): a request that would not fit is not sent")
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
+    runCmd->add_flag("--no-compaction", line->options.noCompaction,
+                     "Never compact the history: a request past the context window ends the run "
+                     "(context_overflow), and so does the API's context-length error");
     runCmd
         ->add_option(
             "--native-output", line->nativeOutput,

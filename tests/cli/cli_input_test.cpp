@@ -287,3 +287,25 @@ TEST_CASE("chat: /context shows the last request against the window; --context-w
     CHECK(tiny.err.find("past the context window of 10 tokens") != std::string::npos);
     CHECK(runCli({"chat", "--provider", "demo", "--context-window", "0"}, std::string("hi\n")).status == 2);
 }
+
+TEST_CASE("chat: a conversation past the threshold is compacted; /compact and /context report it",
+          "[cli][chat][context][compaction]") {
+    // The demo's first request is about 1,000 tokens; 5,600 less the reply's reserve of 4,096 leaves 1,504,
+    // whose 80 % the fourth question passes.
+    const auto chat = runCli({"chat", "--provider", "demo", "--context-window", "5600"},
+                             std::string("What is 6*7?\nWhat is 2+2?\nWhat is 3*3?\nWhat is 5-1?\n/context\n"
+                                         "/compact\n/context\n"));
+    INFO(chat.err);
+    REQUIRE(chat.status == 0);
+    CHECK(chat.out.find("5-1 = 4") != std::string::npos);
+    CHECK(chat.err.find("\u2702 context compacted (threshold): ") != std::string::npos);
+    CHECK(chat.err.find(" messages by drop-oldest") != std::string::npos);
+    CHECK(chat.err.find("; compacted ") != std::string::npos);
+    CHECK(chat.err.find("(compacted: ") != std::string::npos);
+
+    // An agent that never compacts says so.
+    const auto none =
+        runCli({"chat", "--provider", "demo", "--quiet", "--no-compaction"}, std::string("/compact\n"));
+    CHECK(none.status == 0);
+    CHECK(none.err.find("reagent: /compact: this agent compacts nothing") != std::string::npos);
+}

@@ -30,9 +30,25 @@ std::size_t recentStart(const CompactionContext& context, int turns) {
     return std::max(start, context.pinned);
 }
 
+// The last user message after the pinned ones that is not a summary: the one the run answers.
+std::size_t promptIndex(const std::vector<llm::Message>& messages, std::size_t pinned) {
+    for (std::size_t i = messages.size(); i > pinned; --i) {
+        if (messages[i - 1].role == llm::Role::user && !isSummary(messages[i - 1])) {
+            return i - 1;
+        }
+    }
+    return CompactionContext::kNoPrompt;
+}
+
 // Why a strategy's history breaks the rules; empty when it keeps them.
-std::string brokenRule(const std::vector<llm::Message>& before, std::size_t pinned,
+std::string brokenRule(const std::vector<llm::Message>& before, std::size_t pinned, std::size_t prompt,
                        const std::vector<llm::Message>& after) {
+    if (prompt != CompactionContext::kNoPrompt) {
+        const std::size_t now = promptIndex(after, pinned);
+        if (now == CompactionContext::kNoPrompt || after[now].text != before[prompt].text) {
+            return "it removed or changed the prompt (the last user message)";
+        }
+    }
     if (after.size() < pinned) {
         return "it removed pinned messages";
     }
@@ -107,6 +123,8 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
             break;
         }
         context.recent = recentStart(context, options.keepTurns);
+        context.prompt = promptIndex(context.messages, context.pinned);
+        const std::size_t prompt = context.prompt;
         std::vector<llm::Message> before = context.messages;
         std::string name = strategy->name();
         std::string problem;
@@ -116,7 +134,7 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
             if (!changed) {
                 problem = changed.error().message;
             } else if (*changed) {
-                problem = brokenRule(before, context.pinned, context.messages);
+                problem = brokenRule(before, context.pinned, prompt, context.messages);
                 if (problem.empty()) {
                     record.strategies.push_back(name);
                 }

@@ -102,7 +102,7 @@ class SummarizeTurns final : public CompactionStrategy {
 
     Task<expected<bool, AgentError>> compact(CompactionContext& context) override {
         const std::size_t begin = context.pinned;
-        const std::size_t end = std::min(context.recent, context.messages.size());
+        const std::size_t end = std::min({context.recent, context.messages.size(), context.prompt});
         if (begin >= end || !context.model) {
             co_return false;
         }
@@ -148,6 +148,9 @@ class SummarizeTurns final : public CompactionStrategy {
         messages.insert(messages.begin() + static_cast<std::ptrdiff_t>(begin),
                         llm::Message::user(std::string(detail::kSummaryHeading) + reply->text));
         context.recent -= covered - begin - 1;
+        if (context.prompt != CompactionContext::kNoPrompt) {
+            context.prompt -= covered - begin - 1;
+        }
         co_return true;
     }
 
@@ -174,7 +177,7 @@ class DropOldestTurns final : public CompactionStrategy {
         for (const bool summaries : {false, true}) {
             for (std::size_t at = context.pinned; at < last && total > context.target;) {
                 const std::size_t next = std::min(context.turnEnd(at), last);
-                if (!dropped[at] && detail::isSummary(messages[at]) == summaries) {
+                if (!dropped[at] && at != context.prompt && detail::isSummary(messages[at]) == summaries) {
                     for (std::size_t i = at; i < next; ++i) {
                         dropped[i] = true;
                         total -= context.tokensOf(messages[i]);
@@ -185,9 +188,11 @@ class DropOldestTurns final : public CompactionStrategy {
         }
         std::size_t kept = 0;
         std::size_t recent = context.recent;
+        std::size_t prompt = context.prompt;
         for (std::size_t i = 0; i < messages.size(); ++i) {
             if (dropped[i]) {
                 recent -= i < context.recent ? 1 : 0;
+                prompt -= i < context.prompt && prompt != CompactionContext::kNoPrompt ? 1 : 0;
                 continue;
             }
             if (kept != i) {
@@ -198,6 +203,7 @@ class DropOldestTurns final : public CompactionStrategy {
         const bool changed = kept != messages.size();
         messages.resize(kept);
         context.recent = std::max(std::min(recent, messages.size()), context.pinned);
+        context.prompt = prompt;
         return changed;
     }
 };

@@ -231,7 +231,12 @@ LoopAction ReactLoop::callModel() {
             const std::int64_t reserve = request.maxTokens ? *request.maxTokens : options.replyReserve;
             const auto room =
                 static_cast<double>(std::max<std::int64_t>(*config_.contextWindow - reserve, 0));
-            if (static_cast<double>(prompt) > options.threshold * room) {
+            // After a compaction that could not reach its target, the next waits until the prompt has grown
+            // by the gap between threshold and target again: never a compaction (and a summary) per request.
+            const double floor = compactedTo_ < 0 ? 0
+                                                  : static_cast<double>(compactedTo_) +
+                                                        (options.threshold - options.target) * room;
+            if (static_cast<double>(prompt) > std::max(options.threshold * room, floor)) {
                 return compact(CompactionReason::threshold, prompt,
                                static_cast<std::int64_t>(options.target * room));
             }
@@ -281,6 +286,7 @@ LoopAction ReactLoop::onCompacted(std::vector<llm::Message> messages, Compaction
         promptMessages_ = messages_.size();
         promptTokens_ = compaction.tokensAfter;
     }
+    compactedTo_ = compaction.tokensAfter;
     result_.context.compactions.push_back(std::move(compaction));
     compacted_ = true;
     // The checkpoints point at the replies that asked for their calls, where those are now; a reply

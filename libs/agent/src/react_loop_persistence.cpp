@@ -109,6 +109,9 @@ nlohmann::json ReactLoop::save() const {
     if (contextRetried_) {
         context["contextRetried"] = true;
     }
+    if (compactedTo_ >= 0) {
+        context["compactedTo"] = compactedTo_;
+    }
     if (!context.empty()) {
         result["contextState"] = std::move(context);
     }
@@ -240,6 +243,7 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
             const std::string at = "state.result.contextState";
             loop.compacted_ = optionalField<bool>(context, "compacted", at, false);
             loop.contextRetried_ = optionalField<bool>(context, "contextRetried", at, false);
+            loop.compactedTo_ = optionalField<std::int64_t>(context, "compactedTo", at, -1);
             if (context.contains("compacting")) {
                 const json& compacting = context["compacting"];
                 loop.compacting_.reason = compactionReasonFromJson(compacting, at + ".compacting");

@@ -169,6 +169,16 @@ AgentBuilder& AgentBuilder::withContextWindow(std::int64_t tokens) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withCompaction(agent::CompactionOptions options) {
+    base_.withCompaction(std::move(options));
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withoutCompaction() {
+    base_.withoutCompaction();
+    return *this;
+}
+
 AgentBuilder& AgentBuilder::withMaxConcurrentOpens(std::size_t opens) {
     base_.withMaxConcurrentOpens(opens);
     return *this;

@@ -547,3 +547,21 @@ TEST_CASE("run --context-window: a request that would not fit is not sent; --jso
     CHECK(answered["context"]["promptTokens"] == answered["usage"]["inputTokens"]);  // the API's count
     CHECK(runAgainst(peer, {"--context-window", "0"}, "Capital of France?").status == 2);
 }
+
+TEST_CASE("run: the API's context-length error compacts and retries; --json shows the compaction",
+          "[integration][providers][cli][context][compaction]") {
+    ProviderPeer peer(json{{"responses",
+                            {bodyResponse(fixture("openai/error_400_context_length.json"), 400),
+                             bodyResponse(fixture("openai/text.json"))}}});
+    const auto outcome = runAgainst(peer, {"--json"}, "Capital of France?");
+    INFO(outcome.err);
+    REQUIRE(outcome.status == 0);
+    const json answered = json::parse(outcome.out);
+    CHECK(answered["output"] == "Hello! The capital of France is Paris.");
+    REQUIRE(answered["context"]["compactions"].size() == 1);
+    const json& compaction = answered["context"]["compactions"][0];
+    CHECK(compaction["reason"] == "context_error");
+    CHECK(compaction["iteration"] == 1);
+    CHECK(compaction["strategies"].empty());  // a prompt alone: nothing to shorten, sent again as it was
+    CHECK(peer.requests().size() == 2);
+}

@@ -30,13 +30,17 @@ namespace reagent::agent {
 /// under, and the agent's model and working memory.
 ///
 /// The history is `messages`: `[0, pinned)` is the system prompt and the first user message, never
-/// touched; `[recent, size)` is the last `CompactionOptions::keepTurns` turns, kept verbatim. A turn here
-/// is a user message, or a model reply with the results of the tools it called: a strategy that removes
-/// messages removes whole turns, so a tool call and its result are never split.
+/// touched; `messages[prompt]`, when there is one, is the user message the run answers (the last one),
+/// never removed either; `[recent, size)` is the last `CompactionOptions::keepTurns` turns, kept
+/// verbatim. A turn here is a user message, or a model reply with the results of the tools it called: a
+/// strategy that removes messages removes whole turns, so a tool call and its result are never split.
 struct CompactionContext {
     std::vector<llm::Message> messages;
     std::size_t pinned = 0;
+    /// The last user message (not a summary) after the pinned ones; `kNoPrompt` when there is none.
+    std::size_t prompt = kNoPrompt;
     std::size_t recent = 0;
+    static constexpr std::size_t kNoPrompt = static_cast<std::size_t>(-1);
     /// The prompt's tokens to get to (or below).
     std::int64_t target = 0;
     /// The model's window, when known.

@@ -316,6 +316,8 @@ class ReactLoop {
     bool compacted_ = false;
     /// The API refused the request in flight as too long once already: a second refusal ends the run.
     bool contextRetried_ = false;
+    /// The prompt's count after the last compaction (-1: none yet), from which the next one waits.
+    std::int64_t compactedTo_ = -1;
 };
 
 }  // namespace reagent::agent

@@ -109,6 +109,10 @@ class AgentBuilder {
     AgentBuilder& withBudget(agent::RunBudget budget);
     /// \brief The model's context window in tokens (see `agent::AgentBuilder::withContextWindow`).
     AgentBuilder& withContextWindow(std::int64_t tokens);
+    /// \brief How a long history is compacted (see `agent::AgentBuilder::withCompaction`).
+    AgentBuilder& withCompaction(agent::CompactionOptions options);
+    /// \brief No compaction (see `agent::AgentBuilder::withoutCompaction`).
+    AgentBuilder& withoutCompaction();
     /// \brief Tool sources (MCP servers) started at once by `buildAsync()`. Default 4.
     AgentBuilder& withMaxConcurrentOpens(std::size_t opens);
     /// \brief Uses an MCP server's tools, registered as `<server name>/<tool>`, over any transport
