@@ -84,9 +84,10 @@ void BM_AgentRun(benchmark::State& state) {
 BENCHMARK(BM_AgentRun)->Unit(benchmark::kMicrosecond);
 
 // One turn of a conversation whose history holds `range(0)` earlier turns (a 200-character question and a
-// 400-character answer each), without (`range(1)` 0) and with (1) a context window to keep to: the first
-// request is estimated in full, the second counted from the API's reported count plus what was added.
-// The difference is the cost of counting per turn.
+// 400-character answer each), without (`range(1)` 0) and with a context window to keep to, compaction off
+// (1) and on (2, the default; far below its threshold, so its check is a no-op): the first request is
+// estimated in full, the second counted from the API's reported count plus what was added. The
+// differences are the cost of counting, and of the compaction check, per turn.
 void BM_TurnWithHistory(benchmark::State& state) {
     llm::ModelReply call;
     call.toolCalls.push_back({"call_1", "echo", json{{"text", "hello"}}});
@@ -102,6 +103,9 @@ void BM_TurnWithHistory(benchmark::State& state) {
     builder.withProvider(provider).withTools(agent::ToolsConfig{}).withTool(std::move(tool));
     if (state.range(1) != 0) {
         builder.withContextWindow(10'000'000);
+    }
+    if (state.range(1) != 2) {
+        builder.withoutCompaction();
     }
     auto built = builder.build();
     if (!built) {
@@ -127,7 +131,7 @@ void BM_TurnWithHistory(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_TurnWithHistory)
-    ->ArgsProduct({{10, 100, 1000}, {0, 1}})
+    ->ArgsProduct({{10, 100, 1000}, {0, 1, 2}})
     ->ArgNames({"turns", "window"})
     ->Unit(benchmark::kMicrosecond);
 
