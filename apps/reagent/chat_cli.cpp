@@ -44,6 +44,10 @@ Subcommand addChatCommand(CLI::App& app) {
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
     chatCmd->add_flag("--no-compaction", options->run.noCompaction,
                       "Never compact the conversation (as for run); /compact is refused");
+    chatCmd
+        ->add_flag("--exact-counts", options->run.exactCounts,
+                   "Before compacting on the estimate, ask the API for the exact count (as for run)")
+        ->excludes("--no-compaction");
     return {chatCmd, [options](boost::asio::io_context& io) { return chatCommand(io, *options); }};
 }
 

@@ -118,6 +118,10 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
     }
     if (options.noCompaction) {
         builder.withoutCompaction();
+    } else if (options.exactCounts) {
+        agent::CompactionOptions compaction;
+        compaction.exactCounts = true;
+        builder.withCompaction(std::move(compaction));
     }
     if (!options.memoryPath.empty()) {
         agent::MemoryConfig memoryConfig;

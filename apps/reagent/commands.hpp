@@ -83,6 +83,8 @@ struct RunOptions {
     std::int64_t contextWindow = 0;
     /// `--no-compaction`: a history past the window ends the run instead of being compacted.
     bool noCompaction = false;
+    /// `--exact-counts`: before compacting, ask the API for the prompt's exact count (Anthropic, Gemini).
+    bool exactCounts = false;
 };
 
 /// \brief What `reagent memory` was asked to do.

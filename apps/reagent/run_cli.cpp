@@ -243,6 +243,11 @@ Subcommand addRunCommand(CLI::App& app) {
                      "Never compact the history: a request past the context window ends the run "
                      "(context_overflow), and so does the API's context-length error");
     runCmd
+        ->add_flag("--exact-counts", line->options.exactCounts,
+                   "Before compacting on the estimate, ask the API for the prompt's exact token count "
+                   "(Anthropic's count_tokens, Gemini's countTokens; others keep the estimate)")
+        ->excludes("--no-compaction");
+    runCmd
         ->add_option(
             "--native-output", line->nativeOutput,
             "With --output-schema: send the schema in the model API's structured-output field (auto: "

@@ -44,9 +44,11 @@ function responseType(provider, name, event, doc) {
       return name.endsWith(".sse") ? "OpenAIChat.ChatCompletionChunk" : "OpenAIChat.ChatCompletion";
     case "anthropic":
       if (isError) return "AnthropicShared.ErrorResponse";
+      if (name === "count_tokens.json") return "AnthropicMessages.MessageTokensCount";
       if (event === "ping") return "{ type: 'ping' }";  // sent as keep-alive; the SDK skips it untyped
       return name.endsWith(".sse") ? "AnthropicMessages.RawMessageStreamEvent" : "AnthropicMessages.Message";
     case "gemini":
+      if (name === "count_tokens.json") return "Omit<Genai.CountTokensResponse, 'sdkHttpResponse'>";
       return isError ? null : "GeminiResponse";
     case "ollama":
       return isError ? "Ollama.ErrorResponse" : "OllamaChunk";

@@ -224,6 +224,20 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
                 action = loop->onCancelled();
                 continue;
             }
+            if (compact->countFirst) {
+                // The API's exact count decides whether the estimate's compaction is needed at all.
+                auto counting = state->config.provider->countTokens(loop->request());
+                auto counted = co_await std::move(counting);
+                if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                    action = loop->onCancelled();
+                    continue;
+                }
+                if (counted) {
+                    action = loop->onCounted(*counted);
+                    continue;
+                }
+                loop->noteCountFailed(counted.error().describe());
+            }
             detail::CompactionPlan plan{compact->reason, compact->promptTokens, compact->target,
                                         loop->context().window};
             auto compacting = detail::compactHistory(

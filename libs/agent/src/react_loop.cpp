@@ -225,20 +225,8 @@ LoopAction ReactLoop::callModel() {
     if (config_.contextWindow) {
         const std::int64_t prompt = countPrompt();
         if (config_.compaction && !compacted_) {
-            // The prompt's room is the window less the reply's reserve; past the threshold's share of it
-            // the history is compacted to the target's share.
-            const CompactionOptions& options = *config_.compaction;
-            const std::int64_t reserve = request.maxTokens ? *request.maxTokens : options.replyReserve;
-            const auto room =
-                static_cast<double>(std::max<std::int64_t>(*config_.contextWindow - reserve, 0));
-            // After a compaction that could not reach its target, the next waits until the prompt has grown
-            // by the gap between threshold and target again: never a compaction (and a summary) per request.
-            const double floor = compactedTo_ < 0 ? 0
-                                                  : static_cast<double>(compactedTo_) +
-                                                        (options.threshold - options.target) * room;
-            if (static_cast<double>(prompt) > std::max(options.threshold * room, floor)) {
-                return compact(CompactionReason::threshold, prompt,
-                               static_cast<std::int64_t>(options.target * room));
+            if (const auto target = compactionTarget(prompt)) {
+                return compact(CompactionReason::threshold, prompt, *target, config_.compaction->exactCounts);
             }
         }
         if (auto over = overContextWindow(prompt, request.maxTokens.value_or(0))) {
@@ -268,16 +256,56 @@ std::int64_t ReactLoop::countPrompt() {
     return prompt;
 }
 
-LoopAction ReactLoop::compact(CompactionReason reason, std::int64_t prompt, std::int64_t target) {
+std::optional<std::int64_t> ReactLoop::compactionTarget(std::int64_t prompt) const {
+    // The prompt's room is the window less the reply's reserve; past the threshold's share of it the
+    // history is compacted to the target's share.
+    const CompactionOptions& options = *config_.compaction;
+    const std::int64_t reserve =
+        config_.options.maxTokens ? *config_.options.maxTokens : options.replyReserve;
+    const auto room = static_cast<double>(std::max<std::int64_t>(*config_.contextWindow - reserve, 0));
+    // After a compaction that could not reach its target, the next waits until the prompt has grown by the
+    // gap between threshold and target again: never a compaction (and a summary) per request.
+    const double floor =
+        compactedTo_ < 0 ? 0
+                         : static_cast<double>(compactedTo_) + (options.threshold - options.target) * room;
+    if (static_cast<double>(prompt) <= std::max(options.threshold * room, floor)) {
+        return std::nullopt;
+    }
+    return static_cast<std::int64_t>(options.target * room);
+}
+
+LoopAction ReactLoop::compact(CompactionReason reason, std::int64_t prompt, std::int64_t target,
+                              bool countFirst) {
     awaiting_ = Awaiting::compaction;
-    compacting_ = Compact{reason, prompt, std::max<std::int64_t>(target, 0)};
+    compacting_ = Compact{reason, prompt, std::max<std::int64_t>(target, 0), countFirst};
     return compacting_;
+}
+
+LoopAction ReactLoop::onCounted(std::int64_t tokens) {
+    expectState(Awaiting::compaction, "onCounted()");
+    promptMessages_ = messages_.size();
+    promptTokens_ = std::max<std::int64_t>(tokens, 0);
+    result_.context.promptTokens = promptTokens_;
+    if (config_.contextWindow && config_.compaction) {
+        if (const auto target = compactionTarget(promptTokens_)) {
+            return compact(compacting_.reason, promptTokens_, *target);
+        }
+    }
+    compacted_ = true;  // counted exactly: it goes as it is
+    return callModel();
+}
+
+void ReactLoop::noteCountFailed(std::string why) {
+    countNote_ = "the exact count failed, the estimate was used: " + std::move(why);
 }
 
 LoopAction ReactLoop::onCompacted(std::vector<llm::Message> messages, Compaction compaction) {
     expectState(Awaiting::compaction, "onCompacted()");
     compaction.iteration = iterations_;
     compaction.reason = compacting_.reason;
+    if (!countNote_.empty()) {
+        compaction.notes.insert(compaction.notes.begin(), std::exchange(countNote_, {}));
+    }
     compaction.messagesBefore = messages_.size();
     if (!messages.empty()) {
         messages_ = std::move(messages);

@@ -101,7 +101,8 @@ nlohmann::json ReactLoop::save() const {
     if (awaiting_ == Awaiting::compaction) {
         context["compacting"] = {{"reason", toString(compacting_.reason)},
                                  {"promptTokens", compacting_.promptTokens},
-                                 {"target", compacting_.target}};
+                                 {"target", compacting_.target},
+                                 {"countFirst", compacting_.countFirst}};
     }
     if (compacted_) {
         context["compacted"] = true;
@@ -250,6 +251,8 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
                 loop.compacting_.promptTokens =
                     field<std::int64_t>(compacting, "promptTokens", at + ".compacting");
                 loop.compacting_.target = field<std::int64_t>(compacting, "target", at + ".compacting");
+                loop.compacting_.countFirst =
+                    optionalField<bool>(compacting, "countFirst", at + ".compacting", false);
             }
         }
         if (loop.awaiting_ == Awaiting::compaction && !result.contains("contextState")) {

@@ -110,4 +110,9 @@ Task<expected<ModelReply, ProviderError>> FallbackProvider::complete(ModelReques
     }
 }
 
+Task<expected<std::int64_t, ProviderError>> FallbackProvider::countTokens(ModelRequest request) {
+    auto counting = chain_.front()->countTokens(std::move(request));
+    co_return co_await std::move(counting);
+}
+
 }  // namespace reagent::llm

@@ -367,6 +367,21 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
     return detail::encodeBody("/messages", request, options, tools, writeFields);
 }
 
+// `POST /messages/count_tokens`: the fields of the request its parameters name (no max_tokens, stream or
+// sampling options, which it refuses).
+EncodedRequest encodeCount(const llm::ModelRequest& request, const CodecOptions& options,
+                           const EncodedTools& tools) {
+    CodecOptions whole = options;
+    whole.stream = false;
+    return detail::countRequest(encodeRequest(request, whole, tools), "/messages/count_tokens",
+                                {"model", "messages", "system", "tools", "tool_choice", "output_config"});
+}
+
+expected<std::int64_t, llm::ProviderError> decodeCount(int status, std::string_view body,
+                                                       const http::HttpHeaders& headers) {
+    return detail::decodeCount(kProvider, status, body, headers, "input_tokens");
+}
+
 // One event of a streamed response (`stream: true`).
 //
 // Handles `message_start` (model, input usage), `content_block_start` (text, tool_use),
@@ -441,7 +456,8 @@ namespace reagent::providers::wire {
 const WireFormat& anthropic() {
     return detail::builtinFormat<anthropic::kStream, anthropic::readReply>(
         "https://api.anthropic.com/v1", "claude-sonnet-4-5", anthropic::encodeTools, anthropic::encodeRequest,
-        detail::refuseWith<anthropic::kAttachments>, anthropic::authenticate);
+        detail::refuseWith<anthropic::kAttachments>, anthropic::authenticate, anthropic::encodeCount,
+        anthropic::decodeCount);
 }
 
 }  // namespace reagent::providers::wire

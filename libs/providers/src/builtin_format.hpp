@@ -35,7 +35,9 @@ const WireFormat& builtinFormat(std::string_view defaultBaseUrl, std::string_vie
                                 decltype(WireFormat::encodeTools) encodeTools,
                                 decltype(WireFormat::encodeRequest) encodeRequest,
                                 decltype(WireFormat::refuse) refuse,
-                                decltype(WireFormat::authenticate) authenticate) {
+                                decltype(WireFormat::authenticate) authenticate,
+                                decltype(WireFormat::encodeCount) encodeCount = nullptr,
+                                decltype(WireFormat::decodeCount) decodeCount = nullptr) {
     static const WireFormat format{.name = std::string(kRules.provider),
                                    .defaultBaseUrl = std::string(defaultBaseUrl),
                                    .defaultModel = std::string(defaultModel),
@@ -44,7 +46,9 @@ const WireFormat& builtinFormat(std::string_view defaultBaseUrl, std::string_vie
                                    .refuse = refuse,
                                    .decodeReply = decodeReplyWith<kRules, kRead>,
                                    .streamDecoder = decodeStreamWith<kRules>,
-                                   .authenticate = authenticate};
+                                   .authenticate = authenticate,
+                                   .encodeCount = encodeCount,
+                                   .decodeCount = decodeCount};
     return format;
 }
 

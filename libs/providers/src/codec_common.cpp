@@ -154,4 +154,46 @@ expected<llm::ModelReply, llm::ProviderError> decodeReply(std::string_view provi
     return assembler.finish();
 }
 
+EncodedRequest countRequest(EncodedRequest encoded, std::string path,
+                            std::initializer_list<std::string_view> keep) {
+    const nlohmann::json body = nlohmann::json::parse(encoded.body);  // our own encoding: always an object
+    nlohmann::json kept = nlohmann::json::object();
+    for (const std::string_view field : keep) {
+        if (const auto it = body.find(field); it != body.end()) {
+            kept[std::string(field)] = *it;
+        }
+    }
+    encoded.body = kept.dump();
+    encoded.path = std::move(path);
+    return encoded;
+}
+
+EncodedRequest countRequest(EncodedRequest encoded, std::string path, std::string_view wrap,
+                            std::string_view model) {
+    nlohmann::json body = nlohmann::json::parse(encoded.body);
+    body["model"] = model;
+    encoded.body = nlohmann::json{{std::string(wrap), std::move(body)}}.dump();
+    encoded.path = std::move(path);
+    return encoded;
+}
+
+expected<std::int64_t, llm::ProviderError> decodeCount(std::string_view provider, int status,
+                                                       std::string_view body,
+                                                       const http::HttpHeaders& headers,
+                                                       std::string_view field) {
+    if (status < 200 || status > 299) {
+        return fail(httpError(provider, status, body, headers));
+    }
+    const ParsedJson parsed(body);
+    if (!parsed || !parsed->is_object()) {
+        return fail(malformedResponse(provider, "the token count is not a JSON object: " + excerpt(body)));
+    }
+    const auto tokens = integerMember(*parsed, field);
+    if (!tokens || *tokens < 0) {
+        return fail(malformedResponse(provider,
+                                      "the token count has no " + std::string(field) + ": " + excerpt(body)));
+    }
+    return *tokens;
+}
+
 }  // namespace reagent::providers::detail

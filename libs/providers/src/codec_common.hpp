@@ -33,6 +33,20 @@ using FieldWriter = void (*)(JsonWriter& out, const llm::ModelRequest& request, 
                                         const CodecOptions& options, const EncodedTools& tools,
                                         FieldWriter write);
 
+/// A token-counting request: `encoded`'s body (a JSON object) keeping only the fields `keep` names
+/// (Anthropic's `count_tokens` refuses the reply's options), or wrapped as `{wrap: {model, ...}}` (Gemini's
+/// `countTokens` takes a whole `generateContentRequest`), sent to `path`.
+[[nodiscard]] EncodedRequest countRequest(EncodedRequest encoded, std::string path,
+                                          std::initializer_list<std::string_view> keep);
+[[nodiscard]] EncodedRequest countRequest(EncodedRequest encoded, std::string path, std::string_view wrap,
+                                          std::string_view model);
+/// A counting endpoint's response: the integer `field` of a 2xx body, else the error its status and body
+/// describe (`httpError`).
+[[nodiscard]] expected<std::int64_t, llm::ProviderError> decodeCount(std::string_view provider, int status,
+                                                                     std::string_view body,
+                                                                     const http::HttpHeaders& headers,
+                                                                     std::string_view field);
+
 /// Every system message's text, joined by a blank line (for formats with one top-level system prompt).
 [[nodiscard]] std::string systemPrompt(const llm::ModelRequest& request);
 

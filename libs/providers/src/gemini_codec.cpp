@@ -283,6 +283,22 @@ EncodedRequest encodeRequest(const llm::ModelRequest& request, const CodecOption
     return detail::encodeBody(std::move(path), request, options, tools, writeFields);
 }
 
+// `POST /models/{model}:countTokens` with the whole generateContent request (so the system instruction and
+// the tools are counted too), which must name its model.
+EncodedRequest encodeCount(const llm::ModelRequest& request, const CodecOptions& options,
+                           const EncodedTools& tools) {
+    CodecOptions whole = options;
+    whole.stream = false;
+    const std::string model = modelResource(options.model);
+    return detail::countRequest(encodeRequest(request, whole, tools), "/" + model + ":countTokens",
+                                "generateContentRequest", model);
+}
+
+expected<std::int64_t, llm::ProviderError> decodeCount(int status, std::string_view body,
+                                                       const http::HttpHeaders& headers) {
+    return detail::decodeCount(kProvider, status, body, headers, "totalTokens");
+}
+
 // One event of `streamGenerateContent?alt=sse`: its data is a whole `GenerateContentResponse` carrying
 // the next parts; the last one has the `finishReason` and the final usage. Errors as for a whole reply.
 std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::string_view text,
@@ -310,7 +326,8 @@ namespace reagent::providers::wire {
 const WireFormat& gemini() {
     return detail::builtinFormat<gemini::kStream, gemini::readReply>(
         "https://generativelanguage.googleapis.com/v1beta", "gemini-2.5-flash", gemini::encodeTools,
-        gemini::encodeRequest, detail::refuseWith<gemini::kAttachments>, gemini::authenticate);
+        gemini::encodeRequest, detail::refuseWith<gemini::kAttachments>, gemini::authenticate,
+        gemini::encodeCount, gemini::decodeCount);
 }
 
 }  // namespace reagent::providers::wire

@@ -249,21 +249,9 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     state->onRetry = std::move(request.onRetry);
     state->onThrottle = std::move(request.onThrottle);
 
-    CodecOptions options;
-    options.model = config_.model;
-    options.stream = state->streamed;
-    options.openAiMaxCompletionTokens = config_.openAiMaxCompletionTokens;
-    options.geminiJsonSchemaParameters = config_.geminiJsonSchemaParameters;
-    options.nativeOutput = config_.nativeOutput;
-    options.promptCaching = config_.promptCaching;
-    options.promptCacheKey = config_.promptCacheKey;
-    if (format_.refuse != nullptr) {
-        if (auto refused = format_.refuse(request, options)) {
-            llm::ProviderError error;
-            error.code = llm::ProviderErrc::invalid_request;
-            error.message = std::move(*refused);
-            co_return fail(std::move(error));
-        }
+    const CodecOptions options = codecOptions(state->streamed);
+    if (auto refused = refusal(request, options)) {
+        co_return fail(std::move(*refused));
     }
     const auto tools = encodedTools(request.tools, options);
     EncodedRequest encoded = format_.encodeRequest(request, options, *tools);
@@ -290,6 +278,75 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
         outcome.error().usage = state->spent;  // the last attempt's included
     }
     co_return outcome;
+}
+
+std::optional<llm::ProviderError> HttpProvider::refusal(const llm::ModelRequest& request,
+                                                        const CodecOptions& options) const {
+    if (format_.refuse == nullptr) {
+        return std::nullopt;
+    }
+    auto refused = format_.refuse(request, options);
+    if (!refused) {
+        return std::nullopt;
+    }
+    llm::ProviderError error;
+    error.code = llm::ProviderErrc::invalid_request;
+    error.message = std::move(*refused);
+    return error;
+}
+
+CodecOptions HttpProvider::codecOptions(bool stream) const {
+    CodecOptions options;
+    options.model = config_.model;
+    options.stream = stream;
+    options.openAiMaxCompletionTokens = config_.openAiMaxCompletionTokens;
+    options.geminiJsonSchemaParameters = config_.geminiJsonSchemaParameters;
+    options.nativeOutput = config_.nativeOutput;
+    options.promptCaching = config_.promptCaching;
+    options.promptCacheKey = config_.promptCacheKey;
+    return options;
+}
+
+Task<expected<std::int64_t, llm::ProviderError>> HttpProvider::countTokens(llm::ModelRequest request) {
+    if (format_.encodeCount == nullptr || format_.decodeCount == nullptr) {
+        auto unsupported = llm::Provider::countTokens(std::move(request));  // says the API has none
+        co_return co_await std::move(unsupported);
+    }
+    const CodecOptions options = codecOptions(false);
+    if (auto refused = refusal(request, options)) {
+        co_return fail(std::move(*refused));
+    }
+    const auto tools = encodedTools(request.tools, options);
+    EncodedRequest encoded = format_.encodeCount(request, options, *tools);
+    auto exchange = std::make_shared<http::HttpRequest>();
+    exchange->method = "POST";
+    exchange->url = joinUrl(config_.baseUrl, encoded.path);
+    exchange->headers = headers_[0];
+    exchange->body = std::move(encoded.body);
+    exchange->timeout = config_.requestTimeout;
+    auto once = [this, exchange]() -> Task<expected<std::int64_t, llm::ProviderError>> {
+        return attemptCount(exchange);
+    };
+    auto decide = [policy = config_.retry, maxWait = config_.maxRetryWait,
+                   onRetry = std::move(request.onRetry)](const llm::ProviderError& error, int number) {
+        return decideRetry(error, false, policy, maxWait, number, onRetry);
+    };
+    co_return co_await retry(config_.retry, std::move(once), std::move(decide));
+}
+
+Task<expected<std::int64_t, llm::ProviderError>> HttpProvider::attemptCount(
+    std::shared_ptr<http::HttpRequest> exchange) {
+    http::HttpRequest request = *exchange;
+    auto response = co_await client_->send(std::move(request));
+    if (!response) {
+        co_return fail(transportError(name(), response.error()));
+    }
+    auto counted = format_.decodeCount(response->status, response->body, response->headers);
+    if (!counted) {
+        maskSecret(counted.error().message, config_.apiKey);
+        capRetryWait(counted.error(), config_.maxRetryWait);
+    }
+    co_return counted;
 }
 
 Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::shared_ptr<Attempt> state) {

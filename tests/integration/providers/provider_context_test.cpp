@@ -78,3 +78,105 @@ TEST_CASE("each API's context-length error leads to one compaction and a success
     CHECK(results(refused) == 4);
     CHECK(results(retried) == 1);
 }
+
+namespace {
+
+// A history whose estimate (about 9,000 tokens) passes 80 % of a 10,000 window less a 1,000-token reply.
+std::vector<llm::Message> historyPastTheEstimate() {
+    std::vector<llm::Message> history = historyWithLongResults();
+    history.push_back(llm::Message::user(std::string(12'000, 'u')));
+    history.push_back(llm::Message::assistant("Noted."));
+    return history;
+}
+
+agent::Agent countingAgent(std::shared_ptr<llm::Provider> provider) {
+    agent::CompactionOptions compaction;
+    compaction.keepTurns = 1;
+    compaction.exactCounts = true;
+    auto built = agent::Agent::create()
+                     .withProvider(std::move(provider))
+                     .withTools(fixtureTools())
+                     .withContextWindow(10'000)
+                     .withMaxTokens(1000)
+                     .withCompaction(compaction)
+                     .build();
+    REQUIRE(built);
+    return std::move(*built);
+}
+
+}  // namespace
+
+TEST_CASE("exact counts: the API's count decides whether the estimate's compaction is needed",
+          "[integration][providers][compaction]") {
+    const auto [kind, directory] = GENERATE(ContextErrorCase{providers::ProviderKind::anthropic, "anthropic"},
+                                            ContextErrorCase{providers::ProviderKind::gemini, "gemini"});
+    INFO(directory);
+    const std::string countPath = kind == providers::ProviderKind::anthropic
+                                      ? "/v1/messages/count_tokens"
+                                      : "/v1beta/models/gemini-2.5-flash:countTokens";
+    SECTION("the exact count is below the threshold: no compaction") {
+        ProviderPeer peer(json{{"responses",
+                                {bodyResponse(fixture(std::string(directory) + "/count_tokens.json")),
+                                 bodyResponse(fixture(std::string(directory) + "/text.json"))}}});
+        Loop loop;
+        auto provider = providers::makeProvider(peerConfig(kind, peer));
+        REQUIRE(provider);
+        const agent::RunResult result =
+            loop.run(countingAgent(*provider).run(historyPastTheEstimate(), "And France?"));
+        REQUIRE(result.success());
+        CHECK(result.context.compactions.empty());
+        const json requests = peer.requests();
+        REQUIRE(requests.size() == 2);
+        CHECK(requests[0]["path"] == countPath);
+        const json counted = json::parse(requests[0]["body"].get<std::string>());
+        if (kind == providers::ProviderKind::anthropic) {
+            // Only the fields count_tokens takes: the prompt, not the reply's options.
+            for (const auto& [key, value] : counted.items()) {
+                CHECK((key == "model" || key == "messages" || key == "system" || key == "tools" ||
+                       key == "tool_choice"));
+            }
+            CHECK(counted.contains("tools"));
+        } else {
+            REQUIRE(counted.contains("generateContentRequest"));
+            CHECK(counted["generateContentRequest"]["model"] == "models/gemini-2.5-flash");
+            CHECK(counted["generateContentRequest"].contains("contents"));
+        }
+        // The request that followed is the one counted.
+        CHECK(requests[1]["body"].get<std::string>().find(std::string(12'000, 'u')) != std::string::npos);
+    }
+    SECTION("the exact count passes the threshold too: compacted from it") {
+        const std::string over = kind == providers::ProviderKind::anthropic ? R"({"input_tokens": 8000})"
+                                                                            : R"({"totalTokens": 8000})";
+        ProviderPeer peer(
+            json{{"responses",
+                  {bodyResponse(over), bodyResponse(fixture(std::string(directory) + "/text.json"))}}});
+        Loop loop;
+        auto provider = providers::makeProvider(peerConfig(kind, peer));
+        REQUIRE(provider);
+        const agent::RunResult result =
+            loop.run(countingAgent(*provider).run(historyPastTheEstimate(), "And France?"));
+        REQUIRE(result.success());
+        REQUIRE(result.context.compactions.size() == 1);
+        CHECK(result.context.compactions.front().tokensBefore == 8000);
+        CHECK(result.context.compactions.front().notes.empty());
+        CHECK(peer.requests().size() == 2);
+    }
+}
+
+TEST_CASE("exact counts on an API without a counting endpoint: the estimate is used, and noted",
+          "[integration][providers][compaction]") {
+    ProviderPeer peer(json{{"responses", {bodyResponse(fixture("openai/text.json"))}}});
+    Loop loop;
+    auto provider = providers::makeProvider(peerConfig(providers::ProviderKind::openai, peer));
+    REQUIRE(provider);
+    const agent::RunResult result =
+        loop.run(countingAgent(*provider).run(historyPastTheEstimate(), "And France?"));
+    REQUIRE(result.success());
+    REQUIRE(result.context.compactions.size() == 1);
+    REQUIRE_FALSE(result.context.compactions.front().notes.empty());
+    CHECK_THAT(
+        result.context.compactions.front().notes.front(),
+        Catch::StartsWith("the exact count failed, the estimate was used: configuration: openai: this API "
+                          "has no token-counting endpoint"));
+    CHECK(peer.requests().size() == 1);
+}

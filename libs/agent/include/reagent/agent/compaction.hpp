@@ -125,6 +125,11 @@ struct CompactionOptions {
     int keepTurns = 4;
     /// The strategies, in order; empty: clear tool results, summarize, drop the oldest turns.
     std::vector<std::shared_ptr<CompactionStrategy>> strategies;
+    /// Before compacting on the estimate, asks the API for the exact count (`llm::Provider::countTokens`:
+    /// Anthropic's `count_tokens`, Gemini's `countTokens`), and compacts only when that passes the
+    /// threshold too. The exact count anchors the next estimates. An API that cannot count, or a count
+    /// that fails, leaves the estimate (the compaction's notes say why).
+    bool exactCounts = false;
 };
 
 }  // namespace reagent::agent

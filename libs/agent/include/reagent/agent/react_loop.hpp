@@ -93,6 +93,9 @@ struct Compact {
     /// The prompt's tokens now (anchored on the API's count when it gave one).
     std::int64_t promptTokens = 0;
     std::int64_t target = 0;
+    /// Ask the API for the exact count first (`CompactionOptions::exactCounts`), and report it with
+    /// `onCounted` (the loop then compacts only if it passes the threshold too).
+    bool countFirst = false;
 };
 
 /// \brief The loop is over; the result is complete (successful or not).
@@ -160,6 +163,15 @@ class ReactLoop {
     /// loop's, the compaction is recorded (`RunResult::context`), and the model call goes on: sent when it
     /// fits the window, else the run ends with `context_overflow`.
     [[nodiscard]] LoopAction onCompacted(std::vector<llm::Message> messages, Compaction compaction);
+    /// \brief After a `Compact` with `countFirst`: the API's exact count of the request about to go
+    /// (`request()`). It anchors the count; the next action is the `Compact` again (without `countFirst`)
+    /// when the exact count passes the threshold too, else the model call.
+    [[nodiscard]] LoopAction onCounted(std::int64_t tokens);
+    /// \brief The request the next model call sends, as it stands (for counting it exactly).
+    [[nodiscard]] llm::ModelRequest request() const { return modelRequest(); }
+    /// \brief After a `Compact` with `countFirst` whose count failed: the compaction that follows notes
+    /// `why` (it goes on from the estimate).
+    void noteCountFailed(std::string why);
     /// \brief After `RunTools`: one record per requested call, in order.
     [[nodiscard]] LoopAction onToolResults(std::vector<tools::ToolCallRecord> records);
     /// \brief The driver noticed cancellation; ends the run with `TerminatedBy::cancelled`.
@@ -253,7 +265,10 @@ class ReactLoop {
     void noteLastError(const std::vector<tools::ToolCallRecord>& records);
     [[nodiscard]] LoopAction callModel();
     /// The `Compact` for a prompt of `prompt` tokens, to `target`.
-    [[nodiscard]] LoopAction compact(CompactionReason reason, std::int64_t prompt, std::int64_t target);
+    [[nodiscard]] LoopAction compact(CompactionReason reason, std::int64_t prompt, std::int64_t target,
+                                     bool countFirst = false);
+    /// Whether a prompt of `prompt` tokens calls for a compaction before the next request; its target.
+    [[nodiscard]] std::optional<std::int64_t> compactionTarget(std::int64_t prompt) const;
     /// Adds a call's usage to the result, and its cost with a price table; charges the ledger.
     void chargeUsage(const std::string& model, const llm::Usage& usage);
     /// Why the budget of this run or of a calling run would be passed by sending `request`; none when no
@@ -316,6 +331,8 @@ class ReactLoop {
     bool compacted_ = false;
     /// The API refused the request in flight as too long once already: a second refusal ends the run.
     bool contextRetried_ = false;
+    /// Why the exact count before this compaction failed, for its notes.
+    std::string countNote_;
     /// The prompt's count after the last compaction (-1: none yet), from which the next one waits.
     std::int64_t compactedTo_ = -1;
 };

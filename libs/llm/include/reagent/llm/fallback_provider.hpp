@@ -54,6 +54,8 @@ class FallbackProvider final : public Provider {
     /// \brief The first provider's model.
     [[nodiscard]] std::string_view model() const noexcept override { return chain_.front()->model(); }
     [[nodiscard]] Task<expected<ModelReply, ProviderError>> complete(ModelRequest request) override;
+    /// \brief The first provider's count (the one a request goes to first).
+    [[nodiscard]] Task<expected<std::int64_t, ProviderError>> countTokens(ModelRequest request) override;
 
     [[nodiscard]] const std::vector<std::shared_ptr<Provider>>& chain() const noexcept { return chain_; }
 

@@ -2,6 +2,7 @@
 /// \file
 /// \brief `Provider`: the interface to a language model (a process boundary).
 
+#include <cstdint>
 #include <string_view>
 
 #include "reagent/core/expected.hpp"
@@ -31,6 +32,14 @@ class Provider {
 
     /// \brief Sends `request` and returns the model's reply.
     [[nodiscard]] virtual Task<expected<ModelReply, ProviderError>> complete(ModelRequest request) = 0;
+
+    /// \brief The exact size of `request`'s prompt in tokens (its messages, system prompt and tools), from
+    /// the API's own counting endpoint (Anthropic's `messages/count_tokens`, Gemini's `countTokens`). The
+    /// default, for APIs without one, fails with `configuration` of type `kNoTokenCount`.
+    [[nodiscard]] virtual Task<expected<std::int64_t, ProviderError>> countTokens(ModelRequest request);
 };
+
+/// \brief `ProviderError::providerType` of `Provider::countTokens` on a provider whose API cannot count.
+inline constexpr const char* kNoTokenCount = "no_token_count";
 
 }  // namespace reagent::llm

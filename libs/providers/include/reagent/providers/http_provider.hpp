@@ -4,6 +4,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -67,6 +68,11 @@ class HttpProvider final : public llm::Provider {
 
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> complete(
         llm::ModelRequest request) override;
+    /// \brief The API's count of `request`'s prompt (`WireFormat::encodeCount`), retried as `complete` is;
+    /// outside the rate limits (the counting endpoints have their own). Fails with `configuration` of type
+    /// `llm::kNoTokenCount` for a format without one (OpenAI, Ollama).
+    [[nodiscard]] Task<expected<std::int64_t, llm::ProviderError>> countTokens(
+        llm::ModelRequest request) override;
 
     /// \brief The configuration with defaults filled in (model, base URL).
     [[nodiscard]] const ProviderConfig& config() const noexcept { return config_; }
@@ -79,6 +85,14 @@ class HttpProvider final : public llm::Provider {
     struct Attempt;
     struct Caches;
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attempt(std::shared_ptr<Attempt> state);
+    /// Why the format cannot take `request` (`WireFormat::refuse`), as an `invalid_request` error; none when
+    /// it can.
+    [[nodiscard]] std::optional<llm::ProviderError> refusal(const llm::ModelRequest& request,
+                                                            const CodecOptions& options) const;
+    /// The codec options of this provider's configuration.
+    [[nodiscard]] CodecOptions codecOptions(bool stream) const;
+    [[nodiscard]] Task<expected<std::int64_t, llm::ProviderError>> attemptCount(
+        std::shared_ptr<http::HttpRequest> exchange);
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptWhole(
         std::shared_ptr<Attempt> state);
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptStreamed(

@@ -4,6 +4,7 @@
 /// reagent speaks (`wire::anthropic()`, `wire::openai()`, `wire::gemini()`, `wire::ollama()`).
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,6 +75,14 @@ struct WireFormat {
     std::unique_ptr<StreamDecoding> (*streamDecoder)(ToolNameMap names) = nullptr;
     /// Adds the authentication header fields for `apiKey`, which may be empty.
     void (*authenticate)(http::HttpHeaders& headers, const std::string& apiKey) = nullptr;
+    /// Encodes `request` for the API's token-counting endpoint: the prompt as `encodeRequest` sends it
+    /// (messages, system prompt, tools), without the reply's options. Null: the API has none.
+    EncodedRequest (*encodeCount)(const llm::ModelRequest& request, const CodecOptions& options,
+                                  const EncodedTools& tools) = nullptr;
+    /// Decodes the counting endpoint's response of any status: the prompt's tokens, or the error a
+    /// non-2xx status describes. Set with `encodeCount`.
+    expected<std::int64_t, llm::ProviderError> (*decodeCount)(int status, std::string_view body,
+                                                              const http::HttpHeaders& headers) = nullptr;
 };
 
 /// \brief The wire formats reagent speaks, one value each.
