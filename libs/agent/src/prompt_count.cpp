@@ -8,6 +8,10 @@ double charactersPerToken(std::string_view model) noexcept {
     return model.rfind("claude", 0) == 0 ? 3.5 : 4.0;
 }
 
+std::int64_t hiddenPromptTokens(std::string_view model, bool tools) noexcept {
+    return tools && model.rfind("claude", 0) == 0 ? 346 : 0;
+}
+
 std::int64_t messageCharacters(const llm::Message& message) {
     auto characters = static_cast<std::int64_t>(message.text.size());
     for (const llm::ToolCall& call : message.toolCalls) {
@@ -17,7 +21,7 @@ std::int64_t messageCharacters(const llm::Message& message) {
 }
 
 std::int64_t promptTokens(const std::vector<llm::Message>& messages, std::int64_t toolCharacters,
-                          const PromptAnchor& anchor, double perToken) {
+                          const PromptAnchor& anchor, double perToken, std::int64_t hidden) {
     const bool anchored = anchor.tokens > 0 && anchor.messages <= messages.size();
     std::int64_t characters = anchored ? 0 : toolCharacters;
     std::int64_t attachments = 0;
@@ -26,7 +30,7 @@ std::int64_t promptTokens(const std::vector<llm::Message>& messages, std::int64_
         attachments += static_cast<std::int64_t>(messages[i].attachments.size());
     }
     const auto estimated = static_cast<std::int64_t>(std::ceil(static_cast<double>(characters) / perToken));
-    return (anchored ? anchor.tokens : 0) + estimated + attachments * kTokensPerAttachment;
+    return (anchored ? anchor.tokens : hidden) + estimated + attachments * kTokensPerAttachment;
 }
 
 }  // namespace reagent::agent::detail

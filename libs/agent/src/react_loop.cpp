@@ -251,7 +251,8 @@ LoopAction ReactLoop::callModel() {
 std::int64_t ReactLoop::countPrompt() {
     const std::int64_t prompt =
         detail::promptTokens(messages_, toolCharacters(), {promptMessages_, promptTokens_},
-                             detail::charactersPerToken(config_.model));
+                             detail::charactersPerToken(config_.model),
+                             detail::hiddenPromptTokens(config_.model, !config_.tools.empty()));
     result_.context.promptTokens = prompt;
     return prompt;
 }
