@@ -336,6 +336,10 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::vector<llm::M
         // A ledger from elsewhere (another library's runs) is not one this run can charge.
         config.parent = dynamic_cast<detail::RunLedger*>(options.parent);
     }
+    if (options.counted) {
+        config.countedMessages = options.counted->countedMessages;
+        config.countedTokens = options.counted->countedTokens;
+    }
     ReactLoop loop(std::move(config), std::move(history),
                    llm::Message::user(prompt, std::move(options.attachments)));
     setDeadline(loop.ledger(), started);

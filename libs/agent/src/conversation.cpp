@@ -82,6 +82,9 @@ Task<expected<RunResult, AgentError>> Conversation::send(std::string text,
     options.onEvent = std::move(onEvent);
     options.sessionState = sessionState_;
     options.attachments = std::move(attachments);
+    if (context_.countedTokens > 0) {
+        options.counted = context_;
+    }
     auto run = agent_.run(plainHistory(messages_), std::move(text), std::move(options));
     RunResult result = co_await std::move(run);
     settle(result, before);
@@ -203,6 +206,10 @@ void Conversation::keep(const RunResult& result, std::size_t historySize) {
         (!result.messages.empty() && result.messages.front().role == llm::Role::system) ? 1 : 0;
     context_.window = result.context.window;
     context_.promptTokens = result.context.promptTokens;
+    // The next turn repeats these messages (the system prompt, the history as it is now): its first
+    // request is counted from the API's count of them.
+    context_.countedMessages = result.context.countedMessages;
+    context_.countedTokens = result.context.countedTokens;
     if (!result.context.compactions.empty()) {
         context_.compactions.insert(context_.compactions.end(), result.context.compactions.begin(),
                                     result.context.compactions.end());
@@ -355,6 +362,8 @@ Task<expected<Compaction, AgentError>> Conversation::compact() {
     count(*spent, state->config.prices ? state->config.prices->currency() : std::string("USD"));
     adoptCompacted(outcome.messages, offset);
     context_.promptTokens = outcome.record.tokensAfter;
+    context_.countedMessages = 0;  // the count was of the history before
+    context_.countedTokens = 0;
     context_.window = plan.window;
     context_.compactions.push_back(outcome.record);
     co_return outcome.record;
@@ -382,6 +391,8 @@ expected<void, AgentError> Conversation::truncateAt(const std::string& checkpoin
     }
     const std::size_t end = std::min(found->messageIndex, messages_.size());
     messages_.resize(end);
+    context_.countedMessages = 0;  // the count was of the longer history
+    context_.countedTokens = 0;
     checkpoints_.erase(found, checkpoints_.end());
     pending_ = nullptr;
     return {};
@@ -393,6 +404,8 @@ nlohmann::json Conversation::contextJson() const {
         compactions.push_back(detail::toJson(compaction));
     }
     return {{"promptTokens", context_.promptTokens},
+            {"countedMessages", context_.countedMessages},
+            {"countedTokens", context_.countedTokens},
             {"window", context_.window ? nlohmann::json(*context_.window) : nlohmann::json(nullptr)},
             {"compactions", std::move(compactions)}};
 }
@@ -485,6 +498,10 @@ expected<Conversation, AgentError> Conversation::restore(Agent agent, const nloh
         if (const auto context = optionalField<json>(saved, "context", path, nullptr); !context.is_null()) {
             const std::string at = path + ".context";
             conversation.context_.promptTokens = field<std::int64_t>(context, "promptTokens", at);
+            conversation.context_.countedMessages =
+                optionalField<std::size_t>(context, "countedMessages", at, 0);
+            conversation.context_.countedTokens =
+                optionalField<std::int64_t>(context, "countedTokens", at, 0);
             if (const auto window = optionalField<json>(context, "window", at, nullptr); !window.is_null()) {
                 conversation.context_.window = field<std::int64_t>(context, "window", at);
             }

@@ -175,6 +175,10 @@ ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, llm::
         }
     }
     messages_.push_back(std::move(prompt));
+    if (config_.countedTokens > 0 && config_.countedMessages < messages_.size()) {
+        promptMessages_ = config_.countedMessages;  // an earlier run's count of the messages this one repeats
+        promptTokens_ = config_.countedTokens;
+    }
 }
 
 void ReactLoop::expectState(Awaiting expected, const char* operation) const {
@@ -407,6 +411,8 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
         promptMessages_ = messages_.size();
         promptTokens_ = reply->usage.inputTokens;
         result_.context.promptTokens = promptTokens_;
+        result_.context.countedMessages = promptMessages_;
+        result_.context.countedTokens = promptTokens_;
     }
     if (!reply->text.empty()) {
         lastText_ = reply->text;

@@ -235,6 +235,8 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
                 throw StateError("state.result.promptCount does not fit the saved messages");
             }
             out.context.promptTokens = loop.promptTokens_;
+            out.context.countedMessages = loop.promptMessages_;
+            out.context.countedTokens = loop.promptTokens_;
         }
         if (result.contains("compactions")) {
             out.context.compactions = arrayField(result, "compactions", "state.result", compactionFromJson);

@@ -236,3 +236,44 @@ TEST_CASE("the estimate before the first count, against the counts the fixtures'
         CHECK(std::abs(result.context.promptTokens - reported) <= 20);
     }
 }
+
+TEST_CASE("a conversation's next turn is counted from the API's count of the last one",
+          "[agent][context][conversation]") {
+    auto model = std::make_shared<ScriptedProvider>();
+    reagent::llm::ProviderError down;
+    down.code = reagent::llm::ProviderErrc::server_error;
+    down.message = "down";
+    model->then(ScriptedTurn::text("first answer").usage(Usage{5000, 5, 0, 0, 0}))
+        .then(ScriptedTurn::error(down));
+    auto agent =
+        agentOf(Agent::create().withProvider(model).withSystemPrompt("Be brief.").withContextWindow(100'000));
+    reagent::agent::Conversation conversation(agent);
+    const auto first = runCoro(conversation.send("first question"));
+    REQUIRE(first);
+    REQUIRE(first->success());
+    CHECK(first->context.countedMessages == 2);  // the system prompt and the question
+    CHECK(first->context.countedTokens == 5000);
+    CHECK(conversation.context().countedTokens == 5000);
+
+    SECTION("the next turn starts from 5,000 plus the answer and the new question") {
+        const auto second = runCoro(conversation.send("second question"));
+        REQUIRE(second);
+        CHECK(second->terminatedBy == TerminatedBy::provider_error);  // counted before it was sent
+        CHECK(second->context.promptTokens >= 5000 + 5);
+        CHECK(second->context.promptTokens < 5000 + 20);
+    }
+    SECTION("a restored conversation counts on from the same count") {
+        auto restored = reagent::agent::Conversation::restore(agent, conversation.save());
+        REQUIRE(restored);
+        CHECK(restored->context().countedTokens == 5000);
+        const auto second = runCoro(restored->send("second question"));
+        REQUIRE(second);
+        CHECK(second->context.promptTokens >= 5000 + 5);
+    }
+    SECTION("a truncated history is estimated afresh") {
+        conversation.reset();
+        const auto second = runCoro(conversation.send("second question"));
+        REQUIRE(second);
+        CHECK(second->context.promptTokens < 100);
+    }
+}

@@ -49,6 +49,11 @@ struct RunOptions {
     /// spending counts in that run's budget, whose limits (and its callers') bind this run too, and this
     /// run ends by that run's deadline. `asTool` and `Workflow::asTool` pass it on themselves. Null: none.
     tools::SpendingLedger* parent = nullptr;
+    /// The count of an earlier run whose messages this run's start repeats, its system prompt included (a
+    /// conversation's last turn: `ContextUse::countedMessages`, `countedTokens`): the first request is
+    /// counted from it, plus what was added, instead of estimated in full. Ignored when it covers more
+    /// messages than the run starts with.
+    std::optional<ContextUse> counted{};
 };
 
 /// \brief What a paused run needs to go on (`Agent::resumeWith`, `Conversation::resumeWith`).

@@ -67,6 +67,10 @@ struct LoopConfig {
     /// When to compact the history (`Compact`); null: never (past the window the run ends, and an API's
     /// context-length error ends it as a provider error).
     std::shared_ptr<const CompactionOptions> compaction;
+    /// The API's count of the first `countedMessages` messages the loop starts with (`RunOptions::counted`);
+    /// 0: none, the first request is estimated in full.
+    std::size_t countedMessages = 0;
+    std::int64_t countedTokens = 0;
 };
 
 /// \brief The loop's next step: ask the model.

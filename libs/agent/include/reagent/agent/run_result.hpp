@@ -85,6 +85,11 @@ struct ContextUse {
     std::int64_t promptTokens = 0;
     /// Each compaction of the run's history, in order (`AgentBuilder::withCompaction`).
     std::vector<Compaction> compactions;
+    /// The API's own count: its first `countedMessages` messages (`RunResult::messages`, the system
+    /// prompt included) took `countedTokens`, with the tools. Zero when no reply reported a count. A run
+    /// that continues these messages starts counting from it (`RunOptions::counted`).
+    std::size_t countedMessages = 0;
+    std::int64_t countedTokens = 0;
 
     friend bool operator==(const ContextUse&, const ContextUse&) = default;
 };
