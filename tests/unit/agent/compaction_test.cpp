@@ -237,11 +237,11 @@ TEST_CASE("a 300-turn conversation ten times the window stays inside it", "[agen
     CHECK_THAT(recalled->output, Catch::StartsWith("noted: page of fetch_3: ddd"));
 }
 
-TEST_CASE("a compacted conversation saved half-way continues identically", "[agent][context][compaction]") {
+TEST_CASE("a compacted 300-turn conversation saved half-way continues identically", "[agent][context][compaction]") {
     auto first = std::make_shared<SimulatedModel>();
     Agent agent = compactingAgent(first);
     Conversation conversation(agent);
-    for (int turn = 1; turn <= 60; ++turn) {
+    for (int turn = 1; turn <= 150; ++turn) {
         auto sent = runCoro(conversation.send(turnText(turn)));
         REQUIRE(sent);
         REQUIRE(sent->success());
@@ -254,7 +254,7 @@ TEST_CASE("a compacted conversation saved half-way continues identically", "[age
     auto restored = Conversation::restore(elsewhere, saved);
     REQUIRE(restored);
     CHECK(restored->context().compactions == conversation.context().compactions);
-    for (int turn = 61; turn <= 120; ++turn) {
+    for (int turn = 151; turn <= 300; ++turn) {
         auto here = runCoro(conversation.send(turnText(turn)));
         auto there = runCoro(restored->send(turnText(turn)));
         REQUIRE(here);
