@@ -117,8 +117,12 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
                          static_cast<std::int64_t>(options.target * static_cast<double>(*plan.window)));
         }
     }
-    context.pinned = pinnedEnd(context.messages);
+    // Set afresh for each strategy: one may have changed them.
+    const std::size_t pinned = pinnedEnd(context.messages);
+    const std::int64_t target = context.target;
     for (const auto& strategy : options.strategies) {
+        context.pinned = pinned;
+        context.target = target;
         if (context.tokens() <= context.target) {
             break;
         }
@@ -134,7 +138,7 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
             if (!changed) {
                 problem = changed.error().message;
             } else if (*changed) {
-                problem = brokenRule(before, context.pinned, prompt, context.messages);
+                problem = brokenRule(before, pinned, prompt, context.messages);
                 if (problem.empty()) {
                     record.strategies.push_back(name);
                 }

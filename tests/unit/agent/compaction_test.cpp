@@ -237,7 +237,8 @@ TEST_CASE("a 300-turn conversation ten times the window stays inside it", "[agen
     CHECK_THAT(recalled->output, Catch::StartsWith("noted: page of fetch_3: ddd"));
 }
 
-TEST_CASE("a compacted 300-turn conversation saved half-way continues identically", "[agent][context][compaction]") {
+TEST_CASE("a compacted 300-turn conversation saved half-way continues identically",
+          "[agent][context][compaction]") {
     auto first = std::make_shared<SimulatedModel>();
     Agent agent = compactingAgent(first);
     Conversation conversation(agent);
