@@ -238,10 +238,12 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
                 }
                 loop->noteCountFailed(counted.error().describe());
             }
-            detail::CompactionPlan plan{compact->reason, compact->promptTokens, compact->target,
-                                        loop->context().window};
-            auto compacting = detail::compactHistory(
-                state, loop->messages(), plan, [loop](const llm::Usage& spent) { loop->addUsage(spent); });
+            detail::CompactionPlan plan{
+                compact->reason, compact->promptTokens, compact->target, loop->context().window,
+                [loop](const llm::ModelRequest& request) { return loop->budgetRefusal(request); }};
+            auto compacting =
+                detail::compactHistory(state, loop->messages(), plan,
+                                       [loop](const llm::Usage& spent) { loop->chargeSideCall(spent); });
             detail::CompactionOutcome outcome = co_await std::move(compacting);
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
                 action = loop->onCancelled();

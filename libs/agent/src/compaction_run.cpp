@@ -13,9 +13,18 @@ namespace reagent::agent::detail {
 
 namespace {
 
-Task<expected<llm::ModelReply, llm::ProviderError>> askModel(std::shared_ptr<Agent::State> state,
-                                                             std::function<void(const llm::Usage&)> charge,
-                                                             llm::ModelRequest request) {
+Task<expected<llm::ModelReply, llm::ProviderError>> askModel(
+    std::shared_ptr<Agent::State> state, std::function<void(const llm::Usage&)> charge,
+    std::function<std::optional<std::string>(const llm::ModelRequest&)> admit, llm::ModelRequest request) {
+    if (admit) {
+        if (auto refused = admit(request)) {
+            llm::ProviderError error;
+            error.code = llm::ProviderErrc::configuration;
+            error.providerType = "budget";
+            error.message = "not sent: " + std::move(*refused);
+            co_return fail(std::move(error));
+        }
+    }
     auto reply = co_await state->config.provider->complete(std::move(request));
     charge(reply ? reply->usage : reply.error().usage);
     co_return reply;
@@ -92,8 +101,8 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
     context.reason = plan.reason;
     context.memory = &state->workingMemory;
     if (state->config.provider) {
-        context.model = [state, charge](llm::ModelRequest request) {
-            return askModel(state, charge, std::move(request));
+        context.model = [state, charge, admit = plan.admit](llm::ModelRequest request) {
+            return askModel(state, charge, admit, std::move(request));
         };
         context.charactersPerToken = charactersPerToken(state->config.provider->model());
     }

@@ -21,6 +21,9 @@ struct CompactionPlan {
     /// Negative: half the prompt's count (within `CompactionOptions::target` of the window).
     std::int64_t target = 0;
     std::optional<std::int64_t> window;
+    /// Why a summary's model call would pass a budget (the run's, `ReactLoop::budgetRefusal`); none: it
+    /// may go. Null: no budget to keep to.
+    std::function<std::optional<std::string>(const llm::ModelRequest&)> admit;
 };
 
 struct CompactionOutcome {

@@ -106,9 +106,10 @@ class SummarizeTurns final : public CompactionStrategy {
         if (begin >= end || !context.model) {
             co_return false;
         }
-        // The transcript the model reads must fit its window beside the prompt and the summary.
+        // The transcript the model reads must fit its window beside the prompt and the summary: half the
+        // window, or, when the window is unknown, the target (a prompt that size is known to be taken).
         const std::int64_t room =
-            (context.window ? *context.window : std::max<std::int64_t>(context.target, 1)) / 2 -
+            (context.window ? *context.window / 2 : std::max<std::int64_t>(context.target, 1)) -
             options_.maxTokens;
         const auto maxCharacters = static_cast<std::size_t>(
             std::max<double>(0, static_cast<double>(room) * context.charactersPerToken));

@@ -358,6 +358,27 @@ std::optional<std::string> ReactLoop::overBudgetBeforeCall(const llm::ModelReque
     });
 }
 
+std::optional<std::string> ReactLoop::budgetRefusal(const llm::ModelRequest& request) {
+    if (!ledger_.limited()) {
+        return std::nullopt;
+    }
+    // The call's own tools, not the run's: a summary offers none.
+    return detail::overAnyBudget(ledger_, [&](const detail::RunLedger& run) {
+        return detail::overBeforeCall(run.budget, run.total(), request,
+                                      detail::toolDeclarationCharacters(request.tools), config_.prices.get(),
+                                      config_.model);
+    });
+}
+
+void ReactLoop::chargeSideCall(const llm::Usage& spent) {
+    chargeUsage(config_.model, spent);
+    if (ledger_.counting) {
+        Spending call;
+        call.modelCalls = 1;
+        ledger_.charge(call);
+    }
+}
+
 std::optional<std::string> ReactLoop::overBudgetAfterReply() const {
     const std::string& currency = result_.cost ? result_.cost->currency : std::string("USD");
     return detail::overAnyBudget(ledger_, [&](const detail::RunLedger& run) {

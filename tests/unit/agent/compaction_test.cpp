@@ -559,3 +559,53 @@ TEST_CASE("a conversation compacts on demand", "[agent][context][compaction]") {
         CHECK(refused.error().code == AgentErrc::invalid_config);
     }
 }
+
+TEST_CASE("a summary's model call keeps to the run's budget and counts in it",
+          "[agent][context][compaction]") {
+    auto model = std::make_shared<ScriptedProvider>();
+    CompactionOptions options;
+    options.keepTurns = 2;
+    options.strategies = {reagent::agent::summarizeTurns(), reagent::agent::dropOldestTurns()};
+    reagent::agent::RunBudget budget;
+    SECTION("a summary that would pass the budget is not asked for; the oldest turns are dropped") {
+        budget.maxModelCalls = 1;  // the refused request used it
+        model->then(ScriptedTurn::error(tooLong())).then(ScriptedTurn::text("never"));
+        auto agent = Agent::create()
+                         .withProvider(model)
+                         .withTool(fetchTool())
+                         .withCompaction(options)
+                         .withBudget(budget)
+                         .build();
+        REQUIRE(agent);
+        RunResult result = runCoro(agent->run(longHistory(6), "and now?"));
+        CHECK(model->requests().size() == 1);  // no summary call, and no retry past the budget
+        CHECK(result.terminatedBy == TerminatedBy::budget_exceeded);
+        REQUIRE(result.context.compactions.size() == 1);
+        CHECK(result.context.compactions.front().strategies == std::vector<std::string>{"drop-oldest"});
+        REQUIRE_FALSE(result.context.compactions.front().notes.empty());
+        CHECK_THAT(result.context.compactions.front().notes.front(),
+                   Catch::Contains("not sent: budget: maxModelCalls of 1"));
+    }
+    SECTION("the summary counts as a model call") {
+        budget.maxModelCalls = 2;
+        model->then(ScriptedTurn::error(tooLong()))
+            .then(ScriptedTurn::text("the summary"))
+            .then(ScriptedTurn::text("never"));
+        auto agent = Agent::create()
+                         .withProvider(model)
+                         .withTool(fetchTool())
+                         .withCompaction(options)
+                         .withBudget(budget)
+                         .build();
+        REQUIRE(agent);
+        RunResult result = runCoro(agent->run(longHistory(6), "and now?"));
+        CHECK(result.terminatedBy == TerminatedBy::budget_exceeded);
+        CHECK_THAT(result.errorMessage, Catch::Contains("maxModelCalls of 2"));
+        CHECK(model->requests().size() == 2);  // the refused request and the summary
+        REQUIRE(result.context.compactions.size() == 1);
+        INFO((result.context.compactions.front().notes.empty()
+                  ? std::string()
+                  : result.context.compactions.front().notes.front()));
+        CHECK(result.context.compactions.front().strategies.front() == "summarize");
+    }
+}

@@ -160,6 +160,11 @@ class ReactLoop {
     /// \brief Counts tokens a model call spent whose reply the loop does not read: a call the driver saw
     /// cancelled (then `onCancelled`). The run's usage must say what was billed.
     void addUsage(const llm::Usage& spent) { chargeUsage(config_.model, spent); }
+    /// \brief Why a model call of the run's own besides its turns (a compaction's summary) would pass a
+    /// budget, this run's or a calling run's; none when it would not. Such a call is then not made.
+    [[nodiscard]] std::optional<std::string> budgetRefusal(const llm::ModelRequest& request);
+    /// \brief Counts such a call: its usage (and cost) like a turn's, and one model call for the budgets.
+    void chargeSideCall(const llm::Usage& spent);
     /// \brief Records that the model call in flight moved to another provider (`RunResult::fallbacks`).
     void noteFallback(ModelFallback fallback) { result_.fallbacks.push_back(std::move(fallback)); }
     /// \brief After `Compact`: the history as compacted (its leading system and first user message as they
