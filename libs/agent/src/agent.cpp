@@ -239,8 +239,12 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
                 loop->noteCountFailed(counted.error().describe());
             }
             detail::CompactionPlan plan{
-                compact->reason, compact->promptTokens, compact->target, loop->context().window,
-                [loop](const llm::ModelRequest& request) { return loop->budgetRefusal(request); }};
+                compact->reason,
+                compact->promptTokens,
+                compact->target,
+                loop->context().window,
+                [loop](const llm::ModelRequest& request) { return loop->budgetRefusal(request); },
+                loop->promptIndex()};
             auto compacting =
                 detail::compactHistory(state, loop->messages(), plan,
                                        [loop](const llm::Usage& spent) { loop->chargeSideCall(spent); });
@@ -249,7 +253,8 @@ Task<void> drive(std::shared_ptr<Agent::State> state, std::shared_ptr<RunEvents>
                 action = loop->onCancelled();
                 continue;
             }
-            action = loop->onCompacted(std::move(outcome.messages), std::move(outcome.record));
+            action =
+                loop->onCompacted(std::move(outcome.messages), std::move(outcome.record), outcome.prompt);
             if (events->listening()) {
                 events->emit(ContextCompacted{loop->context().compactions.back()});
             }

@@ -39,24 +39,24 @@ std::size_t recentStart(const CompactionContext& context, int turns) {
     return std::max(start, context.pinned);
 }
 
-// The last user message after the pinned ones that is not a summary: the one the run answers.
-std::size_t promptIndex(const std::vector<llm::Message>& messages, std::size_t pinned) {
+// Where the run's prompt is now: the last user message after the pinned ones with its text (a later user
+// message, such as a re-ask for a valid answer, has another).
+std::size_t relocatePrompt(const std::vector<llm::Message>& messages, std::size_t pinned,
+                           const std::string& text) {
     for (std::size_t i = messages.size(); i > pinned; --i) {
-        if (messages[i - 1].role == llm::Role::user && !isSummary(messages[i - 1])) {
+        if (messages[i - 1].role == llm::Role::user && messages[i - 1].text == text) {
             return i - 1;
         }
     }
     return CompactionContext::kNoPrompt;
 }
 
-// Why a strategy's history breaks the rules; empty when it keeps them.
-std::string brokenRule(const std::vector<llm::Message>& before, std::size_t pinned, std::size_t prompt,
-                       const std::vector<llm::Message>& after) {
-    if (prompt != CompactionContext::kNoPrompt) {
-        const std::size_t now = promptIndex(after, pinned);
-        if (now == CompactionContext::kNoPrompt || after[now].text != before[prompt].text) {
-            return "it removed or changed the prompt (the last user message)";
-        }
+// Why a strategy's history breaks the rules; empty when it keeps them. `prompt` is the run's prompt's text,
+// when it has one outside the pinned messages.
+std::string brokenRule(const std::vector<llm::Message>& before, std::size_t pinned,
+                       const std::optional<std::string>& prompt, const std::vector<llm::Message>& after) {
+    if (prompt && relocatePrompt(after, pinned, *prompt) == CompactionContext::kNoPrompt) {
+        return "it removed or changed the prompt the run answers";
     }
     if (after.size() < pinned) {
         return "it removed pinned messages";
@@ -93,6 +93,16 @@ std::string brokenRule(const std::vector<llm::Message>& before, std::size_t pinn
 Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
                                        std::vector<llm::Message> messages, CompactionPlan plan,
                                        std::function<void(const llm::Usage&)> charge) {
+    if (!state->compaction) {
+        // (The loop asks only with compaction on; a driver that asks anyway gets the history back as it was.)
+        CompactionOutcome same;
+        same.record.reason = plan.reason;
+        same.record.tokensBefore = same.record.tokensAfter = plan.promptTokens;
+        same.record.messagesBefore = same.record.messagesAfter = messages.size();
+        same.record.notes.push_back("the agent compacts nothing (withoutCompaction)");
+        same.messages = std::move(messages);
+        co_return same;
+    }
     const CompactionOptions& options = *state->compaction;
     CompactionContext context;
     context.messages = std::move(messages);
@@ -100,9 +110,17 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
     context.window = plan.window;
     context.reason = plan.reason;
     context.memory = &state->workingMemory;
+    CompactionOutcome outcome;
+    Compaction& record = outcome.record;
+    auto calls = std::make_shared<int>(0);  // shared: a strategy may keep `model` longer than it should
     if (state->config.provider) {
-        context.model = [state, charge, admit = plan.admit](llm::ModelRequest request) {
-            return askModel(state, charge, admit, std::move(request));
+        // Each call made counts in the record (the run's model calls) and is charged.
+        auto counted = [charge, calls](const llm::Usage& usage) {
+            ++*calls;
+            charge(usage);
+        };
+        context.model = [state, counted, admit = plan.admit](llm::ModelRequest request) {
+            return askModel(state, counted, admit, std::move(request));
         };
         context.charactersPerToken = charactersPerToken(state->config.provider->model());
     }
@@ -113,8 +131,6 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
             std::clamp(static_cast<double>(plan.promptTokens) / static_cast<double>(raw), 0.25, 4.0);
         context.uncounted = plan.promptTokens - context.tokens();
     }
-    CompactionOutcome outcome;
-    Compaction& record = outcome.record;
     record.reason = plan.reason;
     record.tokensBefore = plan.promptTokens > 0 ? plan.promptTokens : context.tokens();
     record.messagesBefore = context.messages.size();
@@ -129,6 +145,13 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
     // Set afresh for each strategy: one may have changed them.
     const std::size_t pinned = pinnedEnd(context.messages);
     const std::int64_t target = context.target;
+    // The run's prompt (not pinned, as a conversation's later turns are): never removed, followed by its
+    // text.
+    std::optional<std::string> prompt;
+    if (plan.prompt != CompactionContext::kNoPrompt && plan.prompt >= pinned &&
+        plan.prompt < context.messages.size()) {
+        prompt = context.messages[plan.prompt].text;
+    }
     for (const auto& strategy : options.strategies) {
         context.pinned = pinned;
         context.target = target;
@@ -136,8 +159,8 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
             break;
         }
         context.recent = recentStart(context, options.keepTurns);
-        context.prompt = promptIndex(context.messages, context.pinned);
-        const std::size_t prompt = context.prompt;
+        context.prompt =
+            prompt ? relocatePrompt(context.messages, pinned, *prompt) : CompactionContext::kNoPrompt;
         std::vector<llm::Message> before = context.messages;
         std::string name = strategy->name();
         std::string problem;
@@ -146,7 +169,7 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
             auto changed = co_await std::move(compacting);
             if (!changed) {
                 problem = changed.error().message;
-            } else if (*changed) {
+            } else if (*changed || context.messages != before) {  // checked whatever it says it did
                 problem = brokenRule(before, pinned, prompt, context.messages);
                 if (problem.empty()) {
                     record.strategies.push_back(name);
@@ -160,8 +183,11 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
             context.messages = std::move(before);
         }
     }
+    record.modelCalls = *calls;
     record.tokensAfter = context.tokens();
     record.messagesAfter = context.messages.size();
+    outcome.prompt =
+        prompt ? relocatePrompt(context.messages, pinned, *prompt) : CompactionContext::kNoPrompt;
     outcome.messages = std::move(context.messages);
     co_return outcome;
 }

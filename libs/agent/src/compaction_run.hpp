@@ -24,12 +24,17 @@ struct CompactionPlan {
     /// Why a summary's model call would pass a budget (the run's, `ReactLoop::budgetRefusal`); none: it
     /// may go. Null: no budget to keep to.
     std::function<std::optional<std::string>(const llm::ModelRequest&)> admit;
+    /// Where the run's prompt is in the history (`ReactLoop::promptIndex`): never removed.
+    /// `CompactionContext::kNoPrompt`: none to keep (a conversation between turns).
+    std::size_t prompt = CompactionContext::kNoPrompt;
 };
 
 struct CompactionOutcome {
     std::vector<llm::Message> messages;
     /// Everything but `iteration`, which the loop knows.
     Compaction record;
+    /// Where the run's prompt is in `messages` now.
+    std::size_t prompt = CompactionContext::kNoPrompt;
 };
 
 /// Runs `state`'s strategies in order over `messages` until the prompt is at `plan.target`. A strategy that

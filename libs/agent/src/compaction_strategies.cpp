@@ -74,7 +74,12 @@ class ClearToolResults final : public CompactionStrategy {
                 message.text.size() <= detail::kClearedResultCharacters) {
                 continue;
             }
+            // A compressed result's preview names its key; trusted only while the memory holds it (a tool's
+            // own output may begin the same way, and an entry may have been evicted since).
             std::string key = detail::storedKeyOf(message.text);
+            if (!key.empty() && (context.memory == nullptr || context.memory->find(key) == nullptr)) {
+                key.clear();
+            }
             if (key.empty()) {
                 if (context.memory == nullptr || !context.memory->fits(message.text.size())) {
                     continue;  // nowhere to keep it: it stays, nothing is lost
@@ -127,7 +132,9 @@ class SummarizeTurns final : public CompactionStrategy {
             transcript += turn;
             covered = next;
         }
-        if (covered == begin) {
+        // Nothing new to condense (only an earlier summary fits): a summary of it would be a paid call for
+        // nothing.
+        if (covered == begin || (covered == begin + 1 && detail::isSummary(context.messages[begin]))) {
             co_return false;
         }
         llm::ModelRequest request;

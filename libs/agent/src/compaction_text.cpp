@@ -1,5 +1,8 @@
 #include "compaction_text.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "reagent/core/detail/utf8.hpp"
 
 namespace reagent::agent::detail {
@@ -52,6 +55,60 @@ std::size_t pinnedEnd(const std::vector<llm::Message>& messages) noexcept {
         }
     }
     return end;
+}
+
+namespace {
+
+constexpr std::string_view kResultKeyPrefix = "_tool_result_";
+
+bool isKeyCharacter(char c) noexcept {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' || c == ':' || c == '-';
+}
+
+// Calls `found(start, length)` for each whole `_tool_result_N` in `text`.
+template <class Found>
+void forEachResultKey(std::string_view text, Found found) {
+    for (std::size_t at = text.find(kResultKeyPrefix); at != std::string_view::npos;
+         at = text.find(kResultKeyPrefix, at + 1)) {
+        std::size_t end = at + kResultKeyPrefix.size();
+        while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])) != 0) {
+            ++end;
+        }
+        const bool whole = end > at + kResultKeyPrefix.size() && (at == 0 || !isKeyCharacter(text[at - 1])) &&
+                           (end == text.size() || !isKeyCharacter(text[end]));
+        if (whole) {
+            found(at, end - at);
+        }
+    }
+}
+
+}  // namespace
+
+void collectStoredKeys(std::string_view text, std::vector<std::string>& keys) {
+    forEachResultKey(text, [&](std::size_t at, std::size_t length) {
+        const std::string_view key = text.substr(at, length);
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+            keys.emplace_back(key);
+        }
+    });
+}
+
+void renameStoredKeys(std::string& text, const std::map<std::string, std::string>& renamed) {
+    if (renamed.empty()) {
+        return;
+    }
+    std::string out;
+    std::size_t copied = 0;
+    forEachResultKey(text, [&](std::size_t at, std::size_t length) {
+        const auto it = renamed.find(text.substr(at, length));
+        if (it != renamed.end()) {
+            out.append(text, copied, at - copied).append(it->second);
+            copied = at + length;
+        }
+    });
+    if (copied != 0) {
+        text = out.append(text, copied, std::string::npos);
+    }
 }
 
 bool isSummary(const llm::Message& message) noexcept {

@@ -3,6 +3,7 @@
 // reads back (a compressed result's key, an earlier summary), and the transcript a summary is made from.
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,11 @@ inline constexpr std::string_view kSummaryPrompt =
 [[nodiscard]] std::string storedKeyOf(std::string_view text);
 /// Where the pinned messages of a history end: after its leading system messages and first user message.
 [[nodiscard]] std::size_t pinnedEnd(const std::vector<llm::Message>& messages) noexcept;
+/// Adds to `keys` the working-memory keys of stored tool results (`_tool_result_N`) `text` names, and not
+/// already in it.
+void collectStoredKeys(std::string_view text, std::vector<std::string>& keys);
+/// `text` with each whole key of `renamed` (saved key to key now) replaced.
+void renameStoredKeys(std::string& text, const std::map<std::string, std::string>& renamed);
 /// Whether `message` is a summary compaction wrote.
 [[nodiscard]] bool isSummary(const llm::Message& message) noexcept;
 /// One message as the summary's transcript shows it; tool results (and long arguments) are cut at

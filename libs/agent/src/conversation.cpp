@@ -410,6 +410,14 @@ nlohmann::json Conversation::contextJson() const {
             {"compactions", std::move(compactions)}};
 }
 
+std::vector<std::string> Conversation::storedKeys() const {
+    std::vector<std::string> keys;
+    for (const ConversationMessage& entry : messages_) {
+        detail::collectStoredKeys(entry.message.text, keys);
+    }
+    return keys;
+}
+
 nlohmann::json Conversation::save() const {
     using nlohmann::json;
     json messages = json::array();
@@ -442,7 +450,7 @@ nlohmann::json Conversation::save() const {
                 {"pausedSpent", pending_.is_null() ? json(nullptr) : detail::toJson(paused_)},
                 {"context", contextJson()},
                 // The stored results the history's previews and cleared results name, for `recall`.
-                {"workingMemory", agent_.state_->workingMemory.save()}};
+                {"workingMemory", agent_.state_->workingMemory.save(storedKeys())}};
 }
 
 expected<Conversation, AgentError> Conversation::restore(Agent agent, const nlohmann::json& saved) {
@@ -511,8 +519,13 @@ expected<Conversation, AgentError> Conversation::restore(Agent agent, const nloh
             !memory.is_null()) {
             // Checked in full before anything is added, so a refused document leaves the agent's memory as it
             // was.
-            if (auto loaded = conversation.agent_.state_->workingMemory.load(memory); !loaded) {
+            auto loaded = conversation.agent_.state_->workingMemory.load(memory);
+            if (!loaded) {
                 throw StateError("conversation.workingMemory: " + loaded.error().message);
+            }
+            // A result stored under another key here (the agent's memory held that key already) is named so.
+            for (ConversationMessage& entry : conversation.messages_) {
+                detail::renameStoredKeys(entry.message.text, *loaded);
             }
         }
     } catch (const StateError& error) {

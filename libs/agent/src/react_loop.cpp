@@ -159,6 +159,7 @@ ReactLoop::ReactLoop(LoopConfig config, std::string prompt) : ReactLoop(std::mov
         messages_.push_back(llm::Message::system(config_.systemPrompt));
     }
     messages_.push_back(llm::Message::user(std::move(prompt)));
+    promptIndex_ = messages_.size() - 1;
 }
 
 ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, std::string prompt)
@@ -175,6 +176,7 @@ ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, llm::
         }
     }
     messages_.push_back(std::move(prompt));
+    promptIndex_ = messages_.size() - 1;
     if (config_.countedTokens > 0 && config_.countedMessages < messages_.size()) {
         promptMessages_ = config_.countedMessages;  // an earlier run's count of the messages this one repeats
         promptTokens_ = config_.countedTokens;
@@ -270,10 +272,12 @@ std::optional<std::int64_t> ReactLoop::compactionTarget(std::int64_t prompt) con
     const auto room = static_cast<double>(std::max<std::int64_t>(*config_.contextWindow - reserve, 0));
     // After a compaction that could not reach its target, the next waits until the prompt has grown by the
     // gap between threshold and target again: never a compaction (and a summary) per request.
+    // A prompt past the room itself is compacted whatever the wait: it would not be sent.
     const double floor =
         compactedTo_ < 0 ? 0
                          : static_cast<double>(compactedTo_) + (options.threshold - options.target) * room;
-    if (static_cast<double>(prompt) <= std::max(options.threshold * room, floor)) {
+    const double trigger = std::min(std::max(options.threshold * room, floor), room);
+    if (static_cast<double>(prompt) <= trigger) {
         return std::nullopt;
     }
     return static_cast<std::int64_t>(options.target * room);
@@ -304,7 +308,8 @@ void ReactLoop::noteCountFailed(std::string why) {
     countNote_ = "the exact count failed, the estimate was used: " + std::move(why);
 }
 
-LoopAction ReactLoop::onCompacted(std::vector<llm::Message> messages, Compaction compaction) {
+LoopAction ReactLoop::onCompacted(std::vector<llm::Message> messages, Compaction compaction,
+                                  std::size_t prompt) {
     expectState(Awaiting::compaction, "onCompacted()");
     compaction.iteration = iterations_;
     compaction.reason = compacting_.reason;
@@ -313,8 +318,23 @@ LoopAction ReactLoop::onCompacted(std::vector<llm::Message> messages, Compaction
     }
     compaction.messagesBefore = messages_.size();
     if (!messages.empty()) {
+        if (prompt == CompactionContext::kNoPrompt || prompt >= messages.size()) {
+            // Not told: the last user message with the prompt's text.
+            const std::string& text = messages_[std::min(promptIndex_, messages_.size() - 1)].text;
+            prompt = 0;
+            for (std::size_t i = messages.size(); i > 0; --i) {
+                if (messages[i - 1].role == llm::Role::user && messages[i - 1].text == text) {
+                    prompt = i - 1;
+                    break;
+                }
+            }
+        }
+        promptIndex_ = prompt;
         messages_ = std::move(messages);
         compaction.messagesAfter = messages_.size();
+        // The API's count was of the history before.
+        result_.context.countedMessages = 0;
+        result_.context.countedTokens = 0;
         // The compacted prompt's count (estimated, scaled to the API's) is where the next one starts.
         promptMessages_ = messages_.size();
         promptTokens_ = compaction.tokensAfter;
@@ -717,6 +737,8 @@ LoopAction ReactLoop::onCancelled(std::vector<tools::ToolCallRecord> inFlight) {
     std::string where = "before it started";
     if (awaiting_ == Awaiting::model) {
         where = "while waiting for the model (iteration " + std::to_string(iterations_) + ")";
+    } else if (awaiting_ == Awaiting::compaction) {
+        where = "while compacting the history (before iteration " + std::to_string(iterations_ + 1) + ")";
     } else if (awaiting_ == Awaiting::tools) {
         where = "while tools were running (iteration " + std::to_string(iterations_) + ")";
         if (!held_.empty()) {

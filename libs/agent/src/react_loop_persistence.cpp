@@ -121,6 +121,7 @@ nlohmann::json ReactLoop::save() const {
                 {"iterations", iterations_},
                 {"lastText", lastText_},
                 {"assistantIndex", assistantIndex_},
+                {"promptIndex", promptIndex_},
                 {"messages", std::move(messages)},
                 {"pending", calls(pending_)},
                 {"skipped", calls(skipped_)},
@@ -158,12 +159,26 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         }
         loop.lastText_ = field<std::string>(state, "lastText", path);
         loop.assistantIndex_ = optionalField<std::size_t>(state, "assistantIndex", path, 0);
+        loop.promptIndex_ =
+            optionalField<std::size_t>(state, "promptIndex", path, static_cast<std::size_t>(-1));
         loop.messages_ =
             arrayField(state, "messages", path, [&](const nlohmann::json& item, const std::string& at) {
                 return messageFromJson(item, at, loop.config_.attachments);
             });
         if (loop.messages_.empty()) {
             throw StateError("state.messages is empty: a run has at least its prompt");
+        }
+        if (loop.promptIndex_ == static_cast<std::size_t>(-1)) {
+            // A state saved before the prompt's place was: its last user message.
+            loop.promptIndex_ = 0;
+            for (std::size_t i = loop.messages_.size(); i > 0; --i) {
+                if (loop.messages_[i - 1].role == llm::Role::user) {
+                    loop.promptIndex_ = i - 1;
+                    break;
+                }
+            }
+        } else if (loop.promptIndex_ >= loop.messages_.size()) {
+            throw StateError("state.promptIndex is beyond the messages");
         }
         loop.pending_ = arrayField(state, "pending", path, callFromJson);
         loop.skipped_ = arrayField(state, "skipped", path, callFromJson);
@@ -257,9 +272,16 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
                     optionalField<bool>(compacting, "countFirst", at + ".compacting", false);
             }
         }
-        if (loop.awaiting_ == Awaiting::compaction && !result.contains("contextState")) {
-            throw StateError(
-                "state.result.contextState.compacting is missing, but the run waits for a compaction");
+        if (loop.awaiting_ == Awaiting::compaction) {
+            if (!result.contains("contextState") || !result["contextState"].contains("compacting")) {
+                throw StateError(
+                    "state.result.contextState.compacting is missing, but the run waits for a compaction");
+            }
+            if (!loop.config_.compaction) {
+                // An agent without compaction cannot perform it: the model call it stood before goes on.
+                loop.awaiting_ = Awaiting::start;
+                loop.compacted_ = true;
+            }
         }
         if (result.contains("subRuns")) {
             loop.ledger_.subRuns = spendingFromJson(result["subRuns"], "state.result.subRuns");

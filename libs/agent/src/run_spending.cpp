@@ -26,6 +26,9 @@ Spending ownSpending(const RunResult& result, int iterations) {
         spent.unpricedCalls = result.cost->unpricedCalls;
     }
     spent.modelCalls = iterations;
+    for (const Compaction& compaction : result.context.compactions) {
+        spent.modelCalls += compaction.modelCalls;  // summaries
+    }
     spent.toolCalls = countedToolCalls(result.toolCalls);
     return spent;
 }

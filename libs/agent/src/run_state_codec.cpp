@@ -412,6 +412,9 @@ json toJson(const Compaction& compaction) {
     if (!compaction.notes.empty()) {
         value["notes"] = compaction.notes;
     }
+    if (compaction.modelCalls > 0) {
+        value["modelCalls"] = compaction.modelCalls;
+    }
     return value;
 }
 
@@ -436,6 +439,10 @@ Compaction compactionFromJson(const json& value, const std::string& path) {
     compaction.messagesBefore = field<std::size_t>(value, "messagesBefore", path);
     compaction.messagesAfter = field<std::size_t>(value, "messagesAfter", path);
     compaction.notes = optionalField<std::vector<std::string>>(value, "notes", path, {});
+    compaction.modelCalls = optionalField<int>(value, "modelCalls", path, 0);
+    if (compaction.modelCalls < 0) {
+        throw StateError(path + ".modelCalls must not be negative");
+    }
     if (compaction.tokensBefore < 0 || compaction.tokensAfter < 0) {
         throw StateError(path + " holds a negative count");
     }

@@ -209,15 +209,27 @@ std::string WorkingMemory::nextKey() const {
 }
 
 nlohmann::json WorkingMemory::save() const {
-    nlohmann::json entries = nlohmann::json::array();
+    std::vector<std::string> keys;
+    keys.reserve(order_.size());
     for (const auto& [sequence, key] : order_) {
+        keys.push_back(key);
+    }
+    return save(keys);
+}
+
+nlohmann::json WorkingMemory::save(const std::vector<std::string>& keys) const {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& [sequence, key] : order_) {  // oldest first, as they are to be stored again
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+            continue;
+        }
         const Entry& entry = entries_.find(key)->second;
         entries.push_back({{"key", key}, {"value", entry.value}, {"source", entry.source}});
     }
     return {{"format", "reagent.memory/1"}, {"nextResult", nextResult_}, {"entries", std::move(entries)}};
 }
 
-expected<void, MemoryError> WorkingMemory::load(const nlohmann::json& saved) {
+expected<std::map<std::string, std::string>, MemoryError> WorkingMemory::load(const nlohmann::json& saved) {
     const auto invalid = [](std::string what) {
         return fail(
             MemoryError{MemoryErrc::invalid_data, "cannot load the working memory: " + std::move(what)});
@@ -245,14 +257,38 @@ expected<void, MemoryError> WorkingMemory::load(const nlohmann::json& saved) {
             return invalid(at + ".key is not a valid key");
         }
     }
+    // Numbers handed out in the saved memory are not handed out again here.
+    nextResult_ = std::max(nextResult_, next->get<std::uint64_t>());
+    std::map<std::string, std::string> renamed;
     for (const nlohmann::json& entry : *entries) {
         const auto& value = entry["value"].get_ref<const std::string&>();
-        if (fits(value.size())) {
-            insert(entry["key"].get<std::string>(), value, entry.value("source", std::string()));
+        std::string key = entry["key"].get<std::string>();
+        std::string source = entry.value("source", std::string());
+        if (!fits(value.size())) {
+            continue;
         }
+        const std::string* existing = find(key);
+        if (existing != nullptr && *existing == value) {
+            continue;  // already here
+        }
+        if (existing != nullptr) {
+            std::string moved;
+            if (key.substr(0, kToolResultPrefix.size()) == kToolResultPrefix) {
+                moved = nextKey();
+                ++nextResult_;
+            } else {
+                moved = key + ".restored";
+                for (int n = 2; find(moved) != nullptr || !validateKey(moved); ++n) {
+                    moved = (key.size() > kMaxKeyLength - 12 ? key.substr(0, kMaxKeyLength - 12) : key) +
+                            ".restored" + std::to_string(n);
+                }
+            }
+            renamed.emplace(key, moved);
+            key = std::move(moved);
+        }
+        insert(std::move(key), value, std::move(source));
     }
-    nextResult_ = std::max(nextResult_, next->get<std::uint64_t>());
-    return {};
+    return renamed;
 }
 
 }  // namespace reagent::memory

@@ -338,10 +338,12 @@ Task<expected<std::int64_t, llm::ProviderError>> HttpProvider::attemptCount(
     std::shared_ptr<http::HttpRequest> exchange) {
     http::HttpRequest request = *exchange;
     auto response = co_await client_->send(std::move(request));
-    if (!response) {
-        co_return fail(transportError(name(), response.error()));
+    expected<std::int64_t, llm::ProviderError> counted = 0;
+    if (response) {
+        counted = format_.decodeCount(response->status, response->body, response->headers);
+    } else {
+        counted = fail(transportError(name(), response.error()));
     }
-    auto counted = format_.decodeCount(response->status, response->body, response->headers);
     if (!counted) {
         maskSecret(counted.error().message, config_.apiKey);
         capRetryWait(counted.error(), config_.maxRetryWait);

@@ -609,3 +609,110 @@ TEST_CASE("a summary's model call keeps to the run's budget and counts in it",
         CHECK(result.context.compactions.front().strategies.front() == "summarize");
     }
 }
+
+TEST_CASE("the prompt a turn answers stays when a re-ask for a valid answer follows it",
+          "[agent][context][compaction]") {
+    const std::string question = "second question " + std::string(1500, 'q');
+    auto model = std::make_shared<ScriptedProvider>();
+    auto asked = std::make_shared<std::vector<ModelRequest>>();
+    model->then(ScriptedTurn::respond([asked, question](const ModelRequest& request) {
+        asked->push_back(request);
+        ModelReply reply;
+        const Message& last = request.messages.back();
+        if (request.messages.front().text.rfind("You condense", 0) == 0) {
+            reply.text = "The user asked a first question.";
+        } else if (last.text == question) {
+            reply.text = "not an answer " + std::string(2500, 'x');  // invalid: re-asked
+        } else {
+            reply.text = R"({"answer": "ok"})";
+        }
+        return reagent::expected<ModelReply, ProviderError>(std::move(reply));
+    }));
+    model->loop(true);
+    CompactionOptions options;
+    options.keepTurns = 0;
+    auto agent = Agent::create()
+                     .withProvider(model)
+                     .withOutputSchema(json{{"type", "object"},
+                                            {"properties", {{"answer", {{"type", "string"}}}}},
+                                            {"required", {"answer"}}})
+                     .withContextWindow(1500)
+                     .withMaxTokens(100)
+                     .withCompaction(options)
+                     .build();
+    REQUIRE(agent);
+    Conversation conversation(*agent);
+    REQUIRE(runCoro(conversation.send("first question"))->success());
+    const auto second = runCoro(conversation.send(question));
+    REQUIRE(second);
+    INFO(second->errorMessage);
+    REQUIRE(second->success());
+    REQUIRE_FALSE(second->context.compactions.empty());
+    // Every request of the turn, the one after the compaction included, still holds the question.
+    const ModelRequest& last = asked->back();
+    const bool kept = std::any_of(last.messages.begin(), last.messages.end(),
+                                  [&](const Message& message) { return message.text == question; });
+    CHECK(kept);
+}
+
+TEST_CASE("a run saved while it waits for a compaction resumes in an agent without compaction",
+          "[agent][context][compaction]") {
+    reagent::agent::LoopConfig config;
+    config.contextWindow = 1000;
+    config.compaction = std::make_shared<CompactionOptions>();
+    config.options.maxTokens = 100;
+    reagent::agent::ReactLoop loop(config, longHistory(2), "next");
+    REQUIRE(std::holds_alternative<reagent::agent::Compact>(loop.start()));
+    const json saved = loop.save();
+
+    auto model = std::make_shared<ScriptedProvider>();
+    model->then(ScriptedTurn::text("answered"));
+    auto plain = Agent::create().withProvider(model).withoutCompaction().withContextWindow(100'000).build();
+    REQUIRE(plain);
+    const auto resumed = runCoro(plain->resumeWith(saved, {}));
+    REQUIRE(resumed);
+    CHECK(resumed->success());
+    CHECK(resumed->output == "answered");
+    CHECK(resumed->context.compactions.empty());
+}
+
+TEST_CASE("a saved conversation carries the stored results its history names, renamed where they collide",
+          "[agent][context][compaction]") {
+    auto simulated = std::make_shared<SimulatedModel>();
+    Agent agent = compactingAgent(simulated);
+    Conversation conversation(agent);
+    for (int turn = 1; turn <= 3; ++turn) {
+        REQUIRE(runCoro(conversation.send(turnText(turn)))->success());
+    }
+    REQUIRE(agent.workingMemory().put("private-note", "another conversation's note"));
+    const json saved = conversation.save();
+    const json& entries = saved["workingMemory"]["entries"];
+    REQUIRE(entries.size() == 3);  // the three compressed results the history names; not the note
+    for (const json& entry : entries) {
+        CHECK(entry["key"].get<std::string>().rfind("_tool_result_", 0) == 0);
+    }
+
+    // Another agent whose memory already holds _tool_result_1..3, with other values.
+    auto elsewhere = std::make_shared<SimulatedModel>();
+    Agent other = compactingAgent(elsewhere);
+    Conversation local(other);
+    for (int turn = 101; turn <= 103; ++turn) {
+        REQUIRE(runCoro(local.send(turnText(turn)))->success());
+    }
+    auto restored = Conversation::restore(other, saved);
+    REQUIRE(restored);
+    // The restored history names keys that hold its own results; the agent's own stay as they were.
+    std::string named;
+    for (const auto& entry : restored->messages()) {
+        if (entry.message.role == Role::tool &&
+            entry.message.text.find("page of fetch_2") != std::string::npos) {
+            named = entry.message.text;
+        }
+    }
+    REQUIRE_FALSE(named.empty());
+    const auto key = named.substr(9, named.find(" |") - 9);  // "[STORED: _tool_result_N | fetch]"
+    CHECK(key != "_tool_result_2");
+    CHECK_THAT(std::string(other.workingMemory().read(key).value()), Catch::StartsWith("page of fetch_2: "));
+    CHECK_THAT(std::string(other.workingMemory().read("_tool_result_2").value()),
+               Catch::StartsWith("page of fetch_102: "));
+}

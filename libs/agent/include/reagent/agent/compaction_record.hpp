@@ -35,6 +35,8 @@ struct Compaction {
     std::int64_t tokensAfter = 0;
     std::size_t messagesBefore = 0;
     std::size_t messagesAfter = 0;
+    /// The model calls it made (summaries); they count in the run's model calls for the budgets.
+    int modelCalls = 0;
     /// What went wrong on the way, if anything (a strategy that failed, and the next one ran instead).
     std::vector<std::string> notes;
 

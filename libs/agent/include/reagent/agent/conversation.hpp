@@ -140,6 +140,8 @@ class Conversation {
     /// Adds what a turn (or a compaction's summary) spent to the conversation's figures.
     void count(const Spending& added, const std::string& currency, bool priced = false);
     [[nodiscard]] nlohmann::json contextJson() const;
+    /// The working-memory keys the history names (its compressed and cleared results).
+    [[nodiscard]] std::vector<std::string> storedKeys() const;
     void adoptCompacted(const std::vector<llm::Message>& messages, std::size_t from);
     /// Takes the outcome of a turn (run or resumed): pending again, kept, or dropped.
     void settle(const RunResult& result, std::size_t historySize);

@@ -171,7 +171,8 @@ class ReactLoop {
     /// were), and what was done (`Compaction`; the loop sets `iteration`). The history replaces the
     /// loop's, the compaction is recorded (`RunResult::context`), and the model call goes on: sent when it
     /// fits the window, else the run ends with `context_overflow`.
-    [[nodiscard]] LoopAction onCompacted(std::vector<llm::Message> messages, Compaction compaction);
+    [[nodiscard]] LoopAction onCompacted(std::vector<llm::Message> messages, Compaction compaction,
+                                         std::size_t prompt = CompactionContext::kNoPrompt);
     /// \brief After a `Compact` with `countFirst`: the API's exact count of the request about to go
     /// (`request()`). It anchors the count; the next action is the `Compact` again (without `countFirst`)
     /// when the exact count passes the threshold too, else the model call.
@@ -196,6 +197,8 @@ class ReactLoop {
     [[nodiscard]] LoopAction onInternalError(std::string message);
 
     [[nodiscard]] const std::vector<llm::Message>& messages() const noexcept { return messages_; }
+    /// \brief Where the prompt this run answers is in `messages()` (a compaction keeps it).
+    [[nodiscard]] std::size_t promptIndex() const noexcept { return promptIndex_; }
     [[nodiscard]] int iterations() const noexcept { return iterations_; }
     /// \brief The iteration limit of this run.
     [[nodiscard]] int maxIterations() const noexcept { return config_.options.maxIterations; }
@@ -340,6 +343,8 @@ class ReactLoop {
     bool compacted_ = false;
     /// The API refused the request in flight as too long once already: a second refusal ends the run.
     bool contextRetried_ = false;
+    /// Where the run's prompt is in `messages_`.
+    std::size_t promptIndex_ = 0;
     /// Why the exact count before this compaction failed, for its notes.
     std::string countNote_;
     /// The prompt's count after the last compaction (-1: none yet), from which the next one waits.

@@ -131,14 +131,19 @@ class WorkingMemory {
     [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
 
     /// \brief Every entry, oldest first, and where `store`'s numbering stands, as JSON (`"format":
-    /// "reagent.memory/1"`): to continue in another process (`Conversation::save` includes it).
+    /// "reagent.memory/1"`): to continue in another process.
     [[nodiscard]] nlohmann::json save() const;
-    /// \brief Adds the entries of a saved memory in their order (replacing entries under the same keys,
-    /// evicting as `store` does), and numbers the next results after the saved ones.
+    /// \brief The same with only the entries under `keys` (those a conversation's history names:
+    /// `Conversation::save`).
+    [[nodiscard]] nlohmann::json save(const std::vector<std::string>& keys) const;
+    /// \brief Adds the entries of a saved memory in their order (evicting as `store` does). An entry whose
+    /// key holds another value here keeps that value, and the saved one is stored under a new key: a tool
+    /// result under the next `_tool_result_N`, a note under `<key>.restored` (then `.restored2`, ...).
+    /// Returns those renamings (saved key to key now), for the texts that name them.
     ///
     /// \par Errors
     /// `invalid_data`, naming the field at fault, for a document `save` did not make; nothing changes then.
-    [[nodiscard]] expected<void, MemoryError> load(const nlohmann::json& saved);
+    [[nodiscard]] expected<std::map<std::string, std::string>, MemoryError> load(const nlohmann::json& saved);
     /// \brief The limits this memory was created with.
     [[nodiscard]] const WorkingMemoryConfig& config() const noexcept { return config_; }
 
