@@ -39,23 +39,11 @@ std::size_t recentStart(const CompactionContext& context, int turns) {
     return std::max(start, context.pinned);
 }
 
-// Where the run's prompt is now: the last user message after the pinned ones with its text (a later user
-// message, such as a re-ask for a valid answer, has another).
-std::size_t relocatePrompt(const std::vector<llm::Message>& messages, std::size_t pinned,
-                           const std::string& text) {
-    for (std::size_t i = messages.size(); i > pinned; --i) {
-        if (messages[i - 1].role == llm::Role::user && messages[i - 1].text == text) {
-            return i - 1;
-        }
-    }
-    return CompactionContext::kNoPrompt;
-}
-
 // Why a strategy's history breaks the rules; empty when it keeps them. `prompt` is the run's prompt's text,
 // when it has one outside the pinned messages.
 std::string brokenRule(const std::vector<llm::Message>& before, std::size_t pinned,
                        const std::optional<std::string>& prompt, const std::vector<llm::Message>& after) {
-    if (prompt && relocatePrompt(after, pinned, *prompt) == CompactionContext::kNoPrompt) {
+    if (prompt && lastUserMessageWith(after, pinned, *prompt) == CompactionContext::kNoPrompt) {
         return "it removed or changed the prompt the run answers";
     }
     if (after.size() < pinned) {
@@ -160,7 +148,7 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
         }
         context.recent = recentStart(context, options.keepTurns);
         context.prompt =
-            prompt ? relocatePrompt(context.messages, pinned, *prompt) : CompactionContext::kNoPrompt;
+            prompt ? lastUserMessageWith(context.messages, pinned, *prompt) : CompactionContext::kNoPrompt;
         std::vector<llm::Message> before = context.messages;
         std::string name = strategy->name();
         std::string problem;
@@ -187,7 +175,7 @@ Task<CompactionOutcome> compactHistory(std::shared_ptr<Agent::State> state,
     record.tokensAfter = context.tokens();
     record.messagesAfter = context.messages.size();
     outcome.prompt =
-        prompt ? relocatePrompt(context.messages, pinned, *prompt) : CompactionContext::kNoPrompt;
+        prompt ? lastUserMessageWith(context.messages, pinned, *prompt) : CompactionContext::kNoPrompt;
     outcome.messages = std::move(context.messages);
     co_return outcome;
 }

@@ -7,6 +7,7 @@
 #include "compaction_text.hpp"
 #include "prompt_count.hpp"
 #include "reagent/agent/compaction.hpp"
+#include "reagent/memory/result_compressor.hpp"
 #include "reagent/memory/working_memory.hpp"
 
 namespace reagent::agent {
@@ -76,7 +77,7 @@ class ClearToolResults final : public CompactionStrategy {
             }
             // A compressed result's preview names its key; trusted only while the memory holds it (a tool's
             // own output may begin the same way, and an entry may have been evicted since).
-            std::string key = detail::storedKeyOf(message.text);
+            std::string key = memory::storedKeyOf(message.text);
             if (!key.empty() && (context.memory == nullptr || context.memory->find(key) == nullptr)) {
                 key.clear();
             }

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "reagent/core/detail/utf8.hpp"
+#include "reagent/memory/working_memory.hpp"
 
 namespace reagent::agent::detail {
 
@@ -11,7 +12,6 @@ namespace {
 
 constexpr std::string_view kClearedPrefix =
     "[Cleared to save context. The full result is in working memory under ";
-constexpr std::string_view kStoredPrefix = "[STORED: ";
 
 std::string cut(std::string_view text, std::size_t limit) {
     if (text.size() <= limit) {
@@ -31,19 +31,6 @@ bool isClearedResult(std::string_view text) noexcept {
     return text.substr(0, kClearedPrefix.size()) == kClearedPrefix;
 }
 
-std::string storedKeyOf(std::string_view text) {
-    if (text.substr(0, kStoredPrefix.size()) != kStoredPrefix) {
-        return {};
-    }
-    const std::string_view rest = text.substr(kStoredPrefix.size());
-    const std::size_t end = rest.find(" | ");
-    if (end == std::string_view::npos || end == 0 ||
-        rest.substr(0, end).find('\n') != std::string_view::npos) {
-        return {};
-    }
-    return std::string(rest.substr(0, end));
-}
-
 std::size_t pinnedEnd(const std::vector<llm::Message>& messages) noexcept {
     std::size_t end = 0;
     while (end < messages.size() && messages[end].role == llm::Role::system) {
@@ -59,7 +46,7 @@ std::size_t pinnedEnd(const std::vector<llm::Message>& messages) noexcept {
 
 namespace {
 
-constexpr std::string_view kResultKeyPrefix = "_tool_result_";
+constexpr std::string_view kResultKeyPrefix = memory::WorkingMemory::kToolResultPrefix;
 
 bool isKeyCharacter(char c) noexcept {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' || c == ':' || c == '-';
@@ -109,6 +96,16 @@ void renameStoredKeys(std::string& text, const std::map<std::string, std::string
     if (copied != 0) {
         text = out.append(text, copied, std::string::npos);
     }
+}
+
+std::size_t lastUserMessageWith(const std::vector<llm::Message>& messages, std::size_t from,
+                                std::string_view text) {
+    for (std::size_t i = messages.size(); i > from; --i) {
+        if (messages[i - 1].role == llm::Role::user && messages[i - 1].text == text) {
+            return i - 1;
+        }
+    }
+    return static_cast<std::size_t>(-1);
 }
 
 bool isSummary(const llm::Message& message) noexcept {

@@ -30,9 +30,6 @@ inline constexpr std::string_view kSummaryPrompt =
 [[nodiscard]] std::string clearedResult(std::string_view key);
 /// Whether `text` is a cleared tool result.
 [[nodiscard]] bool isClearedResult(std::string_view text) noexcept;
-/// The working-memory key of a compressed tool result (its preview's "[STORED: key | tool]" header);
-/// empty for another text.
-[[nodiscard]] std::string storedKeyOf(std::string_view text);
 /// Where the pinned messages of a history end: after its leading system messages and first user message.
 [[nodiscard]] std::size_t pinnedEnd(const std::vector<llm::Message>& messages) noexcept;
 /// Adds to `keys` the working-memory keys of stored tool results (`_tool_result_N`) `text` names, and not
@@ -40,6 +37,11 @@ inline constexpr std::string_view kSummaryPrompt =
 void collectStoredKeys(std::string_view text, std::vector<std::string>& keys);
 /// `text` with each whole key of `renamed` (saved key to key now) replaced.
 void renameStoredKeys(std::string& text, const std::map<std::string, std::string>& renamed);
+/// Where the last user message after the first `from` with the text `text` is (the run's prompt, followed
+/// through a compaction: a later user message, such as a re-ask for a valid answer, has another text);
+/// `CompactionContext::kNoPrompt` when there is none.
+[[nodiscard]] std::size_t lastUserMessageWith(const std::vector<llm::Message>& messages, std::size_t from,
+                                              std::string_view text);
 /// Whether `message` is a summary compaction wrote.
 [[nodiscard]] bool isSummary(const llm::Message& message) noexcept;
 /// One message as the summary's transcript shows it; tool results (and long arguments) are cut at

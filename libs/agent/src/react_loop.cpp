@@ -321,13 +321,8 @@ LoopAction ReactLoop::onCompacted(std::vector<llm::Message> messages, Compaction
         if (prompt == CompactionContext::kNoPrompt || prompt >= messages.size()) {
             // Not told: the last user message with the prompt's text.
             const std::string& text = messages_[std::min(promptIndex_, messages_.size() - 1)].text;
-            prompt = 0;
-            for (std::size_t i = messages.size(); i > 0; --i) {
-                if (messages[i - 1].role == llm::Role::user && messages[i - 1].text == text) {
-                    prompt = i - 1;
-                    break;
-                }
-            }
+            prompt = detail::lastUserMessageWith(messages, 0, text);
+            prompt = prompt < messages.size() ? prompt : 0;
         }
         promptIndex_ = prompt;
         messages_ = std::move(messages);

@@ -9,6 +9,10 @@
 namespace reagent::memory {
 namespace {
 
+// A stored result's preview begins "[STORED: <key> | <tool>]" (read back by `storedKeyOf`).
+constexpr std::string_view kStoredHeader = "[STORED: ";
+constexpr std::string_view kHeaderSeparator = " | ";
+
 constexpr std::size_t kToolNameChars = 64;
 constexpr std::size_t kKeyChars = WorkingMemory::kMaxKeyLength;
 constexpr std::size_t kMinTypeLine = 100;
@@ -59,6 +63,19 @@ std::string_view characterSlice(std::string_view text, std::size_t offset, std::
     return rest.substr(0, utf8::prefixBytes(rest, count));
 }
 
+std::string storedKeyOf(std::string_view preview) {
+    if (preview.substr(0, kStoredHeader.size()) != kStoredHeader) {
+        return {};
+    }
+    const std::string_view rest = preview.substr(kStoredHeader.size());
+    const std::size_t end = rest.find(kHeaderSeparator);
+    if (end == std::string_view::npos || end == 0 ||
+        rest.substr(0, end).find('\n') != std::string_view::npos) {
+        return {};
+    }
+    return std::string(rest.substr(0, end));
+}
+
 bool exceedsBudget(std::string_view result, const CompressionConfig& config) noexcept {
     return utf8::longerThan(result, config.budget);
 }
@@ -72,7 +89,8 @@ CompressedResult compress(std::string_view toolName, std::string_view result, st
     const std::string shownKey = stored ? oneLine(key, kKeyChars) : std::string();
     const std::string tool = oneLine(toolName, kToolNameChars);
     const std::string header =
-        stored ? "[STORED: " + shownKey + " | " + tool + "]" : "[TRUNCATED, NOT STORED | " + tool + "]";
+        stored ? std::string(kStoredHeader) + shownKey + std::string(kHeaderSeparator) + tool + "]"
+               : "[TRUNCATED, NOT STORED | " + tool + "]";
     const std::string hint = accessHint(stored, shownKey, config.codeTransform);
 
     detail::PreviewSpace space;

@@ -313,3 +313,17 @@ TEST_CASE("compressAndStore keeps the full result in working memory", "[memory][
         CHECK(memory.size() == 2);
     }
 }
+
+TEST_CASE("storedKeyOf reads the key back from a stored result's preview, and from nothing else",
+          "[memory][compressor]") {
+    using reagent::memory::storedKeyOf;
+    reagent::memory::CompressionConfig config;
+    const std::string large(5000, 'x');
+    CHECK(storedKeyOf(compress("fetch", large, "_tool_result_7", config).preview) == "_tool_result_7");
+    config.autoStore = false;
+    CHECK(storedKeyOf(compress("fetch", large, "_tool_result_7", config).preview).empty());  // not stored
+    CHECK(storedKeyOf("short result").empty());
+    CHECK(storedKeyOf("[STORED:  | fetch]").empty());
+    CHECK(storedKeyOf("[STORED: a\nb | fetch]").empty());
+    CHECK(storedKeyOf("[STORED: no separator]").empty());
+}

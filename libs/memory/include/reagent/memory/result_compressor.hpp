@@ -70,6 +70,10 @@ struct CompressedResult {
 [[nodiscard]] CompressedResult compress(std::string_view toolName, std::string_view result,
                                         std::string_view key, const CompressionConfig& config);
 
+/// \brief The working-memory key a preview made by `compress` names in its header ("[STORED: key | tool]");
+/// empty for a preview of a result not stored, or for any other text.
+[[nodiscard]] std::string storedKeyOf(std::string_view preview);
+
 /// \brief Compresses an oversized `result`, first storing it in `memory` when `config.autoStore` is set.
 ///
 /// A result within budget is returned unchanged and not stored. A result too large for the memory's
