@@ -784,10 +784,24 @@ void ReactLoop::noteCheckpoints(const std::vector<tools::ToolCallRecord>& record
 }
 
 RunResult ReactLoop::completeResult() {
+    // Handed over (`LoopConfig::handOverAtEnd`) only when the loop is over: one that pauses for `resume`
+    // keeps them.
+    const bool over = config_.handOverAtEnd && awaiting_ == Awaiting::done;
     result_.subRuns = ledger_.subRuns;
-    result_.messages = messages_;
+    if (over) {
+        result_.messages = std::move(messages_);
+        messages_.clear();
+    } else {
+        result_.messages = messages_;
+    }
     result_.iterations = iterations_;
-    result_.sessionState = session_.is_object() ? session_ : nlohmann::json::object();
+    if (!session_.is_object()) {
+        result_.sessionState = nlohmann::json::object();
+    } else if (over) {
+        result_.sessionState = std::move(session_);
+    } else {
+        result_.sessionState = session_;
+    }
     result_.lastToolError.reset();
     const auto last = std::find_if(result_.toolCalls.rbegin(), result_.toolCalls.rend(), isToolFailure);
     if (last != result_.toolCalls.rend()) {
@@ -811,6 +825,9 @@ RunResult ReactLoop::completeResult() {
         for (const nlohmann::json& bag : result_.iterationArtifacts) {
             mergeArtifacts(result_.artifacts, bag);
         }
+    }
+    if (over) {
+        return std::move(result_);
     }
     return result_;
 }

@@ -88,8 +88,7 @@ void logWithoutWaiting(const Agent::State& state, const RunEvents& events,
 // holds the file's lock, up to the store's busy timeout per episode. Cancellation ends the sleep; what
 // is left is then tried once without waiting.
 Task<void> logEpisodes(std::shared_ptr<Agent::State> state, std::shared_ptr<const RunEvents> events,
-                       std::vector<PendingEpisode> pending,
-                       std::shared_ptr<std::vector<std::string>> warnings) {
+                       std::vector<PendingEpisode> pending, std::vector<std::string>& warnings) {
     namespace asio = boost::asio;
     using std::chrono::steady_clock;
     asio::steady_timer timer(co_await asio::this_coro::executor);
@@ -102,7 +101,7 @@ Task<void> logEpisodes(std::shared_ptr<Agent::State> state, std::shared_ptr<cons
                 break;
             }
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-                logWithoutWaiting(*state, *events, pending, i, *warnings,
+                logWithoutWaiting(*state, *events, pending, i, warnings,
                                   " (the run was cancelled while it waited)");
                 co_return;
             }
@@ -110,7 +109,7 @@ Task<void> logEpisodes(std::shared_ptr<Agent::State> state, std::shared_ptr<cons
             timer.expires_after(std::min<steady_clock::duration>(step, left));
             auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
             if (ec) {
-                logWithoutWaiting(*state, *events, pending, i, *warnings,
+                logWithoutWaiting(*state, *events, pending, i, warnings,
                                   " (the run was cancelled while it waited)");
                 co_return;
             }
@@ -118,7 +117,7 @@ Task<void> logEpisodes(std::shared_ptr<Agent::State> state, std::shared_ptr<cons
         }
         if (!recorded) {
             const bool busy = recorded.error().code == memory::MemoryErrc::busy;
-            warn(*events, *warnings, pending[i],
+            warn(*events, warnings, pending[i],
                  recorded.error().describe() + (busy ? " (still locked after the busy timeout)" : ""));
         }
     }
@@ -258,7 +257,7 @@ Task<std::string> evaluateAll(std::vector<PendingTransform>& pending, const Tool
 Task<std::vector<tools::ToolCallRecord>> processResults(
     std::shared_ptr<Agent::State> state, std::shared_ptr<const RunEvents> events,
     std::vector<tools::ToolCallRecord> records, std::vector<std::optional<TransformRequest>> transforms,
-    std::shared_ptr<std::vector<std::string>> warnings) {
+    std::vector<std::string>& warnings) {
     auto episodes = episodesOf(*state, records);
     if (!episodes.empty()) {
         co_await logEpisodes(state, events, std::move(episodes), warnings);
@@ -312,6 +311,17 @@ Task<std::vector<tools::ToolCallRecord>> processResults(
         }
     }
     co_return records;
+}
+
+bool resultsNeedWaiting(const Agent::State& state, const std::vector<tools::ToolCallRecord>& records,
+                        const std::vector<std::optional<TransformRequest>>& transforms) {
+    const bool logging = state.episodic && state.config.memory && state.config.memory->logToolResults;
+    const auto logged = [](const tools::ToolCallRecord& record) { return !isMetaTool(record.name); };
+    const auto transformed = [](const std::optional<TransformRequest>& request) {
+        return request.has_value();
+    };
+    return (logging && std::any_of(records.begin(), records.end(), logged)) ||
+           std::any_of(transforms.begin(), transforms.end(), transformed);
 }
 
 void processResultsNow(Agent::State& state, const RunEvents& events,

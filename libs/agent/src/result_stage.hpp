@@ -37,7 +37,13 @@ struct TransformRequest {
 [[nodiscard]] Task<std::vector<tools::ToolCallRecord>> processResults(
     std::shared_ptr<Agent::State> state, std::shared_ptr<const RunEvents> events,
     std::vector<tools::ToolCallRecord> records, std::vector<std::optional<TransformRequest>> transforms,
-    std::shared_ptr<std::vector<std::string>> warnings);
+    std::vector<std::string>& warnings);
+
+/// Whether `processResults` would wait for anything (episodes to log, transforms to run). When it would
+/// not, `processResultsNow` does the same work without a coroutine.
+[[nodiscard]] bool resultsNeedWaiting(const Agent::State& state,
+                                      const std::vector<tools::ToolCallRecord>& records,
+                                      const std::vector<std::optional<TransformRequest>>& transforms);
 
 /// The synchronous part of `processResults` (no transforms, episodes tried once without waiting for a
 /// lock), for a batch that was cancelled.

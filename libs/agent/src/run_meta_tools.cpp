@@ -43,8 +43,9 @@ json compactionsOf(const ContextUse& context) {
     return out;
 }
 
-json runStatus(const ReactLoop& loop, const memory::WorkingMemory& memory,
-               const std::shared_ptr<const std::vector<std::string>>& batch) {
+json runStatus(const RunStatusSource& source) {
+    const ReactLoop& loop = *source.loop;
+    const memory::WorkingMemory& memory = *source.memory;
     std::map<std::string, int> used;
     int failed = 0;
     for (const tools::ToolCallRecord& record : loop.toolCalls()) {
@@ -62,7 +63,7 @@ json runStatus(const ReactLoop& loop, const memory::WorkingMemory& memory,
                 {"toolsUsed", used},
                 {"toolCallsMade", loop.toolCalls().size()},
                 {"toolCallsFailed", failed},
-                {"pending", *batch},
+                {"pending", source.batch},
                 {"storedKeys", std::move(keys)},
                 {"tokens",
                  {{"input", usage.inputTokens},
@@ -118,17 +119,14 @@ tools::Tool contextStatusTool() {
     return tool;
 }
 
-void attachRunStatus(std::vector<tools::ToolCallRequest>& calls, const ReactLoop& loop,
-                     const memory::WorkingMemory& memory) {
-    auto batch = std::make_shared<std::vector<std::string>>();
-    batch->reserve(calls.size());
+void attachRunStatus(std::vector<tools::ToolCallRequest>& calls, RunStatusSource& source) {
+    source.batch.clear();
     for (const tools::ToolCallRequest& call : calls) {
-        batch->push_back(call.name);
+        source.batch.push_back(call.name);
     }
-    // The loop and the memory outlive the batch; a tool must not keep the function past its call.
-    std::shared_ptr<const std::vector<std::string>> names = std::move(batch);
+    // One pointer: small enough for std::function to hold without allocating, on every call.
     for (tools::ToolCallRequest& call : calls) {
-        call.runStatus = [&loop, &memory, names] { return runStatus(loop, memory, names); };
+        call.runStatus = [status = &source] { return runStatus(*status); };
     }
 }
 

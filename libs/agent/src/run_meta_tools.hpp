@@ -27,9 +27,16 @@ class ReactLoop;
 /// `context-status`: reports the run's state from `ToolContext::runStatus`.
 [[nodiscard]] tools::Tool contextStatusTool();
 
-/// Gives every call of a batch the run's status (`ToolCallRequest::runStatus`): computed when a tool asks,
-/// from the loop and the agent, which outlive the batch.
-void attachRunStatus(std::vector<tools::ToolCallRequest>& calls, const ReactLoop& loop,
-                     const memory::WorkingMemory& memory);
+/// What `context-status` reports from, during a batch: the run's loop, the agent's working memory, and
+/// the names of the batch's calls. The run keeps it; a tool must not keep its `runStatus` past its call.
+struct RunStatusSource {
+    const ReactLoop* loop = nullptr;
+    const memory::WorkingMemory* memory = nullptr;
+    std::vector<std::string> batch;
+};
+
+/// Gives every call of a batch the run's status (`ToolCallRequest::runStatus`), computed when a tool asks
+/// from `source`, whose batch names become the calls'.
+void attachRunStatus(std::vector<tools::ToolCallRequest>& calls, RunStatusSource& source);
 
 }  // namespace reagent::agent

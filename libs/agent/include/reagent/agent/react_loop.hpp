@@ -71,6 +71,12 @@ struct LoopConfig {
     /// 0: none, the first request is estimated in full.
     std::size_t countedMessages = 0;
     std::int64_t countedTokens = 0;
+    /// At its end (`Finish` or `Fail`, but for a pause for `resume`), the loop moves its history, records
+    /// and session state into the result instead of copying them: the result is then their only copy, and
+    /// `messages()`, `toolCalls()` and `context().compactions` are empty (a saved loop has lost them too).
+    /// A driver that is done with the loop once it ends sets it (`Agent::run` does): a long conversation's
+    /// history is not copied once more per turn.
+    bool handOverAtEnd = false;
 };
 
 /// \brief The loop's next step: ask the model.
@@ -134,6 +140,7 @@ using LoopAction = std::variant<CallModel, RunTools, Finish, Fail, Compact>;
 ///
 /// The driver (`Agent::run`) performs each action and calls back exactly once per action. Calling out
 /// of order is a programming error (`std::logic_error`).
+
 ///
 /// Every model call counts as one iteration; its 0-based index is the trip index of the calls it asks
 /// for. After each tool batch the conversation gets one tool message per call, in call order: the output,

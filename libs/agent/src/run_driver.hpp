@@ -1,0 +1,61 @@
+#pragma once
+// Private to libs/agent: the coroutine driver of the sans-io loop, shared by `Agent::run` and
+// `Agent::resume`.
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "agent_state.hpp"
+#include "reagent/agent/react_loop.hpp"
+#include "reagent/agent/run_result.hpp"
+#include "reagent/core/task.hpp"
+#include "run_meta_tools.hpp"
+
+namespace reagent::agent::detail {
+
+/// The step the driver takes next: the loop's action, but for its end, whose result has moved to
+/// `RunContext::result` (`std::monostate`). A `Finish` carries a whole `RunResult`: kept as the pending
+/// step, it would make every suspended run hold one more.
+using Step = std::variant<std::monostate, CallModel, RunTools, Compact>;
+
+/// Everything one run holds while it waits: its coroutine frames keep a reference to it, and it outlives
+/// every step they await.
+struct RunContext {
+    RunContext(std::shared_ptr<Agent::State> agent, ReactLoop runLoop, std::shared_ptr<RunEvents> runEvents)
+        : state(std::move(agent)), events(std::move(runEvents)), loop(std::move(runLoop)) {
+        status.loop = &loop;
+        status.memory = &state->workingMemory;
+    }
+    RunContext(const RunContext&) = delete;
+    RunContext& operator=(const RunContext&) = delete;
+
+    std::shared_ptr<Agent::State> state;
+    std::shared_ptr<RunEvents> events;
+    ReactLoop loop;
+    Step next;
+    /// Set once the loop ended (allocated then: a suspended run does not carry an empty one).
+    std::unique_ptr<RunResult> result;
+    std::vector<std::string> warnings;
+    /// What `context-status` reads during a batch (`attachRunStatus`).
+    RunStatusSource status;
+};
+
+/// Takes `action` as the run's next step; an end's result moves to `run.result` (with the saved state of a
+/// run that waits for `Agent::resume`).
+void advance(RunContext& run, LoopAction action);
+
+/// Drives `run` from its next step to its end, whatever happens: its deadline, cancellation, an exception
+/// from a component that broke its contract. Then `run.result` is set.
+[[nodiscard]] Task<void> driveToEnd(RunContext& run);
+
+/// The run's result, completed (its warnings, its duration since `started`), to be moved out; `RunFinished`
+/// is emitted.
+[[nodiscard]] RunResult& finishRun(RunContext& run, std::chrono::steady_clock::time_point started);
+
+/// Sets the run's deadline: its own `maxDuration` from `started`, or its caller's deadline if earlier.
+void setDeadline(RunLedger& ledger, std::chrono::steady_clock::time_point started);
+
+}  // namespace reagent::agent::detail
