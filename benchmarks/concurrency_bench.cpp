@@ -6,7 +6,7 @@
 // the executor back once per call, so that runs in flight interleave as they do over a network. The
 // sequential figure uses the same model: the ratio is what concurrency itself costs.
 //
-//   concurrency_bench [--runs N] [--rounds N] [--suspended N]
+//   concurrency_bench [--runs N] [--rounds N] [--suspended N] [--only IN_FLIGHT]
 
 #include <malloc.h>
 
@@ -189,6 +189,11 @@ int main(int argc, char** argv) {
     std::vector<double> hundred;
     std::vector<double> thousand;
     // Alternated, so that a quieter or busier stretch of the machine touches every figure alike.
+    if (const int only = argument(argc, argv, "--only", 0); only > 0) {
+        // One measurement of `only` runs in flight, nothing else: for a profiler (perf record, callgrind).
+        std::printf("%d in flight: %.2f us CPU per run\n", only, cpuPerRun(agent, runs, only));
+        return 0;
+    }
     for (int round = 0; round < rounds; ++round) {
         sequential.push_back(cpuPerRun(agent, runs, 1));
         hundred.push_back(cpuPerRun(agent, runs, 100));

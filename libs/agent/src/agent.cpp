@@ -42,10 +42,8 @@ namespace asio = boost::asio;
         config.countedTokens = options.counted->countedTokens;
     }
     auto run = std::make_unique<detail::RunContext>(
-        state,
-        ReactLoop(std::move(config), std::move(history),
-                  llm::Message::user(std::move(prompt), std::move(options.attachments))),
-        RunEvents::make(state, std::move(options.onEvent)));
+        state, RunEvents::make(state, std::move(options.onEvent)), std::move(config), std::move(history),
+        llm::Message::user(std::move(prompt), std::move(options.attachments)));
     detail::setDeadline(run->loop.ledger(), started);
     if (options.sessionState.is_object()) {
         run->loop.sessionState() = std::move(options.sessionState);
@@ -61,8 +59,8 @@ Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::vector<llm::M
                          std::string prompt, RunOptions options) {
     const auto started = std::chrono::steady_clock::now();
     const auto run = startRun(state, history, prompt, options, started);
-    co_await detail::driveToEnd(*run);
-    co_return std::move(detail::finishRun(*run, started));
+    const auto driven = co_await detail::driveToEnd(*run);
+    co_return std::move(detail::finishRun(*run, driven, started));
 }
 
 // The prompt a saved run started from (its first user message), for the RunStarted event.
@@ -83,8 +81,8 @@ std::string promptOf(const ReactLoop& loop) {
     if (!restored) {
         return fail(std::move(restored.error()));
     }
-    auto run = std::make_unique<detail::RunContext>(state, std::move(*restored),
-                                                    RunEvents::make(state, std::move(input.onEvent)));
+    auto run = std::make_unique<detail::RunContext>(state, RunEvents::make(state, std::move(input.onEvent)),
+                                                    std::move(*restored));
     ReactLoop& loop = run->loop;
     if (loop.awaitingResults()) {
         auto resumed = loop.resume(std::move(input.results), std::move(input.decisions));
@@ -115,8 +113,8 @@ Task<expected<RunResult, AgentError>> resumeAgent(std::shared_ptr<Agent::State> 
     if (!run) {
         co_return fail(std::move(run.error()));
     }
-    co_await detail::driveToEnd(**run);
-    co_return std::move(detail::finishRun(**run, started));
+    const auto driven = co_await detail::driveToEnd(**run);
+    co_return std::move(detail::finishRun(**run, driven, started));
 }
 
 Task<expected<std::string, AgentError>> rollbackWorkspace(std::shared_ptr<Agent::State> state,

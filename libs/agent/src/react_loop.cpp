@@ -1,6 +1,8 @@
 #include "reagent/agent/react_loop.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -505,6 +507,11 @@ void ReactLoop::chargeUsage(const std::string& model, const llm::Usage& usage) {
 }
 
 void ReactLoop::appendToolResults(const std::vector<tools::ToolCallRecord>& records) {
+    appendToolMessages(records);
+    result_.toolCalls.insert(result_.toolCalls.end(), records.begin(), records.end());
+}
+
+void ReactLoop::appendToolMessages(const std::vector<tools::ToolCallRecord>& records) {
     for (const tools::ToolCallRecord& record : records) {
         if (isPaused(record)) {
             continue;  // the caller supplies this result, or decides whether the call runs
@@ -523,7 +530,6 @@ void ReactLoop::appendToolResults(const std::vector<tools::ToolCallRecord>& reco
                 llm::Message::toolResult(record.id, record.name, record.outcome.error().describe(), true));
         }
     }
-    result_.toolCalls.insert(result_.toolCalls.end(), records.begin(), records.end());
 }
 
 LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) {
@@ -568,10 +574,16 @@ LoopAction ReactLoop::onToolResults(std::vector<tools::ToolCallRecord> records) 
     return completeBatch(std::move(records));
 }
 
-LoopAction ReactLoop::completeBatch(std::vector<tools::ToolCallRecord> records) {
-    appendToolResults(records);
-    noteCheckpoints(records);
-    noteLastError(records);
+LoopAction ReactLoop::completeBatch(std::vector<tools::ToolCallRecord> incoming) {
+    appendToolMessages(incoming);
+    noteCheckpoints(incoming);
+    noteLastError(incoming);
+    // The records move to the result, and are read there: a batch's records are not copied.
+    const auto first = static_cast<std::ptrdiff_t>(result_.toolCalls.size());
+    result_.toolCalls.insert(result_.toolCalls.end(), std::make_move_iterator(incoming.begin()),
+                             std::make_move_iterator(incoming.end()));
+    const std::span<const tools::ToolCallRecord> records(result_.toolCalls.begin() + first,
+                                                         result_.toolCalls.end());
 
     const auto answer = std::find_if(records.begin(), records.end(), isSuccessfulFinalAnswer);
     if (answer != records.end()) {

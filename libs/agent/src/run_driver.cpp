@@ -406,23 +406,20 @@ REAGENT_OUT_OF_FRAME void onDriveFailed(RunContext& run, const EffectError& erro
     }
 }
 
-REAGENT_OUT_OF_FRAME Task<expected<void, EffectError>> startDrive(RunContext& run) {
+}  // namespace
+
+Task<expected<void, EffectError>> driveToEnd(RunContext& run) {
     if (const auto deadline = run.loop.ledger().deadline) {
         return withTimeout(drive(run), *deadline - std::chrono::steady_clock::now());
     }
     return settle(drive(run));
 }
 
-}  // namespace
-
-Task<void> driveToEnd(RunContext& run) {
-    auto driven = co_await startDrive(run);
+RunResult& finishRun(RunContext& run, const expected<void, EffectError>& driven,
+                     std::chrono::steady_clock::time_point started) {
     if (!driven) {
         onDriveFailed(run, driven.error());
     }
-}
-
-RunResult& finishRun(RunContext& run, std::chrono::steady_clock::time_point started) {
     RunResult& result = *run.result;
     result.warnings = std::move(run.warnings);
     result.duration =

@@ -11,6 +11,8 @@
 #include "agent_state.hpp"
 #include "reagent/agent/react_loop.hpp"
 #include "reagent/agent/run_result.hpp"
+#include "reagent/core/effect_error.hpp"
+#include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
 #include "run_meta_tools.hpp"
 
@@ -24,8 +26,11 @@ using Step = std::variant<std::monostate, CallModel, RunTools, Compact>;
 /// Everything one run holds while it waits: its coroutine frames keep a reference to it, and it outlives
 /// every step they await.
 struct RunContext {
-    RunContext(std::shared_ptr<Agent::State> agent, ReactLoop runLoop, std::shared_ptr<RunEvents> runEvents)
-        : state(std::move(agent)), events(std::move(runEvents)), loop(std::move(runLoop)) {
+    /// The loop is made in place from `loopArgs` (`ReactLoop`'s constructor's, or a restored loop).
+    template <class... LoopArgs>
+    RunContext(std::shared_ptr<Agent::State> agent, std::shared_ptr<RunEvents> runEvents,
+               LoopArgs&&... loopArgs)
+        : state(std::move(agent)), events(std::move(runEvents)), loop(std::forward<LoopArgs>(loopArgs)...) {
         status.loop = &loop;
         status.memory = &state->workingMemory;
     }
@@ -47,13 +52,15 @@ struct RunContext {
 /// run that waits for `Agent::resume`).
 void advance(RunContext& run, LoopAction action);
 
-/// Drives `run` from its next step to its end, whatever happens: its deadline, cancellation, an exception
-/// from a component that broke its contract. Then `run.result` is set.
-[[nodiscard]] Task<void> driveToEnd(RunContext& run);
+/// Drives `run` from its next step to its end; the task delivers how the drive ended, for `finishRun`.
+[[nodiscard]] Task<expected<void, EffectError>> driveToEnd(RunContext& run);
 
-/// The run's result, completed (its warnings, its duration since `started`), to be moved out; `RunFinished`
-/// is emitted.
-[[nodiscard]] RunResult& finishRun(RunContext& run, std::chrono::steady_clock::time_point started);
+/// The run's result, completed, to be moved out. A drive that did not end by itself (`driven`: past the
+/// deadline, cancelled, or by an exception from a component that broke its contract) still yields one
+/// holding what the loop had recorded. Then its warnings and its duration since `started` are set, and
+/// `RunFinished` is emitted.
+[[nodiscard]] RunResult& finishRun(RunContext& run, const expected<void, EffectError>& driven,
+                                   std::chrono::steady_clock::time_point started);
 
 /// Sets the run's deadline: its own `maxDuration` from `started`, or its caller's deadline if earlier.
 void setDeadline(RunLedger& ledger, std::chrono::steady_clock::time_point started);

@@ -37,13 +37,24 @@ std::string milliseconds(std::chrono::milliseconds limit) {
     return std::to_string(limit.count()) + " ms";
 }
 
-// Free coroutines holding the tool alive: a handler or hook that throws before its first suspension is
-// contained like any other exception, and unregistering the tool meanwhile is harmless.
-Task<ToolResult> runHandler(std::shared_ptr<const RegisteredTool> tool, json args, ToolContext context) {
-    auto task = tool->tool.handler(std::move(args), std::move(context));
-    co_return co_await std::move(task);
+Task<ToolResult> rethrown(std::exception_ptr error) {
+    std::rethrow_exception(error);
+    co_return ToolResult{};
 }
 
+// The handler's task. A handler that throws before returning one gives a task that throws the same, so that
+// it is contained like any other exception (by `withTimeout`). A plain call, not a coroutine around it: that
+// would be one more frame on every tool call. The caller holds the tool alive until the task is done.
+Task<ToolResult> handlerTask(const RegisteredTool& tool, json args, ToolContext context) {
+    try {
+        return tool.tool.handler(std::move(args), std::move(context));
+    } catch (...) {
+        return rethrown(std::current_exception());
+    }
+}
+
+// A free coroutine holding the tool alive: a hook that throws before its first suspension is contained like
+// any other exception, and unregistering the tool meanwhile is harmless.
 Task<expected<void, ToolError>> runHook(std::shared_ptr<const RegisteredTool> tool, bool dispose) {
     auto task = dispose ? tool->tool.dispose() : tool->tool.init();
     co_return co_await std::move(task);
@@ -273,7 +284,7 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
     record.id = call.id;
     record.tripIndex = tripIndex;
     record.name = call.name;
-    record.input = call.arguments;
+    record.input = std::move(call.arguments);  // the call is ours: its arguments are the record's
     record.startedAt = SystemClock::now();
 
     const ToolEventSink* sink = sinkFor(call);
@@ -315,7 +326,7 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
                                         "tool " + call.name + ": " + *call.argumentsProblem +
                                             "; send the call again with complete, valid JSON arguments"}));
     }
-    auto args = tool->validator.validate(call.arguments);
+    auto args = tool->validator.validate(record.input);
     if (!args) {
         auto invalid = std::move(args.error());
         invalid.cause = std::make_shared<const ErrorCause>(
@@ -389,7 +400,7 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
             emit(&progressSink, ToolProgressed{id, name, tripIndex, value});
         };
     }
-    auto handler = runHandler(tool, record.input, std::move(context));
+    auto handler = handlerTask(*tool, record.input, std::move(context));
     auto outcome = co_await withTimeout(std::move(handler), definition.timeout);
     if (!outcome) {
         co_return finish(fail(fromEffect(outcome.error(), definition.name, definition.timeout)));
@@ -415,7 +426,8 @@ Task<std::vector<ToolCallRecord>> ToolExecutor::execute(std::vector<ToolCallRequ
             }
         }
         if (end - next == 1) {
-            auto one = executeOne(calls[next], tripIndex);
+            // Moved: a call that starts has its record, and is never reported as not started.
+            auto one = executeOne(std::move(calls[next]), tripIndex);
             records.push_back(co_await std::move(one));
         } else {
             std::vector<ToolCallRequest> segment(calls.begin() + static_cast<std::ptrdiff_t>(next),

@@ -277,7 +277,10 @@ class ReactLoop {
     /// The result of a run paused for external calls (the held batch shown, not applied).
     [[nodiscard]] LoopAction pausedResult();
     void expectState(Awaiting expected, const char* operation) const;
+    /// The batch's tool messages, and a copy of its records in the result.
     void appendToolResults(const std::vector<tools::ToolCallRecord>& records);
+    /// The batch's tool messages only.
+    void appendToolMessages(const std::vector<tools::ToolCallRecord>& records);
     /// Gathers the checkpoints the batch's calls recorded (`tools::kCheckpointArtifact`).
     void noteCheckpoints(const std::vector<tools::ToolCallRecord>& records);
     /// Keeps the batch's last failure in the session state (`lastToolError`).
