@@ -29,9 +29,20 @@ namespace asio = boost::asio;
 
 // Builds the run out of line: the coroutine below then holds a pointer, not the loop's construction's
 // temporaries (see run_driver.cpp).
+// What `Agent::run` was given, in one allocation that `startRun` consumes: as the coroutine's arguments it
+// would take room in the frame of every waiting run.
+struct RunInput {
+    std::vector<llm::Message> history;
+    std::string prompt;
+    RunOptions options;
+};
+
 [[gnu::noinline]] std::unique_ptr<detail::RunContext> startRun(
-    const std::shared_ptr<Agent::State>& state, std::vector<llm::Message>& history, std::string& prompt,
-    RunOptions& options, std::chrono::steady_clock::time_point started) {
+    const std::shared_ptr<Agent::State>& state, std::unique_ptr<RunInput> input,
+    std::chrono::steady_clock::time_point started) {
+    std::vector<llm::Message>& history = input->history;
+    std::string& prompt = input->prompt;
+    RunOptions& options = input->options;
     LoopConfig config = state->loopConfig(options.budget);
     if (options.parent != nullptr) {
         // A ledger from elsewhere (another library's runs) is not one this run can charge.
@@ -55,10 +66,9 @@ namespace asio = boost::asio;
     return run;
 }
 
-Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::vector<llm::Message> history,
-                         std::string prompt, RunOptions options) {
+Task<RunResult> runAgent(std::shared_ptr<Agent::State> state, std::unique_ptr<RunInput> input) {
     const auto started = std::chrono::steady_clock::now();
-    const auto run = startRun(state, history, prompt, options, started);
+    const auto run = startRun(state, std::move(input), started);
     const auto driven = co_await detail::driveToEnd(*run);
     co_return std::move(detail::finishRun(*run, driven, started));
 }
@@ -278,19 +288,21 @@ expected<nlohmann::json, AgentError> Agent::structuredAnswer(const RunResult& re
 Agent::Agent(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 Task<RunResult> Agent::run(std::string prompt) const {
-    return runAgent(state_, {}, std::move(prompt), RunOptions{});
+    return runAgent(state_, std::make_unique<RunInput>(RunInput{{}, std::move(prompt), RunOptions{}}));
 }
 
 Task<RunResult> Agent::run(std::vector<llm::Message> history, std::string prompt) const {
-    return runAgent(state_, std::move(history), std::move(prompt), RunOptions{});
+    return runAgent(
+        state_, std::make_unique<RunInput>(RunInput{std::move(history), std::move(prompt), RunOptions{}}));
 }
 
 Task<RunResult> Agent::run(std::string prompt, RunOptions options) const {
-    return runAgent(state_, {}, std::move(prompt), std::move(options));
+    return runAgent(state_, std::make_unique<RunInput>(RunInput{{}, std::move(prompt), std::move(options)}));
 }
 
 Task<RunResult> Agent::run(std::vector<llm::Message> history, std::string prompt, RunOptions options) const {
-    return runAgent(state_, std::move(history), std::move(prompt), std::move(options));
+    return runAgent(state_, std::make_unique<RunInput>(
+                                RunInput{std::move(history), std::move(prompt), std::move(options)}));
 }
 
 expected<void, tools::ToolError> Agent::registerTool(tools::Tool tool) const {

@@ -158,7 +158,7 @@ void mergeArtifacts(nlohmann::json& into, const nlohmann::json& from) {
 
 ReactLoop::ReactLoop(LoopConfig config, std::string prompt) : ReactLoop(std::move(config)) {
     if (!config_.systemPrompt.empty()) {
-        messages_.push_back(llm::Message::system(config_.systemPrompt));
+        messages_.push_back(llm::Message::system(std::move(config_.systemPrompt)));  // read only here
     }
     messages_.push_back(llm::Message::user(std::move(prompt)));
     promptIndex_ = messages_.size() - 1;
@@ -170,7 +170,7 @@ ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, std::
 ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, llm::Message prompt)
     : ReactLoop(std::move(config)) {
     if (!config_.systemPrompt.empty()) {
-        messages_.push_back(llm::Message::system(config_.systemPrompt));
+        messages_.push_back(llm::Message::system(std::move(config_.systemPrompt)));  // read only here
     }
     for (llm::Message& message : history) {
         if (message.role != llm::Role::system) {  // the agent's own system prompt leads

@@ -276,21 +276,21 @@ Task<expected<void, ToolError>> ToolExecutor::ensureInitialised(std::shared_ptr<
     co_return expected<void, ToolError>{};
 }
 
-// A driver that checks for cancellation after each step that may suspend (approval, init), so that no
-// await of it throws; each step settles what is not ours.
-Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripIndex) {
-    const auto clockStart = SteadyClock::now();
-    ToolCallRecord record;
-    record.id = call.id;
-    record.tripIndex = tripIndex;
-    record.name = call.name;
-    record.input = std::move(call.arguments);  // the call is ours: its arguments are the record's
-    record.startedAt = SystemClock::now();
-
-    const ToolEventSink* sink = sinkFor(call);
+// One call in progress. A call's coroutine keeps every object whose address it passes on in its frame, for as
+// long as it is suspended, whether or not the object lives across a suspension; so the work with large
+// values (errors, the context, the record's events) is done by these members, out of line, and `runCall`'s
+// frame holds this, the values it awaits, and no record (the caller's).
+struct ToolExecutor::Call {
+    ToolExecutor& executor;
+    ToolCallRequest& request;
+    ToolCallRecord& record;
+    int tripIndex = 0;
+    SteadyClock::time_point clockStart{};
+    const ToolEventSink* sink = nullptr;
+    std::shared_ptr<const RegisteredTool> tool{};
 
     // Every path ends here: the record is completed and the matching event emitted.
-    auto finish = [&](ToolResult outcome) {
+    [[gnu::noinline]] void finish(ToolResult outcome) {
         if (!outcome) {
             // One error shape for every failure of a call: it names the tool and the turn it failed in.
             outcome.error().tool = record.name;
@@ -300,158 +300,254 @@ Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripInde
         record.endedAt = SystemClock::now();
         record.duration =
             std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - clockStart);
+        if (sink == nullptr) {
+            return;
+        }
         if (record.outcome) {
-            if (sink != nullptr) {
-                emit(sink, ToolCalled{record});
-            }
+            emit(sink, ToolCalled{record});
         } else {
-            if (sink != nullptr) {
-                emit(sink, ToolFailed{record.id, record.name, record.input, record.outcome.error(), tripIndex,
-                                      record.duration});
-            }
+            emit(sink, ToolFailed{record.id, record.name, record.input, record.outcome.error(), tripIndex,
+                                  record.duration});
         }
-        return std::move(record);
-    };
-
-    const auto tool = registry_->find(call.name);
-    if (!tool) {
-        co_return finish(fail(ToolError{ToolErrc::unknown_tool,
-                                        "unknown tool '" + call.name + "'; " + availableTools(*registry_)}));
-    }
-    const ToolDefinition& definition = tool->tool.definition;
-    record.mode = definition.mode;
-
-    if (call.argumentsProblem) {
-        co_return finish(fail(ToolError{ToolErrc::invalid_arguments,
-                                        "tool " + call.name + ": " + *call.argumentsProblem +
-                                            "; send the call again with complete, valid JSON arguments"}));
-    }
-    auto args = tool->validator.validate(record.input);
-    if (!args) {
-        auto invalid = std::move(args.error());
-        invalid.cause = std::make_shared<const ErrorCause>(
-            ErrorCause{"schema", "validation", invalid.message, invalid.details});
-        co_return finish(fail(std::move(invalid)));
-    }
-    record.input = std::move(*args);
-    const auto cancelledCall = ToolError{ToolErrc::cancelled, "tool " + call.name + " was cancelled"};
-    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-        co_return finish(fail(cancelledCall));
     }
 
-    if (!call.preApproved && needsApproval(definition, record.input)) {
-        if (policy_.deferApproval) {
-            co_return finish(fail(ToolError{ToolErrc::approval_pending,
-                                            "tool " + call.name +
-                                                " requires approval: the run pauses until its caller "
-                                                "approves or refuses this call"}));
+    [[gnu::noinline]] void refuse(ToolErrc code, std::string message) {
+        finish(fail(ToolError{code, std::move(message)}));
+    }
+
+    void cancelled() { refuse(ToolErrc::cancelled, "tool " + request.name + " was cancelled"); }
+
+    // The record begun, the tool found, the arguments checked (defaults filled in); false: refused, the
+    // record is complete.
+    [[gnu::noinline]] bool admit() {
+        clockStart = SteadyClock::now();
+        record.id = request.id;
+        record.tripIndex = tripIndex;
+        record.name = request.name;
+        record.input = std::move(request.arguments);  // the call is ours: its arguments are the record's
+        record.startedAt = SystemClock::now();
+        sink = executor.sinkFor(request);
+        tool = executor.registry_->find(request.name);
+        if (!tool) {
+            refuse(ToolErrc::unknown_tool,
+                   "unknown tool '" + request.name + "'; " + availableTools(*executor.registry_));
+            return false;
         }
-        auto request = ToolCallRequest{call.id, call.name, record.input};
-        auto decision = askApproval(approval_, std::move(request), definition);
-        const auto refusal = co_await std::move(decision);
+        record.mode = tool->tool.definition.mode;
+        if (request.argumentsProblem) {
+            refuse(ToolErrc::invalid_arguments,
+                   "tool " + request.name + ": " + *request.argumentsProblem +
+                       "; send the call again with complete, valid JSON arguments");
+            return false;
+        }
+        auto args = tool->validator.validate(record.input);
+        if (!args) {
+            auto invalid = std::move(args.error());
+            invalid.cause = std::make_shared<const ErrorCause>(
+                ErrorCause{"schema", "validation", invalid.message, invalid.details});
+            finish(fail(std::move(invalid)));
+            return false;
+        }
+        record.input = std::move(*args);
+        return true;
+    }
+
+    [[gnu::noinline]] bool needsApproval() const {
+        return !request.preApproved && reagent::tools::needsApproval(tool->tool.definition, record.input);
+    }
+
+    // Asks the approval handler, or defers to the run's caller; false: refused, the record is complete.
+    Task<bool> approve() {
+        if (executor.policy_.deferApproval) {
+            refuse(ToolErrc::approval_pending, "tool " + request.name +
+                                                   " requires approval: the run pauses until its caller "
+                                                   "approves or refuses this call");
+            co_return false;
+        }
+        auto asking = askApproval(executor.approval_, ToolCallRequest{request.id, request.name, record.input},
+                                  tool->tool.definition);
+        auto refusal = co_await std::move(asking);
         if (refusal) {
-            co_return finish(fail(std::move(*refusal)));
+            finish(fail(std::move(*refusal)));
+            co_return false;
         }
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-            co_return finish(fail(cancelledCall));
+            cancelled();
+            co_return false;
+        }
+        co_return true;
+    }
+
+    // False: declaration-only, refused. Otherwise `ToolCalling` is emitted.
+    [[gnu::noinline]] bool executable() {
+        if (!tool->tool.executable()) {
+            refuse(ToolErrc::not_executable,
+                   "tool " + request.name + " is declaration-only: its caller executes it");
+            return false;
+        }
+        // Events are built only when someone listens: they copy the arguments and the record.
+        if (sink != nullptr) {
+            emit(sink, ToolCalling{record.id, record.name, record.input, tripIndex,
+                                   actionText(tool->tool.definition, record.input)});
+        }
+        return true;
+    }
+
+    [[nodiscard]] bool initialised() const {
+        return std::find(executor.initialised_.begin(), executor.initialised_.end(), tool) !=
+               executor.initialised_.end();
+    }
+
+    // Runs the tool's `init` (once per executor); false: it failed, the record is complete.
+    Task<bool> initialise() {
+        auto ready = co_await executor.ensureInitialised(tool);
+        if (!ready) {
+            finish(fail(std::move(ready.error())));
+            co_return false;
+        }
+        co_return true;
+    }
+
+    [[gnu::noinline]] Task<expected<ToolResult, EffectError>> startHandler(Executor ex) {
+        const ToolDefinition& definition = tool->tool.definition;
+        auto context = ToolContext{request.id, definition.name, tripIndex, std::move(ex), &record.artifacts};
+        context.runStatus = request.runStatus;
+        context.session = request.session;
+        context.ledger = request.ledger;
+        context.content = &record.content;
+        context.structured = &record.structured;
+        if (request.channel) {
+            context.request = request.channel->request;
+            context.notify = request.channel->notify;
+        }
+        if (request.events && request.events->relay) {
+            context.relay = [relay = request.events->relay, id = request.id, name = definition.name,
+                             trip = tripIndex](std::any event) { relay(id, name, trip, std::move(event)); };
+        }
+        if (sink != nullptr) {
+            // A copy of the sink: a handler may report until its task completes, and the call's request
+            // (and the executor, for its own sink) outlive that, but the copy needs neither.
+            context.progress = [progressSink = *sink, id = request.id, name = definition.name,
+                                trip = tripIndex](const ToolProgress& value) {
+                emit(&progressSink, ToolProgressed{id, name, trip, value});
+            };
+        }
+        return withTimeout(handlerTask(*tool, record.input, std::move(context)), definition.timeout);
+    }
+
+    [[gnu::noinline]] void handled(expected<ToolResult, EffectError>& outcome) {
+        const ToolDefinition& definition = tool->tool.definition;
+        if (!outcome) {
+            finish(fail(fromEffect(outcome.error(), definition.name, definition.timeout)));
+        } else {
+            finish(std::move(*outcome));
         }
     }
+};
 
-    if (!tool->tool.executable()) {
-        co_return finish(fail(ToolError{
-            ToolErrc::not_executable, "tool " + call.name + " is declaration-only: its caller executes it"}));
-    }
-
-    // Events are built only when someone listens: they copy the arguments and the record.
-    if (sink != nullptr) {
-        emit(sink, ToolCalling{record.id, record.name, record.input, tripIndex,
-                               actionText(definition, record.input)});
-    }
-
-    auto init = ensureInitialised(tool);
-    auto ready = co_await std::move(init);
-    if (!ready) {
-        co_return finish(fail(std::move(ready.error())));
+// A driver that checks for cancellation after each step that may suspend (approval, init), so that no
+// await of it throws; each step settles what is not ours. The call's arguments move to `record`; both stay
+// put until the task is done.
+Task<void> ToolExecutor::runCall(ToolCallRequest& request, int tripIndex, ToolCallRecord& record) {
+    Call call{*this, request, record, tripIndex};
+    if (!call.admit()) {
+        co_return;
     }
     if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-        co_return finish(fail(cancelledCall));
+        call.cancelled();
+        co_return;
     }
-
+    if (call.needsApproval()) {
+        const bool approved = co_await call.approve();
+        if (!approved) {
+            co_return;
+        }
+    }
+    if (!call.executable()) {
+        co_return;
+    }
+    // A tool already set up (the usual case) costs no coroutine here.
+    if (!call.initialised()) {
+        const bool ready = co_await call.initialise();
+        if (!ready) {
+            co_return;
+        }
+    }
+    if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+        call.cancelled();
+        co_return;
+    }
     Executor executor = co_await asio::this_coro::executor;
-    auto context = ToolContext{call.id, definition.name, tripIndex, std::move(executor), &record.artifacts};
-    context.runStatus = call.runStatus;
-    context.session = call.session;
-    context.ledger = call.ledger;
-    context.content = &record.content;
-    context.structured = &record.structured;
-    if (call.channel) {
-        context.request = call.channel->request;
-        context.notify = call.channel->notify;
-    }
-    if (call.events && call.events->relay) {
-        context.relay = [relay = call.events->relay, id = call.id, name = definition.name,
-                         tripIndex](std::any event) { relay(id, name, tripIndex, std::move(event)); };
-    }
-    if (sink != nullptr) {
-        // A copy of the sink: a handler may report until its task completes, and the call's request (and
-        // the executor, for its own sink) outlive that, but the copy needs neither.
-        context.progress = [progressSink = *sink, id = call.id, name = definition.name,
-                            tripIndex](const ToolProgress& value) {
-            emit(&progressSink, ToolProgressed{id, name, tripIndex, value});
-        };
-    }
-    auto handler = handlerTask(*tool, record.input, std::move(context));
-    auto outcome = co_await withTimeout(std::move(handler), definition.timeout);
-    if (!outcome) {
-        co_return finish(fail(fromEffect(outcome.error(), definition.name, definition.timeout)));
-    }
-    co_return finish(std::move(*outcome));
+    auto outcome = co_await call.startHandler(std::move(executor));
+    call.handled(outcome);
 }
 
+Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripIndex) {
+    ToolCallRecord record;
+    co_await runCall(call, tripIndex, record);
+    co_return record;
+}
+
+std::size_t ToolExecutor::segmentEnd(const std::vector<ToolCallRequest>& calls, std::size_t first) const {
+    // A segment is one side-effect call, or a run of consecutive calls that may overlap.
+    std::size_t end = first + 1;
+    if (!runsAlone(calls[first])) {
+        while (end < calls.size() && !runsAlone(calls[end])) {
+            ++end;
+        }
+    }
+    return end;
+}
+
+void ToolExecutor::recordNotStarted(const std::vector<ToolCallRequest>& calls, int tripIndex,
+                                    std::vector<ToolCallRecord>& records) const {
+    for (std::size_t i = records.size(); i < calls.size(); ++i) {
+        records.push_back(
+            notStarted(calls[i], tripIndex, ToolError{ToolErrc::cancelled, "cancelled before it started"}));
+    }
+}
+
+// Calls that may overlap, at most `maxParallel` at a time; their records appended in call order.
+Task<void> ToolExecutor::runSegment(const std::vector<ToolCallRequest>& calls, std::size_t first,
+                                    std::size_t end, int tripIndex, std::vector<ToolCallRecord>& records) {
+    std::vector<ToolCallRequest> segment(calls.begin() + static_cast<std::ptrdiff_t>(first),
+                                         calls.begin() + static_cast<std::ptrdiff_t>(end));
+    auto run = [this, tripIndex](ToolCallRequest& call) { return executeOne(call, tripIndex); };
+    auto mapped = parallelMap(std::move(segment), policy_.maxParallel, run);
+    auto results = co_await std::move(mapped);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        if (results[i]) {
+            records.push_back(std::move(*results[i]));
+        } else if (results[i].error().code == EffectErrc::exception) {
+            auto error = ToolError{ToolErrc::exception, results[i].error().message};
+            records.push_back(notStarted(calls[first + i], tripIndex, std::move(error)));
+        } else {
+            records.push_back(notStarted(calls[first + i], tripIndex,
+                                         ToolError{ToolErrc::cancelled, "cancelled before it started"}));
+        }
+    }
+}
+
+// The batch's driver holds little while a call runs: each call runs into its place in `records` (reserved
+// here, so that it stays put), and the rarer paths are functions of their own.
 Task<std::vector<ToolCallRecord>> ToolExecutor::execute(std::vector<ToolCallRequest> calls, int tripIndex) {
     std::vector<ToolCallRecord> records;
     records.reserve(calls.size());
-    const auto cancelledBatch = ToolError{ToolErrc::cancelled, "cancelled before it started"};
-
     std::size_t next = 0;
     while (next < calls.size()) {
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
             break;
         }
-        // A segment is one side-effect call, or a run of consecutive calls that may overlap.
-        std::size_t end = next + 1;
-        if (!runsAlone(calls[next])) {
-            while (end < calls.size() && !runsAlone(calls[end])) {
-                ++end;
-            }
-        }
+        const std::size_t end = segmentEnd(calls, next);
         if (end - next == 1) {
-            // Moved: a call that starts has its record, and is never reported as not started.
-            auto one = executeOne(std::move(calls[next]), tripIndex);
-            records.push_back(co_await std::move(one));
+            records.emplace_back();
+            co_await runCall(calls[next], tripIndex, records.back());
         } else {
-            std::vector<ToolCallRequest> segment(calls.begin() + static_cast<std::ptrdiff_t>(next),
-                                                 calls.begin() + static_cast<std::ptrdiff_t>(end));
-            auto run = [this, tripIndex](ToolCallRequest& call) { return executeOne(call, tripIndex); };
-            auto mapped = parallelMap(std::move(segment), policy_.maxParallel, run);
-            auto results = co_await std::move(mapped);
-            for (std::size_t i = 0; i < results.size(); ++i) {
-                if (results[i]) {
-                    records.push_back(std::move(*results[i]));
-                } else if (results[i].error().code == EffectErrc::exception) {
-                    auto error = ToolError{ToolErrc::exception, results[i].error().message};
-                    records.push_back(notStarted(calls[next + i], tripIndex, std::move(error)));
-                } else {
-                    records.push_back(notStarted(calls[next + i], tripIndex, cancelledBatch));
-                }
-            }
+            co_await runSegment(calls, next, end, tripIndex, records);
         }
         next = end;
     }
-    // Calls never started because the batch was cancelled.
-    for (std::size_t i = records.size(); i < calls.size(); ++i) {
-        records.push_back(notStarted(calls[i], tripIndex, cancelledBatch));
-    }
+    recordNotStarted(calls, tripIndex, records);  // calls never started because the batch was cancelled
     co_return records;
 }
 

@@ -70,6 +70,19 @@ class ToolExecutor {
   private:
     // An `init` in progress, so that concurrent first calls of a tool wait for one run of it.
     struct InitGate;
+    // One call in progress, and its steps.
+    struct Call;
+
+    // Runs one call into `record`, taking the request's arguments; both must stay put until the task is done.
+    [[nodiscard]] Task<void> runCall(ToolCallRequest& request, int tripIndex, ToolCallRecord& record);
+    // Where the segment starting at `first` ends: one side-effect call, or consecutive calls that may
+    // overlap.
+    [[nodiscard]] std::size_t segmentEnd(const std::vector<ToolCallRequest>& calls, std::size_t first) const;
+    [[nodiscard]] Task<void> runSegment(const std::vector<ToolCallRequest>& calls, std::size_t first,
+                                        std::size_t end, int tripIndex, std::vector<ToolCallRecord>& records);
+    // Records the calls from `records.size()` on as cancelled before they started.
+    void recordNotStarted(const std::vector<ToolCallRequest>& calls, int tripIndex,
+                          std::vector<ToolCallRecord>& records) const;
 
     [[nodiscard]] Task<expected<void, ToolError>> ensureInitialised(
         std::shared_ptr<const RegisteredTool> tool);
