@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <string>
+#include <vector>
 
 using namespace reagent::tools;
 using nlohmann::json;
@@ -277,4 +278,61 @@ TEST_CASE("a pattern outside RE2's syntax is an invalid definition", "[tools][sc
         SchemaValidator::compile(json::parse(R"({"patternProperties": {"(a)\\1": {}}})"));
     REQUIRE_FALSE(backreference);
     CHECK_THAT(backreference.error().message, Catch::Contains("#/patternProperties"));
+}
+
+// A flat schema (scalar properties, some required: what ToolBuilder writes) is checked without valijson
+// when the arguments pass; any that do not are valijson's to word. Both must agree on every case.
+TEST_CASE("a flat schema accepts and refuses exactly what valijson does", "[tools][schema][flat]") {
+    const json flat = json::parse(R"({
+        "type": "object",
+        "description": "a tool's parameters",
+        "properties": {
+            "text": {"type": "string", "description": "Text"},
+            "count": {"type": "integer"},
+            "ratio": {"type": "number"},
+            "loud": {"type": "boolean"}
+        },
+        "required": ["text"]
+    })");
+    json closed = flat;
+    closed["additionalProperties"] = false;
+    json withEnum = flat;  // not flat: valijson decides alone
+    withEnum["properties"]["text"]["enum"] = {"a", "b"};
+    const auto open = SchemaValidator::compile(flat);
+    const auto strict = SchemaValidator::compile(closed);
+    const auto enumerated = SchemaValidator::compile(withEnum);
+    REQUIRE(open);
+    REQUIRE(strict);
+    REQUIRE(enumerated);
+
+    struct Case {
+        json args;
+        bool open;
+        bool closed;
+    };
+    const std::vector<Case> cases = {
+        {json{{"text", "hi"}}, true, true},
+        {json{{"text", "hi"}, {"count", 3}, {"ratio", 2}, {"loud", true}}, true, true},
+        {json{{"text", "hi"}, {"count", 2.0}}, true, true},  // an integer written as 2.0 is an integer
+        {json{{"text", "hi"}, {"ratio", 0.5}}, true, true},
+        {json{{"text", "hi"}, {"extra", 1}}, true, false},
+        {json{{"count", 3}}, false, false},  // required text missing
+        {json{{"text", 7}}, false, false},   // wrong type
+        {json{{"text", "hi"}, {"count", 2.5}}, false, false},
+        {json{{"text", "hi"}, {"count", "3"}}, false, false},
+        {json{{"text", "hi"}, {"loud", "yes"}}, false, false},
+        {json{{"text", "hi"}, {"ratio", nullptr}}, false, false},
+        {json::array(), false, false},
+    };
+    for (const Case& item : cases) {
+        CAPTURE(item.args.dump());
+        CHECK(open->validate(item.args).has_value() == item.open);
+        CHECK(strict->validate(item.args).has_value() == item.closed);
+    }
+    // Refusals carry valijson's wording, as before.
+    const auto refused = open->validate(json{{"text", 7}});
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("/text") != std::string::npos);
+    CHECK_FALSE(enumerated->validate(json{{"text", "c"}}));
+    CHECK(enumerated->validate(json{{"text", "a"}}));
 }
