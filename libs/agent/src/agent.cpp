@@ -172,7 +172,11 @@ Agent::State::State(AgentConfig agentConfig)
 }
 
 std::shared_ptr<RunEvents> RunEvents::make(std::shared_ptr<Agent::State> state, EventHandler onEvent) {
-    auto events = std::shared_ptr<RunEvents>(new RunEvents(std::move(state), std::move(onEvent)));
+    // One allocation for the events and their count (the constructor is private: a derived type makes it).
+    struct Made : RunEvents {
+        Made(std::shared_ptr<Agent::State> s, EventHandler h) : RunEvents(std::move(s), std::move(h)) {}
+    };
+    std::shared_ptr<RunEvents> events = std::make_shared<Made>(std::move(state), std::move(onEvent));
     events->self_ = events;
     return events;
 }

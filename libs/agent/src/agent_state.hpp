@@ -87,10 +87,12 @@ class RunEvents {
     /// nested (`SubAgentEvent`); null while nobody listens.
     [[nodiscard]] std::shared_ptr<const tools::CallEvents> callEvents();
 
-  private:
+  protected:
+    // Protected for `make`, which allocates the events with their count in one block.
     RunEvents(std::shared_ptr<Agent::State> state, EventHandler onEvent)
         : state_(std::move(state)), onEvent_(std::move(onEvent)) {}
 
+  private:
     std::shared_ptr<Agent::State> state_;
     EventHandler onEvent_;
     /// Made on first need: a run nobody listens to builds no sinks.

@@ -185,7 +185,8 @@ void useTransformed(Agent::State& state, const RunEvents& events, tools::ToolCal
 
 std::vector<std::optional<TransformRequest>> takeTransforms(const Agent::State& state,
                                                             std::vector<tools::ToolCallRequest>& calls) {
-    std::vector<std::optional<TransformRequest>> transforms(calls.size());
+    std::vector<std::optional<TransformRequest>>
+        transforms;  // sized on the first `_transform`: most have none
     if (!state.config.toolSettings.resultCompression.codeTransform) {
         return transforms;
     }
@@ -206,6 +207,9 @@ std::vector<std::optional<TransformRequest>> takeTransforms(const Agent::State& 
             request.problem = "_transform must be a non-empty string holding a jq expression";
         }
         arguments.erase(it);
+        if (transforms.empty()) {
+            transforms.resize(calls.size());
+        }
         transforms[i] = std::move(request);
     }
     return transforms;

@@ -21,7 +21,8 @@ struct TransformRequest {
     std::string problem;
 };
 
-/// Removes `_transform` from each call's arguments (when transforms are enabled), one entry per call.
+/// Removes `_transform` from each call's arguments (when transforms are enabled): one entry per call, or none
+/// at all when no call has one.
 [[nodiscard]] std::vector<std::optional<TransformRequest>> takeTransforms(
     const Agent::State& state, std::vector<tools::ToolCallRequest>& calls);
 
