@@ -37,7 +37,7 @@ struct RunInput {
     RunOptions options;
 };
 
-[[gnu::noinline]] std::unique_ptr<detail::RunContext> startRun(
+REAGENT_OUT_OF_FRAME std::unique_ptr<detail::RunContext> startRun(
     const std::shared_ptr<Agent::State>& state, std::unique_ptr<RunInput> input,
     std::chrono::steady_clock::time_point started) {
     std::vector<llm::Message>& history = input->history;
@@ -84,7 +84,7 @@ std::string promptOf(const ReactLoop& loop) {
 }
 
 // The restored run, at the step it resumes from; or why it cannot resume.
-[[gnu::noinline]] expected<std::unique_ptr<detail::RunContext>, AgentError> restoreRun(
+REAGENT_OUT_OF_FRAME expected<std::unique_ptr<detail::RunContext>, AgentError> restoreRun(
     const std::shared_ptr<Agent::State>& state, const nlohmann::json& saved, ResumeInput& input,
     std::chrono::steady_clock::time_point started) {
     auto restored = ReactLoop::restore(state->loopConfig(input.budget), saved);

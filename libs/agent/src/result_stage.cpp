@@ -37,10 +37,15 @@ struct PendingEpisode {
     std::string call;
 };
 
+// Whether the agent logs its tool results as episodes (`withMemory`, `logToolResults`).
+bool logsToolResults(const Agent::State& state) {
+    return state.episodic && state.config.memory && state.config.memory->logToolResults;
+}
+
 std::vector<PendingEpisode> episodesOf(const Agent::State& state,
                                        const std::vector<tools::ToolCallRecord>& records) {
     std::vector<PendingEpisode> pending;
-    if (!state.episodic || !state.config.memory || !state.config.memory->logToolResults) {
+    if (!logsToolResults(state)) {
         return pending;
     }
     for (const tools::ToolCallRecord& record : records) {
@@ -319,7 +324,8 @@ Task<std::vector<tools::ToolCallRecord>> processResults(
 
 bool resultsNeedWaiting(const Agent::State& state, const std::vector<tools::ToolCallRecord>& records,
                         const std::vector<std::optional<TransformRequest>>& transforms) {
-    const bool logging = state.episodic && state.config.memory && state.config.memory->logToolResults;
+    // As `episodesOf` would find some, without building them.
+    const bool logging = logsToolResults(state);
     const auto logged = [](const tools::ToolCallRecord& record) { return !isMetaTool(record.name); };
     const auto transformed = [](const std::optional<TransformRequest>& request) {
         return request.has_value();

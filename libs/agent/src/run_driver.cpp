@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 #include <utility>
+#include <variant>
 
 #include "compaction_run.hpp"
 #include "partial_json.hpp"
@@ -125,11 +126,8 @@ std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_p
     };
 }
 
-// The steps below are coroutines, and every object whose address a coroutine passes on takes room in its
-// frame for as long as the run is suspended there, whether or not it lives across a suspension. So their
-// work with large values (an action, a reply, a batch) is done by these helpers, kept out of line, on the
-// stack.
-#define REAGENT_OUT_OF_FRAME [[gnu::noinline]]
+// The steps below are coroutines: their work with large values (an action, a reply, a batch) is done by
+// these helpers, out of their frames (`REAGENT_OUT_OF_FRAME`).
 
 // The stream callbacks and the fallback note of one model call. The fallback note is wired whether or not
 // anyone listens: the result records each move to a fallback provider.
@@ -336,18 +334,14 @@ Task<void> drive(RunContext& run) {
             deadline && !run.loop.done() && std::chrono::steady_clock::now() >= *deadline) {
             onOutOfTime(run);
         }
-        switch (run.next.index()) {
-            case 1:
-                co_await modelStep(run);
-                break;
-            case 2:
-                co_await toolsStep(run);
-                break;
-            case 3:
-                co_await compactStep(run);
-                break;
-            default:
-                co_return;
+        if (std::holds_alternative<CallModel>(run.next)) {
+            co_await modelStep(run);
+        } else if (std::holds_alternative<RunTools>(run.next)) {
+            co_await toolsStep(run);
+        } else if (std::holds_alternative<Compact>(run.next)) {
+            co_await compactStep(run);
+        } else {
+            co_return;  // the loop ended
         }
     }
 }
@@ -355,27 +349,22 @@ Task<void> drive(RunContext& run) {
 }  // namespace
 
 void advance(RunContext& run, LoopAction action) {
-    switch (action.index()) {
-        case 0:
-            run.next = std::move(std::get<CallModel>(action));
-            return;
-        case 1:
-            run.next = std::move(std::get<RunTools>(action));
-            return;
-        case 4:
-            run.next = std::get<Compact>(action);
-            return;
-        case 2:
-            run.result = std::make_unique<RunResult>(std::move(std::get<Finish>(action).result));
-            if (run.loop.awaitingResults()) {
-                run.result->state = run.loop.save();  // for Agent::resume
-            }
-            break;
-        default:
-            run.result = std::make_unique<RunResult>(std::move(std::get<Fail>(action).result));
-            break;
+    if (auto* call = std::get_if<CallModel>(&action)) {
+        run.next = std::move(*call);
+    } else if (auto* batch = std::get_if<RunTools>(&action)) {
+        run.next = std::move(*batch);
+    } else if (auto* compact = std::get_if<Compact>(&action)) {
+        run.next = *compact;
+    } else if (auto* finish = std::get_if<Finish>(&action)) {
+        run.result = std::make_unique<RunResult>(std::move(finish->result));
+        if (run.loop.awaitingResults()) {
+            run.result->state = run.loop.save();  // for Agent::resume
+        }
+        run.next = std::monostate{};
+    } else {
+        run.result = std::make_unique<RunResult>(std::move(std::get<Fail>(action).result));
+        run.next = std::monostate{};
     }
-    run.next = std::monostate{};
 }
 
 namespace {

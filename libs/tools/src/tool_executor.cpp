@@ -142,6 +142,11 @@ void emit(const ToolEventSink* sink, const ToolEvent& event) {
     }
 }
 
+// The error of a batch's call that never started because the batch was cancelled.
+ToolError notStartedInBatch() {
+    return {ToolErrc::cancelled, "cancelled before it started"};
+}
+
 std::string availableTools(const ToolRegistry& registry) {
     std::string names;
     for (const auto& entry : registry.all()) {
@@ -276,10 +281,9 @@ Task<expected<void, ToolError>> ToolExecutor::ensureInitialised(std::shared_ptr<
     co_return expected<void, ToolError>{};
 }
 
-// One call in progress. A call's coroutine keeps every object whose address it passes on in its frame, for as
-// long as it is suspended, whether or not the object lives across a suspension; so the work with large
-// values (errors, the context, the record's events) is done by these members, out of line, and `runCall`'s
-// frame holds this, the values it awaits, and no record (the caller's).
+// One call in progress. Its work with large values (errors, the context, the record's events) is done by
+// these members, out of `runCall`'s frame (`REAGENT_OUT_OF_FRAME`), which holds this, the values it awaits,
+// and no record (the caller's).
 struct ToolExecutor::Call {
     ToolExecutor& executor;
     ToolCallRequest& request;
@@ -290,7 +294,7 @@ struct ToolExecutor::Call {
     std::shared_ptr<const RegisteredTool> tool{};
 
     // Every path ends here: the record is completed and the matching event emitted.
-    [[gnu::noinline]] void finish(ToolResult outcome) {
+    REAGENT_OUT_OF_FRAME void finish(ToolResult outcome) {
         if (!outcome) {
             // One error shape for every failure of a call: it names the tool and the turn it failed in.
             outcome.error().tool = record.name;
@@ -311,7 +315,7 @@ struct ToolExecutor::Call {
         }
     }
 
-    [[gnu::noinline]] void refuse(ToolErrc code, std::string message) {
+    REAGENT_OUT_OF_FRAME void refuse(ToolErrc code, std::string message) {
         finish(fail(ToolError{code, std::move(message)}));
     }
 
@@ -319,7 +323,7 @@ struct ToolExecutor::Call {
 
     // The record begun, the tool found, the arguments checked (defaults filled in); false: refused, the
     // record is complete.
-    [[gnu::noinline]] bool admit() {
+    REAGENT_OUT_OF_FRAME bool admit() {
         clockStart = SteadyClock::now();
         record.id = request.id;
         record.tripIndex = tripIndex;
@@ -352,7 +356,7 @@ struct ToolExecutor::Call {
         return true;
     }
 
-    [[gnu::noinline]] bool needsApproval() const {
+    REAGENT_OUT_OF_FRAME bool needsApproval() const {
         return !request.preApproved && reagent::tools::needsApproval(tool->tool.definition, record.input);
     }
 
@@ -379,7 +383,7 @@ struct ToolExecutor::Call {
     }
 
     // False: declaration-only, refused. Otherwise `ToolCalling` is emitted.
-    [[gnu::noinline]] bool executable() {
+    REAGENT_OUT_OF_FRAME bool executable() {
         if (!tool->tool.executable()) {
             refuse(ToolErrc::not_executable,
                    "tool " + request.name + " is declaration-only: its caller executes it");
@@ -408,7 +412,7 @@ struct ToolExecutor::Call {
         co_return true;
     }
 
-    [[gnu::noinline]] Task<expected<ToolResult, EffectError>> startHandler(Executor ex) {
+    REAGENT_OUT_OF_FRAME Task<expected<ToolResult, EffectError>> startHandler(Executor ex) {
         const ToolDefinition& definition = tool->tool.definition;
         auto context = ToolContext{request.id, definition.name, tripIndex, std::move(ex), &record.artifacts};
         context.runStatus = request.runStatus;
@@ -435,7 +439,7 @@ struct ToolExecutor::Call {
         return withTimeout(handlerTask(*tool, record.input, std::move(context)), definition.timeout);
     }
 
-    [[gnu::noinline]] void handled(expected<ToolResult, EffectError>& outcome) {
+    REAGENT_OUT_OF_FRAME void handled(expected<ToolResult, EffectError>& outcome) {
         const ToolDefinition& definition = tool->tool.definition;
         if (!outcome) {
             finish(fail(fromEffect(outcome.error(), definition.name, definition.timeout)));
@@ -502,8 +506,7 @@ std::size_t ToolExecutor::segmentEnd(const std::vector<ToolCallRequest>& calls, 
 void ToolExecutor::recordNotStarted(const std::vector<ToolCallRequest>& calls, int tripIndex,
                                     std::vector<ToolCallRecord>& records) const {
     for (std::size_t i = records.size(); i < calls.size(); ++i) {
-        records.push_back(
-            notStarted(calls[i], tripIndex, ToolError{ToolErrc::cancelled, "cancelled before it started"}));
+        records.push_back(notStarted(calls[i], tripIndex, notStartedInBatch()));
     }
 }
 
@@ -522,8 +525,7 @@ Task<void> ToolExecutor::runSegment(const std::vector<ToolCallRequest>& calls, s
             auto error = ToolError{ToolErrc::exception, results[i].error().message};
             records.push_back(notStarted(calls[first + i], tripIndex, std::move(error)));
         } else {
-            records.push_back(notStarted(calls[first + i], tripIndex,
-                                         ToolError{ToolErrc::cancelled, "cancelled before it started"}));
+            records.push_back(notStarted(calls[first + i], tripIndex, notStartedInBatch()));
         }
     }
 }

@@ -567,9 +567,8 @@ TEST_CASE("a summary's model call keeps to the run's budget and counts in it",
     options.keepTurns = 2;
     options.strategies = {reagent::agent::summarizeTurns(), reagent::agent::dropOldestTurns()};
     reagent::agent::RunBudget budget;
-    SECTION("a summary that would pass the budget is not asked for; the oldest turns are dropped") {
-        budget.maxModelCalls = 1;  // the refused request used it
-        model->then(ScriptedTurn::error(tooLong())).then(ScriptedTurn::text("never"));
+    // Each section sets the budget and the model's script first.
+    const auto runWithBudget = [&] {
         auto agent = Agent::create()
                          .withProvider(model)
                          .withTool(fetchTool())
@@ -577,7 +576,12 @@ TEST_CASE("a summary's model call keeps to the run's budget and counts in it",
                          .withBudget(budget)
                          .build();
         REQUIRE(agent);
-        RunResult result = runCoro(agent->run(longHistory(6), "and now?"));
+        return runCoro(agent->run(longHistory(6), "and now?"));
+    };
+    SECTION("a summary that would pass the budget is not asked for; the oldest turns are dropped") {
+        budget.maxModelCalls = 1;  // the refused request used it
+        model->then(ScriptedTurn::error(tooLong())).then(ScriptedTurn::text("never"));
+        RunResult result = runWithBudget();
         CHECK(model->requests().size() == 1);  // no summary call, and no retry past the budget
         CHECK(result.terminatedBy == TerminatedBy::budget_exceeded);
         REQUIRE(result.context.compactions.size() == 1);
@@ -591,14 +595,7 @@ TEST_CASE("a summary's model call keeps to the run's budget and counts in it",
         model->then(ScriptedTurn::error(tooLong()))
             .then(ScriptedTurn::text("the summary"))
             .then(ScriptedTurn::text("never"));
-        auto agent = Agent::create()
-                         .withProvider(model)
-                         .withTool(fetchTool())
-                         .withCompaction(options)
-                         .withBudget(budget)
-                         .build();
-        REQUIRE(agent);
-        RunResult result = runCoro(agent->run(longHistory(6), "and now?"));
+        RunResult result = runWithBudget();
         CHECK(result.terminatedBy == TerminatedBy::budget_exceeded);
         CHECK_THAT(result.errorMessage, Catch::Contains("maxModelCalls of 2"));
         CHECK(model->requests().size() == 2);  // the refused request and the summary

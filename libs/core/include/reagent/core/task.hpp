@@ -19,3 +19,13 @@ using Task = boost::asio::awaitable<T>;
 using Executor = boost::asio::any_io_executor;
 
 }  // namespace reagent
+
+/// \brief Marks a plain function that a hot coroutine calls for its work with large values.
+///
+/// A coroutine's frame keeps every object whose address the coroutine passes on (clang and GCC alike),
+/// whether or not it lives across a suspension, for as long as the coroutine is suspended. Done in a
+/// function of its own, kept out of line, that work stays on the stack; the frames of every waiting run stay
+/// small (docs/architecture.md, "What a waiting run holds").
+#define REAGENT_OUT_OF_FRAME [[gnu::noinline]]
+
+namespace reagent {}  // namespace reagent
