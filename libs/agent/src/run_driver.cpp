@@ -161,7 +161,9 @@ REAGENT_OUT_OF_FRAME void wireCallbacks(RunContext& run, CallModel& call) {
 REAGENT_OUT_OF_FRAME Task<expected<llm::ModelReply, llm::ProviderError>> startModelCall(RunContext& run,
                                                                                         CallModel& call) {
     wireCallbacks(run, call);
-    return run.state->config.provider->complete(std::move(call.request));
+    auto task = run.state->config.provider->complete(std::move(call.request));
+    run.next = std::monostate{};  // the reply decides the next step; the call is not needed while it waits
+    return task;
 }
 
 REAGENT_OUT_OF_FRAME void onReply(RunContext& run, int iteration,
@@ -269,9 +271,9 @@ Task<void> modelStep(RunContext& run) {
         onCancelled(run);
         co_return;
     }
-    auto& call = std::get<CallModel>(run.next);
+    auto& call = *std::get<std::unique_ptr<CallModel>>(run.next);
     const int iteration = call.iteration;
-    auto reply = co_await startModelCall(run, call);
+    auto reply = co_await startModelCall(run, call);  // `call` is gone once the provider has the request
     if (isCancelled(co_await asio::this_coro::cancellation_state)) {
         onCancelled(run, &reply);
         co_return;
@@ -334,7 +336,7 @@ Task<void> drive(RunContext& run) {
             deadline && !run.loop.done() && std::chrono::steady_clock::now() >= *deadline) {
             onOutOfTime(run);
         }
-        if (std::holds_alternative<CallModel>(run.next)) {
+        if (std::holds_alternative<std::unique_ptr<CallModel>>(run.next)) {
             co_await modelStep(run);
         } else if (std::holds_alternative<RunTools>(run.next)) {
             co_await toolsStep(run);
@@ -350,7 +352,7 @@ Task<void> drive(RunContext& run) {
 
 void advance(RunContext& run, LoopAction action) {
     if (auto* call = std::get_if<CallModel>(&action)) {
-        run.next = std::move(*call);
+        run.next = std::make_unique<CallModel>(std::move(*call));
     } else if (auto* batch = std::get_if<RunTools>(&action)) {
         run.next = std::move(*batch);
     } else if (auto* compact = std::get_if<Compact>(&action)) {

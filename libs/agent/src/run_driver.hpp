@@ -20,8 +20,10 @@ namespace reagent::agent::detail {
 
 /// The step the driver takes next: the loop's action, but for its end, whose result has moved to
 /// `RunContext::result` (`std::monostate`). A `Finish` carries a whole `RunResult`: kept as the pending
-/// step, it would make every suspended run hold one more.
-using Step = std::variant<std::monostate, CallModel, RunTools, Compact>;
+/// step, it would make every suspended run hold one more. A model call is held on the heap until its
+/// request goes to the provider (then the step is `std::monostate` until the reply): its request is the
+/// largest of the steps, and a run waiting for its model would otherwise keep room for it.
+using Step = std::variant<std::monostate, std::unique_ptr<CallModel>, RunTools, Compact>;
 
 /// Everything one run holds while it waits: its coroutine frames keep a reference to it, and it outlives
 /// every step they await.

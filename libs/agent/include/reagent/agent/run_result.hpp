@@ -14,6 +14,7 @@
 #include "reagent/agent/agent_error.hpp"
 #include "reagent/agent/compaction_record.hpp"
 #include "reagent/agent/run_budget.hpp"
+#include "reagent/core/boxed.hpp"
 #include "reagent/llm/message.hpp"
 #include "reagent/llm/model_request.hpp"
 #include "reagent/tools/tool_call.hpp"
@@ -184,7 +185,8 @@ struct RunResult {
     /// Tokens summed over the run's model calls, failed ones included (a stream cut mid-way).
     llm::Usage usage;
     /// What the run's model calls cost, with a price table (`AgentBuilder::withPrices`); none without one.
-    std::optional<RunCost> cost;
+    /// `Boxed`, used as an optional.
+    Boxed<RunCost> cost;
     /// What the runs this run's tool calls started spent (agents and workflows as tools, any run given
     /// `RunOptions::parent`), all levels down; counted against this run's budget. Not in `usage` and
     /// `cost`, which are this run's own model calls.
@@ -193,8 +195,9 @@ struct RunResult {
     ContextUse context;
     /// Each move of a model call to the next provider of a fallback chain, in order; empty without one.
     std::vector<ModelFallback> fallbacks;
-    /// Set when the run ended through `final-answer`.
-    std::optional<FinalAnswer> finalAnswer;
+    /// Set when the run ended through `final-answer`. (`Boxed`, used as an optional: kept on the heap,
+    /// because every run that waits holds room for a few results.)
+    Boxed<FinalAnswer> finalAnswer;
     /// Calls to declaration-only tools, left for the caller (with `external_tool_calls`).
     std::vector<tools::ToolCallRequest> pendingToolCalls;
     /// The whole conversation of the run, system prompt included.
@@ -216,8 +219,9 @@ struct RunResult {
     /// The session state as the run left it (`ToolContext::session`): a JSON object, the one the run was
     /// given (`RunOptions::sessionState`) as its tools changed it.
     nlohmann::json sessionState;
-    /// The run's last failed call, if any (calls left unrun after `final-answer` do not count).
-    std::optional<LastToolError> lastToolError;
+    /// The run's last failed call, if any (calls left unrun after `final-answer` do not count). `Boxed`,
+    /// used as an optional.
+    Boxed<LastToolError> lastToolError;
     /// The artifacts bag: what the run's tools put in `ToolContext::artifacts`, merged per iteration
     /// (index: the trip index; empty objects for turns without any; empty when no call put anything in its
     /// bag) in call order, then across
