@@ -2,8 +2,9 @@
 // against server-everything (a fresh server process per client), by three clients in one process run:
 //
 //   reagent  mcp::Client over its stdio transport;
-//   bare     a few lines here: posix_spawn with pipes, the initialize handshake, then write the request line
-//            and read lines until the reply (blocking read/write, no JSON parsing): the server's own floor;
+//   bare     a few lines (bare_mcp_client.hpp): posix_spawn with pipes, the initialize handshake, then write
+//            the request line and read lines until the reply (blocking read/write, no JSON parsing): the
+//            server's own floor;
 //   sdk      the official TypeScript SDK client (benchmarks/mcp/sdk_client_bench.mjs, a node subprocess
 //            that prints the latency of each call).
 //
@@ -30,8 +31,6 @@
 
 #include <fcntl.h>
 #include <spawn.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +51,7 @@
 #include <utility>
 #include <vector>
 
+#include "bare_mcp_client.hpp"
 #include "reagent/agent/agent.hpp"
 #include "reagent/llm/scripted_provider.hpp"
 #include "reagent/mcp/client.hpp"
@@ -63,12 +63,9 @@ extern char** environ;  // NOLINT: POSIX
 namespace {
 
 using namespace reagent;
+using bench::Clock;
+using bench::Figures;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
-
-const std::string kServerScript =
-    std::string(REAGENT_MCP_NODE_MODULES) + "/@modelcontextprotocol/server-everything/dist/index.js";
-constexpr std::string_view kEchoReply = "Echo: ping";
 
 struct Settings {
     int runs = 5;
@@ -79,19 +76,6 @@ struct Settings {
     std::string only;         // comma-separated clients to run; empty: every client
     bool bareSocket = false;  // also run the bare client with the server's stdin on a socketpair
 };
-
-// The server every client talks to: node server-everything over stdio.
-std::vector<std::string> serverArgv() {
-    return {REAGENT_NODE, kServerScript, "stdio"};
-}
-
-mcp::ServerConfig everything() {
-    mcp::ServerConfig config;
-    config.name = "everything";
-    config.command = REAGENT_NODE;
-    config.args = {kServerScript, "stdio"};
-    return config;
-}
 
 // The SDK v2 server (dual-era) over stdio.
 std::vector<std::string> sdk2Argv() {
@@ -111,36 +95,6 @@ mcp::ServerConfig sdk2(mcp::ProtocolEra era) {
 
 double microseconds(Clock::duration d) {
     return std::chrono::duration<double, std::micro>(d).count();
-}
-
-// This process's CPU time so far, user plus kernel (the servers and the SDK client are other processes), s.
-// The kernel's split between the two is sampled by ticks, too coarse per call: only the sum is reported.
-double cpuSeconds() {
-    rusage usage{};
-    ::getrusage(RUSAGE_SELF, &usage);
-    const auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
-    return s(usage.ru_utime) + s(usage.ru_stime);
-}
-
-// The figures of one client in one run. Quantiles as the SDK's anchor script takes them: the sorted
-// sample at floor(p * n).
-struct Figures {
-    double median = 0;
-    double p99 = 0;
-    double cpu = 0;   // this process's CPU per call or run, us; 0 when not measured (the sdk)
-    double rate = 0;  // calls or runs per second over the timed span
-};
-
-Figures summarize(std::vector<double> us, double cpu, double wallSeconds) {
-    if (us.empty()) {
-        throw std::runtime_error("no samples");
-    }
-    std::sort(us.begin(), us.end());
-    const auto at = [&](double p) {
-        return us[std::min(us.size() - 1, static_cast<std::size_t>(p * static_cast<double>(us.size())))];
-    };
-    const auto n = static_cast<double>(us.size());
-    return Figures{at(0.5), at(0.99), cpu / n * 1e6, wallSeconds > 0 ? n / wallSeconds : 0};
 }
 
 // Runs `task` on a fresh io_context to its end; rethrows what it threw.
@@ -164,52 +118,21 @@ T runTask(Task<T> task) {
 
 // ---- 1. reagent's mcp::Client
 
-// What the timed calls send, and what each must answer.
-struct Call {
-    std::string tool = "echo";
-    json arguments = {{"message", "ping"}};
-    std::string reply = std::string(kEchoReply);
-};
-
-Task<Figures> reagentClient(Settings settings, mcp::ServerConfig config, Call call) {
-    mcp::ClientOptions options;
-    auto connected = co_await mcp::Client::connect(std::move(config), std::move(options));
-    if (!connected) {
-        throw std::runtime_error("reagent: " + connected.error().message);
-    }
-    std::shared_ptr<mcp::Client> client = std::move(*connected);
-    std::vector<double> latencies;
-    latencies.reserve(static_cast<std::size_t>(settings.calls));
-    double cpuStart = 0;
-    Clock::time_point wallStart;
-    for (int i = 0; i < settings.warmup + settings.calls; ++i) {
-        if (i == settings.warmup) {
-            cpuStart = cpuSeconds();
-            wallStart = Clock::now();
-        }
-        std::string name = call.tool;
-        json args = call.arguments;
-        const auto start = Clock::now();
-        auto result = co_await client->callTool(std::move(name), std::move(args));
-        const auto end = Clock::now();
-        if (!result || result->isError || result->text != call.reply) {
-            throw std::runtime_error("reagent: the call failed: " +
-                                     (result ? result->text : result.error().message));
-        }
-        if (i >= settings.warmup) {
-            latencies.push_back(microseconds(end - start));
-        }
-    }
-    const double cpu = cpuSeconds() - cpuStart;
-    const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
+Task<Figures> reagentClient(Settings settings, mcp::ServerConfig config, bench::McpCall call) {
+    std::shared_ptr<mcp::Client> client = co_await bench::connectClient(std::move(config));
+    const auto once = [client, call = std::make_shared<const bench::McpCall>(std::move(call))] {
+        return bench::callOnce(client, call);
+    };
+    (void)co_await bench::timeCallTasks(settings.warmup, once);
+    const bench::Samples timed = co_await bench::timeCallTasks(settings.calls, once);
     co_await client->close();
-    co_return summarize(std::move(latencies), cpu, wall);
+    co_return timed.figures();
 }
 
 // Connecting and closing, `settings.connects` times: the latency of each connect (spawn and era choice).
 Task<Figures> connects(Settings settings, mcp::ServerConfig config) {
-    std::vector<double> latencies;
-    const double cpuStart = cpuSeconds();
+    bench::Samples samples;
+    const double cpuStart = bench::cpuSeconds();
     const auto wallStart = Clock::now();
     for (int i = 0; i < settings.connects; ++i) {
         mcp::ClientOptions options;
@@ -220,151 +143,21 @@ Task<Figures> connects(Settings settings, mcp::ServerConfig config) {
             throw std::runtime_error("connect: " + connected.error().message);
         }
         co_await (*connected)->close();
-        latencies.push_back(microseconds(end - start));
+        samples.latencies.push_back(microseconds(end - start));
     }
-    co_return summarize(std::move(latencies), cpuSeconds() - cpuStart,
-                        std::chrono::duration<double>(Clock::now() - wallStart).count());
+    samples.cpu = bench::cpuSeconds() - cpuStart;
+    samples.wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
+    co_return samples.figures();
 }
 
 // ---- 2. the bare client
 
-// A child process with its stdin and stdout on pipes (stderr to /dev/null), read and written blocking.
-// With `socketInput`, stdin is one end of a socketpair (as reagent's Subprocess made it before it used a
-// pipe).
-class BareChild {
-  public:
-    BareChild(const std::vector<std::string>& argv, bool socketInput) {
-        int in[2];
-        int out[2];
-        const int inputMade =
-            socketInput ? ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) : ::pipe2(in, O_CLOEXEC);
-        if (inputMade != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
-            throw std::runtime_error("pipe2 failed");
-        }
-        posix_spawn_file_actions_t actions;
-        ::posix_spawn_file_actions_init(&actions);
-        ::posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-        ::posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-        ::posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-        std::vector<char*> args;
-        for (const auto& arg : argv) {
-            args.push_back(const_cast<char*>(arg.c_str()));
-        }
-        args.push_back(nullptr);
-        const int spawned = ::posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
-        ::posix_spawn_file_actions_destroy(&actions);
-        ::close(in[0]);
-        ::close(out[1]);
-        input_ = in[1];
-        output_ = out[0];
-        if (spawned != 0) {
-            throw std::runtime_error(std::string("posix_spawn failed: ") + std::strerror(spawned));
-        }
-    }
-    BareChild(const BareChild&) = delete;
-    BareChild& operator=(const BareChild&) = delete;
-    ~BareChild() {
-        ::close(input_);  // server-everything exits when its stdin closes
-        int status = 0;
-        ::waitpid(pid_, &status, 0);
-        ::close(output_);
-    }
-
-    void write(std::string_view bytes) const {
-        while (!bytes.empty()) {
-            const ssize_t n = ::write(input_, bytes.data(), bytes.size());
-            if (n <= 0) {
-                throw std::runtime_error("bare: write to the server failed");
-            }
-            bytes.remove_prefix(static_cast<std::size_t>(n));
-        }
-    }
-
-    // The next line without its newline; valid until the next call.
-    std::string_view readLine() {
-        for (;;) {
-            if (const void* newline = std::memchr(buffer_.data() + begin_, '\n', end_ - begin_)) {
-                const std::size_t at = static_cast<const char*>(newline) - buffer_.data();
-                const std::string_view line(buffer_.data() + begin_, at - begin_);
-                begin_ = at + 1;
-                return line;
-            }
-            if (begin_ > 0) {
-                std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
-                end_ -= begin_;
-                begin_ = 0;
-            }
-            if (end_ == buffer_.size()) {
-                buffer_.resize(buffer_.size() * 2);
-            }
-            const ssize_t n = ::read(output_, buffer_.data() + end_, buffer_.size() - end_);
-            if (n <= 0) {
-                throw std::runtime_error("bare: the server closed its output");
-            }
-            end_ += static_cast<std::size_t>(n);
-        }
-    }
-
-    // Lines until the one that ends with `"id":<id>}`: the reply (the server puts `id` last; anything else,
-    // such as notifications/tools/list_changed after the handshake, is skipped).
-    std::string_view readReply(int id) {
-        char suffix[32];
-        const int length = std::snprintf(suffix, sizeof suffix, "\"id\":%d}", id);
-        for (;;) {
-            const std::string_view line = readLine();
-            if (line.ends_with(std::string_view(suffix, static_cast<std::size_t>(length)))) {
-                return line;
-            }
-        }
-    }
-
-  private:
-    pid_t pid_ = -1;
-    int input_ = -1;
-    int output_ = -1;
-    std::string buffer_ = std::string(64 * 1024, '\0');
-    std::size_t begin_ = 0;
-    std::size_t end_ = 0;
-};
-
+// The bare client (bare_mcp_client.hpp); with `socketInput` the server's stdin is a socketpair.
 Figures bareClient(const Settings& settings, bool socketInput) {
-    BareChild server(serverArgv(), socketInput);
-    server.write(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
-                 R"("capabilities":{},"clientInfo":{"name":"bare","version":"1.0.0"}}})"
-                 "\n");
-    (void)server.readReply(0);
-    server.write(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
-                 "\n");
-    std::vector<double> latencies;
-    latencies.reserve(static_cast<std::size_t>(settings.calls));
-    double cpuStart = 0;
-    Clock::time_point wallStart;
-    for (int i = 0; i < settings.warmup + settings.calls; ++i) {
-        if (i == settings.warmup) {
-            cpuStart = cpuSeconds();
-            wallStart = Clock::now();
-        }
-        const int id = i + 1;
-        const auto start = Clock::now();
-        char request[160];
-        const int length = std::snprintf(
-            request, sizeof request,
-            R"({"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"ping"}}})"
-            "\n",
-            id);
-        server.write(std::string_view(request, static_cast<std::size_t>(length)));
-        const std::string_view reply = server.readReply(id);
-        const auto end = Clock::now();
-        if (reply.find(kEchoReply) == std::string_view::npos) {
-            throw std::runtime_error("bare: unexpected reply: " + std::string(reply));
-        }
-        if (i >= settings.warmup) {
-            latencies.push_back(microseconds(end - start));
-        }
-    }
-    const double cpu = cpuSeconds() - cpuStart;
-    const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
-    return summarize(std::move(latencies), cpu, wall);
+    bench::BareMcpClient client(bench::everythingArgv(), socketInput);
+    const auto call = [&client] { client.callEcho(); };
+    (void)bench::timeCalls(settings.warmup, call);
+    return bench::timeCalls(settings.calls, call).figures();
 }
 
 // ---- 3. the official TypeScript SDK clients
@@ -423,24 +216,33 @@ Figures sdkClient(const Settings& settings, std::vector<std::string> sdk,
     if (tag != "latencies_us" || count != static_cast<std::size_t>(settings.calls)) {
         throw unexpectedOutput();
     }
-    std::vector<double> latencies(count);
-    for (double& t : latencies) {
+    bench::Samples samples;  // no CPU here: the calls are another process's
+    samples.latencies.resize(count);
+    for (double& t : samples.latencies) {
         in >> t;
+        samples.wall += t / 1e6;
     }
     if (!in) {
         throw unexpectedOutput();
     }
-    double total = 0;
-    for (const double t : latencies) {
-        total += t;
-    }
-    return summarize(std::move(latencies), 0, total / 1e6);
+    return samples.figures();
 }
 
 // ---- 4. an agent run whose tool is an MCP tool, and the same with an in-process tool
 
 Task<tools::ToolResult> localEcho(json args, tools::ToolContext) {
     co_return "Echo: " + args.value("message", std::string{});
+}
+
+// One run of `runner` (which outlives it); throws when it does not end as scripted.
+Task<void> echoRun(const agent::Agent* runner) {
+    agent::RunResult result = co_await runner->run("ping");
+    const bool ok = result.success() && result.output == "done" && result.toolCalls.size() == 1 &&
+                    result.toolCalls[0].succeeded() && *result.toolCalls[0].outcome == bench::kEchoReply;
+    if (!ok) {
+        throw std::runtime_error(std::string("agent: a run did not end as scripted") +
+                                 (result.error() ? ": " + result.error()->describe() : ""));
+    }
 }
 
 Task<Figures> agentRuns(bool viaMcp, Settings settings) {
@@ -452,7 +254,7 @@ Task<Figures> agentRuns(bool viaMcp, Settings settings) {
     provider->loop(true).recordRequests(false);
     auto builder = agent::Agent::create().withProvider(provider);
     if (viaMcp) {
-        builder.withToolSource(mcp::toolSource(everything()));
+        builder.withToolSource(mcp::toolSource(bench::everything()));
     } else {
         builder.withTool(tools::ToolBuilder::create("echo")
                              .description("Echoes back the input string")
@@ -464,35 +266,12 @@ Task<Figures> agentRuns(bool viaMcp, Settings settings) {
     if (!built) {
         throw std::runtime_error("agent: " + built.error().describe());
     }
-    const agent::Agent& runner = *built;
-    std::vector<double> latencies;
-    latencies.reserve(static_cast<std::size_t>(settings.agentRuns));
-    double cpuStart = 0;
-    Clock::time_point wallStart;
-    const int warmup = std::min(settings.warmup, settings.agentRuns);
-    for (int i = 0; i < warmup + settings.agentRuns; ++i) {
-        if (i == warmup) {
-            cpuStart = cpuSeconds();
-            wallStart = Clock::now();
-        }
-        std::string prompt = "ping";
-        const auto start = Clock::now();
-        agent::RunResult result = co_await runner.run(std::move(prompt));
-        const auto end = Clock::now();
-        const bool ok = result.success() && result.output == "done" && result.toolCalls.size() == 1 &&
-                        result.toolCalls[0].succeeded() && *result.toolCalls[0].outcome == kEchoReply;
-        if (!ok) {
-            throw std::runtime_error(std::string("agent: a run did not end as scripted") +
-                                     (result.error() ? ": " + result.error()->describe() : ""));
-        }
-        if (i >= warmup) {
-            latencies.push_back(microseconds(end - start));
-        }
-    }
-    const double cpu = cpuSeconds() - cpuStart;
-    const double wall = std::chrono::duration<double>(Clock::now() - wallStart).count();
-    co_await runner.dispose();
-    co_return summarize(std::move(latencies), cpu, wall);
+    const agent::Agent* runner = &*built;
+    const auto once = [runner] { return echoRun(runner); };
+    (void)co_await bench::timeCallTasks(std::min(settings.warmup, settings.agentRuns), once);
+    const bench::Samples timed = co_await bench::timeCallTasks(settings.agentRuns, once);
+    co_await runner->dispose();
+    co_return timed.figures();
 }
 
 // ---- main
@@ -607,11 +386,12 @@ int main(int argc, char** argv) {
         Series modernCalls;
         Series sdk2LegacyCalls;
         Series sdk2ModernCalls;
-        const Call add{"add", json{{"a", 5}, {"b", 3}}, "8"};
+        const bench::McpCall add{"add", json{{"a", 5}, {"b", 3}}, "8"};
         for (int run = 1; run <= settings.runs; ++run) {
             std::printf("run %d\n", run);
             if (wanted("reagent")) {
-                reagentSeries.runs.push_back(runTask(reagentClient(settings, everything(), Call{})));
+                reagentSeries.runs.push_back(
+                    runTask(reagentClient(settings, bench::everything(), bench::McpCall{})));
                 printFigures("reagent mcp::Client", reagentSeries.runs.back(), "call");
             }
             if (wanted("bare")) {
@@ -623,7 +403,7 @@ int main(int argc, char** argv) {
                 }
             }
             if (wanted("sdk")) {
-                sdkSeries.runs.push_back(sdkClient(settings, {}, serverArgv()));
+                sdkSeries.runs.push_back(sdkClient(settings, {}, bench::everythingArgv()));
                 printFigures("TypeScript SDK client", sdkSeries.runs.back(), "call");
             }
             if (wanted("agent")) {
@@ -633,11 +413,11 @@ int main(int argc, char** argv) {
                 printFigures("agent, in-process echo", localAgentSeries.runs.back(), "run");
             }
             if (wanted("era")) {
-                mcp::ServerConfig legacy = everything();
+                mcp::ServerConfig legacy = bench::everything();
                 legacy.era = mcp::ProtocolEra::legacy;
                 legacyConnects.runs.push_back(runTask(connects(settings, legacy)));
                 printFigures("connect, handshake only", legacyConnects.runs.back(), "connect");
-                probedConnects.runs.push_back(runTask(connects(settings, everything())));
+                probedConnects.runs.push_back(runTask(connects(settings, bench::everything())));
                 printFigures("connect, probe first", probedConnects.runs.back(), "connect");
                 legacyCalls.runs.push_back(
                     runTask(reagentClient(settings, sdk2(mcp::ProtocolEra::legacy), add)));
