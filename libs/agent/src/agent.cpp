@@ -27,8 +27,6 @@ namespace {
 
 namespace asio = boost::asio;
 
-// Builds the run out of line: the coroutine below then holds a pointer, not the loop's construction's
-// temporaries (see run_driver.cpp).
 // What `Agent::run` was given, in one allocation that `startRun` consumes: as the coroutine's arguments it
 // would take room in the frame of every waiting run.
 struct RunInput {
@@ -37,6 +35,8 @@ struct RunInput {
     RunOptions options;
 };
 
+// Builds the run out of line: the coroutine below then holds a pointer, not the loop's construction's
+// temporaries (see run_driver.cpp).
 REAGENT_OUT_OF_FRAME std::unique_ptr<detail::RunContext> startRun(
     const std::shared_ptr<Agent::State>& state, std::unique_ptr<RunInput> input,
     std::chrono::steady_clock::time_point started) {
@@ -172,7 +172,7 @@ Agent::State::State(AgentConfig agentConfig)
 }
 
 std::shared_ptr<RunEvents> RunEvents::make(std::shared_ptr<Agent::State> state, EventHandler onEvent) {
-    // One allocation for the events and their count (the constructor is private: a derived type makes it).
+    // One allocation for the events and their count (the constructor is protected: a derived type makes it).
     struct Made : RunEvents {
         Made(std::shared_ptr<Agent::State> s, EventHandler h) : RunEvents(std::move(s), std::move(h)) {}
     };

@@ -42,6 +42,11 @@ bool logsToolResults(const Agent::State& state) {
     return state.episodic && state.config.memory && state.config.memory->logToolResults;
 }
 
+// Whether a call's record becomes an episode when the agent logs its tool results: the meta-tools' do not.
+bool loggedAsEpisode(const tools::ToolCallRecord& record) {
+    return !isMetaTool(record.name);
+}
+
 std::vector<PendingEpisode> episodesOf(const Agent::State& state,
                                        const std::vector<tools::ToolCallRecord>& records) {
     std::vector<PendingEpisode> pending;
@@ -49,7 +54,7 @@ std::vector<PendingEpisode> episodesOf(const Agent::State& state,
         return pending;
     }
     for (const tools::ToolCallRecord& record : records) {
-        if (isMetaTool(record.name)) {
+        if (!loggedAsEpisode(record)) {
             continue;
         }
         PendingEpisode item;
@@ -190,8 +195,8 @@ void useTransformed(Agent::State& state, const RunEvents& events, tools::ToolCal
 
 std::vector<std::optional<TransformRequest>> takeTransforms(const Agent::State& state,
                                                             std::vector<tools::ToolCallRequest>& calls) {
-    std::vector<std::optional<TransformRequest>>
-        transforms;  // sized on the first `_transform`: most have none
+    // Sized on the first `_transform`: most batches have none.
+    std::vector<std::optional<TransformRequest>> transforms;
     if (!state.config.toolSettings.resultCompression.codeTransform) {
         return transforms;
     }
@@ -326,11 +331,10 @@ bool resultsNeedWaiting(const Agent::State& state, const std::vector<tools::Tool
                         const std::vector<std::optional<TransformRequest>>& transforms) {
     // As `episodesOf` would find some, without building them.
     const bool logging = logsToolResults(state);
-    const auto logged = [](const tools::ToolCallRecord& record) { return !isMetaTool(record.name); };
     const auto transformed = [](const std::optional<TransformRequest>& request) {
         return request.has_value();
     };
-    return (logging && std::any_of(records.begin(), records.end(), logged)) ||
+    return (logging && std::any_of(records.begin(), records.end(), loggedAsEpisode)) ||
            std::any_of(transforms.begin(), transforms.end(), transformed);
 }
 

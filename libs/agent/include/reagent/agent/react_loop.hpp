@@ -140,7 +140,6 @@ using LoopAction = std::variant<CallModel, RunTools, Finish, Fail, Compact>;
 ///
 /// The driver (`Agent::run`) performs each action and calls back exactly once per action. Calling out
 /// of order is a programming error (`std::logic_error`).
-
 ///
 /// Every model call counts as one iteration; its 0-based index is the trip index of the calls it asks
 /// for. After each tool batch the conversation gets one tool message per call, in call order: the output,

@@ -27,5 +27,3 @@ using Executor = boost::asio::any_io_executor;
 /// function of its own, kept out of line, that work stays on the stack; the frames of every waiting run stay
 /// small (docs/architecture.md, "What a waiting run holds").
 #define REAGENT_OUT_OF_FRAME [[gnu::noinline]]
-
-namespace reagent {}  // namespace reagent
