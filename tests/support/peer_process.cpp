@@ -1,6 +1,9 @@
 #include "peer_process.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <boost/asio/io_context.hpp>
@@ -12,7 +15,9 @@
 #include <boost/process/v2/execute.hpp>
 #include <boost/process/v2/process.hpp>
 #include <boost/process/v2/stdio.hpp>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <istream>
 #include <optional>
 #include <stdexcept>
@@ -135,6 +140,31 @@ std::uint16_t unusedPort() {
     asio::io_context io;
     asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
     return acceptor.local_endpoint().port();
+}
+
+ClosedPort::ClosedPort() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    if (fd_ < 0) {
+        throw std::runtime_error(std::string("ClosedPort: socket: ") + std::strerror(errno));
+    }
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+        const int error = errno;
+        ::close(fd_);
+        throw std::runtime_error(std::string("ClosedPort: bind: ") + std::strerror(error));
+    }
+    port_ = ntohs(address.sin_port);
+}
+
+ClosedPort::~ClosedPort() {
+    ::close(fd_);
+}
+
+std::string ClosedPort::url(std::string_view path) const {
+    return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
 }
 
 }  // namespace reagent::test

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace reagent::test {
@@ -52,7 +53,27 @@ class SelfSignedCert {
     std::filesystem::path dir_;
 };
 
-/// \brief A port on 127.0.0.1 that nothing listens on (bound, then released).
+/// \brief A port on 127.0.0.1 that nothing listens on (bound, then released), for a test to bind later.
+/// Another process may take it meanwhile: a test that needs a port to stay unreachable uses `ClosedPort`.
 [[nodiscard]] std::uint16_t unusedPort();
+
+/// \brief A port on 127.0.0.1 that refuses connections for as long as this object lives: it is bound and
+/// never listened on, so no other test's server can take it, and no outgoing connection is given it as
+/// its local port (which on loopback would connect to itself).
+class ClosedPort {
+  public:
+    ClosedPort();
+    ClosedPort(const ClosedPort&) = delete;
+    ClosedPort& operator=(const ClosedPort&) = delete;
+    ~ClosedPort();
+
+    [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+    /// `http://127.0.0.1:PORT` followed by `path`.
+    [[nodiscard]] std::string url(std::string_view path = {}) const;
+
+  private:
+    int fd_ = -1;
+    std::uint16_t port_ = 0;
+};
 
 }  // namespace reagent::test

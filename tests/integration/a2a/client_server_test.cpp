@@ -285,7 +285,8 @@ TEST_CASE("graceful shutdown cancels running tasks and ends their streams", "[a2
 }
 
 TEST_CASE("a remote agent that is down, or whose card is malformed", "[a2a][integration]") {
-    const std::string down = "http://127.0.0.1:" + std::to_string(reagent::test::unusedPort());
+    const reagent::test::ClosedPort closed;
+    const std::string down = closed.url();
     auto unreachable = reagent::test::runCoro(cardName(down));
     REQUIRE_FALSE(unreachable);
     CHECK(unreachable.error().code == A2aErrc::unreachable);
@@ -348,7 +349,8 @@ TEST_CASE("remoteAgentTool: the reply, and failures naming the remote agent", "[
         CHECK(result.error().message.find("the model is unavailable") != std::string::npos);
         CHECK(result.error().details["a2a"] == "task_failed");
     });
-    const std::string down = "http://127.0.0.1:" + std::to_string(reagent::test::unusedPort());
+    const reagent::test::ClosedPort closed;
+    const std::string down = closed.url();
     auto tool = remoteAgentTool("helper", down);
     REQUIRE(tool);
     auto result =

@@ -139,7 +139,8 @@ TEST_CASE("a parent agent delegates to a local and to a remote agent in one repl
 
 TEST_CASE("a remote agent that is down is a tool error with its A2A cause and the parent goes on",
           "[a2a][integration][delegation]") {
-    const std::string down = "http://127.0.0.1:" + std::to_string(reagent::test::unusedPort());
+    const reagent::test::ClosedPort closed;
+    const std::string down = closed.url();
     auto provider = std::make_shared<llm::ScriptedProvider>();
     provider->then(llm::ScriptedTurn::toolCall("weather", {{"message", "weather?"}}))
         .then(llm::ScriptedTurn::text("I could not reach the weather agent"));

@@ -65,7 +65,8 @@ TEST_CASE("web-search errors never show the API key", "[builtins][web-search][se
         CHECK_FALSE(contains(result.error().describe(), key));
     }
     SECTION("an unreachable server") {
-        options.tavilyBaseUrl = "http://127.0.0.1:" + std::to_string(unusedPort());
+        const ClosedPort closed;
+        options.tavilyBaseUrl = closed.url();
         const auto result = call(made(builtins::webSearchTool(options)), {{"query", "q"}});
         REQUIRE_FALSE(result);
         CHECK_FALSE(contains(result.error().describe(), key));

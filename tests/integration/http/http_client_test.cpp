@@ -226,7 +226,8 @@ TEST_CASE("A fresh connection that fails is not retried", "[http][client][errors
 TEST_CASE("A refused connection is connect_failed, naming host and port", "[http][client][errors]") {
     Loop loop;
     HttpClient client(directConfig());
-    const auto port = reagent::test::unusedPort();
+    const reagent::test::ClosedPort closed;
+    const auto port = closed.port();
 
     auto response = loop.run(client.send(get("http://127.0.0.1:" + std::to_string(port) + "/")));
 

@@ -158,8 +158,8 @@ TEST_CASE("HTTPS_PROXY tunnels https with CONNECT, TLS running end to end", "[ht
                      "CONNECT 127.0.0.1:" + std::to_string(origin.port()) + " HTTP/1.1") == 1);
 
     SECTION("a refused CONNECT is proxy_failed") {
-        const auto closed = reagent::test::unusedPort();
-        auto refused = loop.run(client.send(get("https://127.0.0.1:" + std::to_string(closed) + "/")));
+        const reagent::test::ClosedPort closed;
+        auto refused = loop.run(client.send(get("https://127.0.0.1:" + std::to_string(closed.port()) + "/")));
         REQUIRE_FALSE(refused);
         CHECK(refused.error().code == HttpErrc::proxy_failed);
         CHECK_THAT(refused.error().message, Catch::Contains("refused CONNECT") && Catch::Contains("502"));
@@ -169,7 +169,8 @@ TEST_CASE("HTTPS_PROXY tunnels https with CONNECT, TLS running end to end", "[ht
 TEST_CASE("An unreachable proxy is proxy_failed", "[http][proxy]") {
     Loop loop;
     auto config = directConfig();
-    config.proxy->httpProxy = "http://127.0.0.1:" + std::to_string(reagent::test::unusedPort());
+    const reagent::test::ClosedPort closed;
+    config.proxy->httpProxy = closed.url();
     HttpClient client(config);
 
     auto response = loop.run(client.send(get("http://127.0.0.1:9/")));

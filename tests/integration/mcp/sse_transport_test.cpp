@@ -67,7 +67,8 @@ TEST_CASE("sse: an endpoint on another origin is refused", "[mcp][sse]") {
 }
 
 TEST_CASE("sse: an unreachable server is connect_failed", "[mcp][sse]") {
-    const auto port = unusedPort();
+    const ClosedPort closed;
+    const auto port = closed.port();
     runCoro([&]() -> Task<void> {
         auto transport = legacy("http://127.0.0.1:" + std::to_string(port) + "/sse");
         auto opened = co_await transport->open();

@@ -176,7 +176,8 @@ TEST_CASE("streamable-http: concurrent calls complete independently", "[mcp][str
 }
 
 TEST_CASE("streamable-http: an unreachable server is connect_failed", "[mcp][streamable-http]") {
-    const auto port = unusedPort();
+    const ClosedPort closed;
+    const auto port = closed.port();
     runCoro([&]() -> Task<void> {
         RawSession session(streamable("http://127.0.0.1:" + std::to_string(port) + "/mcp"));
         auto step8 = co_await session.transport().open();

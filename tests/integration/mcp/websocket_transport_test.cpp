@@ -360,8 +360,8 @@ TEST_CASE("WebSocket: the MCP client over the WebSocket transport", "[mcp][webso
 
 TEST_CASE("WebSocket: nothing listening is connect_failed at once", "[mcp][websocket]") {
     const auto start = std::chrono::steady_clock::now();
-    auto error =
-        openError(wsConfig("ws://127.0.0.1:" + std::to_string(reagent::test::unusedPort()) + "/mcp"));
+    const reagent::test::ClosedPort closed;
+    auto error = openError(wsConfig("ws://127.0.0.1:" + std::to_string(closed.port()) + "/mcp"));
     CHECK(error.code == McpErrc::connect_failed);
     CHECK_THAT(error.message, Catch::Contains("connect"));
     CHECK(elapsedMs(start) < 2000);
