@@ -261,7 +261,7 @@ std::int64_t ReactLoop::countPrompt() {
         detail::promptTokens(messages_, toolCharacters(), {promptMessages_, promptTokens_},
                              detail::charactersPerToken(config_.model),
                              detail::hiddenPromptTokens(config_.model, !config_.tools.empty()));
-    result_.context.promptTokens = prompt;
+    record_.context.promptTokens = prompt;
     return prompt;
 }
 
@@ -296,7 +296,7 @@ LoopAction ReactLoop::onCounted(std::int64_t tokens) {
     expectState(Awaiting::compaction, "onCounted()");
     promptMessages_ = messages_.size();
     promptTokens_ = std::max<std::int64_t>(tokens, 0);
-    result_.context.promptTokens = promptTokens_;
+    record_.context.promptTokens = promptTokens_;
     if (config_.contextWindow && config_.compaction) {
         if (const auto target = compactionTarget(promptTokens_)) {
             return compact(compacting_.reason, promptTokens_, *target);
@@ -330,18 +330,18 @@ LoopAction ReactLoop::onCompacted(std::vector<llm::Message> messages, Compaction
         messages_ = std::move(messages);
         compaction.messagesAfter = messages_.size();
         // The API's count was of the history before.
-        result_.context.countedMessages = 0;
-        result_.context.countedTokens = 0;
+        record_.context.countedMessages = 0;
+        record_.context.countedTokens = 0;
         // The compacted prompt's count (estimated, scaled to the API's) is where the next one starts.
         promptMessages_ = messages_.size();
         promptTokens_ = compaction.tokensAfter;
     }
     compactedTo_ = compaction.tokensAfter;
-    result_.context.compactions.push_back(std::move(compaction));
+    record_.context.compactions.push_back(std::move(compaction));
     compacted_ = true;
     // The checkpoints point at the replies that asked for their calls, where those are now; a reply
     // compacted away leaves the pinned messages as the state before the change.
-    for (CheckpointMark& mark : result_.checkpoints) {
+    for (CheckpointMark& mark : record_.checkpoints) {
         const auto reply = std::find_if(messages_.begin(), messages_.end(), [&](const llm::Message& message) {
             return std::any_of(message.toolCalls.begin(), message.toolCalls.end(),
                                [&](const llm::ToolCall& call) { return call.id == mark.toolCallId; });
@@ -360,10 +360,10 @@ std::optional<std::string> ReactLoop::overContextWindow(std::int64_t prompt, std
     return "context: the next request takes about " + std::to_string(prompt) + " tokens" +
            (reply > 0 ? " and its reply up to " + std::to_string(reply) : std::string()) +
            ", past the context window of " + std::to_string(window) + " tokens; it was not sent" +
-           (result_.context.compactions.empty()
+           (record_.context.compactions.empty()
                 ? std::string()
                 : " (even after compacting the history to about " +
-                      std::to_string(result_.context.compactions.back().tokensAfter) + " tokens)") +
+                      std::to_string(record_.context.compactions.back().tokensAfter) + " tokens)") +
            ". Start from a shorter history, or give the model's window if it is larger (withContextWindow)";
 }
 
@@ -397,7 +397,7 @@ void ReactLoop::chargeSideCall(const llm::Usage& spent) {
 }
 
 std::optional<std::string> ReactLoop::overBudgetAfterReply() const {
-    const std::string& currency = result_.cost ? result_.cost->currency : std::string("USD");
+    const std::string& currency = record_.cost ? record_.cost->currency : std::string("USD");
     return detail::overAnyBudget(ledger_, [&](const detail::RunLedger& run) {
         return detail::overAfterReply(run.budget, run.total(), currency);
     });
@@ -448,9 +448,9 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
         // flight): the next one is this much, plus what is added to it.
         promptMessages_ = messages_.size();
         promptTokens_ = reply->usage.inputTokens;
-        result_.context.promptTokens = promptTokens_;
-        result_.context.countedMessages = promptMessages_;
-        result_.context.countedTokens = promptTokens_;
+        record_.context.promptTokens = promptTokens_;
+        record_.context.countedMessages = promptMessages_;
+        record_.context.countedTokens = promptTokens_;
     }
     if (!reply->text.empty()) {
         lastText_ = reply->text;
@@ -495,20 +495,20 @@ LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError>
 }
 
 void ReactLoop::chargeUsage(const std::string& model, const llm::Usage& usage) {
-    result_.usage += usage;
-    if (!result_.cost && !ledger_.counting) {
+    record_.usage += usage;
+    if (!record_.cost && !ledger_.counting) {
         return;
     }
     const Spending spent = detail::priced(config_.prices.get(), model, usage);
-    if (result_.cost) {
-        detail::addCost(*result_.cost, spent);
+    if (record_.cost) {
+        detail::addCost(*record_.cost, spent);
     }
     ledger_.charge(spent);
 }
 
 void ReactLoop::appendToolResults(const std::vector<tools::ToolCallRecord>& records) {
     appendToolMessages(records);
-    result_.toolCalls.insert(result_.toolCalls.end(), records.begin(), records.end());
+    record_.toolCalls.insert(record_.toolCalls.end(), records.begin(), records.end());
 }
 
 void ReactLoop::appendToolMessages(const std::vector<tools::ToolCallRecord>& records) {
@@ -579,17 +579,17 @@ LoopAction ReactLoop::completeBatch(std::vector<tools::ToolCallRecord> incoming)
     noteCheckpoints(incoming);
     noteLastError(incoming);
     // The records move to the result, and are read there: a batch's records are not copied.
-    const auto first = static_cast<std::ptrdiff_t>(result_.toolCalls.size());
-    result_.toolCalls.insert(result_.toolCalls.end(), std::make_move_iterator(incoming.begin()),
+    const auto first = static_cast<std::ptrdiff_t>(record_.toolCalls.size());
+    record_.toolCalls.insert(record_.toolCalls.end(), std::make_move_iterator(incoming.begin()),
                              std::make_move_iterator(incoming.end()));
-    const std::span<const tools::ToolCallRecord> records(result_.toolCalls.begin() + first,
-                                                         result_.toolCalls.end());
+    const std::span<const tools::ToolCallRecord> records(record_.toolCalls.begin() + first,
+                                                         record_.toolCalls.end());
 
     const auto answer = std::find_if(records.begin(), records.end(), isSuccessfulFinalAnswer);
     if (answer != records.end()) {
         FinalAnswer parsed = parseFinalAnswer(answer->input);
         std::string output = parsed.output;
-        result_.finalAnswer = std::move(parsed);
+        record_.finalAnswer = std::move(parsed);
         return finish(TerminatedBy::final_answer, std::move(output));
     }
     const auto completed = std::find_if(records.begin(), records.end(), isSuccessfulTaskComplete);
@@ -615,7 +615,7 @@ LoopAction ReactLoop::pausedResult() {
     // The result shows the batch as it stands (the other calls' messages, every record), while the loop
     // keeps the batch held: the members are applied, copied out, and put back.
     const std::vector<llm::Message> keptMessages = messages_;
-    const RunResult keptResult = result_;
+    const detail::RunRecord keptRecord = record_;
     appendToolResults(held_);
     noteCheckpoints(held_);
     std::vector<tools::ToolCallRequest> external;
@@ -631,25 +631,25 @@ LoopAction ReactLoop::pausedResult() {
             approvalNames += (approvalNames.empty() ? "" : ", ") + record.name;
         }
     }
-    result_.pendingToolCalls = std::move(external);
-    result_.pendingApprovals = std::move(approvals);
-    result_.output = lastText_;
+    RunResult paused = completeResult();
+    paused.pendingToolCalls = std::move(external);
+    paused.pendingApprovals = std::move(approvals);
+    paused.output = lastText_;
     if (!approvalNames.empty()) {
-        result_.terminatedBy = TerminatedBy::approval_required;
-        result_.errorMessage =
+        paused.terminatedBy = TerminatedBy::approval_required;
+        paused.errorMessage =
             "calls wait for approval (" + approvalNames + ")" +
             (names.empty() ? "" : " and declaration-only calls for results (" + names + ")") +
             "; decide on them and continue (see pendingApprovals, and Agent::resumeWith with "
             "RunResult::state and the decisions)";
     } else {
-        result_.terminatedBy = TerminatedBy::external_tool_calls;
-        result_.errorMessage = "the model called declaration-only tools (" + names +
-                               "); execute them and continue with their results (see pendingToolCalls, and "
-                               "Agent::resume with RunResult::state)";
+        paused.terminatedBy = TerminatedBy::external_tool_calls;
+        paused.errorMessage = "the model called declaration-only tools (" + names +
+                              "); execute them and continue with their results (see pendingToolCalls, and "
+                              "Agent::resume with RunResult::state)";
     }
-    RunResult paused = completeResult();
     messages_ = keptMessages;
-    result_ = keptResult;
+    record_ = keptRecord;
     return Finish{std::move(paused)};
 }
 
@@ -789,7 +789,7 @@ void ReactLoop::noteCheckpoints(const std::vector<tools::ToolCallRecord>& record
         }
         const auto id = record.artifacts.find(tools::kCheckpointArtifact);
         if (id != record.artifacts.end() && id->is_string()) {
-            result_.checkpoints.push_back(CheckpointMark{id->get<std::string>(), record.id, record.name,
+            record_.checkpoints.push_back(CheckpointMark{id->get<std::string>(), record.id, record.name,
                                                          record.tripIndex, assistantIndex_});
         }
     }
@@ -799,49 +799,59 @@ RunResult ReactLoop::completeResult() {
     // Handed over (`LoopConfig::handOverAtEnd`) only when the loop is over: one that pauses for `resume`
     // keeps them.
     const bool over = config_.handOverAtEnd && awaiting_ == Awaiting::done;
-    result_.subRuns = ledger_.subRuns;
-    if (over) {
-        result_.messages = std::move(messages_);
-        messages_.clear();
-    } else {
-        result_.messages = messages_;
-    }
-    result_.iterations = iterations_;
+    // Moved out of the loop when it is over, copied otherwise (the moved-from members are left empty).
+    const auto take = [over](auto& member) {
+        auto taken = over ? std::move(member) : member;
+        if (over) {
+            member = {};
+        }
+        return taken;
+    };
+    RunResult result;
+    result.toolCalls = take(record_.toolCalls);
+    result.context = take(record_.context);
+    result.checkpoints = take(record_.checkpoints);
+    result.fallbacks = take(record_.fallbacks);
+    result.finalAnswer = take(record_.finalAnswer);
+    result.structuredOutput = take(record_.structuredOutput);
+    result.output = take(record_.output);
+    result.errorMessage = take(record_.errorMessage);
+    result.messages = take(messages_);
+    result.usage = record_.usage;
+    result.cost = record_.cost;
+    result.outputRetries = record_.outputRetries;
+    result.terminatedBy = record_.terminatedBy;
+    result.subRuns = ledger_.subRuns;
+    result.iterations = iterations_;
     if (!session_.is_object()) {
-        result_.sessionState = nlohmann::json::object();
+        result.sessionState = nlohmann::json::object();
     } else if (over) {
-        result_.sessionState = std::move(session_);
+        result.sessionState = std::move(session_);
     } else {
-        result_.sessionState = session_;
+        result.sessionState = session_;
     }
-    result_.lastToolError.reset();
-    const auto last = std::find_if(result_.toolCalls.rbegin(), result_.toolCalls.rend(), isToolFailure);
-    if (last != result_.toolCalls.rend()) {
-        result_.lastToolError = LastToolError{last->name, last->outcome.error(), last->input};
+    const auto last = std::find_if(result.toolCalls.rbegin(), result.toolCalls.rend(), isToolFailure);
+    if (last != result.toolCalls.rend()) {
+        result.lastToolError = LastToolError{last->name, last->outcome.error(), last->input};
     }
     // Most runs' tools fill no artifacts: then there is nothing to merge (and nothing allocated).
     const bool anyArtifacts = std::any_of(
-        result_.toolCalls.begin(), result_.toolCalls.end(),
+        result.toolCalls.begin(), result.toolCalls.end(),
         [](const auto& record) { return record.artifacts.is_object() && !record.artifacts.empty(); });
-    result_.iterationArtifacts.clear();
-    result_.artifacts = nullptr;
     if (anyArtifacts) {
-        result_.artifacts = nlohmann::json::object();
-        result_.iterationArtifacts.assign(static_cast<std::size_t>(iterations_), nlohmann::json::object());
-        for (const tools::ToolCallRecord& record : result_.toolCalls) {
+        result.artifacts = nlohmann::json::object();
+        result.iterationArtifacts.assign(static_cast<std::size_t>(iterations_), nlohmann::json::object());
+        for (const tools::ToolCallRecord& record : result.toolCalls) {
             if (record.tripIndex >= 0 && record.tripIndex < iterations_ && record.artifacts.is_object()) {
-                mergeArtifacts(result_.iterationArtifacts[static_cast<std::size_t>(record.tripIndex)],
+                mergeArtifacts(result.iterationArtifacts[static_cast<std::size_t>(record.tripIndex)],
                                record.artifacts);
             }
         }
-        for (const nlohmann::json& bag : result_.iterationArtifacts) {
-            mergeArtifacts(result_.artifacts, bag);
+        for (const nlohmann::json& bag : result.iterationArtifacts) {
+            mergeArtifacts(result.artifacts, bag);
         }
     }
-    if (over) {
-        return std::move(result_);
-    }
-    return result_;
+    return result;
 }
 
 LoopAction ReactLoop::finish(TerminatedBy reason, std::string output, std::string errorMessage) {
@@ -850,30 +860,30 @@ LoopAction ReactLoop::finish(TerminatedBy reason, std::string output, std::strin
         if (!checked) {
             return rejectOutput(std::move(output), std::move(checked.error()));
         }
-        result_.structuredOutput = std::move(*checked);
+        record_.structuredOutput = std::move(*checked);
     }
     awaiting_ = Awaiting::done;
-    result_.output = std::move(output);
-    result_.terminatedBy = reason;
-    result_.errorMessage = std::move(errorMessage);
+    record_.output = std::move(output);
+    record_.terminatedBy = reason;
+    record_.errorMessage = std::move(errorMessage);
     return Finish{completeResult()};
 }
 
 LoopAction ReactLoop::rejectOutput(std::string output, std::vector<std::string> problems) {
-    result_.finalAnswer.reset();
-    const bool retriesLeft = result_.outputRetries < config_.options.maxOutputRetries;
+    record_.finalAnswer.reset();
+    const bool retriesLeft = record_.outputRetries < config_.options.maxOutputRetries;
     if (!retriesLeft || iterations_ >= config_.options.maxIterations) {
         std::string message = "the answer does not match the output schema";
         message += retriesLeft
                        ? " and the iteration limit (" + std::to_string(config_.options.maxIterations) +
                              ") leaves no call to ask again"
-                       : " after " + std::to_string(result_.outputRetries) + " re-ask(s)";
+                       : " after " + std::to_string(record_.outputRetries) + " re-ask(s)";
         for (std::size_t i = 0; i < problems.size(); ++i) {
             message += (i == 0 ? ": " : "; ") + problems[i];
         }
         return failWith(TerminatedBy::output_invalid, std::move(message), std::move(output));
     }
-    ++result_.outputRetries;
+    ++record_.outputRetries;
     messages_.push_back(llm::Message::user(detail::outputReask(problems)));
     rejection_ = std::move(problems);
     return callModel();
@@ -881,9 +891,9 @@ LoopAction ReactLoop::rejectOutput(std::string output, std::vector<std::string> 
 
 LoopAction ReactLoop::failWith(TerminatedBy reason, std::string message, std::optional<std::string> output) {
     awaiting_ = Awaiting::done;
-    result_.output = output ? std::move(*output) : lastText_;
-    result_.terminatedBy = reason;
-    result_.errorMessage = std::move(message);
+    record_.output = output ? std::move(*output) : lastText_;
+    record_.terminatedBy = reason;
+    record_.errorMessage = std::move(message);
     return Fail{completeResult()};
 }
 
@@ -899,9 +909,9 @@ ReactLoop::ReactLoop(LoopConfig config)
     ledger_.parent = config_.parent;
     ledger_.prices = config_.prices;
     ledger_.counting = config_.parent != nullptr || !config_.budget.empty();
-    result_.context.window = config_.contextWindow;
+    record_.context.window = config_.contextWindow;
     if (config_.prices) {
-        result_.cost = RunCost{0, config_.prices->currency(), 0};  // priced from the start, nothing spent
+        record_.cost = RunCost{0, config_.prices->currency(), 0};  // priced from the start, nothing spent
     }
 }
 

@@ -49,29 +49,31 @@ nlohmann::json ReactLoop::save() const {
         return out;
     };
     json checkpoints = json::array();
-    for (const CheckpointMark& mark : result_.checkpoints) {
+    for (const CheckpointMark& mark : record_.checkpoints) {
         checkpoints.push_back(toJson(mark));
     }
-    json result = {{"toolCalls", records(result_.toolCalls)},
-                   {"usage", toJson(result_.usage)},
+    json result = {{"toolCalls", records(record_.toolCalls)},
+                   {"usage", toJson(record_.usage)},
                    {"checkpoints", std::move(checkpoints)},
-                   {"terminatedBy", toString(result_.terminatedBy)},
-                   {"output", result_.output},
-                   {"errorMessage", result_.errorMessage},
-                   {"pendingToolCalls", calls(result_.pendingToolCalls)},
-                   {"pendingApprovals", calls(result_.pendingApprovals)}};
-    if (result_.finalAnswer) {
-        result["finalAnswer"] = toJson(*result_.finalAnswer);
+                   {"terminatedBy", toString(record_.terminatedBy)},
+                   {"output", record_.output},
+                   {"errorMessage", record_.errorMessage},
+                   // A loop holds no pending calls (a pause's result lists them, from the held batch):
+                   // kept in the format, empty, for the readers of saved states.
+                   {"pendingToolCalls", json::array()},
+                   {"pendingApprovals", json::array()}};
+    if (record_.finalAnswer) {
+        result["finalAnswer"] = toJson(*record_.finalAnswer);
     }
-    if (result_.outputRetries > 0) {
-        result["outputRetries"] = result_.outputRetries;
+    if (record_.outputRetries > 0) {
+        result["outputRetries"] = record_.outputRetries;
     }
-    if (!result_.structuredOutput.is_null()) {
-        result["structuredOutput"] = result_.structuredOutput;
+    if (!record_.structuredOutput.is_null()) {
+        result["structuredOutput"] = record_.structuredOutput;
     }
-    if (!result_.fallbacks.empty()) {
+    if (!record_.fallbacks.empty()) {
         json fallbacks = json::array();
-        for (const ModelFallback& fallback : result_.fallbacks) {
+        for (const ModelFallback& fallback : record_.fallbacks) {
             fallbacks.push_back({{"iteration", fallback.iteration},
                                  {"from", fallback.from},
                                  {"to", fallback.to},
@@ -79,20 +81,20 @@ nlohmann::json ReactLoop::save() const {
         }
         result["fallbacks"] = std::move(fallbacks);
     }
-    if (result_.cost) {
-        result["cost"] = toJson(*result_.cost);
+    if (record_.cost) {
+        result["cost"] = toJson(*record_.cost);
     }
     // What the budgets counted, the sub-runs' included, so that a resumed run keeps counting from there.
-    result["spent"] = toJson(ledger_.counting ? ledger_.own : detail::ownSpending(result_, iterations_));
+    result["spent"] = toJson(ledger_.counting ? ledger_.own : detail::ownSpending(record_, iterations_));
     if (!ledger_.subRuns.empty()) {
         result["subRuns"] = toJson(ledger_.subRuns);
     }
     if (promptTokens_ > 0) {
         result["promptCount"] = {{"messages", promptMessages_}, {"tokens", promptTokens_}};
     }
-    if (!result_.context.compactions.empty()) {
+    if (!record_.context.compactions.empty()) {
         json compactions = json::array();
-        for (const Compaction& compaction : result_.context.compactions) {
+        for (const Compaction& compaction : record_.context.compactions) {
             compactions.push_back(toJson(compaction));
         }
         result["compactions"] = std::move(compactions);
@@ -194,7 +196,7 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
             throw StateError("state.session must be an object");
         }
         const json result = field<json>(state, "result", path);
-        RunResult& out = loop.result_;
+        detail::RunRecord& out = loop.record_;
         out.toolCalls = arrayField(result, "toolCalls", "state.result", recordFromJson);
         out.usage = usageFromJson(field<json>(result, "usage", "state.result"), "state.result.usage");
         out.checkpoints = arrayField(result, "checkpoints", "state.result", checkpointFromJson);
@@ -212,11 +214,12 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
         if (!reasonKnown) {
             throw StateError("state.result.terminatedBy '" + reason + "' is not a way a run ends");
         }
+        // Checked, not kept: the held batch (`held`) is what a paused loop resumes from.
         if (result.contains("pendingToolCalls")) {
-            out.pendingToolCalls = arrayField(result, "pendingToolCalls", "state.result", callFromJson);
+            (void)arrayField(result, "pendingToolCalls", "state.result", callFromJson);
         }
         if (result.contains("pendingApprovals")) {
-            out.pendingApprovals = arrayField(result, "pendingApprovals", "state.result", callFromJson);
+            (void)arrayField(result, "pendingApprovals", "state.result", callFromJson);
         }
         if (result.contains("finalAnswer")) {
             out.finalAnswer = finalAnswerFromJson(result["finalAnswer"], "state.result.finalAnswer");

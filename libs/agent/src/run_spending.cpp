@@ -18,18 +18,19 @@ std::string money(double amount, const std::string& currency) {
 
 }  // namespace
 
-Spending ownSpending(const RunResult& result, int iterations) {
+Spending ownSpending(const llm::Usage& usage, const Boxed<RunCost>& cost, const ContextUse& context,
+                     const std::vector<tools::ToolCallRecord>& toolCalls, int iterations) {
     Spending spent;
-    spent.usage = result.usage;
-    if (result.cost) {
-        spent.cost = result.cost->amount;
-        spent.unpricedCalls = result.cost->unpricedCalls;
+    spent.usage = usage;
+    if (cost) {
+        spent.cost = cost->amount;
+        spent.unpricedCalls = cost->unpricedCalls;
     }
     spent.modelCalls = iterations;
-    for (const Compaction& compaction : result.context.compactions) {
+    for (const Compaction& compaction : context.compactions) {
         spent.modelCalls += compaction.modelCalls;  // summaries
     }
-    spent.toolCalls = countedToolCalls(result.toolCalls);
+    spent.toolCalls = countedToolCalls(toolCalls);
     return spent;
 }
 

@@ -29,7 +29,14 @@ template <class Call>
 
 /// What a run's own model calls spent as `result` records them (`iterations` calls; tool calls: its
 /// records, as `countedToolCalls`).
-[[nodiscard]] Spending ownSpending(const RunResult& result, int iterations);
+[[nodiscard]] Spending ownSpending(const llm::Usage& usage, const Boxed<RunCost>& cost,
+                                   const ContextUse& context,
+                                   const std::vector<tools::ToolCallRecord>& toolCalls, int iterations);
+/// `Recorded` is a `RunResult` or a loop's `RunRecord`.
+template <class Recorded>
+[[nodiscard]] Spending ownSpending(const Recorded& result, int iterations) {
+    return ownSpending(result.usage, result.cost, result.context, result.toolCalls, iterations);
+}
 
 /// What `result`'s run spent, its sub-runs' included (tool calls: its records, as `countedToolCalls`).
 [[nodiscard]] Spending spentBy(const RunResult& result);

@@ -12,6 +12,7 @@
 #include "reagent/agent/attachment_store.hpp"
 #include "reagent/agent/compaction.hpp"
 #include "reagent/agent/detail/run_ledger.hpp"
+#include "reagent/agent/detail/run_record.hpp"
 #include "reagent/agent/loop_options.hpp"
 #include "reagent/agent/run_budget.hpp"
 #include "reagent/agent/run_result.hpp"
@@ -172,7 +173,7 @@ class ReactLoop {
     /// \brief Counts such a call: its usage (and cost) like a turn's, and one model call for the budgets.
     void chargeSideCall(const llm::Usage& spent);
     /// \brief Records that the model call in flight moved to another provider (`RunResult::fallbacks`).
-    void noteFallback(ModelFallback fallback) { result_.fallbacks.push_back(std::move(fallback)); }
+    void noteFallback(ModelFallback fallback) { record_.fallbacks.push_back(std::move(fallback)); }
     /// \brief After `Compact`: the history as compacted (its leading system and first user message as they
     /// were), and what was done (`Compaction`; the loop sets `iteration`). The history replaces the
     /// loop's, the compaction is recorded (`RunResult::context`), and the model call goes on: sent when it
@@ -209,17 +210,17 @@ class ReactLoop {
     /// \brief The iteration limit of this run.
     [[nodiscard]] int maxIterations() const noexcept { return config_.options.maxIterations; }
     /// \brief Answers sent back for not matching the output schema so far.
-    [[nodiscard]] int outputRetries() const noexcept { return result_.outputRetries; }
+    [[nodiscard]] int outputRetries() const noexcept { return record_.outputRetries; }
     /// \brief How full the context window is: its size, and the last request's prompt.
-    [[nodiscard]] const ContextUse& context() const noexcept { return result_.context; }
+    [[nodiscard]] const ContextUse& context() const noexcept { return record_.context; }
     /// \brief Tokens used so far.
-    [[nodiscard]] const llm::Usage& usage() const noexcept { return result_.usage; }
+    [[nodiscard]] const llm::Usage& usage() const noexcept { return record_.usage; }
     /// \brief What the run and its sub-runs spent, with its limits: the tool calls it dispatches hand it
     /// to the runs they start (`ToolContext::ledger`); the driver sets its deadline.
     [[nodiscard]] detail::RunLedger& ledger() noexcept { return ledger_; }
     /// \brief The calls whose results came back so far, in order.
     [[nodiscard]] const std::vector<tools::ToolCallRecord>& toolCalls() const noexcept {
-        return result_.toolCalls;
+        return record_.toolCalls;
     }
     /// \brief True once a `Finish` or `Fail` was returned.
     [[nodiscard]] bool done() const noexcept {
@@ -340,8 +341,9 @@ class ReactLoop {
     std::vector<tools::ToolCallRecord> held_;
     /// The session state the run's tools share: null until the run is given one or dispatches a call.
     nlohmann::json session_;
-    RunResult result_;
-    /// The spending the budgets count: this run's (as in `result_`) and its sub-runs'.
+    /// What the run recorded so far; `completeResult` builds the `RunResult` from it.
+    detail::RunRecord record_;
+    /// The spending the budgets count: this run's (as in `record_`) and its sub-runs'.
     detail::RunLedger ledger_;
     /// The API's count of the last request it answered, which the next request's size starts from.
     std::size_t promptMessages_ = 0;
