@@ -43,18 +43,18 @@ REAGENT_OUT_OF_FRAME std::unique_ptr<detail::RunContext> startRun(
     std::vector<llm::Message>& history = input->history;
     std::string& prompt = input->prompt;
     RunOptions& options = input->options;
-    LoopConfig config = state->loopConfig(options.budget);
+    LoopRun own{options.budget};
     if (options.parent != nullptr) {
         // A ledger from elsewhere (another library's runs) is not one this run can charge.
-        config.parent = dynamic_cast<detail::RunLedger*>(options.parent);
+        own.parent = dynamic_cast<detail::RunLedger*>(options.parent);
     }
     if (options.counted) {
-        config.countedMessages = options.counted->countedMessages;
-        config.countedTokens = options.counted->countedTokens;
+        own.countedMessages = options.counted->countedMessages;
+        own.countedTokens = options.counted->countedTokens;
     }
     auto run = std::make_unique<detail::RunContext>(
-        state, RunEvents::make(state, std::move(options.onEvent)), std::move(config), std::move(history),
-        llm::Message::user(std::move(prompt), std::move(options.attachments)));
+        state, RunEvents::make(state, std::move(options.onEvent)), state->sharedLoopConfig(), own,
+        std::move(history), llm::Message::user(std::move(prompt), std::move(options.attachments)));
     detail::setDeadline(run->loop.ledger(), started);
     if (options.sessionState.is_object()) {
         run->loop.sessionState() = std::move(options.sessionState);
@@ -87,7 +87,7 @@ std::string promptOf(const ReactLoop& loop) {
 REAGENT_OUT_OF_FRAME expected<std::unique_ptr<detail::RunContext>, AgentError> restoreRun(
     const std::shared_ptr<Agent::State>& state, const nlohmann::json& saved, ResumeInput& input,
     std::chrono::steady_clock::time_point started) {
-    auto restored = ReactLoop::restore(state->loopConfig(input.budget), saved);
+    auto restored = ReactLoop::restore(state->sharedLoopConfig(), LoopRun{input.budget}, saved);
     if (!restored) {
         return fail(std::move(restored.error()));
     }
@@ -248,7 +248,10 @@ std::optional<std::int64_t> Agent::State::contextWindow() const {
     return llm::publishedContextWindow(config.provider->model());
 }
 
-LoopConfig Agent::State::loopConfig(const std::optional<RunBudget>& budget) const {
+std::shared_ptr<const LoopConfig> Agent::State::sharedLoopConfig() const {
+    if (loop_) {
+        return loop_;
+    }
     LoopConfig loop;
     loop.systemPrompt = systemPrompt;
     loop.tools = offeredTools();
@@ -257,17 +260,16 @@ LoopConfig Agent::State::loopConfig(const std::optional<RunBudget>& budget) cons
     loop.outputFormat = outputFormat;
     loop.attachments = config.attachments;
     loop.prices = config.prices;
-    loop.budget = budget ? *budget : config.budget;
+    loop.budget = config.budget;
     if (config.provider) {
         loop.model = std::string(config.provider->model());
     }
     loop.contextWindow = contextWindow();
     loop.compaction = compaction;
-    loop.handOverAtEnd = true;  // a run's driver reads the result only
-    if (loop.budget.maxTotalTokens || loop.budget.maxCost || loop.contextWindow) {
-        loop.toolCharacters = offeredToolCharacters();
-    }
-    return loop;
+    loop.handOverAtEnd = true;                      // a run's driver reads the result only
+    loop.toolCharacters = offeredToolCharacters();  // measured once, for the runs' estimates
+    loop_ = std::make_shared<const LoopConfig>(std::move(loop));
+    return loop_;
 }
 
 std::int64_t Agent::State::offeredToolCharacters() const {

@@ -58,19 +58,22 @@ struct Agent::State {
     void toolsChanged() noexcept {
         offered_.reset();
         offeredCharacters_ = -1;
+        loop_.reset();
     }
-    /// What one run is, fixed at its start (later registrations affect later runs only); `budget` in place
-    /// of the agent's when given (`RunOptions::budget`).
     /// The context window the runs keep to (`Agent::contextWindow`).
     [[nodiscard]] std::optional<std::int64_t> contextWindow() const;
     /// The characters of the offered tools' declarations, measured once per tool list.
     [[nodiscard]] std::int64_t offeredToolCharacters() const;
-    [[nodiscard]] LoopConfig loopConfig(const std::optional<RunBudget>& budget = std::nullopt) const;
+    /// What every run of the agent is, fixed at a run's start (later registrations affect later runs only):
+    /// built once and kept until the tools change, so the runs share it; what differs per run (its budget,
+    /// its parent) goes in its `LoopRun`. The provider's model is read when it is built.
+    [[nodiscard]] std::shared_ptr<const LoopConfig> sharedLoopConfig() const;
 
   private:
     mutable std::optional<llm::ToolList> offered_;
     // The offered declarations' size, for a token or cost budget's estimates (-1: not measured yet).
     mutable std::int64_t offeredCharacters_ = -1;
+    mutable std::shared_ptr<const LoopConfig> loop_;
 };
 
 /// The events of one run: the agent's subscribers see each, then the run's own handler

@@ -156,21 +156,21 @@ void mergeArtifacts(nlohmann::json& into, const nlohmann::json& from) {
 
 }  // namespace
 
-ReactLoop::ReactLoop(LoopConfig config, std::string prompt) : ReactLoop(std::move(config)) {
-    if (!config_.systemPrompt.empty()) {
-        messages_.push_back(llm::Message::system(std::move(config_.systemPrompt)));  // read only here
-    }
-    messages_.push_back(llm::Message::user(std::move(prompt)));
-    promptIndex_ = messages_.size() - 1;
-}
+ReactLoop::ReactLoop(LoopConfig config, std::string prompt)
+    : ReactLoop(std::move(config), {}, llm::Message::user(std::move(prompt))) {}
 
 ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, std::string prompt)
     : ReactLoop(std::move(config), std::move(history), llm::Message::user(std::move(prompt))) {}
 
 ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, llm::Message prompt)
-    : ReactLoop(std::move(config)) {
-    if (!config_.systemPrompt.empty()) {
-        messages_.push_back(llm::Message::system(std::move(config_.systemPrompt)));  // read only here
+    : ReactLoop(std::make_shared<const LoopConfig>(std::move(config)), LoopRun{}, std::move(history),
+                std::move(prompt)) {}
+
+ReactLoop::ReactLoop(std::shared_ptr<const LoopConfig> config, const LoopRun& run,
+                     std::vector<llm::Message> history, llm::Message prompt)
+    : ReactLoop(std::move(config), run) {
+    if (!config_->systemPrompt.empty()) {
+        messages_.push_back(llm::Message::system(config_->systemPrompt));
     }
     for (llm::Message& message : history) {
         if (message.role != llm::Role::system) {  // the agent's own system prompt leads
@@ -179,9 +179,12 @@ ReactLoop::ReactLoop(LoopConfig config, std::vector<llm::Message> history, llm::
     }
     messages_.push_back(std::move(prompt));
     promptIndex_ = messages_.size() - 1;
-    if (config_.countedTokens > 0 && config_.countedMessages < messages_.size()) {
-        promptMessages_ = config_.countedMessages;  // an earlier run's count of the messages this one repeats
-        promptTokens_ = config_.countedTokens;
+    const bool runCounted = run.countedTokens > 0;
+    const std::size_t countedMessages = runCounted ? run.countedMessages : config_->countedMessages;
+    const std::int64_t countedTokens = runCounted ? run.countedTokens : config_->countedTokens;
+    if (countedTokens > 0 && countedMessages < messages_.size()) {
+        promptMessages_ = countedMessages;  // an earlier run's count of the messages this one repeats
+        promptTokens_ = countedTokens;
     }
 }
 
@@ -221,20 +224,21 @@ LoopAction ReactLoop::start() {
 llm::ModelRequest ReactLoop::modelRequest() const {
     llm::ModelRequest request;
     request.messages = messages_;
-    request.tools = config_.tools;
-    request.temperature = config_.options.temperature;
-    request.maxTokens = config_.options.maxTokens;
-    request.output = config_.outputFormat;
+    request.tools = config_->tools;
+    request.temperature = config_->options.temperature;
+    request.maxTokens = config_->options.maxTokens;
+    request.output = config_->outputFormat;
     return request;
 }
 
 LoopAction ReactLoop::callModel() {
     llm::ModelRequest request = modelRequest();
-    if (config_.contextWindow) {
+    if (config_->contextWindow) {
         const std::int64_t prompt = countPrompt();
-        if (config_.compaction && !compacted_) {
+        if (config_->compaction && !compacted_) {
             if (const auto target = compactionTarget(prompt)) {
-                return compact(CompactionReason::threshold, prompt, *target, config_.compaction->exactCounts);
+                return compact(CompactionReason::threshold, prompt, *target,
+                               config_->compaction->exactCounts);
             }
         }
         if (auto over = overContextWindow(prompt, request.maxTokens.value_or(0))) {
@@ -259,8 +263,8 @@ LoopAction ReactLoop::callModel() {
 std::int64_t ReactLoop::countPrompt() {
     const std::int64_t prompt =
         detail::promptTokens(messages_, toolCharacters(), {promptMessages_, promptTokens_},
-                             detail::charactersPerToken(config_.model),
-                             detail::hiddenPromptTokens(config_.model, !config_.tools.empty()));
+                             detail::charactersPerToken(config_->model),
+                             detail::hiddenPromptTokens(config_->model, !config_->tools.empty()));
     record_.context.promptTokens = prompt;
     return prompt;
 }
@@ -268,10 +272,10 @@ std::int64_t ReactLoop::countPrompt() {
 std::optional<std::int64_t> ReactLoop::compactionTarget(std::int64_t prompt) const {
     // The prompt's room is the window less the reply's reserve; past the threshold's share of it the
     // history is compacted to the target's share.
-    const CompactionOptions& options = *config_.compaction;
+    const CompactionOptions& options = *config_->compaction;
     const std::int64_t reserve =
-        config_.options.maxTokens ? *config_.options.maxTokens : options.replyReserve;
-    const auto room = static_cast<double>(std::max<std::int64_t>(*config_.contextWindow - reserve, 0));
+        config_->options.maxTokens ? *config_->options.maxTokens : options.replyReserve;
+    const auto room = static_cast<double>(std::max<std::int64_t>(*config_->contextWindow - reserve, 0));
     // After a compaction that could not reach its target, the next waits until the prompt has grown by the
     // gap between threshold and target again: never a compaction (and a summary) per request.
     // A prompt past the room itself is compacted whatever the wait: it would not be sent.
@@ -297,7 +301,7 @@ LoopAction ReactLoop::onCounted(std::int64_t tokens) {
     promptMessages_ = messages_.size();
     promptTokens_ = std::max<std::int64_t>(tokens, 0);
     record_.context.promptTokens = promptTokens_;
-    if (config_.contextWindow && config_.compaction) {
+    if (config_->contextWindow && config_->compaction) {
         if (const auto target = compactionTarget(promptTokens_)) {
             return compact(compacting_.reason, promptTokens_, *target);
         }
@@ -353,7 +357,7 @@ LoopAction ReactLoop::onCompacted(std::vector<llm::Message> messages, Compaction
 }
 
 std::optional<std::string> ReactLoop::overContextWindow(std::int64_t prompt, std::int64_t reply) const {
-    const std::int64_t window = *config_.contextWindow;
+    const std::int64_t window = *config_->contextWindow;
     if (prompt + reply <= window) {
         return std::nullopt;
     }
@@ -371,7 +375,7 @@ std::optional<std::string> ReactLoop::overBudgetBeforeCall(const llm::ModelReque
     return detail::overAnyBudget(ledger_, [&](const detail::RunLedger& run) {
         const bool estimated = run.budget.maxTotalTokens || run.budget.maxCost;
         return detail::overBeforeCall(run.budget, run.total(), request, estimated ? toolCharacters() : 0,
-                                      config_.prices.get(), config_.model);
+                                      ledger_.prices.get(), config_->model);
     });
 }
 
@@ -382,13 +386,13 @@ std::optional<std::string> ReactLoop::budgetRefusal(const llm::ModelRequest& req
     // The call's own tools, not the run's: a summary offers none.
     return detail::overAnyBudget(ledger_, [&](const detail::RunLedger& run) {
         return detail::overBeforeCall(run.budget, run.total(), request,
-                                      detail::toolDeclarationCharacters(request.tools), config_.prices.get(),
-                                      config_.model);
+                                      detail::toolDeclarationCharacters(request.tools), ledger_.prices.get(),
+                                      config_->model);
     });
 }
 
 void ReactLoop::chargeSideCall(const llm::Usage& spent) {
-    chargeUsage(config_.model, spent);
+    chargeUsage(config_->model, spent);
     if (ledger_.counting) {
         Spending call;
         call.modelCalls = 1;
@@ -410,37 +414,37 @@ std::optional<std::string> ReactLoop::overBudgetBeforeTools(int batch) const {
 }
 
 std::int64_t ReactLoop::toolCharacters() {
-    if (config_.toolCharacters < 0) {
-        config_.toolCharacters = detail::toolDeclarationCharacters(config_.tools);
+    if (toolCharacters_ < 0) {
+        toolCharacters_ = detail::toolDeclarationCharacters(config_->tools);
     }
-    return config_.toolCharacters;
+    return toolCharacters_;
 }
 
 LoopAction ReactLoop::onModelReply(expected<llm::ModelReply, llm::ProviderError> reply) {
     expectState(Awaiting::model, "onModelReply()");
     if (!reply) {
-        chargeUsage(config_.model, reply.error().usage);  // a stream cut mid-way was billed for what it used
+        chargeUsage(config_->model, reply.error().usage);  // a stream cut mid-way was billed for what it used
         // A provider that reports its own cancellation ends the run the same way as the driver noticing it.
         if (reply.error().code == llm::ProviderErrc::cancelled) {
             return failWith(TerminatedBy::cancelled, reply.error().describe());
         }
         // The API found the request longer than its window: compacted once to half its count, then sent
         // again; a second refusal ends the run.
-        if (config_.compaction && !contextRetried_ && llm::isContextLengthExceeded(reply.error())) {
+        if (config_->compaction && !contextRetried_ && llm::isContextLengthExceeded(reply.error())) {
             contextRetried_ = true;
             compacted_ = false;
             const std::int64_t prompt = countPrompt();
             std::int64_t target = prompt / 2;
-            if (config_.contextWindow) {
+            if (config_->contextWindow) {
                 target =
-                    std::min(target, static_cast<std::int64_t>(config_.compaction->target *
-                                                               static_cast<double>(*config_.contextWindow)));
+                    std::min(target, static_cast<std::int64_t>(config_->compaction->target *
+                                                               static_cast<double>(*config_->contextWindow)));
             }
             return compact(CompactionReason::context_error, prompt, target);
         }
         return failWith(TerminatedBy::provider_error, reply.error().describe());
     }
-    chargeUsage(reply->model.empty() ? config_.model : reply->model, reply->usage);
+    chargeUsage(reply->model.empty() ? config_->model : reply->model, reply->usage);
     compacted_ = false;
     contextRetried_ = false;
     if (reply->usage.inputTokens > 0) {
@@ -499,7 +503,7 @@ void ReactLoop::chargeUsage(const std::string& model, const llm::Usage& usage) {
     if (!record_.cost && !ledger_.counting) {
         return;
     }
-    const Spending spent = detail::priced(config_.prices.get(), model, usage);
+    const Spending spent = detail::priced(ledger_.prices.get(), model, usage);
     if (record_.cost) {
         detail::addCost(*record_.cost, spent);
     }
@@ -603,9 +607,9 @@ LoopAction ReactLoop::completeBatch(std::vector<tools::ToolCallRecord> incoming)
     if (allSilent) {
         return finish(TerminatedBy::silent_tools, lastText_);
     }
-    if (iterations_ >= config_.options.maxIterations) {
+    if (iterations_ >= config_->options.maxIterations) {
         return failWith(TerminatedBy::max_iterations,
-                        "reached the limit of " + std::to_string(config_.options.maxIterations) +
+                        "reached the limit of " + std::to_string(config_->options.maxIterations) +
                             " iterations without a final answer; raise it with withMaxIterations");
     }
     return callModel();
@@ -798,7 +802,7 @@ void ReactLoop::noteCheckpoints(const std::vector<tools::ToolCallRecord>& record
 RunResult ReactLoop::completeResult() {
     // Handed over (`LoopConfig::handOverAtEnd`) only when the loop is over: one that pauses for `resume`
     // keeps them.
-    const bool over = config_.handOverAtEnd && awaiting_ == Awaiting::done;
+    const bool over = config_->handOverAtEnd && awaiting_ == Awaiting::done;
     // Moved out of the loop when it is over, copied otherwise (the moved-from members are left empty).
     const auto take = [over](auto& member) {
         auto taken = over ? std::move(member) : member;
@@ -855,8 +859,8 @@ RunResult ReactLoop::completeResult() {
 }
 
 LoopAction ReactLoop::finish(TerminatedBy reason, std::string output, std::string errorMessage) {
-    if (config_.output && isSuccess(reason)) {
-        auto checked = detail::checkOutput(*config_.output, output);
+    if (config_->output && isSuccess(reason)) {
+        auto checked = detail::checkOutput(*config_->output, output);
         if (!checked) {
             return rejectOutput(std::move(output), std::move(checked.error()));
         }
@@ -871,11 +875,11 @@ LoopAction ReactLoop::finish(TerminatedBy reason, std::string output, std::strin
 
 LoopAction ReactLoop::rejectOutput(std::string output, std::vector<std::string> problems) {
     record_.finalAnswer.reset();
-    const bool retriesLeft = record_.outputRetries < config_.options.maxOutputRetries;
-    if (!retriesLeft || iterations_ >= config_.options.maxIterations) {
+    const bool retriesLeft = record_.outputRetries < config_->options.maxOutputRetries;
+    if (!retriesLeft || iterations_ >= config_->options.maxIterations) {
         std::string message = "the answer does not match the output schema";
         message += retriesLeft
-                       ? " and the iteration limit (" + std::to_string(config_.options.maxIterations) +
+                       ? " and the iteration limit (" + std::to_string(config_->options.maxIterations) +
                              ") leaves no call to ask again"
                        : " after " + std::to_string(record_.outputRetries) + " re-ask(s)";
         for (std::size_t i = 0; i < problems.size(); ++i) {
@@ -897,21 +901,35 @@ LoopAction ReactLoop::failWith(TerminatedBy reason, std::string message, std::op
     return Fail{completeResult()};
 }
 
-ReactLoop::ReactLoop(LoopConfig config)
-    : config_(std::move(config)),
-      finalAnswerOffered_(offers(config_.tools, kFinalAnswerTool)),
-      taskCompleteOffered_(offers(config_.tools, kTaskCompleteTool)) {
-    config_.options.maxIterations = std::max(config_.options.maxIterations, 1);
-    if (!config_.prices && config_.parent != nullptr) {
-        config_.prices = config_.parent->prices;  // a sub-agent without a table is priced as its caller
+namespace {
+
+// The configuration with an iteration limit of at least 1 (copied only when it had less).
+std::shared_ptr<const LoopConfig> withIterationLimit(std::shared_ptr<const LoopConfig> config) {
+    if (config->options.maxIterations >= 1) {
+        return config;
     }
-    ledger_.budget = config_.budget;
-    ledger_.parent = config_.parent;
-    ledger_.prices = config_.prices;
-    ledger_.counting = config_.parent != nullptr || !config_.budget.empty();
-    record_.context.window = config_.contextWindow;
-    if (config_.prices) {
-        record_.cost = RunCost{0, config_.prices->currency(), 0};  // priced from the start, nothing spent
+    auto fixed = std::make_shared<LoopConfig>(*config);
+    fixed->options.maxIterations = 1;
+    return fixed;
+}
+
+}  // namespace
+
+ReactLoop::ReactLoop(std::shared_ptr<const LoopConfig> config, const LoopRun& run)
+    : config_(withIterationLimit(std::move(config))),
+      toolCharacters_(config_->toolCharacters),
+      finalAnswerOffered_(offers(config_->tools, kFinalAnswerTool)),
+      taskCompleteOffered_(offers(config_->tools, kTaskCompleteTool)) {
+    ledger_.budget = run.budget ? *run.budget : config_->budget;
+    ledger_.parent = run.parent != nullptr ? run.parent : config_->parent;
+    ledger_.prices = config_->prices;
+    if (!ledger_.prices && ledger_.parent != nullptr) {
+        ledger_.prices = ledger_.parent->prices;  // a sub-agent without a table is priced as its caller
+    }
+    ledger_.counting = ledger_.parent != nullptr || !ledger_.budget.empty();
+    record_.context.window = config_->contextWindow;
+    if (ledger_.prices) {
+        record_.cost = RunCost{0, ledger_.prices->currency(), 0};  // priced from the start, nothing spent
     }
 }
 

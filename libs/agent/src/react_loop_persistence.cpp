@@ -32,7 +32,7 @@ nlohmann::json ReactLoop::save() const {
     using nlohmann::json;
     json messages = json::array();
     for (const llm::Message& message : messages_) {
-        messages.push_back(toJson(message, config_.attachments));
+        messages.push_back(toJson(message, config_->attachments));
     }
     const auto calls = [](const std::vector<tools::ToolCallRequest>& list) {
         json out = json::array();
@@ -133,9 +133,14 @@ nlohmann::json ReactLoop::save() const {
 }
 
 expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nlohmann::json& state) {
+    return restore(std::make_shared<const LoopConfig>(std::move(config)), LoopRun{}, state);
+}
+
+expected<ReactLoop, AgentError> ReactLoop::restore(std::shared_ptr<const LoopConfig> config,
+                                                   const LoopRun& run, const nlohmann::json& state) {
     using nlohmann::json;
     using namespace detail;
-    ReactLoop loop(std::move(config));
+    ReactLoop loop(std::move(config), run);
     try {
         const std::string path = "state";
         const auto format = field<std::string>(state, "format", path);
@@ -165,7 +170,7 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
             optionalField<std::size_t>(state, "promptIndex", path, static_cast<std::size_t>(-1));
         loop.messages_ =
             arrayField(state, "messages", path, [&](const nlohmann::json& item, const std::string& at) {
-                return messageFromJson(item, at, loop.config_.attachments);
+                return messageFromJson(item, at, loop.config_->attachments);
             });
         if (loop.messages_.empty()) {
             throw StateError("state.messages is empty: a run has at least its prompt");
@@ -280,7 +285,7 @@ expected<ReactLoop, AgentError> ReactLoop::restore(LoopConfig config, const nloh
                 throw StateError(
                     "state.result.contextState.compacting is missing, but the run waits for a compaction");
             }
-            if (!loop.config_.compaction) {
+            if (!loop.config_->compaction) {
                 // An agent without compaction cannot perform it: the model call it stood before goes on.
                 loop.awaiting_ = Awaiting::start;
                 loop.compacted_ = true;

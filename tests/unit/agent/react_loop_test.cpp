@@ -452,3 +452,51 @@ TEST_CASE("a run's outcome is stored once: success and error derive from termina
     CHECK(result.error()->code == AgentErrc::max_iterations);
     CHECK(result.error()->message == "stale");
 }
+
+TEST_CASE("loops sharing one configuration take what differs from their LoopRun", "[agent][loop]") {
+    auto shared = std::make_shared<const LoopConfig>(config(0));
+
+    SECTION("the shared configuration is neither copied into nor changed by a loop") {
+        ReactLoop first(shared, {}, {}, reagent::llm::Message::user("a"));
+        ReactLoop second(shared, {}, {}, reagent::llm::Message::user("b"));
+        CHECK(first.maxIterations() == 1);  // below 1 counts as 1, as with a configuration of its own
+        CHECK(shared->options.maxIterations == 0);
+        REQUIRE(first.messages().size() == 2);
+        CHECK(first.messages()[0].text == "be careful");
+        CHECK(second.messages()[0].text == "be careful");
+        CHECK(shared->systemPrompt == "be careful");
+        CHECK(second.messages()[1].text == "b");
+    }
+    SECTION("a run's budget replaces the configuration's for that run only") {
+        reagent::agent::LoopRun tight;
+        tight.budget = reagent::agent::RunBudget{};
+        tight.budget->maxToolCalls = 0;
+        ReactLoop limited(shared, tight, {}, reagent::llm::Message::user("a"));
+        (void)expectAction<CallModel>(limited.start());
+        const RunResult stopped =
+            expectAction<Fail>(limited.onModelReply(calls({{"c1", "search", {}}}))).result;
+        CHECK(stopped.terminatedBy == TerminatedBy::budget_exceeded);
+
+        ReactLoop free(shared, {}, {}, reagent::llm::Message::user("a"));
+        (void)firstBatch(free, {{"c1", "search", {}}});
+    }
+    SECTION("a run's counted prompt anchors its first count") {
+        reagent::agent::LoopRun counted;
+        counted.countedMessages = 1;
+        counted.countedTokens = 1234;
+        LoopConfig windowed = config();
+        windowed.contextWindow = 100'000;  // the prompt is counted against it
+        ReactLoop loop(std::make_shared<const LoopConfig>(std::move(windowed)), counted,
+                       {reagent::llm::Message::user("earlier")}, reagent::llm::Message::user("now"));
+        (void)expectAction<CallModel>(loop.start());
+        CHECK(loop.context().promptTokens > 1234);
+    }
+    SECTION("a state saved by one loop restores onto the shared configuration") {
+        ReactLoop first(shared, {}, {}, reagent::llm::Message::user("a"));
+        (void)firstBatch(first, {{"c1", "search", {}}});
+        auto restored = ReactLoop::restore(shared, {}, first.save());
+        REQUIRE(restored);
+        CHECK(restored->messages().size() == first.messages().size());
+        CHECK(restored->maxIterations() == 1);
+    }
+}

@@ -80,6 +80,18 @@ struct LoopConfig {
     bool handOverAtEnd = false;
 };
 
+/// \brief What differs between the runs of one shared `LoopConfig` (`ReactLoop`'s shared constructor): each
+/// member left empty takes the configuration's.
+struct LoopRun {
+    /// In place of `LoopConfig::budget`.
+    std::optional<RunBudget> budget;
+    /// In place of `LoopConfig::parent`.
+    detail::RunLedger* parent = nullptr;
+    /// In place of `LoopConfig::countedMessages` and `countedTokens` when `countedTokens` is above 0.
+    std::size_t countedMessages = 0;
+    std::int64_t countedTokens = 0;
+};
+
 /// \brief The loop's next step: ask the model.
 struct CallModel {
     llm::ModelRequest request;
@@ -159,6 +171,10 @@ class ReactLoop {
     ReactLoop(LoopConfig config, std::vector<llm::Message> history, std::string prompt);
     /// \brief As above, the prompt a whole user message (its text and attachments).
     ReactLoop(LoopConfig config, std::vector<llm::Message> history, llm::Message prompt);
+    /// \brief As above, with a configuration that many loops share (an agent's runs): it is kept by pointer,
+    /// not copied, and `run` says what differs for this one.
+    ReactLoop(std::shared_ptr<const LoopConfig> config, const LoopRun& run, std::vector<llm::Message> history,
+              llm::Message prompt);
 
     /// \brief The first action: always `CallModel`.
     [[nodiscard]] LoopAction start();
@@ -166,7 +182,7 @@ class ReactLoop {
     [[nodiscard]] LoopAction onModelReply(expected<llm::ModelReply, llm::ProviderError> reply);
     /// \brief Counts tokens a model call spent whose reply the loop does not read: a call the driver saw
     /// cancelled (then `onCancelled`). The run's usage must say what was billed.
-    void addUsage(const llm::Usage& spent) { chargeUsage(config_.model, spent); }
+    void addUsage(const llm::Usage& spent) { chargeUsage(config_->model, spent); }
     /// \brief Why a model call of the run's own besides its turns (a compaction's summary) would pass a
     /// budget, this run's or a calling run's; none when it would not. Such a call is then not made.
     [[nodiscard]] std::optional<std::string> budgetRefusal(const llm::ModelRequest& request);
@@ -208,7 +224,7 @@ class ReactLoop {
     [[nodiscard]] std::size_t promptIndex() const noexcept { return promptIndex_; }
     [[nodiscard]] int iterations() const noexcept { return iterations_; }
     /// \brief The iteration limit of this run.
-    [[nodiscard]] int maxIterations() const noexcept { return config_.options.maxIterations; }
+    [[nodiscard]] int maxIterations() const noexcept { return config_->options.maxIterations; }
     /// \brief Answers sent back for not matching the output schema so far.
     [[nodiscard]] int outputRetries() const noexcept { return record_.outputRetries; }
     /// \brief How full the context window is: its size, and the last request's prompt.
@@ -263,6 +279,10 @@ class ReactLoop {
     /// `invalid_state`, naming the field at fault, for a state that is not one `save` made.
     [[nodiscard]] static expected<ReactLoop, AgentError> restore(LoopConfig config,
                                                                  const nlohmann::json& state);
+    /// \brief As above, with a shared configuration and what differs for this run.
+    [[nodiscard]] static expected<ReactLoop, AgentError> restore(std::shared_ptr<const LoopConfig> config,
+                                                                 const LoopRun& run,
+                                                                 const nlohmann::json& state);
     /// \brief For a restored loop: the action it stood at, performed again (`start`'s action, the model call
     /// it awaited, the batch it was running). A loop waiting for `resume` or already done throws
     /// `std::logic_error`.
@@ -270,8 +290,8 @@ class ReactLoop {
 
   private:
     enum class Awaiting { start, model, tools, compaction, external, done };
-    /// A loop to be filled in by `restore`.
-    explicit ReactLoop(LoopConfig config);
+    /// A loop to be filled in by `restore` (or by the constructors above).
+    ReactLoop(std::shared_ptr<const LoopConfig> config, const LoopRun& run);
     /// The batch's end: tool messages, checkpoints, then the next action.
     [[nodiscard]] LoopAction completeBatch(std::vector<tools::ToolCallRecord> records);
     /// The result of a run paused for external calls (the held batch shown, not applied).
@@ -319,7 +339,11 @@ class ReactLoop {
                                       std::optional<std::string> output = std::nullopt);
     [[nodiscard]] RunResult completeResult();
 
-    LoopConfig config_;
+    /// Shared by the runs of an agent; what differs per run is in `ledger_` (budget, parent, prices) and
+    /// the members below.
+    std::shared_ptr<const LoopConfig> config_;
+    /// `LoopConfig::toolCharacters`, measured on first use when the configuration did not say.
+    std::int64_t toolCharacters_ = -1;
     /// Whether `final-answer` is among the offered tools (it then ends a batch where it stands).
     bool finalAnswerOffered_;
     /// Whether `task-complete` is offered (it ends a batch as `final-answer` does).
