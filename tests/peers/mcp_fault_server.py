@@ -7,7 +7,7 @@ Usage: mcp_fault_server.py [--state FILE] [--fail-start] [--garbage-first] [--ig
 
 Tools: `echo {text}` (readOnlyHint), `crash` (exits mid-call; idempotentHint), `crash_once` (exits
 the first time it is called in a --state file's life; readOnlyHint), `hang` (never answers), `garbage`
-(writes a non-JSON line, then answers), `huge {bytes}` (answers with a line that long), `flood {bytes}`
+(writes a non-JSON line, then answers), `huge {bytes}` (answers with a line that long), `flood {bytes}`, `chatty {n}` (a line on stderr, then the answer)
 (writes that much to stderr, then answers), `unsafe_crash` (exits mid-call; no hints), `pid` (its
 process id), `deep_log {depth}` (sends a log notification nested that deep, then answers),
 `deep_structured {depth}` (answers with structuredContent nested that deep). --deep-schema adds the tool
@@ -75,6 +75,8 @@ TOOLS = [
      'inputSchema': {'type': 'object', 'properties': {'bytes': {'type': 'integer'}}}},
     {'name': 'flood', 'description': 'Floods stderr',
      'inputSchema': {'type': 'object', 'properties': {'bytes': {'type': 'integer'}}}},
+    {'name': 'chatty', 'description': 'Logs a line to stderr, then answers with n repeated',
+     'inputSchema': {'type': 'object', 'properties': {'n': {'type': 'integer'}}}},
     {'name': 'pid', 'description': 'Its process id', 'inputSchema': {'type': 'object'}},
     {'name': 'grow', 'description': 'Adds the tool `grown` and says the list changed', 'inputSchema': {'type': 'object'}},
 
@@ -160,6 +162,11 @@ for line in sys.stdin:
             sys.stderr.write('e' * int(a.get('bytes', 1000)) + '\nflood end\n')
             sys.stderr.flush()
             send({'jsonrpc': '2.0', 'id': mid, 'result': text('flooded')})
+        elif name == 'chatty':
+            n = int(a.get('n', 0))
+            sys.stderr.write('chatty %d %s\n' % (n, 'l' * 2000))
+            sys.stderr.flush()
+            send({'jsonrpc': '2.0', 'id': mid, 'result': text(('%d ' % n) * 500)})
         elif name == 'grow':
             TOOLS.append({'name': 'grown', 'description': 'Added by grow', 'inputSchema': {
                 'type': 'object', 'properties': {'n': {'type': 'integer'}}, 'required': ['n']}})

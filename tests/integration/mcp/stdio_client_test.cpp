@@ -287,6 +287,36 @@ TEST_CASE("stdio client: malformed and oversized frames and stderr flood", "[mcp
     }());
 }
 
+TEST_CASE("stdio client: a server writing stderr as it answers leaves every answer intact",
+          "[mcp][stdio][faults]") {
+    // stderr and stdout often become readable together: what stderr holds is read into a buffer of its
+    // own, never into the one a completed stdout read has filled and its handler has yet to take.
+    runCoro([]() -> Task<void> {
+        auto config = reagent::test::faultServer();
+        config.requestTimeout = std::chrono::seconds(5);  // a lost answer fails the call, not the test run
+        auto client = co_await mcp::Client::connect(config);
+        REQUIRE(client);
+        auto& c = **client;
+        int intact = 0;
+        for (int n = 0; n < 400; ++n) {
+            json arguments = json::object();
+            arguments["n"] = n;
+            auto answer = co_await c.callTool("chatty", std::move(arguments));
+            std::string expected;
+            for (int i = 0; i < 500; ++i) {
+                expected += std::to_string(n) + " ";
+            }
+            if (!answer || answer->text != expected) {
+                break;  // the first broken answer is enough
+            }
+            ++intact;
+        }
+        CHECK(intact == 400);
+        CHECK(c.diagnostics().find("chatty 399") != std::string::npos);
+        co_await c.close();
+    }());
+}
+
 TEST_CASE("stdio client reports servers that cannot start and naming them and with their stderr",
           "[mcp][stdio][faults]") {
     runCoro([]() -> Task<void> {

@@ -162,7 +162,13 @@ class StdioTransport final : public Transport {
     }
 
     std::string diagnostics() const override {
-        return shared_ ? tailOf(shared_->stderrTail, config_.stderrLogBytes) : std::string();
+        if (!shared_) {
+            return {};
+        }
+        if (!shared_->closed) {
+            drainErrors(*shared_);  // what the server wrote up to now, its reader's next turn not awaited
+        }
+        return tailOf(shared_->stderrTail, config_.stderrLogBytes);
     }
 
     Task<void> close() override {
@@ -204,9 +210,6 @@ class StdioTransport final : public Transport {
                 co_await shared->child->output().async_read_some(asio::buffer(shared->chunk), kTuple);
             if (!splitLines(*shared, std::string_view(shared->chunk.data(), n), limit, name)) {
                 break;
-            }
-            if (n != 0) {
-                drainErrors(*shared);
             }
             if (ec == asio::error::operation_aborted) {
                 if (!shared->frames.empty() || shared->frames.finished()) {
@@ -266,6 +269,7 @@ class StdioTransport final : public Transport {
         if (shared->closed) {
             co_return true;
         }
+        drainErrors(*shared);
         const std::string tail = tailOf(shared->stderrTail, 2048);
         if (!tail.empty()) {
             message += "; its stderr ends with: " + tail;
@@ -274,17 +278,19 @@ class StdioTransport final : public Transport {
         co_return true;
     }
 
-    // Takes what stderr holds now, without waiting. A response goes to its request without a trip
-    // through the event loop, so the stderr reader may not have run yet: this way what the server wrote
-    // to stderr before its response is in the diagnostics when the response is handed over. Bounded, so
-    // that a server flooding stderr cannot hold up its responses.
+    // Takes what stderr holds now, without waiting, into its own buffer (`chunk` may hold stdout bytes
+    // whose read completed but whose handler has not run yet). A response goes to its request without a
+    // trip through the event loop, so the stderr reader may not have run yet: the diagnostics and the
+    // message of a server that ended drain it first, so what the server wrote to stderr before its
+    // response is there when they are read (not after every response: that would cost a system call per
+    // message). Bounded, so that a server flooding stderr cannot hold up its caller.
     static void drainErrors(Shared& shared) {
-        for (int round = 0; round < 4 && shared.stderrOpen; ++round) {
-            const ssize_t n =
-                ::read(shared.child->errors().native_handle(), shared.chunk.data(), shared.chunk.size());
+        for (int round = 0; round < 4 && shared.stderrOpen && shared.child; ++round) {
+            const ssize_t n = ::read(shared.child->errors().native_handle(), shared.errorChunk.data(),
+                                     shared.errorChunk.size());
             if (n > 0) {
                 keepTail(shared.stderrTail,
-                         std::string_view(shared.chunk.data(), static_cast<std::size_t>(n)),
+                         std::string_view(shared.errorChunk.data(), static_cast<std::size_t>(n)),
                          shared.stderrLimit);
             }
             if (n == 0) {
