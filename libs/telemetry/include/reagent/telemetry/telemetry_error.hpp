@@ -1,0 +1,25 @@
+#pragma once
+/// \file
+/// \brief The errors of `reagent::telemetry`.
+
+#include <boost/describe/enum.hpp>
+#include <string_view>
+
+#include "reagent/core/error.hpp"
+
+namespace reagent::telemetry {
+
+/// \brief Why telemetry input was refused.
+enum class TelemetryErrc {
+    /// A `traceparent` header that is not one the W3C Trace Context format allows.
+    invalid_trace_context,
+};
+BOOST_DESCRIBE_ENUM(TelemetryErrc, invalid_trace_context)
+
+/// \brief The name of a code, as used in messages and logs (`"invalid_trace_context"`).
+[[nodiscard]] std::string_view toString(TelemetryErrc code) noexcept;
+
+/// \brief A telemetry error: a code and a message a person can act on.
+using TelemetryError = Error<TelemetryErrc>;
+
+}  // namespace reagent::telemetry
