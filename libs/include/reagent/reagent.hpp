@@ -86,6 +86,7 @@
 // telemetry
 #include "reagent/telemetry/id_generator.hpp"
 #include "reagent/telemetry/otlp_json.hpp"
+#include "reagent/telemetry/otlp_protobuf.hpp"
 #include "reagent/telemetry/span_data.hpp"
 #include "reagent/telemetry/telemetry_error.hpp"
 #include "reagent/telemetry/trace_context.hpp"
