@@ -86,4 +86,13 @@ if [ "$for_tests" = 1 ] \
     (cd "$a2a_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     cp "$a2a_dir/package-lock.json" "$a2a_dir/node_modules/.reagent-package-lock.json"
 fi
+# OpenTelemetry's JavaScript packages, whose protobuf root decodes what the telemetry tests encode, pinned by
+# tests/peers/otel/package-lock.json, installed the same way.
+otel_dir="$root/tests/peers/otel"
+if [ "$for_tests" = 1 ] \
+        && ! cmp -s "$otel_dir/package-lock.json" "$otel_dir/node_modules/.reagent-package-lock.json"; then
+    echo "setup: installing the OpenTelemetry test peers (npm ci in tests/peers/otel)"
+    (cd "$otel_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    cp "$otel_dir/package-lock.json" "$otel_dir/node_modules/.reagent-package-lock.json"
+fi
 echo "setup: dependencies ready"
