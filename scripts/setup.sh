@@ -59,40 +59,24 @@ if ! dpkg-query -W -f='${Status}' libvalijson-dev 2>/dev/null | grep -q "install
     dpkg-deb -x "$download"/libvalijson-dev_*.deb "$root/.deps/valijson"
     rm -rf "$download"
 fi
-# The official provider SDKs whose types check the fixtures, at the versions package-lock.json pins; the
-# lock file copied into node_modules says which versions are there.
-sdk_dir="$root/tests/sdk_types"
-if [ "$for_tests" = 1 ] \
-        && ! cmp -s "$sdk_dir/package-lock.json" "$sdk_dir/node_modules/.reagent-package-lock.json"; then
-    echo "setup: installing the provider SDKs for the fixture type check (npm ci in tests/sdk_types)"
-    (cd "$sdk_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-    cp "$sdk_dir/package-lock.json" "$sdk_dir/node_modules/.reagent-package-lock.json"
-fi
-# The real MCP peers (reference servers, the official SDK and conformance suite, Node 22 for the suite),
-# pinned by tests/peers/mcp/package-lock.json, installed the same way.
-mcp_dir="$root/tests/peers/mcp"
-if [ "$for_tests" = 1 ] \
-        && ! cmp -s "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.reagent-package-lock.json"; then
-    echo "setup: installing the MCP test peers (npm ci in tests/peers/mcp)"
-    (cd "$mcp_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-    cp "$mcp_dir/package-lock.json" "$mcp_dir/node_modules/.reagent-package-lock.json"
-fi
-# The A2A interop peers (the official JavaScript SDK and express, its server's peer dependency), pinned by
-# tests/peers/a2a/package-lock.json, installed the same way; they run on the Node 22 of the MCP peers.
-a2a_dir="$root/tests/peers/a2a"
-if [ "$for_tests" = 1 ] \
-        && ! cmp -s "$a2a_dir/package-lock.json" "$a2a_dir/node_modules/.reagent-package-lock.json"; then
-    echo "setup: installing the A2A test peers (npm ci in tests/peers/a2a)"
-    (cd "$a2a_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-    cp "$a2a_dir/package-lock.json" "$a2a_dir/node_modules/.reagent-package-lock.json"
-fi
-# OpenTelemetry's JavaScript packages, whose protobuf root decodes what the telemetry tests encode, pinned by
-# tests/peers/otel/package-lock.json, installed the same way.
-otel_dir="$root/tests/peers/otel"
-if [ "$for_tests" = 1 ] \
-        && ! cmp -s "$otel_dir/package-lock.json" "$otel_dir/node_modules/.reagent-package-lock.json"; then
-    echo "setup: installing the OpenTelemetry test peers (npm ci in tests/peers/otel)"
-    (cd "$otel_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-    cp "$otel_dir/package-lock.json" "$otel_dir/node_modules/.reagent-package-lock.json"
-fi
+# npm packages for the tests, each set pinned by its directory's package-lock.json and installed with
+# `npm ci` when the lock differs from the copy kept in node_modules (which says which versions are there).
+install_pinned() {  # DIRECTORY WHAT
+    local dir="$root/$1"
+    if [ "$for_tests" = 1 ] \
+            && ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.reagent-package-lock.json"; then
+        echo "setup: installing $2 (npm ci in $1)"
+        (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+        cp "$dir/package-lock.json" "$dir/node_modules/.reagent-package-lock.json"
+    fi
+}
+# The official provider SDKs whose types check the fixtures.
+install_pinned tests/sdk_types "the provider SDKs for the fixture type check"
+# The real MCP peers (reference servers, the official SDK and conformance suite, Node 22 for the suite).
+install_pinned tests/peers/mcp "the MCP test peers"
+# The A2A interop peers (the official JavaScript SDK and express, its server's peer dependency); they run on
+# the Node 22 of the MCP peers.
+install_pinned tests/peers/a2a "the A2A test peers"
+# OpenTelemetry's JavaScript packages, whose protobuf root decodes what the telemetry tests encode.
+install_pinned tests/peers/otel "the OpenTelemetry test peers"
 echo "setup: dependencies ready"
