@@ -88,5 +88,6 @@
 #include "reagent/telemetry/otlp_json.hpp"
 #include "reagent/telemetry/otlp_protobuf.hpp"
 #include "reagent/telemetry/span_data.hpp"
+#include "reagent/telemetry/telemetry_config.hpp"
 #include "reagent/telemetry/telemetry_error.hpp"
 #include "reagent/telemetry/trace_context.hpp"

@@ -13,8 +13,10 @@ namespace reagent::telemetry {
 enum class TelemetryErrc {
     /// A `traceparent` header that is not one the W3C Trace Context format allows.
     invalid_trace_context,
+    /// A telemetry setting (an `OTEL_*` variable, or the same in code) that cannot be used.
+    invalid_config,
 };
-BOOST_DESCRIBE_ENUM(TelemetryErrc, invalid_trace_context)
+BOOST_DESCRIBE_ENUM(TelemetryErrc, invalid_trace_context, invalid_config)
 
 /// \brief The name of a code, as used in messages and logs (`"invalid_trace_context"`).
 [[nodiscard]] std::string_view toString(TelemetryErrc code) noexcept;

@@ -1,0 +1,322 @@
+#include "reagent/telemetry/telemetry_config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+#include <map>
+
+namespace reagent::telemetry {
+
+namespace {
+
+constexpr std::string_view kTracesPath = "v1/traces";
+
+TelemetryError invalidConfig(std::string message) {
+    return TelemetryError{TelemetryErrc::invalid_config, std::move(message)};
+}
+
+std::string_view withoutBlanks(std::string_view text) {
+    const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+    while (!text.empty() && blank(text.front())) {
+        text.remove_prefix(1);
+    }
+    while (!text.empty() && blank(text.back())) {
+        text.remove_suffix(1);
+    }
+    return text;
+}
+
+std::string lowered(std::string_view text) {
+    std::string out(withoutBlanks(text));
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+
+// The variable's value; none when it is unset or empty (the specification treats both alike).
+std::optional<std::string> read(const EnvironmentLookup& lookup, std::string_view name) {
+    auto value = lookup(name);
+    if (value && withoutBlanks(*value).empty()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+// The traces variable when set, else the general one (`OTEL_EXPORTER_OTLP_TRACES_X`, `OTEL_EXPORTER_OTLP_X`);
+// `name` is set to the one read, for messages.
+std::optional<std::string> readSignal(const EnvironmentLookup& lookup, std::string_view suffix,
+                                      std::string& name) {
+    name = "OTEL_EXPORTER_OTLP_TRACES_" + std::string(suffix);
+    if (auto value = read(lookup, name)) {
+        return value;
+    }
+    name = "OTEL_EXPORTER_OTLP_" + std::string(suffix);
+    return read(lookup, name);
+}
+
+bool isHttpUrl(std::string_view url) {
+    const auto schemeEnd = url.find("://");
+    if (schemeEnd == std::string_view::npos) {
+        return false;
+    }
+    const std::string scheme = lowered(url.substr(0, schemeEnd));
+    const std::string_view rest = url.substr(schemeEnd + 3);
+    return (scheme == "http" || scheme == "https") && !rest.empty() && rest.front() != '/';
+}
+
+// The base endpoint with `v1/traces` appended to its path.
+std::string withTracesPath(std::string base) {
+    const auto schemeEnd = base.find("://");
+    const auto pathStart = base.find('/', schemeEnd + 3);
+    if (pathStart == std::string::npos) {
+        return base + "/" + std::string(kTracesPath);
+    }
+    if (base.back() != '/') {
+        base += '/';
+    }
+    return base + std::string(kTracesPath);
+}
+
+int hexDigit(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+std::optional<std::string> percentDecoded(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '%') {
+            out.push_back(text[i]);
+            continue;
+        }
+        const int high = i + 1 < text.size() ? hexDigit(text[i + 1]) : -1;
+        const int low = i + 2 < text.size() ? hexDigit(text[i + 2]) : -1;
+        if (high < 0 || low < 0) {
+            return std::nullopt;
+        }
+        out.push_back(static_cast<char>(high * 16 + low));
+        i += 2;
+    }
+    return out;
+}
+
+const char* samplerName(SamplerKind kind) {
+    switch (kind) {
+        case SamplerKind::always_on:
+            return "always_on";
+        case SamplerKind::always_off:
+            return "always_off";
+        case SamplerKind::traceidratio:
+            return "traceidratio";
+        case SamplerKind::parentbased_always_on:
+            return "parentbased_always_on";
+        case SamplerKind::parentbased_always_off:
+            return "parentbased_always_off";
+        case SamplerKind::parentbased_traceidratio:
+            return "parentbased_traceidratio";
+    }
+    return "parentbased_always_on";
+}
+
+void readSampler(const EnvironmentLookup& lookup, TelemetryConfig& config) {
+    if (auto name = read(lookup, "OTEL_TRACES_SAMPLER")) {
+        const std::string wanted = lowered(*name);
+        bool known = false;
+        for (int i = 0; i <= static_cast<int>(SamplerKind::parentbased_traceidratio); ++i) {
+            if (wanted == samplerName(static_cast<SamplerKind>(i))) {
+                config.sampler.kind = static_cast<SamplerKind>(i);
+                known = true;
+            }
+        }
+        if (!known) {
+            config.warnings.push_back("OTEL_TRACES_SAMPLER '" + *name +
+                                      "' is not a sampler reagent has; using parentbased_always_on");
+        }
+    }
+    const bool ratio = config.sampler.kind == SamplerKind::traceidratio ||
+                       config.sampler.kind == SamplerKind::parentbased_traceidratio;
+    if (auto argument = read(lookup, "OTEL_TRACES_SAMPLER_ARG"); argument && ratio) {
+        const std::string text(withoutBlanks(*argument));
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (end != text.c_str() + text.size() || !(value >= 0.0 && value <= 1.0)) {
+            config.warnings.push_back("OTEL_TRACES_SAMPLER_ARG '" + text +
+                                      "' is not a ratio from 0 to 1; using 1.0");
+        } else {
+            config.sampler.ratio = value;
+        }
+    }
+}
+
+void readResource(const EnvironmentLookup& lookup, std::string_view defaultServiceName,
+                  TelemetryConfig& config) {
+    std::vector<std::pair<std::string, std::string>> attributes;
+    if (auto text = read(lookup, "OTEL_RESOURCE_ATTRIBUTES")) {
+        if (auto parsed = parseKeyValueList(*text)) {
+            attributes = std::move(*parsed);
+        } else {
+            // The specification: a value that does not decode is discarded as a whole.
+            config.warnings.push_back(
+                "OTEL_RESOURCE_ATTRIBUTES is not a list of key=value pairs (percent-encoded); it was "
+                "ignored");
+        }
+    }
+    std::string serviceName = "unknown_service:" + std::string(defaultServiceName);
+    for (const auto& [key, value] : attributes) {
+        if (key == "service.name") {
+            serviceName = value;
+        }
+    }
+    if (auto name = read(lookup, "OTEL_SERVICE_NAME")) {
+        serviceName = std::string(withoutBlanks(*name));
+    }
+    config.resource.attributes.push_back({"service.name", serviceName});
+    for (const auto& [key, value] : attributes) {
+        if (key != "service.name") {
+            config.resource.attributes.push_back({key, value});
+        }
+    }
+    config.resource.attributes.push_back({"telemetry.sdk.name", std::string("reagent")});
+    config.resource.attributes.push_back({"telemetry.sdk.language", std::string("cpp")});
+    config.resource.attributes.push_back({"telemetry.sdk.version", std::string(REAGENT_TELEMETRY_VERSION)});
+}
+
+}  // namespace
+
+std::optional<std::vector<std::pair<std::string, std::string>>> parseKeyValueList(std::string_view text) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::string_view rest = text;
+    while (true) {
+        const auto comma = rest.find(',');
+        const std::string_view entry = withoutBlanks(rest.substr(0, comma));
+        if (!entry.empty()) {
+            const auto equals = entry.find('=');
+            if (equals == std::string_view::npos) {
+                return std::nullopt;
+            }
+            const std::string_view key = withoutBlanks(entry.substr(0, equals));
+            auto value = percentDecoded(withoutBlanks(entry.substr(equals + 1)));
+            if (key.empty() || !value) {
+                return std::nullopt;
+            }
+            out.emplace_back(std::string(key), std::move(*value));
+        }
+        if (comma == std::string_view::npos) {
+            break;
+        }
+        rest.remove_prefix(comma + 1);
+    }
+    return out;
+}
+
+expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLookup& lookup,
+                                                          std::string_view defaultServiceName) {
+    TelemetryConfig config;
+    readResource(lookup, defaultServiceName, config);
+    readSampler(lookup, config);
+
+    std::string name;
+    if (auto endpoint = read(lookup, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) {
+        if (!isHttpUrl(withoutBlanks(*endpoint))) {
+            return fail(invalidConfig("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not an http or https URL"));
+        }
+        config.tracesEndpoint = std::string(withoutBlanks(*endpoint));
+    } else if (auto base = read(lookup, "OTEL_EXPORTER_OTLP_ENDPOINT")) {
+        if (!isHttpUrl(withoutBlanks(*base))) {
+            return fail(invalidConfig("OTEL_EXPORTER_OTLP_ENDPOINT is not an http or https URL"));
+        }
+        config.tracesEndpoint = withTracesPath(std::string(withoutBlanks(*base)));
+    }
+
+    if (auto protocol = readSignal(lookup, "PROTOCOL", name)) {
+        const std::string wanted = lowered(*protocol);
+        if (wanted == "http/protobuf") {
+            config.protocol = OtlpProtocol::http_protobuf;
+        } else if (wanted == "http/json") {
+            config.protocol = OtlpProtocol::http_json;
+        } else {
+            return fail(invalidConfig(name + " '" + std::string(withoutBlanks(*protocol)) +
+                                      "' is not supported: use http/protobuf or http/json"));
+        }
+    }
+
+    std::map<std::string, std::string> headers;
+    for (const char* variable : {"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"}) {
+        if (auto text = read(lookup, variable)) {
+            auto parsed = parseKeyValueList(*text);
+            if (!parsed) {
+                // Header values are credentials: the message names the variable, not its content.
+                return fail(invalidConfig(std::string(variable) +
+                                          " is not a list of key=value pairs (values percent-encoded)"));
+            }
+            for (auto& [key, value] : *parsed) {
+                headers[lowered(key)] = std::move(value);
+            }
+        }
+    }
+    config.headers.assign(headers.begin(), headers.end());
+
+    if (auto timeout = readSignal(lookup, "TIMEOUT", name)) {
+        const std::string text(withoutBlanks(*timeout));
+        long long milliseconds = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), milliseconds);
+        if (error != std::errc{} || end != text.data() + text.size() || milliseconds <= 0) {
+            return fail(invalidConfig(name + " '" + text + "' is not a positive number of milliseconds"));
+        }
+        config.timeout = std::chrono::milliseconds(milliseconds);
+    }
+
+    if (auto compression = readSignal(lookup, "COMPRESSION", name)) {
+        const std::string wanted = lowered(*compression);
+        if (wanted != "gzip" && wanted != "none") {
+            return fail(invalidConfig(name + " '" + std::string(withoutBlanks(*compression)) +
+                                      "' is not supported: use gzip or none"));
+        }
+        config.gzip = wanted == "gzip";
+    }
+
+    bool exporting = !config.tracesEndpoint.empty();
+    if (auto exporter = read(lookup, "OTEL_TRACES_EXPORTER")) {
+        const std::string wanted = lowered(*exporter);
+        if (wanted == "none") {
+            exporting = false;
+        } else if (wanted != "otlp") {
+            return fail(invalidConfig("OTEL_TRACES_EXPORTER '" + std::string(withoutBlanks(*exporter)) +
+                                      "' is not supported: use otlp or none"));
+        }
+    }
+    if (auto disabled = read(lookup, "OTEL_SDK_DISABLED")) {
+        const std::string value = lowered(*disabled);
+        if (value == "true") {
+            exporting = false;
+        } else if (value != "false") {
+            config.warnings.push_back("OTEL_SDK_DISABLED '" + std::string(withoutBlanks(*disabled)) +
+                                      "' is neither true nor false; taken as false");
+        }
+    }
+    config.enabled = exporting;
+    return config;
+}
+
+expected<TelemetryConfig, TelemetryError> fromProcessEnvironment(std::string_view defaultServiceName) {
+    return fromEnvironment(
+        [](std::string_view name) -> std::optional<std::string> {
+            const char* value = std::getenv(std::string(name).c_str());
+            if (value == nullptr) {
+                return std::nullopt;
+            }
+            return std::string(value);
+        },
+        defaultServiceName);
+}
+
+}  // namespace reagent::telemetry
