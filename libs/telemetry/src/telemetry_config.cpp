@@ -6,25 +6,19 @@
 #include <cstdlib>
 #include <map>
 
+#include "blanks.hpp"
+#include "reagent/core/percent_encoding.hpp"
+
 namespace reagent::telemetry {
 
 namespace {
+
+using detail::withoutBlanks;
 
 constexpr std::string_view kTracesPath = "v1/traces";
 
 TelemetryError invalidConfig(std::string message) {
     return TelemetryError{TelemetryErrc::invalid_config, std::move(message)};
-}
-
-std::string_view withoutBlanks(std::string_view text) {
-    const auto blank = [](char c) { return c == ' ' || c == '\t'; };
-    while (!text.empty() && blank(text.front())) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && blank(text.back())) {
-        text.remove_suffix(1);
-    }
-    return text;
 }
 
 std::string lowered(std::string_view text) {
@@ -75,38 +69,6 @@ std::string withTracesPath(std::string base) {
         base += '/';
     }
     return base + std::string(kTracesPath);
-}
-
-int hexDigit(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
-std::optional<std::string> percentDecoded(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] != '%') {
-            out.push_back(text[i]);
-            continue;
-        }
-        const int high = i + 1 < text.size() ? hexDigit(text[i + 1]) : -1;
-        const int low = i + 2 < text.size() ? hexDigit(text[i + 2]) : -1;
-        if (high < 0 || low < 0) {
-            return std::nullopt;
-        }
-        out.push_back(static_cast<char>(high * 16 + low));
-        i += 2;
-    }
-    return out;
 }
 
 const char* samplerName(SamplerKind kind) {

@@ -4,9 +4,13 @@
 #include <cstddef>
 #include <set>
 
+#include "blanks.hpp"
+
 namespace reagent::telemetry {
 
 namespace {
+
+using detail::withoutBlanks;
 
 constexpr char kHexDigits[] = "0123456789abcdef";
 // "00-" 32 hex "-" 16 hex "-" 2 hex.
@@ -93,17 +97,6 @@ bool validValue(std::string_view value) {
            std::all_of(value.begin(), value.end(), [&](char c) { return c == ' ' || nonBlank(c); });
 }
 
-std::string_view trimmed(std::string_view text) {
-    const auto blank = [](char c) { return c == ' ' || c == '\t'; };
-    while (!text.empty() && blank(text.front())) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && blank(text.back())) {
-        text.remove_suffix(1);
-    }
-    return text;
-}
-
 }  // namespace
 
 bool TraceId::valid() const noexcept {
@@ -124,7 +117,7 @@ std::string SpanId::hex() const {
 
 expected<SpanContext, TelemetryError> parseTraceparent(std::string_view traceparent,
                                                        std::string_view tracestate) {
-    const std::string_view header = trimmed(traceparent);
+    const std::string_view header = withoutBlanks(traceparent);
     if (header.size() < kVersion00Length) {
         return fail(invalid("it has " + std::to_string(header.size()) + " characters, fewer than the " +
                             std::to_string(kVersion00Length) + " of version 00"));
@@ -167,7 +160,7 @@ expected<SpanContext, TelemetryError> parseTraceparent(std::string_view tracepar
     context.flags = flags[0];
     context.remote = true;
     if (validTraceState(tracestate)) {
-        context.traceState = std::string(trimmed(tracestate));
+        context.traceState = std::string(withoutBlanks(tracestate));
     }
     return context;
 }
@@ -189,7 +182,7 @@ bool validTraceState(std::string_view tracestate) {
     std::string_view rest = tracestate;
     while (true) {
         const auto comma = rest.find(',');
-        const std::string_view member = trimmed(rest.substr(0, comma));
+        const std::string_view member = withoutBlanks(rest.substr(0, comma));
         if (!member.empty()) {
             const auto equals = member.find('=');
             if (equals == std::string_view::npos || !validKey(member.substr(0, equals)) ||

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "reagent/core/percent_encoding.hpp"
 #include "reagent/mcp/server_catalog.hpp"
 
 namespace reagent::mcp {
@@ -14,29 +15,7 @@ bool isNameChar(char c) {
 
 // A percent-encoded value decoded; malformed escapes are kept as they are.
 std::string unescape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    const auto hex = [](char c) -> int {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
-        }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
-    };
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
-            out.push_back(static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2])));
-            i += 2;
-        } else {
-            out.push_back(text[i]);
-        }
-    }
-    return out;
+    return percentDecodedLenient(text);
 }
 
 }  // namespace
