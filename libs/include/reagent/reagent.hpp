@@ -91,3 +91,4 @@
 #include "reagent/telemetry/telemetry_config.hpp"
 #include "reagent/telemetry/telemetry_error.hpp"
 #include "reagent/telemetry/trace_context.hpp"
+#include "reagent/telemetry/tracer.hpp"
