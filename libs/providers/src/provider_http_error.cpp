@@ -5,9 +5,9 @@
 #include <cmath>
 #include <utility>
 
-#include "http_date.hpp"
 #include "json_access.hpp"
 #include "reagent/http/redacted_url.hpp"
+#include "reagent/http/retry_after.hpp"
 #include "stream_error.hpp"
 
 namespace reagent::providers {
@@ -165,30 +165,6 @@ ProviderErrc errcForErrorType(std::string_view type, ProviderErrc fallback) noex
         }
     }
     return fallback;
-}
-
-std::optional<milliseconds> parseRetryAfter(std::string_view value,
-                                            std::chrono::system_clock::time_point now) {
-    value = trim(value);
-    if (value.empty()) {
-        return std::nullopt;
-    }
-    if (value.front() >= '0' && value.front() <= '9') {
-        std::int64_t seconds = 0;
-        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-        if (ec != std::errc() || end != value.data() + value.size() || seconds > 1'000'000'000) {
-            return std::nullopt;
-        }
-        return milliseconds(seconds * 1000);
-    }
-    const auto date = detail::parseHttpDate(value, now);
-    if (!date) {
-        return std::nullopt;
-    }
-    if (*date <= now) {
-        return milliseconds(0);
-    }
-    return std::chrono::ceil<milliseconds>(*date - now);
 }
 
 std::optional<milliseconds> retryDelay(const http::HttpHeaders& headers,

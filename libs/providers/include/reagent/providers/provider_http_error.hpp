@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "reagent/http/http_headers.hpp"
+#include "reagent/http/retry_after.hpp"
 #include "reagent/llm/provider_error.hpp"
 
 namespace reagent::providers {
@@ -23,11 +24,8 @@ namespace reagent::providers {
 /// (`RESOURCE_EXHAUSTED`, `UNAVAILABLE`, ...). Unknown types give `fallback`.
 [[nodiscard]] llm::ProviderErrc errcForErrorType(std::string_view type, llm::ProviderErrc fallback) noexcept;
 
-/// \brief Parses a `Retry-After` value: delta-seconds, or an HTTP-date (IMF-fixdate, or the obsolete
-/// RFC 850 and asctime forms, as RFC 9110 asks recipients to accept). A date in the past gives zero.
-/// Returns nothing if the value is neither.
-[[nodiscard]] std::optional<std::chrono::milliseconds> parseRetryAfter(
-    std::string_view value, std::chrono::system_clock::time_point now);
+/// \brief Parses a `Retry-After` value (`http::parseRetryAfter`, kept here for the providers' users).
+using http::parseRetryAfter;
 
 /// \brief The delay response headers ask for: `retry-after-ms` (milliseconds, possibly fractional, sent
 /// by OpenAI) if valid, else `Retry-After` measured from `now` (when the response arrived), else nothing.

@@ -1,8 +1,10 @@
-#include "http_date.hpp"
+#include "reagent/http/retry_after.hpp"
 
 #include <array>
+#include <charconv>
+#include <cstdint>
 
-namespace reagent::providers::detail {
+namespace reagent::http {
 
 namespace {
 
@@ -138,4 +140,33 @@ std::optional<chr::system_clock::time_point> parseHttpDate(std::string_view text
     return toTimePoint(f);
 }
 
-}  // namespace reagent::providers::detail
+std::optional<std::chrono::milliseconds> parseRetryAfter(std::string_view value,
+                                                         std::chrono::system_clock::time_point now) {
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
+        value.remove_prefix(1);
+    }
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) {
+        value.remove_suffix(1);
+    }
+    if (value.empty()) {
+        return std::nullopt;
+    }
+    if (value.front() >= '0' && value.front() <= '9') {
+        std::int64_t seconds = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+        if (ec != std::errc() || end != value.data() + value.size() || seconds > 1'000'000'000) {
+            return std::nullopt;
+        }
+        return std::chrono::milliseconds(seconds * 1000);
+    }
+    const auto date = parseHttpDate(value, now);
+    if (!date) {
+        return std::nullopt;
+    }
+    if (*date <= now) {
+        return std::chrono::milliseconds(0);
+    }
+    return std::chrono::ceil<std::chrono::milliseconds>(*date - now);
+}
+
+}  // namespace reagent::http
