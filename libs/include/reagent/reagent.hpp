@@ -85,6 +85,7 @@
 
 // telemetry
 #include "reagent/telemetry/id_generator.hpp"
+#include "reagent/telemetry/otlp_exporter.hpp"
 #include "reagent/telemetry/otlp_json.hpp"
 #include "reagent/telemetry/otlp_protobuf.hpp"
 #include "reagent/telemetry/span_data.hpp"

@@ -238,12 +238,10 @@ expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLooku
     }
 
     if (auto compression = readSignal(lookup, "COMPRESSION", name)) {
-        const std::string wanted = lowered(*compression);
-        if (wanted != "gzip" && wanted != "none") {
+        if (lowered(*compression) != "none") {
             return fail(invalidConfig(name + " '" + std::string(withoutBlanks(*compression)) +
-                                      "' is not supported: use gzip or none"));
+                                      "' is not supported: exports are not compressed yet (use none)"));
         }
-        config.gzip = wanted == "gzip";
     }
 
     bool exporting = !config.tracesEndpoint.empty();

@@ -108,10 +108,8 @@ TEST_CASE("spans: a tree with attributes, events and status reaches the sink whe
     CHECK(sink->spans().empty());
 }
 
-TEST_CASE(
-    "spans: a remote parent continues its trace; an unsampled span records nothing but passes its decision "
-    "on",
-    "[telemetry][tracer]") {
+TEST_CASE("spans: a remote parent continues its trace, an unsampled span passes its decision on",
+          "[telemetry][tracer]") {
     auto sink = std::make_shared<InMemorySpanSink>();
     Tracer tracer(SamplerConfig{}, sink, IdGenerator(2));
     auto remote = parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "rojo=1");

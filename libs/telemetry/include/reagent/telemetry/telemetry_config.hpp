@@ -49,8 +49,6 @@ struct TelemetryConfig {
     std::vector<std::pair<std::string, std::string>> headers;
     /// How long one export may take.
     std::chrono::milliseconds timeout{10'000};
-    /// Compress exports with gzip (`OTEL_EXPORTER_OTLP_COMPRESSION=gzip`).
-    bool gzip = false;
     /// `service.name` and the rest of `OTEL_RESOURCE_ATTRIBUTES`, plus the `telemetry.sdk.*` attributes.
     Resource resource;
     SamplerConfig sampler;
@@ -72,7 +70,7 @@ using EnvironmentLookup = std::function<std::optional<std::string>(std::string_v
 /// - `OTEL_EXPORTER_OTLP_[TRACES_]HEADERS`: `key=value,...`, values percent-decoded; the traces variable's
 ///   keys win over the general one's.
 /// - `OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT` (milliseconds), `OTEL_EXPORTER_OTLP_[TRACES_]COMPRESSION`
-///   (`gzip`, `none`).
+///   (`none`; `gzip` is refused until the exporter compresses).
 /// - `OTEL_SERVICE_NAME`, else `service.name` in `OTEL_RESOURCE_ATTRIBUTES`, else
 ///   `unknown_service:<defaultServiceName>`.
 /// - `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`.
@@ -80,8 +78,8 @@ using EnvironmentLookup = std::function<std::optional<std::string>(std::string_v
 /// \par Errors
 /// `invalid_config`, naming the variable, for what cannot mean what the user wants: an endpoint that is
 /// not an `http` or `https` URL, an unsupported protocol (`grpc`), a malformed header list (its values are
-/// not quoted: they hold secrets), a timeout that is not a positive number of milliseconds, an unknown
-/// compression or exporter.
+/// not quoted: they hold secrets), a timeout that is not a positive number of milliseconds, a compression
+/// other than `none`, an unknown exporter.
 [[nodiscard]] expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLookup& lookup,
                                                                         std::string_view defaultServiceName);
 

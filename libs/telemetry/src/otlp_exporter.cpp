@@ -1,0 +1,113 @@
+#include "reagent/telemetry/otlp_exporter.hpp"
+
+#include <algorithm>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "reagent/core/cancellation.hpp"
+#include "reagent/core/settle.hpp"
+#include "reagent/http/redacted_url.hpp"
+#include "reagent/http/retry_after.hpp"
+#include "reagent/telemetry/otlp_json.hpp"
+#include "reagent/telemetry/otlp_protobuf.hpp"
+
+namespace reagent::telemetry {
+
+namespace {
+
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+// The codes OTLP/HTTP names retryable.
+bool retryableStatus(int status) noexcept {
+    return status == 429 || status == 502 || status == 503 || status == 504;
+}
+
+std::string attempts(int count) {
+    return " (" + std::to_string(count) + (count == 1 ? " attempt)" : " attempts)");
+}
+
+}  // namespace
+
+OtlpExporter::OtlpExporter(TelemetryConfig config, ExportRetry retry, http::HttpClientConfig http)
+    : config_(std::move(config)), retry_(retry), client_(std::move(http)) {}
+
+Task<expected<void, TelemetryError>> OtlpExporter::exportSpans(std::vector<SpanData> spans) {
+    // Cancellation is looked at, not thrown: the export ends with `cancelled` instead.
+    return withCheckedCancellation(exportBatch(std::move(spans)));
+}
+
+Task<expected<void, TelemetryError>> OtlpExporter::exportBatch(std::vector<SpanData> spans) {
+    const InstrumentationScope scope{"reagent", REAGENT_TELEMETRY_VERSION};
+    http::HttpRequest request;
+    request.method = "POST";
+    request.url = config_.tracesEndpoint;
+    for (const auto& [name, value] : config_.headers) {
+        request.headers.set(name, value);
+    }
+    if (config_.protocol == OtlpProtocol::http_json) {
+        request.headers.set("Content-Type", "application/json");
+        request.body = encodeTracesJson(config_.resource, scope, spans);
+    } else {
+        request.headers.set("Content-Type", "application/x-protobuf");
+        request.body = encodeTracesProtobuf(config_.resource, scope, spans);
+    }
+    const std::string where = "OTLP export to " + http::redactedUrl(config_.tracesEndpoint);
+    const auto deadline = Clock::now() + config_.timeout;
+    milliseconds backoff = retry_.initialBackoff;
+    std::string last;
+    const int allowed = std::max(retry_.maxAttempts, 1);
+    for (int attempt = 1; attempt <= allowed; ++attempt) {
+        const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+        if (left <= milliseconds(0)) {
+            break;
+        }
+        request.timeout = left;
+        auto response = co_await client_.send(request);
+        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+            co_return fail(TelemetryError{TelemetryErrc::cancelled, where + " was cancelled"});
+        }
+        std::optional<milliseconds> asked;
+        if (response) {
+            if (response->ok()) {
+                co_return expected<void, TelemetryError>{};
+            }
+            last = "HTTP " + std::to_string(response->status);
+            if (!retryableStatus(response->status)) {
+                co_return fail(
+                    TelemetryError{TelemetryErrc::export_failed,
+                                   where + " failed: " + last + " (not retried)" + attempts(attempt)});
+            }
+            if (auto value = response->headers.find("retry-after")) {
+                asked = http::parseRetryAfter(*value, std::chrono::system_clock::now());
+            }
+        } else {
+            last = response.error().describe();
+        }
+        if (attempt == allowed) {
+            break;
+        }
+        const milliseconds wait = asked ? *asked : backoff;
+        backoff = std::min(std::chrono::duration_cast<milliseconds>(backoff * 3 / 2), retry_.maxBackoff);
+        if (Clock::now() + wait >= deadline) {
+            co_return fail(TelemetryError{TelemetryErrc::export_failed,
+                                          where + " failed: " + last + "; the next attempt would pass the " +
+                                              std::to_string(config_.timeout.count()) + " ms limit" +
+                                              attempts(attempt)});
+        }
+        asio::steady_timer timer(co_await asio::this_coro::executor, wait);
+        boost::system::error_code waited;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, waited));
+        if (waited || isCancelled(co_await asio::this_coro::cancellation_state)) {
+            co_return fail(TelemetryError{TelemetryErrc::cancelled, where + " was cancelled"});
+        }
+    }
+    co_return fail(
+        TelemetryError{TelemetryErrc::export_failed,
+                       where + " failed: " + (last.empty() ? "no time left" : last) + attempts(allowed)});
+}
+
+}  // namespace reagent::telemetry
