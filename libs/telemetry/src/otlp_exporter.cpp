@@ -60,11 +60,13 @@ Task<expected<void, TelemetryError>> OtlpExporter::exportBatch(std::vector<SpanD
     milliseconds backoff = retry_.initialBackoff;
     std::string last;
     const int allowed = std::max(retry_.maxAttempts, 1);
+    int made = 0;
     for (int attempt = 1; attempt <= allowed; ++attempt) {
         const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
         if (left <= milliseconds(0)) {
             break;
         }
+        made = attempt;
         request.timeout = left;
         auto response = co_await client_.send(request);
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
@@ -107,7 +109,7 @@ Task<expected<void, TelemetryError>> OtlpExporter::exportBatch(std::vector<SpanD
     }
     co_return fail(
         TelemetryError{TelemetryErrc::export_failed,
-                       where + " failed: " + (last.empty() ? "no time left" : last) + attempts(allowed)});
+                       where + " failed: " + (last.empty() ? "no time left" : last) + attempts(made)});
 }
 
 }  // namespace reagent::telemetry

@@ -164,6 +164,7 @@ TEST_CASE("OTLP export: failures are values that say why, without secrets", "[te
         CHECK(result.error().code == TelemetryErrc::export_failed);
         CHECK(std::chrono::steady_clock::now() - started < 1500ms);
         CHECK(result.error().message.find("sk-secret-token") == std::string::npos);
+        CHECK(result.error().message.find("(1 attempt)") != std::string::npos);  // the attempts made
     }
     SECTION("nothing listening, and credentials in the URL are not shown") {
         const reagent::test::ClosedPort closed;
