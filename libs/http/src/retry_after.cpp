@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdint>
 
+#include "reagent/http/http_headers.hpp"
+
 namespace reagent::http {
 
 namespace {
@@ -142,12 +144,7 @@ std::optional<chr::system_clock::time_point> parseHttpDate(std::string_view text
 
 std::optional<std::chrono::milliseconds> parseRetryAfter(std::string_view value,
                                                          std::chrono::system_clock::time_point now) {
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
-        value.remove_prefix(1);
-    }
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) {
-        value.remove_suffix(1);
-    }
+    value = trimWhitespace(value);
     if (value.empty()) {
         return std::nullopt;
     }

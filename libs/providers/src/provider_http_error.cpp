@@ -99,16 +99,6 @@ std::optional<milliseconds> parseRetryAfterMs(std::string_view text) {
     return milliseconds(static_cast<std::int64_t>(std::llround(value)));
 }
 
-std::string_view trim(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
-        text.remove_suffix(1);
-    }
-    return text;
-}
-
 }  // namespace
 
 ProviderErrc errcForStatus(int httpStatus) noexcept {
@@ -170,7 +160,7 @@ ProviderErrc errcForErrorType(std::string_view type, ProviderErrc fallback) noex
 std::optional<milliseconds> retryDelay(const http::HttpHeaders& headers,
                                        std::chrono::system_clock::time_point now) {
     if (const auto millis = headers.find("retry-after-ms")) {
-        if (auto delay = parseRetryAfterMs(trim(*millis))) {
+        if (auto delay = parseRetryAfterMs(http::trimWhitespace(*millis))) {
             return delay;
         }
     }

@@ -6,14 +6,14 @@
 #include <cstdlib>
 #include <map>
 
-#include "blanks.hpp"
 #include "reagent/core/percent_encoding.hpp"
+#include "reagent/http/http_headers.hpp"
 
 namespace reagent::telemetry {
 
 namespace {
 
-using detail::withoutBlanks;
+using http::trimWhitespace;
 
 constexpr std::string_view kTracesPath = "v1/traces";
 
@@ -22,7 +22,7 @@ TelemetryError invalidConfig(std::string message) {
 }
 
 std::string lowered(std::string_view text) {
-    std::string out(withoutBlanks(text));
+    std::string out(trimWhitespace(text));
     std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
     return out;
 }
@@ -30,7 +30,7 @@ std::string lowered(std::string_view text) {
 // The variable's value; none when it is unset or empty (the specification treats both alike).
 std::optional<std::string> read(const EnvironmentLookup& lookup, std::string_view name) {
     auto value = lookup(name);
-    if (value && withoutBlanks(*value).empty()) {
+    if (value && trimWhitespace(*value).empty()) {
         return std::nullopt;
     }
     return value;
@@ -107,7 +107,7 @@ void readSampler(const EnvironmentLookup& lookup, TelemetryConfig& config) {
     const bool ratio = config.sampler.kind == SamplerKind::traceidratio ||
                        config.sampler.kind == SamplerKind::parentbased_traceidratio;
     if (auto argument = read(lookup, "OTEL_TRACES_SAMPLER_ARG"); argument && ratio) {
-        const std::string text(withoutBlanks(*argument));
+        const std::string text(trimWhitespace(*argument));
         char* end = nullptr;
         const double value = std::strtod(text.c_str(), &end);
         if (end != text.c_str() + text.size() || !(value >= 0.0 && value <= 1.0)) {
@@ -139,7 +139,7 @@ void readResource(const EnvironmentLookup& lookup, std::string_view defaultServi
         }
     }
     if (auto name = read(lookup, "OTEL_SERVICE_NAME")) {
-        serviceName = std::string(withoutBlanks(*name));
+        serviceName = std::string(trimWhitespace(*name));
     }
     config.resource.attributes.push_back({"service.name", serviceName});
     for (const auto& [key, value] : attributes) {
@@ -159,14 +159,14 @@ std::optional<std::vector<std::pair<std::string, std::string>>> parseKeyValueLis
     std::string_view rest = text;
     while (true) {
         const auto comma = rest.find(',');
-        const std::string_view entry = withoutBlanks(rest.substr(0, comma));
+        const std::string_view entry = trimWhitespace(rest.substr(0, comma));
         if (!entry.empty()) {
             const auto equals = entry.find('=');
             if (equals == std::string_view::npos) {
                 return std::nullopt;
             }
-            const std::string_view key = withoutBlanks(entry.substr(0, equals));
-            auto value = percentDecoded(withoutBlanks(entry.substr(equals + 1)));
+            const std::string_view key = trimWhitespace(entry.substr(0, equals));
+            auto value = percentDecoded(trimWhitespace(entry.substr(equals + 1)));
             if (key.empty() || !value) {
                 return std::nullopt;
             }
@@ -188,15 +188,15 @@ expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLooku
 
     std::string name;
     if (auto endpoint = read(lookup, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) {
-        if (!isHttpUrl(withoutBlanks(*endpoint))) {
+        if (!isHttpUrl(trimWhitespace(*endpoint))) {
             return fail(invalidConfig("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not an http or https URL"));
         }
-        config.tracesEndpoint = std::string(withoutBlanks(*endpoint));
+        config.tracesEndpoint = std::string(trimWhitespace(*endpoint));
     } else if (auto base = read(lookup, "OTEL_EXPORTER_OTLP_ENDPOINT")) {
-        if (!isHttpUrl(withoutBlanks(*base))) {
+        if (!isHttpUrl(trimWhitespace(*base))) {
             return fail(invalidConfig("OTEL_EXPORTER_OTLP_ENDPOINT is not an http or https URL"));
         }
-        config.tracesEndpoint = withTracesPath(std::string(withoutBlanks(*base)));
+        config.tracesEndpoint = withTracesPath(std::string(trimWhitespace(*base)));
     }
 
     if (auto protocol = readSignal(lookup, "PROTOCOL", name)) {
@@ -206,7 +206,7 @@ expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLooku
         } else if (wanted == "http/json") {
             config.protocol = OtlpProtocol::http_json;
         } else {
-            return fail(invalidConfig(name + " '" + std::string(withoutBlanks(*protocol)) +
+            return fail(invalidConfig(name + " '" + std::string(trimWhitespace(*protocol)) +
                                       "' is not supported: use http/protobuf or http/json"));
         }
     }
@@ -228,7 +228,7 @@ expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLooku
     config.headers.assign(headers.begin(), headers.end());
 
     if (auto timeout = readSignal(lookup, "TIMEOUT", name)) {
-        const std::string text(withoutBlanks(*timeout));
+        const std::string text(trimWhitespace(*timeout));
         long long milliseconds = 0;
         const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), milliseconds);
         if (error != std::errc{} || end != text.data() + text.size() || milliseconds <= 0) {
@@ -239,7 +239,7 @@ expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLooku
 
     if (auto compression = readSignal(lookup, "COMPRESSION", name)) {
         if (lowered(*compression) != "none") {
-            return fail(invalidConfig(name + " '" + std::string(withoutBlanks(*compression)) +
+            return fail(invalidConfig(name + " '" + std::string(trimWhitespace(*compression)) +
                                       "' is not supported: exports are not compressed yet (use none)"));
         }
     }
@@ -250,7 +250,7 @@ expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLooku
         if (wanted == "none") {
             exporting = false;
         } else if (wanted != "otlp") {
-            return fail(invalidConfig("OTEL_TRACES_EXPORTER '" + std::string(withoutBlanks(*exporter)) +
+            return fail(invalidConfig("OTEL_TRACES_EXPORTER '" + std::string(trimWhitespace(*exporter)) +
                                       "' is not supported: use otlp or none"));
         }
     }
@@ -259,7 +259,7 @@ expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLooku
         if (value == "true") {
             exporting = false;
         } else if (value != "false") {
-            config.warnings.push_back("OTEL_SDK_DISABLED '" + std::string(withoutBlanks(*disabled)) +
+            config.warnings.push_back("OTEL_SDK_DISABLED '" + std::string(trimWhitespace(*disabled)) +
                                       "' is neither true nor false; taken as false");
         }
     }

@@ -4,13 +4,13 @@
 #include <cstddef>
 #include <set>
 
-#include "blanks.hpp"
+#include "reagent/http/http_headers.hpp"
 
 namespace reagent::telemetry {
 
 namespace {
 
-using detail::withoutBlanks;
+using http::trimWhitespace;
 
 constexpr char kHexDigits[] = "0123456789abcdef";
 // "00-" 32 hex "-" 16 hex "-" 2 hex.
@@ -117,7 +117,7 @@ std::string SpanId::hex() const {
 
 expected<SpanContext, TelemetryError> parseTraceparent(std::string_view traceparent,
                                                        std::string_view tracestate) {
-    const std::string_view header = withoutBlanks(traceparent);
+    const std::string_view header = trimWhitespace(traceparent);
     if (header.size() < kVersion00Length) {
         return fail(invalid("it has " + std::to_string(header.size()) + " characters, fewer than the " +
                             std::to_string(kVersion00Length) + " of version 00"));
@@ -160,7 +160,7 @@ expected<SpanContext, TelemetryError> parseTraceparent(std::string_view tracepar
     context.flags = flags[0];
     context.remote = true;
     if (validTraceState(tracestate)) {
-        context.traceState = std::string(withoutBlanks(tracestate));
+        context.traceState = std::string(trimWhitespace(tracestate));
     }
     return context;
 }
@@ -182,7 +182,7 @@ bool validTraceState(std::string_view tracestate) {
     std::string_view rest = tracestate;
     while (true) {
         const auto comma = rest.find(',');
-        const std::string_view member = withoutBlanks(rest.substr(0, comma));
+        const std::string_view member = trimWhitespace(rest.substr(0, comma));
         if (!member.empty()) {
             const auto equals = member.find('=');
             if (equals == std::string_view::npos || !validKey(member.substr(0, equals)) ||
