@@ -9,16 +9,20 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <chrono>
 #include <exception>
 #include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "peer_process.hpp"
 #include "reagent/reagent.hpp"
 
 namespace {
@@ -70,6 +74,19 @@ void runOnce(boost::asio::io_context& io, const agent::Agent& agent, benchmark::
     }
 }
 
+// Runs the scripted run on `built` once per iteration; false (the benchmark skipped) when it did not build.
+bool runEach(benchmark::State& state, const expected<agent::Agent, agent::AgentError>& built) {
+    if (!built) {
+        state.SkipWithError(built.error().describe().c_str());
+        return false;
+    }
+    boost::asio::io_context io;
+    for (auto _ : state) {
+        runOnce(io, *built, state);
+    }
+    return true;
+}
+
 void BM_AgentRun(benchmark::State& state) {
     // One looping script without a request log: nothing grows across millions of runs.
     auto provider = std::make_shared<llm::ScriptedProvider>(script());
@@ -82,6 +99,58 @@ void BM_AgentRun(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_AgentRun)->Unit(benchmark::kMicrosecond);
+
+// The same run traced (`withTelemetry`), measured in CPU of the whole process (the batch processor runs on a
+// second thread, as a server's would): range(0) -1 no telemetry, 0 telemetry with every trace sampled out
+// (ids made and passed on, nothing recorded), 1 every span recorded and exported over OTLP/HTTP protobuf to
+// the loopback receiver (tests/peers/otlp_receiver.py) in batches of 512.
+void BM_AgentRunTraced(benchmark::State& state) {
+    auto provider = std::make_shared<llm::ScriptedProvider>(script());
+    provider->loop(true).recordRequests(false);
+    std::optional<reagent::test::PeerProcess> receiver;
+    boost::asio::io_context exports;
+    auto guard = boost::asio::make_work_guard(exports);
+    std::thread exporter([&exports] { exports.run(); });
+    std::shared_ptr<telemetry::Telemetry> traced;
+    if (state.range(0) >= 0) {
+        telemetry::TelemetryConfig config;
+        config.sampler.kind =
+            state.range(0) == 0 ? telemetry::SamplerKind::always_off : telemetry::SamplerKind::always_on;
+        if (state.range(0) == 1) {
+            receiver.emplace(std::string(REAGENT_PEERS_DIR) + "/otlp_receiver.py",
+                             std::vector<std::string>{});
+            config.enabled = true;
+            config.tracesEndpoint = receiver->url("/v1/traces");
+        } else {
+            config.enabled = true;
+            config.tracesEndpoint = "http://127.0.0.1:9/v1/traces";  // never reached: nothing is sampled
+        }
+        traced = telemetry::Telemetry::create(exports.get_executor(), config).value();
+    }
+    auto tool = echoTool();
+    auto built = agent::Agent::create()
+                     .withProvider(provider)
+                     .withTools(agent::ToolsConfig{})
+                     .withTool(std::move(tool))
+                     .withTelemetry(traced)
+                     .build();
+    const bool ran = runEach(state, built);
+    if (ran && traced) {
+        auto flushed = boost::asio::co_spawn(exports, traced->shutdown(std::chrono::seconds(30)),
+                                             boost::asio::use_future)
+                           .get();
+        const auto stats = traced->stats();
+        state.counters["exported"] = static_cast<double>(stats.exported);
+        state.counters["dropped"] = static_cast<double>(stats.dropped);
+        if (!flushed) {
+            state.SkipWithError(flushed.error().message.c_str());
+        }
+    }
+    guard.reset();
+    exporter.join();
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_AgentRunTraced)->Arg(-1)->Arg(0)->Arg(1)->MeasureProcessCPUTime()->Unit(benchmark::kMicrosecond);
 
 // One turn of a conversation whose history holds `range(0)` earlier turns (a 200-character question and a
 // 400-character answer each), without (`range(1)` 0) and with a context window to keep to, compaction off
@@ -164,13 +233,8 @@ void BM_AgentRunBudgeted(benchmark::State& state) {
                      .withPrices(std::make_shared<const llm::PriceTable>(std::move(*prices)))
                      .withBudget(budget)
                      .build();
-    if (!built) {
-        state.SkipWithError(built.error().describe().c_str());
+    if (!runEach(state, built)) {
         return;
-    }
-    boost::asio::io_context io;
-    for (auto _ : state) {
-        runOnce(io, *built, state);
     }
     state.SetItemsProcessed(state.iterations());
 }

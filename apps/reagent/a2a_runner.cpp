@@ -23,8 +23,9 @@ std::string progressLine(const agent::AgentEvent& event) {
 // One agent serves every task: runs are independent (each starts from a fresh conversation), and each
 // run's own events stream to its task as progress, however many tasks run at once.
 Task<expected<std::string, std::string>> runAgentTask(agent::Agent agent, std::string prompt,
-                                                      a2a::ProgressSink progress) {
+                                                      a2a::ProgressSink progress, SpanContext trace) {
     agent::RunOptions options;
+    options.traceParent = std::move(trace);
     if (progress) {
         options.onEvent = [progress = std::move(progress)](const agent::AgentEvent& event) {
             if (auto line = progressLine(event); !line.empty()) {
@@ -40,9 +41,9 @@ Task<expected<std::string, std::string>> runAgentTask(agent::Agent agent, std::s
     co_return fail(result.error() ? result.error()->describe() : std::string("the run failed"));
 }
 
-a2a::RunFunction sharedAgentRunner(agent::Agent agent) {
-    return [agent = std::move(agent)](std::string prompt, a2a::ProgressSink progress) {
-        return runAgentTask(agent, std::move(prompt), std::move(progress));
+a2a::TracedRunFunction sharedAgentRunner(agent::Agent agent) {
+    return [agent = std::move(agent)](std::string prompt, a2a::TaskContext context) {
+        return runAgentTask(agent, std::move(prompt), std::move(context.progress), std::move(context.trace));
     };
 }
 

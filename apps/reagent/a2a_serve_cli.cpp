@@ -69,6 +69,11 @@ Subcommand addA2aServeCommand(CLI::App& app) {
     serveCmd->add_option("--demo-latency", line->latencyMs, "Simulated latency (ms) of each demo model turn")
         ->check(CLI::Range(0, 3'600'000));
     addServerAuthOptions(serveCmd, line->options.auth, kA2aServeTokenVariable);
+    serveCmd
+        ->add_option("--trace-file", line->options.traceFile,
+                     "Append each task's OpenTelemetry spans to FILE as OTLP/JSON lines (as for run); a "
+                     "caller's traceparent header is continued")
+        ->option_text("FILE");
     serveCmd->footer("SIGINT or SIGTERM stops the server gracefully: running tasks end canceled.");
     return {serveCmd, [line](boost::asio::io_context& io) {
                 line->options.agent.demoLatency = std::chrono::milliseconds(line->latencyMs);

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "a2a_runner.hpp"
+#include "cli_telemetry.hpp"
 #include "reagent/a2a/server.hpp"
 
 namespace reagent::cli {
@@ -18,7 +19,7 @@ namespace {
 
 // With the demo provider, whose script is one run long, each task gets an agent of its own.
 Task<expected<std::string, std::string>> runDemoAgent(RunOptions options, std::string prompt,
-                                                      a2a::ProgressSink progress) {
+                                                      a2a::TaskContext context) {
     auto builder = demoAgentBuilder(options);
     if (!builder) {
         co_return fail(builder.error());
@@ -27,7 +28,8 @@ Task<expected<std::string, std::string>> runDemoAgent(RunOptions options, std::s
     if (!built) {
         co_return fail(built.error().describe());
     }
-    auto running = runAgentTask(*built, std::move(prompt), std::move(progress));
+    auto running =
+        runAgentTask(*built, std::move(prompt), std::move(context.progress), std::move(context.trace));
     auto result = co_await std::move(running);
     co_await built->dispose();
     co_return result;
@@ -61,10 +63,10 @@ Task<int> serve(reagent::AgentBuilder builder, bool demo, A2aServeOptions option
     if (token) {
         config.bearerToken = token->value;
     }
-    a2a::RunFunction run = sharedAgentRunner(agent);
+    a2a::TracedRunFunction run = sharedAgentRunner(agent);
     if (demo) {
-        run = [agentOptions = options.agent](std::string prompt, a2a::ProgressSink progress) {
-            return runDemoAgent(agentOptions, std::move(prompt), std::move(progress));
+        run = [agentOptions = options.agent](std::string prompt, a2a::TaskContext context) {
+            return runDemoAgent(agentOptions, std::move(prompt), std::move(context));
         };
     }
     auto ex = co_await asio::this_coro::executor;
@@ -88,9 +90,27 @@ Task<int> serve(reagent::AgentBuilder builder, bool demo, A2aServeOptions option
     co_return kExitSuccess;
 }
 
+// Serves until stopped; the telemetry around it is a2aServeCommand's.
+int serveA2a(asio::io_context& io, const A2aServeOptions& options);
+
 }  // namespace
 
-int a2aServeCommand(asio::io_context& io, const A2aServeOptions& options) {
+int a2aServeCommand(asio::io_context& io, const A2aServeOptions& given) {
+    A2aServeOptions options = given;
+    auto telemetry = openTelemetry(io, options.traceFile);
+    if (!telemetry) {
+        std::cerr << "reagent: " << telemetry.error() << "\n";
+        return kExitUsage;
+    }
+    options.agent.telemetry = *telemetry;
+    const int status = serveA2a(io, options);
+    closeTelemetry(io, options.agent.telemetry);
+    return status;
+}
+
+namespace {
+
+int serveA2a(asio::io_context& io, const A2aServeOptions& options) {
     auto token = serverToken(options.auth, kA2aServeTokenVariable);
     if (!token) {
         std::cerr << "reagent: " << token.error() << "\n";
@@ -115,9 +135,12 @@ int a2aServeCommand(asio::io_context& io, const A2aServeOptions& options) {
                    asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr error, int value) {
                        status = error ? kExitRunFailed : value;
                        signals.cancel();
+                       hurryTelemetry(io, options.agent.telemetry);
                    }));
     io.run();
     return status;
 }
+
+}  // namespace
 
 }  // namespace reagent::cli

@@ -27,6 +27,8 @@ struct A2aServeOptions {
     /// The bearer token callers must send (`--token-file`, `$REAGENT_A2A_SERVE_TOKEN`, else generated and
     /// printed), or `--no-auth`.
     ServerAuthOptions auth;
+    /// `--trace-file`: where the tasks' spans are appended (OTLP/JSON lines); empty: none.
+    std::string traceFile;
 };
 
 /// \brief The environment variable `reagent serve --a2a` reads its bearer token from.

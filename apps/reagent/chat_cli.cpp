@@ -1,9 +1,11 @@
 // `reagent chat`: its command line.
 
+#include <iostream>
 #include <memory>
 
 #include "chat_command.hpp"
 #include "cli_options.hpp"
+#include "cli_telemetry.hpp"
 #include "subcommands.hpp"
 
 namespace reagent::cli {
@@ -48,7 +50,22 @@ Subcommand addChatCommand(CLI::App& app) {
         ->add_flag("--exact-counts", options->run.exactCounts,
                    "Before compacting on the estimate, ask the API for the exact count (as for run)")
         ->excludes("--no-compaction");
-    return {chatCmd, [options](boost::asio::io_context& io) { return chatCommand(io, *options); }};
+    chatCmd
+        ->add_option("--trace-file", options->traceFile,
+                     "Append each turn's OpenTelemetry spans to FILE as OTLP/JSON lines (as for run)")
+        ->option_text("FILE");
+    return {chatCmd, [options](boost::asio::io_context& io) -> int {
+                auto telemetry = openTelemetry(io, options->traceFile);
+                if (!telemetry) {
+                    std::cerr << "reagent: " << telemetry.error()
+                              << "\nRun with --help for more information.\n";
+                    return kExitUsage;
+                }
+                options->run.telemetry = *telemetry;
+                const int status = chatCommand(io, *options);
+                closeTelemetry(io, options->run.telemetry);
+                return status;
+            }};
 }
 
 }  // namespace reagent::cli

@@ -15,6 +15,7 @@
 #include <string>
 #include <utility>
 
+#include "cli_telemetry.hpp"
 #include "output.hpp"
 #include "reagent/agent/conversation.hpp"
 #include "trace.hpp"
@@ -69,7 +70,8 @@ Task<std::optional<expected<agent::Compaction, agent::AgentError>>> compactNow(a
 
 // Runs `task` on `io` to its end; Ctrl-C (SIGINT) cancels it, a second one quits the process.
 template <class T>
-std::optional<T> runInteractively(asio::io_context& io, Task<T> task) {
+std::optional<T> runInteractively(asio::io_context& io, Task<T> task,
+                                  const std::shared_ptr<telemetry::Telemetry>& telemetry = nullptr) {
     asio::cancellation_signal cancel;
     asio::signal_set signals(io, SIGINT, SIGTERM);
     int interrupts = 0;
@@ -93,6 +95,7 @@ std::optional<T> runInteractively(asio::io_context& io, Task<T> task) {
                            out = std::move(value);
                        }
                        signals.cancel();
+                       hurryTelemetry(io, telemetry);  // the turn's spans go now, not after the delay
                    }));
     io.restart();
     io.run();
@@ -208,7 +211,7 @@ int chatCommand(asio::io_context& io, const ChatOptions& options) {
             continue;
         }
         *streamed = false;
-        auto turn = runInteractively(io, chat.send(line, std::exchange(attached, {})));
+        auto turn = runInteractively(io, chat.send(line, std::exchange(attached, {})), options.run.telemetry);
         if (!turn || !*turn) {
             std::cerr << "reagent: "
                       << (turn ? (*turn).error().message : std::string("the turn was cancelled")) << "\n";

@@ -13,6 +13,8 @@ struct ChatOptions {
     RunOptions run;
     /// `--system`: the system prompt added to the agent's.
     std::string system;
+    /// `--trace-file`: where the turns' spans are appended (OTLP/JSON lines); empty: none.
+    std::string traceFile;
 };
 
 /// Reads one user turn per line from stdin until its end or `/exit`; `/reset` forgets the history. Each

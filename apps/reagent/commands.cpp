@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "a2a_serve_command.hpp"
+#include "cli_telemetry.hpp"
 #include "demo_provider.hpp"
 #include "demo_tools.hpp"
 #include "mcp_command.hpp"
@@ -113,6 +114,9 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
         builder.withPrices(options.prices);
     }
     builder.withBudget(options.budget);
+    if (options.telemetry) {
+        builder.withTelemetry(options.telemetry);
+    }
     if (options.contextWindow > 0) {
         builder.withContextWindow(options.contextWindow);
     }
@@ -380,6 +384,7 @@ int runCommand(asio::io_context& io, const RunOptions& options) {
                 }
                 signals.cancel();
                 deadline.cancel();
+                hurryTelemetry(io, options.telemetry);
             }));
     io.run();
     const auto wallTime =

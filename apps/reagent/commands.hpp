@@ -85,6 +85,8 @@ struct RunOptions {
     bool noCompaction = false;
     /// `--exact-counts`: before compacting, ask the API for the prompt's exact count (Anthropic, Gemini).
     bool exactCounts = false;
+    /// Where the run's spans go (`OTEL_*` variables, `--trace-file`); null: nothing is traced.
+    std::shared_ptr<telemetry::Telemetry> telemetry;
 };
 
 /// \brief What `reagent memory` was asked to do.

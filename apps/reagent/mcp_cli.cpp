@@ -70,6 +70,11 @@ Subcommand addMcpCommand(CLI::App& app) {
     line->serveCmd->add_flag("--agent", line->serveOptions.agent,
                              "Also serve the agent itself (configured as for `run`: provider from the "
                              "environment, else the offline demo) as one tool, `agent`");
+    line->serveCmd
+        ->add_option("--trace-file", line->serveOptions.traceFile,
+                     "Append each call's OpenTelemetry spans to FILE as OTLP/JSON lines (as for run); a "
+                     "client's traceparent in _meta is continued")
+        ->option_text("FILE");
     line->serveCmd->add_option(
         "--http", line->serveOptions.http,
         "Serve streamable HTTP on HOST:PORT (like 127.0.0.1:8080; port 0 picks a free one "

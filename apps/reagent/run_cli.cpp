@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli_options.hpp"
+#include "cli_telemetry.hpp"
 #include "commands.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/core/untrusted_json.hpp"
@@ -35,6 +36,7 @@ struct RunCommandLine {
     int maxToolCalls = -1;
     double timeoutSeconds = 0;
     int latencyMs = 0;
+    std::string traceFile;
 };
 
 std::string joinWords(const std::vector<std::string>& words) {
@@ -159,7 +161,15 @@ int runFromCommandLine(boost::asio::io_context& io, RunCommandLine& line) {
             std::chrono::duration<double>(line.timeoutSeconds));
     }
     line.options.demoLatency = std::chrono::milliseconds(line.latencyMs);
-    return runCommand(io, line.options);
+    auto telemetry = openTelemetry(io, line.traceFile);
+    if (!telemetry) {
+        std::cerr << "reagent: " << telemetry.error() << "\nRun with --help for more information.\n";
+        return kExitUsage;
+    }
+    line.options.telemetry = *telemetry;
+    const int status = runCommand(io, line.options);
+    closeTelemetry(io, line.options.telemetry);
+    return status;
 }
 
 }  // namespace
@@ -318,6 +328,11 @@ Subcommand addRunCommand(CLI::App& app) {
             "AWS_SECRET_ACCESS_KEY, SSH_AUTH_SOCK, ...) are otherwise removed from their environment")
         ->type_name("NAME")
         ->allow_extra_args(false);  // one value per occurrence: the words after it stay the prompt
+    runCmd
+        ->add_option("--trace-file", line->traceFile,
+                     "Append the run's OpenTelemetry spans to FILE as OTLP/JSON lines (besides any "
+                     "OTEL_EXPORTER_OTLP_ENDPOINT export)")
+        ->option_text("FILE");
     runCmd->add_flag("--read-only", line->options.readOnly,
                      "Leave out every tool that changes something (file-write, file-edit, shell-execute, the "
                      "program tools)");

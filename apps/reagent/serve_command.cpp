@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "a2a_serve_command.hpp"
+#include "cli_telemetry.hpp"
 #include "reagent/mcp/serve_http.hpp"
 #include "reagent/mcp/serve_stdio.hpp"
 #include "reagent/mcp/server.hpp"
@@ -49,9 +50,8 @@ std::optional<mcp::HttpServeOptions> httpEndpoint(const std::string& text) {
     return options;
 }
 
-}  // namespace
-
-int mcpServeCommand(asio::io_context& io, const ServeOptions& options) {
+// Serves until stopped; the telemetry around it is mcpServeCommand's.
+int serveMcp(asio::io_context& io, const ServeOptions& options) {
     std::optional<mcp::HttpServeOptions> http;
     if (!options.http.empty()) {
         http = httpEndpoint(options.http);
@@ -120,6 +120,7 @@ int mcpServeCommand(asio::io_context& io, const ServeOptions& options) {
         serverOptions.requestStateKey = key;
     }
     serverOptions.info = mcp::Implementation{"reagent", REAGENT_VERSION, {}};
+    serverOptions.telemetry = options.tools.telemetry;
     serverOptions.instructions = "reagent's built-in tools on the workspace " + options.tools.workspace +
                                  (options.tools.readOnly ? " (read-only)" : "");
     mcp::Server server(registry, serverOptions);
@@ -136,12 +137,14 @@ int mcpServeCommand(asio::io_context& io, const ServeOptions& options) {
         }
     });
     int status = kExitSuccess;
-    auto done = [&status, &signals](std::exception_ptr error, expected<void, mcp::McpError> served) {
+    auto done = [&status, &signals, &io, &options](std::exception_ptr error,
+                                                   expected<void, mcp::McpError> served) {
         if (error || !served) {
             std::cerr << "reagent: " << (served ? "the server failed" : served.error().message) << "\n";
             status = kExitRunFailed;
         }
         signals.cancel();
+        hurryTelemetry(io, options.tools.telemetry);
     };
     if (http) {
         const std::string address =
@@ -161,6 +164,21 @@ int mcpServeCommand(asio::io_context& io, const ServeOptions& options) {
         asio::co_spawn(io, mcp::serveStdio(server), asio::bind_cancellation_slot(stop.slot(), done));
     }
     io.run();
+    return status;
+}
+
+}  // namespace
+
+int mcpServeCommand(asio::io_context& io, const ServeOptions& given) {
+    ServeOptions options = given;
+    auto telemetry = openTelemetry(io, options.traceFile);
+    if (!telemetry) {
+        std::cerr << "reagent: " << telemetry.error() << "\n";
+        return kExitUsage;
+    }
+    options.tools.telemetry = *telemetry;
+    const int status = serveMcp(io, options);
+    closeTelemetry(io, options.tools.telemetry);
     return status;
 }
 

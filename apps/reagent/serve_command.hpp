@@ -22,6 +22,8 @@ struct ServeOptions {
     /// `--agent`: also serve the agent `run` would build (provider from the environment, else the demo)
     /// as one tool, `agent` (input `{message}`, output its answer).
     bool agent = false;
+    /// `--trace-file`: where the calls' spans are appended (OTLP/JSON lines); empty: none.
+    std::string traceFile;
 };
 
 /// \brief The environment variable `reagent mcp serve --http` reads its bearer token from.

@@ -263,7 +263,7 @@ TEST_CASE("chat answers one turn per line until its input ends or /exit", "[cli]
     CHECK(bad.status == 2);
 }
 
-TEST_CASE("chat: /context shows the last request against the window; --context-window gives it",
+TEST_CASE("chat: /context shows the last request against the window, --context-window gives it",
           "[cli][chat][context]") {
     const auto chat = runCli({"chat", "--provider", "demo", "--quiet", "--context-window", "100000"},
                              std::string("/context\nWhat is 6*7?\n/context\n"));
@@ -288,7 +288,7 @@ TEST_CASE("chat: /context shows the last request against the window; --context-w
     CHECK(runCli({"chat", "--provider", "demo", "--context-window", "0"}, std::string("hi\n")).status == 2);
 }
 
-TEST_CASE("chat: a conversation past the threshold is compacted; /compact and /context report it",
+TEST_CASE("chat: a conversation past the threshold is compacted, /compact and /context report it",
           "[cli][chat][context][compaction]") {
     // The demo's first request is about 1,000 tokens; 5,600 less the reply's reserve of 4,096 leaves 1,504,
     // whose 80 % the fourth question passes.

@@ -162,7 +162,7 @@ TEST_CASE("mcp serve --http takes its token from --token-file or REAGENT_MCP_SER
     }
 }
 
-TEST_CASE("mcp serve --http --no-auth serves anyone; bad token options are usage errors",
+TEST_CASE("mcp serve --http --no-auth serves anyone, bad token options are usage errors",
           "[cli][serve][auth]") {
     TempDir workspace;
     {
@@ -196,7 +196,7 @@ TEST_CASE("mcp serve --http --no-auth serves anyone; bad token options are usage
     }
 }
 
-TEST_CASE("serve --a2a requires its bearer token for the card and the tasks; --no-auth does not",
+TEST_CASE("serve --a2a requires its bearer token for the card and the tasks, --no-auth does not",
           "[cli][serve][auth][a2a]") {
     {
         CliProcess server({"serve", "--a2a", "--port", "0", "--provider", "demo"});

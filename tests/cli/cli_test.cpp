@@ -101,7 +101,7 @@ TEST_CASE("run --quiet prints only the answer", "[cli][run]") {
     CHECK(outcome.err.find(kNotice) != std::string::npos);  // the demo is always labelled
 }
 
-TEST_CASE("a calculator error reaches the answer; the run still succeeds", "[cli][run][json]") {
+TEST_CASE("a calculator error reaches the answer, the run still succeeds", "[cli][run][json]") {
     const auto outcome = runCli({"run", "--json", "What is 1/0?"});
     REQUIRE(outcome.status == 0);
     const json result = parseStdout(outcome);

@@ -59,11 +59,19 @@ namespace {
     return A2aError{code, what + ": " + error.message};
 }
 
-[[nodiscard]] http::HttpRequest postRequest(const Client::State& state, std::string body, bool streaming) {
+[[nodiscard]] http::HttpRequest postRequest(const Client::State& state, std::string body, bool streaming,
+                                            const SpanContext& trace = {}) {
     http::HttpRequest request;
     request.method = "POST";
     request.url = state.endpoint;
     request.headers = state.options.headers;
+    if (trace.valid()) {
+        // W3C Trace Context: the remote agent continues the caller's trace.
+        request.headers.set("traceparent", formatTraceparent(trace));
+        if (!trace.traceState.empty()) {
+            request.headers.set("tracestate", trace.traceState);
+        }
+    }
     request.headers.set("Content-Type", "application/json");
     request.headers.set("Accept", streaming ? "text/event-stream" : "application/json");
     request.headers.set("A2A-Version", std::string(toString(state.version)));
@@ -77,9 +85,10 @@ namespace {
 }
 
 // One non-streaming call: the `result` member of the response.
-Task<expected<json, A2aError>> call(std::shared_ptr<Client::State> state, Method method, json params) {
+Task<expected<json, A2aError>> call(std::shared_ptr<Client::State> state, Method method, json params,
+                                    SpanContext trace = {}) {
     std::string body = makeRequest(method, state->version, std::move(params), state->nextId++);
-    auto request = postRequest(*state, std::move(body), false);
+    auto request = postRequest(*state, std::move(body), false, trace);
     auto pending = state->http.send(std::move(request));
     auto response = co_await std::move(pending);
     if (!response) {
@@ -147,10 +156,10 @@ void foldEvent(AgentTask& task, const StreamEvent& event) {
 
 Task<expected<AgentTask, A2aError>> streamBody(std::shared_ptr<Client::State> state, Message message,
                                                Client::EventHandler onEvent,
-                                               std::shared_ptr<std::string> taskId) {
+                                               std::shared_ptr<std::string> taskId, SpanContext trace) {
     std::string body =
         makeRequest(Method::stream, state->version, sendParams(message, state->version), state->nextId++);
-    auto request = postRequest(*state, std::move(body), true);
+    auto request = postRequest(*state, std::move(body), true, trace);
     auto opening = state->http.stream(std::move(request));
     auto opened = co_await std::move(opening);
     const std::string what = describeCall(*state, Method::stream);
@@ -287,9 +296,9 @@ const std::string& Client::endpoint() const noexcept {
     return state_->endpoint;
 }
 
-Task<expected<SendResult, A2aError>> Client::send(Message message) const {
+Task<expected<SendResult, A2aError>> Client::send(Message message, SpanContext trace) const {
     auto state = state_;
-    auto pending = call(state, Method::send, sendParams(message, state->version));
+    auto pending = call(state, Method::send, sendParams(message, state->version), std::move(trace));
     auto result = co_await std::move(pending);
     if (!result) {
         co_return fail(result.error());
@@ -302,10 +311,11 @@ Task<expected<SendResult, A2aError>> Client::send(Message message) const {
     co_return std::move(*parsed);
 }
 
-Task<expected<AgentTask, A2aError>> Client::stream(Message message, EventHandler onEvent) const {
+Task<expected<AgentTask, A2aError>> Client::stream(Message message, EventHandler onEvent,
+                                                   SpanContext trace) const {
     auto state = state_;
     auto taskId = std::make_shared<std::string>();
-    auto pending = streamBody(state, std::move(message), std::move(onEvent), taskId);
+    auto pending = streamBody(state, std::move(message), std::move(onEvent), taskId, std::move(trace));
     auto result = co_await std::move(pending);
     if (!result && (result.error().code == A2aErrc::cancelled || result.error().code == A2aErrc::timeout) &&
         !taskId->empty()) {

@@ -52,8 +52,9 @@ Task<tools::ToolResult> callRemote(std::shared_ptr<Remote> remote, nlohmann::jso
     }
     const Client client = *remote->client;
     Message message = Message::userText(stringOr(args, "message"));
+    const SpanContext trace = context.trace != nullptr ? *context.trace : SpanContext{};
     if (!client.card().streaming) {
-        auto pending = client.send(std::move(message));
+        auto pending = client.send(std::move(message), trace);
         auto result = co_await std::move(pending);
         if (!result) {
             co_return fail(toolError(*remote, result.error(), tools::ToolErrc::failed));
@@ -74,7 +75,7 @@ Task<tools::ToolResult> callRemote(std::shared_ptr<Remote> remote, nlohmann::jso
             context.reportProgress(report);
         }
     };
-    auto pending = client.stream(std::move(message), std::move(onEvent));
+    auto pending = client.stream(std::move(message), std::move(onEvent), trace);
     auto task = co_await std::move(pending);
     if (!task) {
         co_return fail(toolError(*remote, task.error(), tools::ToolErrc::failed));

@@ -61,7 +61,7 @@ namespace detail {
 
 namespace {
 
-Task<void> runTask(StatePtr s, EntryPtr entry, std::string prompt) {
+Task<void> runTask(StatePtr s, EntryPtr entry, std::string prompt, SpanContext trace) {
     entry->task.status.state = TaskState::working;
     StatusUpdate working{entry->task.id, entry->task.contextId, entry->task.status, false};
     entry->push(std::move(working));
@@ -75,7 +75,7 @@ Task<void> runTask(StatePtr s, EntryPtr entry, std::string prompt) {
             e->push(std::move(update));
         }
     };
-    auto pending = s->run(std::move(prompt), std::move(progress));
+    auto pending = s->run(std::move(prompt), TaskContext{std::move(progress), std::move(trace)});
     auto outcome = co_await settle(std::move(pending));
     TaskStatus status;
     if (entry->cancelRequested) {
@@ -97,7 +97,7 @@ Task<void> runTask(StatePtr s, EntryPtr entry, std::string prompt) {
 
 }  // namespace
 
-expected<EntryPtr, RpcError> startTask(const StatePtr& s, const json& params) {
+expected<EntryPtr, RpcError> startTask(const StatePtr& s, const json& params, const SpanContext& trace) {
     if (!params.is_object() || !params.contains("message")) {
         return fail(RpcError{rpc::kInvalidParams, "params.message is required"});
     }
@@ -127,7 +127,7 @@ expected<EntryPtr, RpcError> startTask(const StatePtr& s, const json& params) {
     entry->push(StreamEvent(entry->task));
     s->tasks[entry->task.id] = entry;
     ++s->running;
-    asio::co_spawn(s->ex, runTask(s, entry, std::move(prompt)),
+    asio::co_spawn(s->ex, runTask(s, entry, std::move(prompt), trace),
                    asio::bind_cancellation_slot(entry->cancel.slot(), [s, entry](std::exception_ptr error) {
                        if (error && !entry->terminal()) {
                            TaskStatus status;
@@ -237,6 +237,14 @@ Server::Server(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 expected<Server, std::string> Server::bind(Executor executor, ServerConfig config, AgentCard card,
                                            RunFunction run) {
+    TracedRunFunction traced = [run = std::move(run)](std::string prompt, TaskContext context) {
+        return run(std::move(prompt), std::move(context.progress));
+    };
+    return bind(std::move(executor), std::move(config), std::move(card), std::move(traced));
+}
+
+expected<Server, std::string> Server::bind(Executor executor, ServerConfig config, AgentCard card,
+                                           TracedRunFunction run) {
     boost::system::error_code ec;
     const auto address = asio::ip::make_address(config.host, ec);
     if (ec) {

@@ -4,6 +4,7 @@
 
 #include "reagent/a2a/json_rpc.hpp"
 #include "reagent/core/json_fields.hpp"
+#include "reagent/telemetry/trace_context.hpp"
 
 namespace reagent::a2a::detail {
 
@@ -37,7 +38,7 @@ using nlohmann::json;
 }
 
 // A JSON-RPC call.
-Decision decideRpc(const StatePtr& s, const std::string& body) {
+Decision decideRpc(const StatePtr& s, const std::string& body, const SpanContext& trace) {
     Decision decision;
     auto message = jsonrpc::parseMessage(body);
     if (!message) {
@@ -62,7 +63,7 @@ Decision decideRpc(const StatePtr& s, const std::string& body) {
     decision.version = parsed->version;
     const json params = request->params.is_object() ? std::move(request->params) : json::object();
     if (parsed->method == Method::send || parsed->method == Method::stream) {
-        auto started = startTask(s, params);
+        auto started = startTask(s, params, trace);
         if (!started) {
             decision.reply = rpcReply(makeError(decision.id, started.error().code, started.error().message));
             return decision;
@@ -113,6 +114,21 @@ http::ServerReply jsonReply(unsigned status, std::string body, const std::string
     return reply;
 }
 
+namespace {
+
+// The caller's span, from its W3C Trace Context headers; a malformed one is ignored (a new trace starts),
+// as the specification asks.
+SpanContext callerTrace(const http::HttpHeaders& headers) {
+    const auto traceparent = headers.find("traceparent");
+    if (!traceparent) {
+        return {};
+    }
+    auto read = telemetry::parseTraceparent(*traceparent, headers.find("tracestate").value_or(""));
+    return read ? std::move(*read) : SpanContext{};
+}
+
+}  // namespace
+
 Decision decide(const StatePtr& s, http::ServerRequest request) {
     Decision decision;
     if (auto refused = refusal(*s, request)) {
@@ -127,7 +143,7 @@ Decision decide(const StatePtr& s, http::ServerRequest request) {
         return decision;
     }
     if (request.method == "POST" && request.target == s->config.rpcPath) {
-        return decideRpc(s, request.body);
+        return decideRpc(s, request.body, callerTrace(request.headers));
     }
     const json notFound = {{"error", "not found: the card is at " + std::string(kAgentCardPath) +
                                          ", JSON-RPC at POST " + s->config.rpcPath}};

@@ -44,7 +44,7 @@ using EntryPtr = std::shared_ptr<TaskEntry>;
 }  // namespace detail
 
 struct Server::State {
-    State(Executor executor, ServerConfig cfg, AgentCard c, RunFunction r)
+    State(Executor executor, ServerConfig cfg, AgentCard c, TracedRunFunction r)
         : ex(std::move(executor)),
           acceptor(ex),
           config(std::move(cfg)),
@@ -57,7 +57,7 @@ struct Server::State {
     /// Whom requests are taken from (set by `bind`, which knows whether the address is loopback).
     http::CallerPolicy callers;
     AgentCard card;
-    RunFunction run;
+    TracedRunFunction run;
     std::map<std::string, detail::EntryPtr> tasks;
     std::deque<std::string> finished;
     std::size_t running = 0;
@@ -77,8 +77,8 @@ using StatePtr = std::shared_ptr<Server::State>;
 
 /// Starts a task for the message in `params` (a send's): its entry, running; or why not, as the JSON-RPC
 /// error to answer.
-[[nodiscard]] expected<EntryPtr, jsonrpc::RpcError> startTask(const StatePtr& s,
-                                                              const nlohmann::json& params);
+[[nodiscard]] expected<EntryPtr, jsonrpc::RpcError> startTask(const StatePtr& s, const nlohmann::json& params,
+                                                              const SpanContext& trace);
 
 }  // namespace detail
 

@@ -56,6 +56,10 @@ REAGENT_OUT_OF_FRAME std::unique_ptr<detail::RunContext> startRun(
         state, RunEvents::make(state, std::move(options.onEvent)), state->sharedLoopConfig(), own,
         std::move(history), llm::Message::user(std::move(prompt), std::move(options.attachments)));
     detail::setDeadline(run->loop.ledger(), started);
+    if (state->config.telemetry) {
+        run->trace = std::make_unique<detail::RunTrace>(state->config.telemetry, *state, options.traceParent,
+                                                        std::move(options.conversationId));
+    }
     if (options.sessionState.is_object()) {
         run->loop.sessionState() = std::move(options.sessionState);
     }
@@ -110,6 +114,10 @@ REAGENT_OUT_OF_FRAME expected<std::unique_ptr<detail::RunContext>, AgentError> r
         detail::advance(*run, loop.proceed());
     }
     detail::setDeadline(loop.ledger(), started);
+    if (state->config.telemetry) {
+        run->trace = std::make_unique<detail::RunTrace>(state->config.telemetry, *state, input.traceParent,
+                                                        std::string());
+    }
     if (run->events->listening()) {
         run->events->emit(RunStarted{promptOf(loop)});
     }

@@ -189,6 +189,11 @@ AgentBuilder& AgentBuilder::withPrices(std::shared_ptr<const llm::PriceTable> pr
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withTelemetry(std::shared_ptr<telemetry::Telemetry> telemetry) {
+    config_.telemetry = std::move(telemetry);
+    return *this;
+}
+
 AgentBuilder& AgentBuilder::withBudget(RunBudget budget) {
     config_.budget = budget;
     return *this;

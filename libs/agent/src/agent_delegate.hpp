@@ -27,8 +27,10 @@ namespace reagent::agent {
 [[nodiscard]] Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string prompt);
 /// The same, passing the run's events to `relay` (a tool call's `ToolContext::relay`), which nests them
 /// under the call for the caller's listeners, and drawing on `parent`'s budget (`RunOptions::parent`; a
-/// tool call's `ToolContext::ledger`, or null).
+/// tool call's `ToolContext::ledger`, or null), nested in the trace of `trace` (a tool call's
+/// `ToolContext::trace`, or null).
 [[nodiscard]] Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string prompt,
-                                                  tools::EventRelay relay, tools::SpendingLedger* parent);
+                                                  tools::EventRelay relay, tools::SpendingLedger* parent,
+                                                  const SpanContext* trace = nullptr);
 
 }  // namespace reagent::agent

@@ -33,9 +33,13 @@ Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string p
 }
 
 Task<tools::ToolResult> delegateRun(Agent agent, std::string name, std::string prompt,
-                                    tools::EventRelay relay, tools::SpendingLedger* parent) {
+                                    tools::EventRelay relay, tools::SpendingLedger* parent,
+                                    const SpanContext* trace) {
     RunOptions options;
     options.parent = parent;
+    if (trace != nullptr) {
+        options.traceParent = *trace;
+    }
     if (relay) {
         // The sub-agent's events reach the parent's listeners, nested under the call.
         options.onEvent = [relay = std::move(relay)](const AgentEvent& event) { relay(std::any(event)); };
@@ -67,7 +71,7 @@ tools::Tool Agent::asTool(std::string name, std::string description,
     tool.definition.action = [name](const nlohmann::json&) { return "Delegating to the agent " + name; };
     tool.handler = [agent = *this, name](nlohmann::json args, tools::ToolContext context) {
         return delegateRun(agent, name, args.value("message", std::string()), std::move(context.relay),
-                           context.ledger);
+                           context.ledger, context.trace);
     };
     return tool;
 }

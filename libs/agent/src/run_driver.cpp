@@ -134,6 +134,9 @@ std::function<void(const llm::StreamDelta&)> streamDeltaSink(const std::shared_p
 REAGENT_OUT_OF_FRAME void wireCallbacks(RunContext& run, CallModel& call) {
     const int iteration = call.iteration;
     if (!call.rejectedOutput.empty()) {
+        if (run.trace) {
+            run.trace->outputRejected(run.loop.outputRetries(), call.rejectedOutput.size());
+        }
         run.events->emit(OutputRejected{iteration, run.loop.outputRetries(), std::move(call.rejectedOutput)});
     }
     llm::ModelRequest& request = call.request;
@@ -156,6 +159,9 @@ REAGENT_OUT_OF_FRAME void wireCallbacks(RunContext& run, CallModel& call) {
         loop->noteFallback(ModelFallback{current, notice.from, notice.to, notice.error.describe()});
         events->emit(ModelFellBack{current, notice.from, notice.to, notice.error});
     };
+    if (run.trace) {
+        run.trace->modelCallStarting(request, iteration);
+    }
 }
 
 REAGENT_OUT_OF_FRAME Task<expected<llm::ModelReply, llm::ProviderError>> startModelCall(RunContext& run,
@@ -168,6 +174,9 @@ REAGENT_OUT_OF_FRAME Task<expected<llm::ModelReply, llm::ProviderError>> startMo
 
 REAGENT_OUT_OF_FRAME void onReply(RunContext& run, int iteration,
                                   expected<llm::ModelReply, llm::ProviderError>& reply) {
+    if (run.trace) {
+        run.trace->modelCallEnded(reply);
+    }
     if (reply && run.events->listening()) {
         const llm::Provider& provider = *run.state->config.provider;
         std::string model = reply->model.empty() ? std::string(provider.model()) : reply->model;
@@ -186,6 +195,9 @@ REAGENT_OUT_OF_FRAME void onCancelled(RunContext& run,
                                       const expected<llm::ModelReply, llm::ProviderError>* reply = nullptr) {
     if (reply != nullptr) {
         run.loop.addUsage(*reply ? (*reply)->usage : reply->error().usage);
+        if (run.trace) {
+            run.trace->modelCallEnded(*reply);
+        }
     }
     advance(run, run.loop.onCancelled());
 }
@@ -210,6 +222,9 @@ REAGENT_OUT_OF_FRAME std::vector<tools::ToolCallRequest> prepareBatch(
         call.session = &run.loop.sessionState();  // the loop outlives the batch
         call.ledger = &run.loop.ledger();
     }
+    if (run.trace) {
+        run.trace->toolCallsStarting(calls);
+    }
     return calls;
 }
 
@@ -224,6 +239,9 @@ REAGENT_OUT_OF_FRAME void onBatchDone(RunContext& run, std::vector<tools::ToolCa
                                       bool cancelled, bool waited) {
     if (!waited) {
         processResultsNow(*run.state, *run.events, records, run.warnings);
+    }
+    if (run.trace) {
+        run.trace->toolCallsEnded(records);
     }
     advance(run, cancelled ? run.loop.onCancelled(std::move(records))
                            : run.loop.onToolResults(std::move(records)));
@@ -258,6 +276,9 @@ REAGENT_OUT_OF_FRAME Task<CompactionOutcome> startCompaction(RunContext& run) {
 REAGENT_OUT_OF_FRAME void onCompacted(RunContext& run, CompactionOutcome& outcome) {
     advance(run,
             run.loop.onCompacted(std::move(outcome.messages), std::move(outcome.record), outcome.prompt));
+    if (run.trace && !compactionsOf(run).empty()) {
+        run.trace->compacted(compactionsOf(run).back());
+    }
     if (run.events->listening() && !compactionsOf(run).empty()) {
         run.events->emit(ContextCompacted{compactionsOf(run).back()});
     }
@@ -415,6 +436,9 @@ RunResult& finishRun(RunContext& run, const expected<void, EffectError>& driven,
     result.warnings = std::move(run.warnings);
     result.duration =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+    if (run.trace) {
+        run.trace->finished(result);
+    }
     run.events->emit(RunFinished{result.terminatedBy, result.iterations});
     return result;
 }

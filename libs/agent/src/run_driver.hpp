@@ -15,6 +15,7 @@
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
 #include "run_meta_tools.hpp"
+#include "run_trace.hpp"
 
 namespace reagent::agent::detail {
 
@@ -48,6 +49,8 @@ struct RunContext {
     std::vector<std::string> warnings;
     /// What `context-status` reads during a batch (`attachRunStatus`).
     RunStatusSource status;
+    /// The run's spans, when its agent traces (`AgentBuilder::withTelemetry`); null otherwise.
+    std::unique_ptr<RunTrace> trace;
 };
 
 /// Takes `action` as the run's next step; an end's result moves to `run.result` (with the saved state of a

@@ -37,6 +37,7 @@
 #include "reagent/core/task.hpp"
 #include "reagent/core/task_group.hpp"
 #include "reagent/core/timeout.hpp"
+#include "reagent/core/trace_context.hpp"
 #include "reagent/llm/attachment.hpp"
 #include "reagent/llm/context_window.hpp"
 #include "reagent/llm/fallback_provider.hpp"
@@ -84,12 +85,15 @@
 #include "reagent/transform/jq_transform.hpp"
 
 // telemetry
+#include "reagent/telemetry/batch_span_processor.hpp"
 #include "reagent/telemetry/id_generator.hpp"
 #include "reagent/telemetry/otlp_exporter.hpp"
 #include "reagent/telemetry/otlp_json.hpp"
 #include "reagent/telemetry/otlp_protobuf.hpp"
 #include "reagent/telemetry/span_data.hpp"
+#include "reagent/telemetry/telemetry.hpp"
 #include "reagent/telemetry/telemetry_config.hpp"
 #include "reagent/telemetry/telemetry_error.hpp"
 #include "reagent/telemetry/trace_context.hpp"
+#include "reagent/telemetry/trace_file_exporter.hpp"
 #include "reagent/telemetry/tracer.hpp"

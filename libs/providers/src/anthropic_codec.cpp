@@ -240,6 +240,7 @@ std::optional<llm::ProviderError> readReply(const Json& reply, std::string_view 
         applyUsage(*usage, assembler.usage());
     }
     assembler.setModel(detail::stringOr(reply, "model"));
+    assembler.setId(detail::stringOr(reply, "id"));
     return std::nullopt;
 }
 
@@ -404,6 +405,7 @@ std::optional<llm::ProviderError> readFrame(std::string_view eventType, std::str
     if (type == "message_start") {
         if (const Json* message = detail::objectMember(data, "message")) {
             assembler.setModel(detail::stringOr(*message, "model"));
+            assembler.setId(detail::stringOr(*message, "id"));
             if (const Json* usage = detail::objectMember(*message, "usage")) {
                 applyUsage(*usage, assembler.usage());
             }

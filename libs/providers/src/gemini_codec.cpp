@@ -147,6 +147,9 @@ std::optional<llm::ProviderError> consume(const Json& response, ReplyAssembler& 
     if (const Json* error = detail::member(response, "error"); error != nullptr && !error->is_null()) {
         return detail::streamError(kProvider, response);
     }
+    if (auto id = detail::stringMember(response, "responseId"); id && !id->empty()) {
+        assembler.setId(std::move(*id));
+    }
     if (auto model = detail::stringMember(response, "modelVersion"); model && !model->empty()) {
         assembler.setModel(std::move(*model));
     }

@@ -184,6 +184,7 @@ std::optional<llm::ProviderError> readReply(const Json& reply, std::string_view 
         applyUsage(*usage, assembler.usage());
     }
     assembler.setModel(detail::stringOr(reply, "model"));
+    assembler.setId(detail::stringOr(reply, "id"));
     return std::nullopt;
 }
 
@@ -264,6 +265,9 @@ std::optional<llm::ProviderError> readFrame(std::string_view /*type*/, std::stri
     const Json& chunk = *parsed;
     if (const Json* error = detail::member(chunk, "error"); error != nullptr && !error->is_null()) {
         return detail::streamError(kProvider, chunk);
+    }
+    if (auto id = detail::stringMember(chunk, "id"); id && !id->empty()) {
+        assembler.setId(std::move(*id));
     }
     if (auto model = detail::stringMember(chunk, "model"); model && !model->empty()) {
         assembler.setModel(std::move(*model));

@@ -195,6 +195,7 @@ expected<llm::ModelReply, llm::ProviderError> ReplyAssembler::finish() const {
     reply.text = text_;
     reply.usage = usage_;
     reply.model = model_;
+    reply.id = id_;
     reply.stopReason = stop_;
     const auto answer =
         std::find_if(calls_.begin(), calls_.end(), [](const Call& call) { return call.answer; });

@@ -152,6 +152,63 @@ void readResource(const EnvironmentLookup& lookup, std::string_view defaultServi
     config.resource.attributes.push_back({"telemetry.sdk.version", std::string(REAGENT_TELEMETRY_VERSION)});
 }
 
+// A positive whole number from `name`, or a warning and `fallback` (the specification's rule for values
+// that cannot be used).
+template <class T>
+T readCount(const EnvironmentLookup& lookup, const char* name, T fallback, TelemetryConfig& config) {
+    auto text = read(lookup, name);
+    if (!text) {
+        return fallback;
+    }
+    const std::string value(trimWhitespace(*text));
+    long long number = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (error != std::errc{} || end != value.data() + value.size() || number <= 0) {
+        config.warnings.push_back(std::string(name) + " '" + value +
+                                  "' is not a positive whole number; the default is used");
+        return fallback;
+    }
+    return static_cast<T>(number);
+}
+
+void readBatch(const EnvironmentLookup& lookup, TelemetryConfig& config) {
+    BatchOptions& batch = config.batch;
+    batch.scheduleDelay = std::chrono::milliseconds(
+        readCount<long long>(lookup, "OTEL_BSP_SCHEDULE_DELAY", batch.scheduleDelay.count(), config));
+    batch.maxQueueSize = readCount(lookup, "OTEL_BSP_MAX_QUEUE_SIZE", batch.maxQueueSize, config);
+    batch.maxExportBatchSize =
+        readCount(lookup, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", batch.maxExportBatchSize, config);
+    if (batch.maxExportBatchSize > batch.maxQueueSize) {
+        batch.maxExportBatchSize = batch.maxQueueSize;
+    }
+}
+
+void readContentCapture(const EnvironmentLookup& lookup, TelemetryConfig& config) {
+    constexpr const char* kName = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
+    if (auto text = read(lookup, kName)) {
+        const std::string value = lowered(*text);
+        if (value == "true") {
+            config.captureContent = true;
+        } else if (value != "false") {
+            config.warnings.push_back(std::string(kName) + " '" + std::string(trimWhitespace(*text)) +
+                                      "' is neither true nor false; taken as false");
+        }
+    }
+}
+
+void readConventions(const EnvironmentLookup& lookup, TelemetryConfig& config) {
+    if (auto text = read(lookup, "OTEL_SEMCONV_STABILITY_OPT_IN")) {
+        std::string_view rest = *text;
+        while (!rest.empty()) {
+            const auto comma = rest.find(',');
+            if (lowered(rest.substr(0, comma)) == "gen_ai_latest_experimental") {
+                config.conventions = GenAiConventions::latest;
+            }
+            rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        }
+    }
+}
+
 }  // namespace
 
 std::optional<std::vector<std::pair<std::string, std::string>>> parseKeyValueList(std::string_view text) {
@@ -185,6 +242,9 @@ expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLooku
     TelemetryConfig config;
     readResource(lookup, defaultServiceName, config);
     readSampler(lookup, config);
+    readBatch(lookup, config);
+    readContentCapture(lookup, config);
+    readConventions(lookup, config);
 
     std::string name;
     if (auto endpoint = read(lookup, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) {

@@ -12,19 +12,8 @@ namespace {
 
 using http::trimWhitespace;
 
-constexpr char kHexDigits[] = "0123456789abcdef";
 // "00-" 32 hex "-" 16 hex "-" 2 hex.
 constexpr std::size_t kVersion00Length = 55;
-
-template <std::size_t N>
-std::string toHex(const std::array<std::uint8_t, N>& bytes) {
-    std::string out(2 * N, '0');
-    for (std::size_t i = 0; i < N; ++i) {
-        out[2 * i] = kHexDigits[bytes[i] >> 4];
-        out[2 * i + 1] = kHexDigits[bytes[i] & 0x0f];
-    }
-    return out;
-}
 
 // A lowercase hex digit's value, or -1 (uppercase is not allowed in traceparent).
 int hexValue(char c) noexcept {
@@ -51,11 +40,6 @@ bool fromHex(std::string_view text, std::array<std::uint8_t, N>& bytes) {
         bytes[i] = static_cast<std::uint8_t>(high * 16 + low);
     }
     return true;
-}
-
-template <std::size_t N>
-bool anyNonZero(const std::array<std::uint8_t, N>& bytes) noexcept {
-    return std::any_of(bytes.begin(), bytes.end(), [](std::uint8_t b) { return b != 0; });
 }
 
 TelemetryError invalid(std::string why) {
@@ -98,22 +82,6 @@ bool validValue(std::string_view value) {
 }
 
 }  // namespace
-
-bool TraceId::valid() const noexcept {
-    return anyNonZero(bytes);
-}
-
-std::string TraceId::hex() const {
-    return toHex(bytes);
-}
-
-bool SpanId::valid() const noexcept {
-    return anyNonZero(bytes);
-}
-
-std::string SpanId::hex() const {
-    return toHex(bytes);
-}
 
 expected<SpanContext, TelemetryError> parseTraceparent(std::string_view traceparent,
                                                        std::string_view tracestate) {
@@ -163,17 +131,6 @@ expected<SpanContext, TelemetryError> parseTraceparent(std::string_view tracepar
         context.traceState = std::string(trimWhitespace(tracestate));
     }
     return context;
-}
-
-std::string formatTraceparent(const SpanContext& context) {
-    std::string out = "00-";
-    out += context.traceId.hex();
-    out += '-';
-    out += context.spanId.hex();
-    out += '-';
-    out += kHexDigits[context.flags >> 4];
-    out += kHexDigits[context.flags & 0x0f];
-    return out;
 }
 
 bool validTraceState(std::string_view tracestate) {

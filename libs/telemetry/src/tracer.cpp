@@ -114,6 +114,12 @@ void Span::setStatus(StatusCode status, std::string message) {
     data_->statusMessage = status == StatusCode::error ? std::move(message) : std::string();
 }
 
+void Span::setStartTime(std::uint64_t startUnixNano) {
+    if (data_ && startUnixNano != 0) {
+        data_->startTimeUnixNano = startUnixNano;
+    }
+}
+
 void Span::end(std::uint64_t endUnixNano) {
     if (!data_) {
         return;
@@ -132,8 +138,11 @@ Span Tracer::startSpan(std::string name, SpanKind kind, const SpanContext* paren
                        std::uint64_t startUnixNano) {
     const bool child = parent != nullptr && parent->valid();
     Span span;
-    span.context_.traceId = child ? parent->traceId : ids_.traceId();
-    span.context_.spanId = ids_.spanId();
+    {
+        const std::lock_guard lock(idsMutex_);
+        span.context_.traceId = child ? parent->traceId : ids_.traceId();
+        span.context_.spanId = ids_.spanId();
+    }
     span.context_.traceState = child ? parent->traceState : std::string();
     const bool sampled = shouldSample(sampler_, parent, span.context_.traceId);
     span.context_.flags = static_cast<std::uint8_t>(((child ? parent->flags : 0) & ~kSampledFlag) |

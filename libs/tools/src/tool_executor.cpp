@@ -418,6 +418,7 @@ struct ToolExecutor::Call {
         context.runStatus = request.runStatus;
         context.session = request.session;
         context.ledger = request.ledger;
+        context.trace = request.trace;
         context.content = &record.content;
         context.structured = &record.structured;
         if (request.channel) {

@@ -159,6 +159,11 @@ AgentBuilder& AgentBuilder::withPrices(std::shared_ptr<const llm::PriceTable> pr
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withTelemetry(std::shared_ptr<telemetry::Telemetry> telemetry) {
+    base_.withTelemetry(std::move(telemetry));
+    return *this;
+}
+
 AgentBuilder& AgentBuilder::withBudget(agent::RunBudget budget) {
     base_.withBudget(budget);
     return *this;

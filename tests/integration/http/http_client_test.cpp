@@ -53,7 +53,7 @@ TEST_CASE("GET sends exactly the request line and headers given, plus Host and U
     CHECK(defaultUserAgent().rfind("reagent/", 0) == 0);
 }
 
-TEST_CASE("POST sends the body with its Content-Length; a given User-Agent and Host win", "[http][client]") {
+TEST_CASE("POST sends the body with its Content-Length, a given User-Agent and Host win", "[http][client]") {
     auto peer = reagent::test::startHttpPeer();
     Loop loop;
     auto config = directConfig();

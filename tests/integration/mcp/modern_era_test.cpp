@@ -142,7 +142,7 @@ TEST_CASE("2026-07-28: a call past its deadline ends its stream, and the next ca
     }());
 }
 
-TEST_CASE("the probe: servers of the handshake era get initialize; `modern` refuses them", "[mcp][era]") {
+TEST_CASE("the probe: servers of the handshake era get initialize, `modern` refuses them", "[mcp][era]") {
     auto everything = startEverything("streamableHttp");
     runCoro([&]() -> Task<void> {
         const mcp::ClientOptions options;

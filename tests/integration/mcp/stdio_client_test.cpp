@@ -194,7 +194,7 @@ TEST_CASE("stdio client: a call that outlives its timeout or is cancelled ends a
 }
 
 TEST_CASE(
-    "stdio client: a server that dies mid-call is restarted; only read-only or idempotent calls are resent",
+    "stdio client: a server that dies mid-call is restarted, only read-only or idempotent calls are resent",
     "[mcp][stdio][faults]") {
     reagent::test::TempDir dir;
     const std::string starts = (dir.path / "starts").string();

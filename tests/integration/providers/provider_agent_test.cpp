@@ -13,6 +13,7 @@
 #include "provider_test_support.hpp"
 #include "reagent/agent/conversation.hpp"
 #include "reagent/core/base64.hpp"
+#include "reagent/telemetry/telemetry.hpp"
 
 // The typed answer of the structured-output case (fixtures `*/structured.json`).
 namespace provider_output {
@@ -189,6 +190,68 @@ TEST_CASE("a full agent loop against each provider's wire format", "[integration
     CHECK(second.find("18C and sunny in Paris, France") != std::string::npos);
 }
 
+TEST_CASE("a traced agent's requests carry their chat spans, which record what each API answered",
+          "[integration][providers][telemetry]") {
+    namespace telemetry = reagent::telemetry;
+    const auto testCase =
+        GENERATE(LoopCase{ProviderKind::anthropic, false}, LoopCase{ProviderKind::anthropic, true},
+                 LoopCase{ProviderKind::openai, false}, LoopCase{ProviderKind::openai, true},
+                 LoopCase{ProviderKind::gemini, false}, LoopCase{ProviderKind::ollama, false});
+    CAPTURE(dirOf(testCase.kind), testCase.streamed);
+    ProviderPeer peer(loopScript(testCase.kind, testCase.streamed));
+    Loop loop;
+    auto provider = reagent::providers::makeProvider(peerConfig(testCase.kind, peer, testCase.streamed));
+    REQUIRE(provider);
+    auto sink = std::make_shared<telemetry::InMemorySpanSink>();
+    auto traced = std::make_shared<telemetry::Telemetry>(
+        telemetry::SamplerConfig{}, sink,
+        telemetry::InstrumentationOptions{telemetry::GenAiConventions::latest, false});
+    auto agent =
+        Agent::create().withProvider(*provider).withTools(fixtureTools()).withTelemetry(traced).build();
+    REQUIRE(agent);
+    if (testCase.streamed) {
+        agent->subscribe([](const AgentEvent&) {});  // a subscriber: the provider streams
+    }
+    const auto result = loop.run(agent->run("What is the weather in Paris, and the time there?"));
+    REQUIRE(result.success());
+
+    std::vector<telemetry::SpanData> chats;
+    for (const auto& span : sink->spans()) {
+        if (span.name.rfind("chat", 0) == 0) {
+            chats.push_back(span);
+        }
+        for (const auto& attribute : span.attributes) {
+            if (const auto* text = std::get_if<std::string>(&attribute.value)) {
+                CHECK(text->find("test-key") == std::string::npos);
+            }
+        }
+    }
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 2);
+    REQUIRE(chats.size() == 2);
+    const auto attribute = [](const telemetry::SpanData& span, const std::string& key) {
+        for (const auto& item : span.attributes) {
+            if (item.key == key) {
+                return std::get<std::string>(item.value);
+            }
+        }
+        return std::string();
+    };
+    const std::string providerName =
+        testCase.kind == ProviderKind::gemini ? "gcp.gemini" : dirOf(testCase.kind);
+    for (int call = 0; call < 2; ++call) {
+        CAPTURE(call);
+        CHECK(recorded[call]["headers"]["traceparent"] == telemetry::formatTraceparent(chats[call].context));
+        CHECK(chats[call].kind == telemetry::SpanKind::client);
+        CHECK(attribute(chats[call], "gen_ai.provider.name") == providerName);
+        CHECK(chats[call].name == "chat " + attribute(chats[call], "gen_ai.request.model"));
+        CHECK_FALSE(attribute(chats[call], "gen_ai.response.model").empty());
+        if (testCase.kind != ProviderKind::ollama) {  // Ollama's API gives no response id
+            CHECK_FALSE(attribute(chats[call], "gen_ai.response.id").empty());
+        }
+    }
+}
+
 TEST_CASE("runAs<T> gets a typed answer through each provider's structured-output field",
           "[integration][providers][output]") {
     using provider_output::Weather;
@@ -238,7 +301,7 @@ TEST_CASE("runAs<T> gets a typed answer through each provider's structured-outpu
     }
 }
 
-TEST_CASE("Gemini 3 and NativeOutput::always send the schema beside tools; never leaves it out",
+TEST_CASE("Gemini 3 and NativeOutput::always send the schema beside tools, never leaves it out",
           "[integration][providers][output]") {
     using provider_output::Weather;
     struct Case {

@@ -374,7 +374,7 @@ TEST_CASE("a bad --output-schema file is a usage error named before anything run
     CHECK(peer.requests().empty());
 }
 
-TEST_CASE("run --attach sends the image and the document with the prompt; a bad file is a usage error",
+TEST_CASE("run --attach sends the image and the document with the prompt, a bad file is a usage error",
           "[integration][providers][cli][attachments]") {
     ProviderPeer peer(json{{"rules", {{{"match", ""}, {"response", textBody("A dot and a page.")}}}}});
     const SchemaFile image(reagent::test::tinyPng());
@@ -523,7 +523,7 @@ TEST_CASE("run --max-rpm spreads the model calls and the trace says why it waits
     CHECK(runAgainst(peer, {"--max-concurrent", "-1"}, "Loop").status == 2);
 }
 
-TEST_CASE("run --context-window: a request that would not fit is not sent; --json shows the window",
+TEST_CASE("run --context-window: a request that would not fit is not sent, --json shows the window",
           "[integration][providers][cli][context]") {
     ProviderPeer peer(
         json{{"rules", {{{"match", ""}, {"response", bodyResponse(fixture("openai/text.json"))}}}}});
@@ -548,7 +548,7 @@ TEST_CASE("run --context-window: a request that would not fit is not sent; --jso
     CHECK(runAgainst(peer, {"--context-window", "0"}, "Capital of France?").status == 2);
 }
 
-TEST_CASE("run: the API's context-length error compacts and retries; --json shows the compaction",
+TEST_CASE("run: the API's context-length error compacts and retries, --json shows the compaction",
           "[integration][providers][cli][context][compaction]") {
     ProviderPeer peer(json{{"responses",
                             {bodyResponse(fixture("openai/error_400_context_length.json"), 400),

@@ -73,7 +73,7 @@ TEST_CASE("1,000 concurrent runs on one provider keep to its rate limit: no 429,
     CHECK(throttles > 0);
 }
 
-TEST_CASE("a request waiting for a slot ends at once when cancelled; the one in flight finishes",
+TEST_CASE("a request waiting for a slot ends at once when cancelled, the one in flight finishes",
           "[integration][providers][ratelimit]") {
     json slow = bodyResponse(fixture("openai/text.json"));
     slow["delay_ms"] = 1500;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "otlp_receiver_support.hpp"
 #include "peer_process.hpp"
 #include "reagent/core/base64.hpp"
 #include "reagent/core/run_to_end.hpp"
@@ -24,7 +25,7 @@ using namespace std::chrono_literals;
 namespace {
 
 reagent::test::PeerProcess receiver(std::vector<std::string> args = {}) {
-    return reagent::test::PeerProcess(std::string(REAGENT_PEERS_DIR) + "/otlp_receiver.py", std::move(args));
+    return reagent::test::otlpReceiver(std::move(args));
 }
 
 TelemetryConfig configFor(const reagent::test::PeerProcess& peer,
@@ -53,32 +54,12 @@ std::vector<SpanData> oneTrace() {
 }
 
 json received(const reagent::test::PeerProcess& peer) {
-    reagent::http::HttpClient client;
-    reagent::http::HttpRequest request;
-    request.url = peer.url("/received");
-    auto response = reagent::test::runCoro(client.send(request));
-    REQUIRE(response);
-    return json::parse(response->body);
+    return reagent::test::receivedExports(peer);
 }
 
 // The body of a received export, decoded by OpenTelemetry's protobuf root (protobuf bodies only).
 json decodedBody(const json& record) {
-    const reagent::test::TempDir dir;
-    const auto body = reagent::base64Decode(record["body_base64"].get<std::string>());
-    REQUIRE(body);
-    std::ofstream(dir.path / "batch.pb", std::ios::binary) << *body;
-    std::ofstream(dir.path / "empty.json") << R"({"resourceSpans":[]})";
-    reagent::SubprocessOptions options;
-    options.program = REAGENT_NODE;
-    options.args = {REAGENT_OTLP_DECODE, (dir.path / "batch.pb").string(),
-                    (dir.path / "empty.json").string()};
-    reagent::RunLimits limits;
-    limits.deadline = std::chrono::steady_clock::now() + 30s;
-    auto ran = reagent::test::runCoro(reagent::runToEnd(options, limits));
-    REQUIRE(ran);
-    INFO(ran->stderrText);
-    REQUIRE(ran->exitCode == 0);
-    return json::parse(ran->stdoutText)["fromProtobuf"];
+    return reagent::test::decodedExport(record);
 }
 
 }  // namespace

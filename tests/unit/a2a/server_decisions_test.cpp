@@ -26,8 +26,13 @@ AgentCard echoCard() {
 struct Fixture {
     boost::asio::io_context io;
     std::shared_ptr<Server::State> state;
+    // The trace the last task ran in.
+    std::shared_ptr<reagent::SpanContext> seen = std::make_shared<reagent::SpanContext>();
     Fixture() {
-        RunFunction run = [](std::string prompt, ProgressSink) -> Task<expected<std::string, std::string>> {
+        TracedRunFunction run = [seen = seen](
+                                    std::string prompt,
+                                    TaskContext context) -> Task<expected<std::string, std::string>> {
+            *seen = context.trace;
             co_return prompt;
         };
         state =
@@ -126,4 +131,27 @@ TEST_CASE("a2a decisions: a send starts a task to wait for or stream, a cancel a
     CHECK(cancel.then == Decision::Then::taskWhenTerminal);
     CHECK(cancel.entry == blocking.entry);
     CHECK(blocking.entry->cancelRequested);
+}
+
+TEST_CASE("a2a decisions: a task runs in the trace its request's traceparent names",
+          "[a2a][server][telemetry]") {
+    Fixture f;
+    const std::string send =
+        R"({"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m",)"
+        R"("parts":[{"kind":"text","text":"hi"}]}}})";
+    auto traced = post(send);
+    traced.headers.add("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    traced.headers.add("tracestate", "k=v");
+    REQUIRE(decisions::decide(f.state, traced).entry);
+    f.io.run();
+    CHECK(reagent::formatTraceparent(*f.seen) == "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    CHECK(f.seen->traceState == "k=v");
+    CHECK(f.seen->remote);
+
+    auto malformed = post(send);
+    malformed.headers.add("traceparent", "00-not-a-trace");
+    f.io.restart();
+    REQUIRE(decisions::decide(f.state, malformed).entry);
+    f.io.run();
+    CHECK_FALSE(f.seen->valid());  // a new trace starts: the agent's own
 }

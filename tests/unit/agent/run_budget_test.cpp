@@ -92,7 +92,7 @@ TEST_CASE("maxModelCalls stops the run before the call past it", "[agent][budget
 }
 
 TEST_CASE(
-    "maxTotalTokens: a reply past it ends the run, keeping its text; a request that would pass it "
+    "maxTotalTokens: a reply past it ends the run, keeping its text, a request that would pass it "
     "is not sent",
     "[agent][budget]") {
     int runs = 0;
@@ -251,7 +251,7 @@ TEST_CASE("a budget's limits are checked when the agent is built", "[agent][budg
     }
 }
 
-TEST_CASE("a conversation's budget spans its turns; a turn runs with what is left",
+TEST_CASE("a conversation's budget spans its turns, a turn runs with what is left",
           "[agent][budget][conversation]") {
     int runs = 0;
     auto provider = std::make_shared<ScriptedProvider>();

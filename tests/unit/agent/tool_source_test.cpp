@@ -146,7 +146,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "build refuses a source that opens; buildAsync opens it, its sink adds and removes tools, and "
+    "build refuses a source that opens, buildAsync opens it, its sink adds and removes tools, and "
     "dispose closes every source in reverse order",
     "[agent][tool-source]") {
     auto log = std::make_shared<Log>();
@@ -260,7 +260,7 @@ TEST_CASE("a sink that outlives its agent accepts nothing", "[agent][tool-source
     sink->log("info", "remote", json("nobody listens"));  // reaches nobody, harmlessly
 }
 
-TEST_CASE("rollback reaches the first source that has one; without one it is invalid_config",
+TEST_CASE("rollback reaches the first source that has one, without one it is invalid_config",
           "[agent][tool-source]") {
     auto log = std::make_shared<Log>();
     auto plain = std::make_shared<ScriptedSource>("plain", log);

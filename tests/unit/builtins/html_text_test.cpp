@@ -13,7 +13,7 @@ TEST_CASE("Entities decode, unknown ones stay", "[builtins][html]") {
     CHECK(decodeEntities("AT&T; & more") == "AT&T; & more");
 }
 
-TEST_CASE("Scripts styles and comments vanish; blocks break lines; inline tags join", "[builtins][html]") {
+TEST_CASE("Scripts styles and comments vanish, blocks break lines, inline tags join", "[builtins][html]") {
     const auto page = htmlToText(
         "<html><head><title> A  &amp; B </title><script>alert('<p>x</p>')</script>"
         "<style>p{}</style></head><body><!-- hidden <p> --><div>one<b>tw</b>o</div>"

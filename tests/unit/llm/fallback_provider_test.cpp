@@ -89,7 +89,7 @@ TEST_CASE("what the policy does not name, a cancellation, and a healthy provider
     CHECK(second->requests().empty());
 }
 
-TEST_CASE("a policy chooses the codes; the chain's last failure is the result", "[llm][fallback]") {
+TEST_CASE("a policy chooses the codes, the chain's last failure is the result", "[llm][fallback]") {
     auto first = std::make_shared<ScriptedProvider>();
     auto second = std::make_shared<ScriptedProvider>();
     first->then(ScriptedTurn::error(failure(ProviderErrc::authentication, "bad key", Usage{3, 0, 0, 0, 0})));

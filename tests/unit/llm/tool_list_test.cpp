@@ -28,7 +28,7 @@ TEST_CASE("copies of a ToolList share one list of specs", "[llm][tools]") {
     CHECK(second.tools.back().name == "b");
 }
 
-TEST_CASE("push_back on a shared ToolList copies first; other copies do not change", "[llm][tools]") {
+TEST_CASE("push_back on a shared ToolList copies first, other copies do not change", "[llm][tools]") {
     ToolList original{spec("a")};
     ToolList copy = original;
 
@@ -41,7 +41,7 @@ TEST_CASE("push_back on a shared ToolList copies first; other copies do not chan
     CHECK_FALSE(copy.sameAs(original));
 }
 
-TEST_CASE("ToolList equality compares specs; sameAs compares identity", "[llm][tools]") {
+TEST_CASE("ToolList equality compares specs, sameAs compares identity", "[llm][tools]") {
     const ToolList a{spec("a"), spec("b")};
     const ToolList b{spec("a"), spec("b")};
     ToolList c{spec("a"), spec("b")};

@@ -91,7 +91,7 @@ TEST_CASE("the handshake: initialize's params follow the offer, the result's ver
 }
 
 TEST_CASE(
-    "the request table: responses reach their own request in any order; late and unknown ones are "
+    "the request table: responses reach their own request in any order, late and unknown ones are "
     "problems",
     "[mcp][client-session]") {
     auto client = session();
@@ -117,7 +117,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "deadlines: expired requests are reported until abandoned; abandoning sends notifications/cancelled "
+    "deadlines: expired requests are reported until abandoned, abandoning sends notifications/cancelled "
     "and a late response is a problem",
     "[mcp][client-session]") {
     auto client = session();
@@ -209,7 +209,7 @@ TEST_CASE(
     CHECK(json::parse(effects.replies[0])["error"]["code"] == -32601);
 }
 
-TEST_CASE("a drop fails what waits and starts reconnecting once; stale reports are ignored",
+TEST_CASE("a drop fails what waits and starts reconnecting once, stale reports are ignored",
           "[mcp][client-session]") {
     auto client = session();
     const auto generation = client.newTransport();
@@ -365,7 +365,7 @@ TEST_CASE(
     CHECK(sent["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28");
 }
 
-TEST_CASE("the era: -32022 naming 2026-07-28 is corrected once; other answers mean the handshake",
+TEST_CASE("the era: -32022 naming 2026-07-28 is corrected once, other answers mean the handshake",
           "[mcp][client-session][era]") {
     SECTION("-32022 naming the modern version: probe again, and a second refusal is an error") {
         auto client = sessionFor(ProtocolEra::automatic, reagent::mcp::TransportKind::streamable_http);
@@ -437,7 +437,7 @@ TEST_CASE(
     CHECK(denied.judgeProbeFailure(McpError{McpErrc::unauthorized, "401"}).kind == Kind::failed);
 }
 
-TEST_CASE("the era: `modern` refuses a server of the handshake era; `legacy` and SSE never probe",
+TEST_CASE("the era: `modern` refuses a server of the handshake era, `legacy` and SSE never probe",
           "[mcp][client-session][era]") {
     auto modern = sessionFor(ProtocolEra::modern, reagent::mcp::TransportKind::stdio);
     REQUIRE(modern.probes());

@@ -189,7 +189,7 @@ TEST_CASE("mcp client: faults while connecting are named, and the transport is c
     }
 }
 
-TEST_CASE("mcp client: responses find their requests in any order; a stray one is a problem, not an end",
+TEST_CASE("mcp client: responses find their requests in any order, a stray one is a problem, not an end",
           "[mcp][client]") {
     asio::io_context io;
     FakeServer server;
@@ -331,6 +331,43 @@ TEST_CASE("mcp client: the server's requests are answered, unknown ones refused 
     CHECK(answers["p1"]["result"] == json::object());
     CHECK(answers["s1"]["result"]["content"]["text"] == "sampled x");
     CHECK(answers["e1"]["error"]["code"] == -32601);
+}
+
+TEST_CASE("mcp client: a call in a span carries its trace context in _meta, beside the progress token",
+          "[mcp][client][telemetry]") {
+    asio::io_context io;
+    FakeServer server;
+    server.onRequest = [&](const json& request) {
+        if (request["method"] == "tools/call") {
+            return Reply::ok(json{{"content", json::array({{{"type", "text"}, {"text", "done"}}})}});
+        }
+        return Reply::ok(json::object());
+    };
+    runOn(io, [&]() -> Task<void> {
+        auto connecting = connect(server, memoryConfig(), mcp::ClientOptions{});
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        mcp::CallOptions traced;
+        traced.trace.traceId.bytes[15] = 1;
+        traced.trace.spanId.bytes[7] = 2;
+        traced.trace.flags = reagent::kSampledFlag;
+        traced.trace.traceState = "vendor=1";
+        traced.onProgress = [](const mcp::Progress&) {};
+        auto calling = (*client)->callTool("work", json::object(), std::move(traced));
+        auto called = co_await std::move(calling);
+        REQUIRE(called);
+        auto plain = (*client)->callTool("work", json::object());
+        auto answered = co_await std::move(plain);
+        REQUIRE(answered);
+        co_await (*client)->close();
+    }());
+    const auto calls = server.framesWith("tools/call");
+    REQUIRE(calls.size() == 2);
+    const json meta = calls[0]["params"]["_meta"];
+    CHECK(meta["traceparent"] == "00-00000000000000000000000000000001-0000000000000002-01");
+    CHECK(meta["tracestate"] == "vendor=1");
+    CHECK(meta.contains("progressToken"));
+    CHECK_FALSE(calls[1]["params"].contains("_meta"));
 }
 
 TEST_CASE("mcp client: notifications reach log, list-changed and progress handlers", "[mcp][client]") {
@@ -686,7 +723,7 @@ TEST_CASE("mcp client: a server of the handshake era answers the probe with an e
     CHECK_FALSE(server.framesWith("tools/list").front()["params"].contains("_meta"));
 }
 
-TEST_CASE("mcp client: -32022 naming 2026-07-28 is corrected once; `modern` refuses a handshake-era server",
+TEST_CASE("mcp client: -32022 naming 2026-07-28 is corrected once, `modern` refuses a handshake-era server",
           "[mcp][client][era]") {
     asio::io_context io;
     SECTION("corrected") {

@@ -5,6 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 
+#include "reagent/telemetry/telemetry.hpp"
 #include "reagent/tools/tool_builder.hpp"
 #include "run_coro.hpp"
 
@@ -160,6 +161,70 @@ TEST_CASE("server calls a tool and bounds its result", "[mcp][server]") {
     CHECK_FALSE(reply["result"].contains("isError"));
     REQUIRE(h.related.back());
     CHECK(*h.related.back() == mcp::RequestId(std::int64_t{4}));
+}
+
+TEST_CASE("a traced server continues the client's trace in a span per call, which the tool runs in",
+          "[mcp][server][telemetry]") {
+    namespace telemetry = reagent::telemetry;
+    auto seen = std::make_shared<std::vector<reagent::SpanContext>>();
+    auto registry = std::make_shared<tools::ToolRegistry>();
+    auto builder = tools::ToolBuilder::create("look");
+    builder.description("looks")
+        .param("fail", "boolean", "fail instead")
+        .handler([seen](json args, tools::ToolContext context) -> Task<tools::ToolResult> {
+            seen->push_back(context.trace != nullptr ? *context.trace : reagent::SpanContext{});
+            if (args.value("fail", false)) {
+                co_return reagent::fail(tools::ToolError{tools::ToolErrc::failed, "private detail"});
+            }
+            co_return std::string("seen");
+        });
+    REQUIRE(registry->add(*builder.build()));
+    auto sink = std::make_shared<telemetry::InMemorySpanSink>();
+    mcp::ServerOptions options;
+    options.telemetry = std::make_shared<telemetry::Telemetry>(telemetry::SamplerConfig{}, sink);
+    Harness h(registry, options);
+    h.initialize();
+
+    const std::string traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    h.call(request(5, "tools/call",
+                   json{{"name", "look"},
+                        {"arguments", json::object()},
+                        {"_meta", {{"traceparent", traceparent}, {"tracestate", "a=1"}}}}));
+    h.call(request(6, "tools/call", json{{"name", "look"}, {"arguments", {{"fail", true}}}}));
+    h.call(request(
+        7, "tools/call",
+        json{{"name", "look"}, {"arguments", json::object()}, {"_meta", {{"traceparent", "garbage"}}}}));
+
+    const auto spans = sink->spans();
+    REQUIRE(spans.size() == 3);
+    REQUIRE(seen->size() == 3);
+    const auto remote = telemetry::parseTraceparent(traceparent).value();
+    const telemetry::SpanData& continued = spans[0];
+    CHECK(continued.name == "tools/call look");
+    CHECK(continued.kind == telemetry::SpanKind::server);
+    CHECK(continued.context.traceId == remote.traceId);
+    CHECK(continued.parentSpanId == remote.spanId);
+    CHECK(continued.context.traceState == "a=1");
+    CHECK(seen->at(0) == continued.context);
+    const auto attribute = [](const telemetry::SpanData& span, const std::string& key) {
+        for (const auto& item : span.attributes) {
+            if (item.key == key) {
+                return std::get<std::string>(item.value);
+            }
+        }
+        return std::string("<none>");
+    };
+    CHECK(attribute(continued, "mcp.method.name") == "tools/call");
+    CHECK(attribute(continued, "gen_ai.tool.name") == "look");
+    CHECK(attribute(continued, "jsonrpc.request.id") == "5");
+
+    // Without a caller's context, or with a malformed one, the call starts a trace of its own.
+    CHECK_FALSE(spans[1].parentSpanId.valid());
+    CHECK(spans[1].status == telemetry::StatusCode::error);
+    CHECK(attribute(spans[1], "error.type") == "tool_error");
+    CHECK(spans[1].statusMessage.find("private") == std::string::npos);
+    CHECK_FALSE(spans[2].parentSpanId.valid());
+    CHECK(spans[2].context.traceId != remote.traceId);
 }
 
 TEST_CASE("server tells initialised sessions when the registry changes and logs at their level",

@@ -39,7 +39,7 @@ TEST_CASE("requests per minute: bursts of a tenth of a second's share, then even
     CHECK(inSecond >= 105);
 }
 
-TEST_CASE("a slot cap waits for a release; tokens are corrected by the usage reported",
+TEST_CASE("a slot cap waits for a release, tokens are corrected by the usage reported",
           "[providers][ratelimit]") {
     RateLimits limits;
     limits.maxConcurrent = 2;

@@ -185,3 +185,41 @@ TEST_CASE("key=value lists as W3C Baggage writes them", "[telemetry][config]") {
     CHECK_FALSE(parseKeyValueList("a=%4"));
     CHECK_FALSE(parseKeyValueList("a=%"));
 }
+
+TEST_CASE("telemetry config: the batch processor, content capture and the conventions",
+          "[telemetry][config]") {
+    SECTION("the defaults") {
+        const auto config = read({});
+        CHECK(config->batch.maxQueueSize == 2048);
+        CHECK(config->batch.maxExportBatchSize == 512);
+        CHECK(config->batch.scheduleDelay == std::chrono::milliseconds(5000));
+        CHECK_FALSE(config->captureContent);
+        CHECK(config->conventions == GenAiConventions::v1_36);
+    }
+    SECTION("set") {
+        const auto config = read({{"OTEL_BSP_SCHEDULE_DELAY", "250"},
+                                  {"OTEL_BSP_MAX_QUEUE_SIZE", "100"},
+                                  {"OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "500"},
+                                  {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "TRUE"},
+                                  {"OTEL_SEMCONV_STABILITY_OPT_IN", "http, gen_ai_latest_experimental"}});
+        CHECK(config->batch.scheduleDelay == std::chrono::milliseconds(250));
+        CHECK(config->batch.maxQueueSize == 100);
+        CHECK(config->batch.maxExportBatchSize == 100);  // cut to the queue
+        CHECK(config->captureContent);
+        CHECK(config->conventions == GenAiConventions::latest);
+        CHECK(config->warnings.empty());
+    }
+    SECTION("values that cannot be used are reported and left at their defaults") {
+        const auto config = read({{"OTEL_BSP_SCHEDULE_DELAY", "-1"},
+                                  {"OTEL_BSP_MAX_QUEUE_SIZE", "many"},
+                                  {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "yes"},
+                                  {"OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest"}});
+        REQUIRE(config);
+        CHECK(config->batch.scheduleDelay == std::chrono::milliseconds(5000));
+        CHECK(config->batch.maxQueueSize == 2048);
+        CHECK_FALSE(config->captureContent);
+        CHECK(config->conventions == GenAiConventions::v1_36);
+        REQUIRE(config->warnings.size() == 3);
+        CHECK(config->warnings[0].find("OTEL_BSP_SCHEDULE_DELAY '-1'") != std::string::npos);
+    }
+}

@@ -243,7 +243,7 @@ TEST_CASE("events: calling, called, failed", "[tools][executor][events]") {
     }
 }
 
-TEST_CASE("a failed event carries the call's duration; without a sink no event is built",
+TEST_CASE("a failed event carries the call's duration, without a sink no event is built",
           "[tools][executor][events]") {
     ToolRegistry registry;
     auto slow = ToolBuilder::create("slow_fail")

@@ -941,6 +941,13 @@ Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arg
     json params = json::object();
     params["name"] = std::move(name);
     params["arguments"] = arguments.is_null() ? json::object() : std::move(arguments);
+    if (options.trace.valid()) {
+        json& meta = params["_meta"];
+        meta["traceparent"] = formatTraceparent(options.trace);
+        if (!options.trace.traceState.empty()) {
+            meta["tracestate"] = options.trace.traceState;
+        }
+    }
     // Only a call that may be sent again after a reconnection keeps a copy of its parameters.
     std::optional<json> resend;
     if (retryable) {

@@ -14,6 +14,8 @@
 #include "reagent/mcp/envelope.hpp"
 #include "reagent/mcp/protocol_version.hpp"
 #include "reagent/mcp/server.hpp"
+#include "reagent/telemetry/telemetry.hpp"
+#include "reagent/telemetry/trace_context.hpp"
 #include "server_state.hpp"
 #include "server_tools.hpp"
 
@@ -32,8 +34,12 @@ RpcError rpcError(int code, std::string message) {
 // Runs one call, raced against its cancellation event (`notifications/cancelled`); the session's task
 // group cancels both when the session closes. Responds unless the call was cancelled.
 Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallRequest call,
-                   std::shared_ptr<Session::Call> state) {
+                   std::shared_ptr<Session::Call> state, telemetry::Span span) {
     const std::string callId = call.id;
+    const SpanContext trace = span.context();
+    if (trace.valid()) {
+        call.trace = &trace;  // this frame outlives the call
+    }
     auto run = self->server->executor.executeOne(std::move(call), 0);
     auto racing = detail::raceCall(self, id, std::move(run), state);
     auto raced = co_await std::move(racing);
@@ -49,11 +55,45 @@ Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallR
                               fail(tools::ToolError{tools::ToolErrc::exception, failure.message}), maxBytes));
         co_return;
     }
+    if (!raced.value->succeeded() && span.recording()) {
+        // As the MCP conventions say: a tool's own failure is `tool_error`.
+        span.setAttribute("error.type", std::string("tool_error"));
+        span.setStatus(telemetry::StatusCode::error,
+                       std::string(tools::toString(raced.value->outcome.error().code)));
+    }
     json result = detail::callResult(*raced.value, maxBytes);
     if (result.value("isError", false) && detail::refuseMissingCapability(*self, id, *state, "tool")) {
         co_return;
     }
     self->respond(id, std::move(result));
+}
+
+// The server span of a `tools/call`, child of the context the client sent in `params._meta`; an empty
+// span (nothing recorded or passed on) without telemetry.
+telemetry::Span callSpan(const ServerOptions& options, const json& params, const std::string& tool,
+                         const RequestId& id) {
+    if (!options.telemetry) {
+        return {};
+    }
+    SpanContext parent;
+    if (const auto meta = params.find("_meta"); meta != params.end() && meta->is_object()) {
+        const std::string traceparent = stringOr(*meta, "traceparent");
+        if (!traceparent.empty()) {
+            // A malformed header starts a new trace, as W3C Trace Context asks.
+            if (auto read = telemetry::parseTraceparent(traceparent, stringOr(*meta, "tracestate"))) {
+                parent = std::move(*read);
+            }
+        }
+    }
+    telemetry::Span span =
+        options.telemetry->tracer().startSpan("tools/call " + tool, telemetry::SpanKind::server, &parent);
+    if (span.recording()) {
+        span.setAttribute("mcp.method.name", std::string("tools/call"));
+        span.setAttribute("gen_ai.tool.name", tool);
+        span.setAttribute("gen_ai.operation.name", std::string("execute_tool"));
+        span.setAttribute("jsonrpc.request.id", toString(id));
+    }
+    return span;
 }
 
 // The capability a client must have declared for a request a handler sends it; empty: none needed.
@@ -395,7 +435,8 @@ void Session::startCall(const Request& request) {
         }
     }
     call.channel = channelFor(shared_from_this(), request.id, state);
-    calls.spawn(runCall(shared_from_this(), request.id, std::move(call), std::move(state)));
+    calls.spawn(runCall(shared_from_this(), request.id, std::move(call), std::move(state),
+                        callSpan(server->options, params, name, request.id)));
 }
 
 std::shared_ptr<Session::Call> Session::beginCall(const Request& request) {

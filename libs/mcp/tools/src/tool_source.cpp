@@ -28,6 +28,9 @@ tools::ToolError callError(tools::ToolErrc code, std::string message, std::strin
 Task<tools::ToolResult> callRemote(std::shared_ptr<Client> client, std::string remoteName, json args,
                                    tools::ToolContext context) {
     CallOptions options;
+    if (context.trace != nullptr) {
+        options.trace = *context.trace;
+    }
     if (context.progress) {
         options.onProgress = [report = context.progress](const Progress& p) {
             report(tools::ToolProgress{p.progress, p.total, p.message});

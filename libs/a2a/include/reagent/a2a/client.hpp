@@ -11,6 +11,7 @@
 #include "reagent/a2a/agent_card.hpp"
 #include "reagent/a2a/json_rpc.hpp"
 #include "reagent/core/task.hpp"
+#include "reagent/core/trace_context.hpp"
 #include "reagent/http/http_headers.hpp"
 
 namespace reagent::a2a {
@@ -63,7 +64,10 @@ class Client {
     [[nodiscard]] const std::string& endpoint() const noexcept;
 
     /// \brief `message/send` (blocking): the finished task, or the agent's direct message.
-    [[nodiscard]] Task<expected<SendResult, A2aError>> send(Message message) const;
+    ///
+    /// With a valid `trace` (a tool call's `ToolContext::trace`), the request carries it as W3C
+    /// `traceparent` and `tracestate` headers, and a traced server continues the trace.
+    [[nodiscard]] Task<expected<SendResult, A2aError>> send(Message message, SpanContext trace = {}) const;
 
     /// \brief Called with each streamed event as it arrives (text inside is untrusted).
     using EventHandler = std::function<void(const StreamEvent&)>;
@@ -71,7 +75,8 @@ class Client {
     /// as the events left it (a direct message becomes a completed task whose status carries it).
     ///
     /// Errors as `send`, plus `protocol_error` when the stream ends before a terminal state.
-    [[nodiscard]] Task<expected<AgentTask, A2aError>> stream(Message message, EventHandler onEvent) const;
+    [[nodiscard]] Task<expected<AgentTask, A2aError>> stream(Message message, EventHandler onEvent,
+                                                             SpanContext trace = {}) const;
 
     /// \brief `tasks/get` and `tasks/cancel`. A remote `TaskNotFound` or `TaskNotCancelable` comes back as
     /// `remote_error` (`rpcCode` gives the code).

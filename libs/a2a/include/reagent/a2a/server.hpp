@@ -13,6 +13,7 @@
 
 #include "reagent/a2a/agent_card.hpp"
 #include "reagent/core/task.hpp"
+#include "reagent/core/trace_context.hpp"
 
 namespace reagent::a2a {
 
@@ -22,6 +23,18 @@ using ProgressSink = std::function<void(std::string text)>;
 /// message (the task then fails). Must react to cancellation (the task was canceled or the server stops).
 using RunFunction =
     std::function<Task<expected<std::string, std::string>>(std::string prompt, ProgressSink progress)>;
+
+/// \brief What the server knows of the request that started a task, besides its prompt.
+struct TaskContext {
+    ProgressSink progress;
+    /// The caller's span, from the request's W3C `traceparent` and `tracestate` headers (not valid when
+    /// it sent none, or a malformed one): a run given it as `agent::RunOptions::traceParent` continues the
+    /// caller's trace.
+    SpanContext trace;
+};
+/// \brief `RunFunction` with the task's context.
+using TracedRunFunction =
+    std::function<Task<expected<std::string, std::string>>(std::string prompt, TaskContext context)>;
 
 /// \brief Settings of a server. Every field has a default.
 struct ServerConfig {
@@ -85,6 +98,9 @@ class Server {
     /// The reason the address could not be bound, as a sentence.
     [[nodiscard]] static expected<Server, std::string> bind(Executor executor, ServerConfig config,
                                                             AgentCard card, RunFunction run);
+    /// \brief The same, with a run function that is given each task's context (its caller's trace).
+    [[nodiscard]] static expected<Server, std::string> bind(Executor executor, ServerConfig config,
+                                                            AgentCard card, TracedRunFunction run);
 
     /// \brief The bound port, and `http://host:port`.
     [[nodiscard]] std::uint16_t port() const noexcept;

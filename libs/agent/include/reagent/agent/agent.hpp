@@ -18,6 +18,7 @@
 #include "reagent/agent/run_result.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
+#include "reagent/core/trace_context.hpp"
 #include "reagent/llm/model_request.hpp"
 #include "reagent/llm/provider.hpp"
 #include "reagent/llm/provider_error.hpp"
@@ -54,6 +55,13 @@ struct RunOptions {
     /// counted from it, plus what was added, instead of estimated in full. Ignored when it covers more
     /// messages than the run starts with.
     std::optional<ContextUse> counted{};
+    /// The span this run works for, when the agent traces (`withTelemetry`): a tool handler's
+    /// `ToolContext::trace` (`asTool` passes it on itself), or the context of a request a server received.
+    /// Not valid (the default): the run starts a trace of its own.
+    SpanContext traceParent{};
+    /// The conversation the run is a turn of, recorded as `gen_ai.conversation.id` on its spans; empty:
+    /// none.
+    std::string conversationId{};
 };
 
 /// \brief What a paused run needs to go on (`Agent::resumeWith`, `Conversation::resumeWith`).
@@ -67,6 +75,8 @@ struct ResumeInput {
     /// The resumed run's budget, as `RunOptions::budget` (what it spent before it paused counts); none:
     /// the agent's. `Conversation::resumeWith` passes what the conversation's budget has left.
     std::optional<RunBudget> budget{};
+    /// The span the resumed run works for, as `RunOptions::traceParent`.
+    SpanContext traceParent{};
 };
 
 /// \brief A ready agent: runs prompts through the ReAct loop with its provider and tools.
@@ -299,6 +309,11 @@ class AgentBuilder {
     /// \brief Prices the models' tokens: each run's `RunResult::cost` (and each `ModelResponded`'s), and
     /// what a `RunBudget::maxCost` counts. See docs/cost.md.
     AgentBuilder& withPrices(std::shared_ptr<const llm::PriceTable> prices);
+    /// \brief Traces every run in OpenTelemetry's GenAI conventions: an `invoke_agent` span per run, a
+    /// `chat` span per model call, an `execute_tool` span per tool call (docs/observability.md). The
+    /// agent's sub-agents and the MCP servers it calls continue the trace. Null (the default): nothing is
+    /// traced. See `telemetry::Telemetry::create` for the standard `OTEL_*` configuration.
+    AgentBuilder& withTelemetry(std::shared_ptr<telemetry::Telemetry> telemetry);
     /// \brief What each run may spend: tokens, cost, model calls, tool calls (`RunBudget`). A run that
     /// would go past a limit ends with `budget_exceeded`. Limits must be positive (`build()` says which
     /// is not).

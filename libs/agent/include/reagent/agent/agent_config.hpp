@@ -24,6 +24,10 @@
 #include "reagent/tools/tool_executor.hpp"
 #include "reagent/transform/jq_transform.hpp"
 
+namespace reagent::telemetry {
+class Telemetry;
+}  // namespace reagent::telemetry
+
 namespace reagent::agent {
 
 /// \brief Name of the meta-tool that reads, lists, searches and writes the agent's memory.
@@ -115,6 +119,8 @@ struct AgentConfig {
     /// tools listed); the others wait for a free slot, so a long list does not start a thousand processes
     /// together. Invariant: >= 1 (0 is taken as 1). Default 4.
     std::size_t maxConcurrentOpens = 4;
+    /// Where the runs' spans go (`withTelemetry`); null: nothing is traced, at no cost.
+    std::shared_ptr<telemetry::Telemetry> telemetry;
 };
 
 }  // namespace reagent::agent

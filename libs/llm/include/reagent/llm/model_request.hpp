@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "reagent/core/trace_context.hpp"
 #include "reagent/llm/message.hpp"
 #include "reagent/llm/retry_notice.hpp"
 #include "reagent/llm/stream_delta.hpp"
@@ -61,6 +62,9 @@ struct ModelRequest {
     std::function<void(const FallbackNotice&)> onFallback{};
     /// Told when the provider holds the request back for its rate limits (see `ThrottleNotice`).
     std::function<void(const ThrottleNotice&)> onThrottle{};
+    /// The span of this call (`chat {model}`), passed on to the API as W3C `traceparent` and
+    /// `tracestate` headers by the HTTP providers; not valid (the default) when nothing is traced.
+    SpanContext trace{};
 };
 
 /// \brief Why the model stopped.
@@ -88,6 +92,8 @@ struct ModelReply {
     Usage usage;
     /// The model that answered, when the provider says.
     std::string model;
+    /// The response's id, when the API gives one (OpenAI's and Anthropic's `id`, Gemini's `responseId`).
+    std::string id{};
 };
 
 }  // namespace reagent::llm

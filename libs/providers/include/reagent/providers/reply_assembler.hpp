@@ -64,6 +64,8 @@ class ReplyAssembler {
     void setStopReason(llm::StopReason reason) noexcept;
     [[nodiscard]] bool stopReasonKnown() const noexcept { return stopKnown_; }
     void setModel(std::string model) { model_ = std::move(model); }
+    /// The response's id, as the API named it (`ModelReply::id`).
+    void setId(std::string id) { id_ = std::move(id); }
     [[nodiscard]] llm::Usage& usage() noexcept { return usage_; }
     [[nodiscard]] const llm::Usage& usage() const noexcept { return usage_; }
     [[nodiscard]] std::size_t callCount() const noexcept { return calls_.size(); }
@@ -99,6 +101,7 @@ class ReplyAssembler {
     bool stopKnown_ = false;
     llm::Usage usage_;
     std::string model_;
+    std::string id_;
 };
 
 }  // namespace reagent::providers

@@ -4,6 +4,7 @@
 /// environment variables (`fromEnvironment`) or set in code.
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -37,6 +38,28 @@ struct SamplerConfig {
     double ratio = 1.0;
 };
 
+/// \brief Which GenAI semantic conventions the spans follow. OpenTelemetry's transition plan keeps
+/// v1.36.0 unless `OTEL_SEMCONV_STABILITY_OPT_IN` lists `gen_ai_latest_experimental`.
+enum class GenAiConventions {
+    /// v1.36.0: `gen_ai.system` names the provider (`openai`, `anthropic`, `gemini`); no cache or
+    /// reasoning token counts.
+    v1_36,
+    /// The latest (v1.41): `gen_ai.provider.name` (`openai`, `anthropic`, `gcp.gemini`), and the cache
+    /// and reasoning token counts.
+    latest,
+};
+
+/// \brief The batch processor's limits, with OpenTelemetry's defaults (`OTEL_BSP_MAX_QUEUE_SIZE`,
+/// `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`, `OTEL_BSP_SCHEDULE_DELAY`).
+struct BatchOptions {
+    /// Spans waiting beyond this are dropped (and counted): a run never blocks on a full queue.
+    std::size_t maxQueueSize = 2048;
+    /// At most this many spans per export; a full batch is exported at once.
+    std::size_t maxExportBatchSize = 512;
+    /// How long an ended span may wait for more to join its batch.
+    std::chrono::milliseconds scheduleDelay{5000};
+};
+
 /// \brief Where and how an agent's traces go.
 struct TelemetryConfig {
     /// False: nothing is recorded or exported (no endpoint configured, `OTEL_SDK_DISABLED=true`, or
@@ -52,6 +75,13 @@ struct TelemetryConfig {
     /// `service.name` and the rest of `OTEL_RESOURCE_ATTRIBUTES`, plus the `telemetry.sdk.*` attributes.
     Resource resource;
     SamplerConfig sampler;
+    BatchOptions batch;
+    /// Record the messages, instructions and tool arguments and results on the spans
+    /// (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`). Off by default: they may hold what users
+    /// typed and what tools read.
+    bool captureContent = false;
+    /// `latest` when `OTEL_SEMCONV_STABILITY_OPT_IN` lists `gen_ai_latest_experimental`.
+    GenAiConventions conventions = GenAiConventions::v1_36;
     /// What was set but not usable and left at its default (an unknown sampler, a bad ratio, a malformed
     /// `OTEL_RESOURCE_ATTRIBUTES`), as the specification asks: reported, not fatal.
     std::vector<std::string> warnings;
@@ -74,6 +104,10 @@ using EnvironmentLookup = std::function<std::optional<std::string>(std::string_v
 /// - `OTEL_SERVICE_NAME`, else `service.name` in `OTEL_RESOURCE_ATTRIBUTES`, else
 ///   `unknown_service:<defaultServiceName>`.
 /// - `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`.
+/// - `OTEL_BSP_SCHEDULE_DELAY` (milliseconds), `OTEL_BSP_MAX_QUEUE_SIZE`, `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`
+///   (a batch larger than the queue is cut to the queue's size).
+/// - `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` (`true` or `false`).
+/// - `OTEL_SEMCONV_STABILITY_OPT_IN` (a comma-separated list; `gen_ai_latest_experimental` is read).
 ///
 /// \par Errors
 /// `invalid_config`, naming the variable, for what cannot mean what the user wants: an endpoint that is

@@ -73,6 +73,9 @@ class Span {
     /// \brief `StatusCode::ok` wins over an earlier error, as the specification says; `message` is kept
     /// for an error only.
     void setStatus(StatusCode status, std::string message = {});
+    /// \brief Moves the span's start to `startUnixNano`: for a span made before its work began (a tool call
+    /// that waited for its turn in a batch), whose context had to be handed on first.
+    void setStartTime(std::uint64_t startUnixNano);
     /// \brief Ends the span at `endUnixNano` (0: now) and hands it to the sink; later calls do nothing.
     void end(std::uint64_t endUnixNano = 0);
 
@@ -87,8 +90,8 @@ class Span {
 /// the sink their data goes to. No process-wide tracer exists: each agent is given its own.
 ///
 /// \par Thread safety
-/// `startSpan` is not thread-safe (the id generator); use a tracer from one executor. Spans may end on any
-/// thread if the sink allows it (`InMemorySpanSink` does).
+/// `startSpan` may be called from any thread. A span is used by one thread at a time; spans may end on any
+/// thread if the sink allows it (`InMemorySpanSink` and `BatchSpanProcessor` do).
 class Tracer {
   public:
     Tracer(SamplerConfig sampler, std::shared_ptr<SpanSink> sink, IdGenerator ids = IdGenerator());
@@ -102,6 +105,7 @@ class Tracer {
   private:
     SamplerConfig sampler_;
     std::shared_ptr<SpanSink> sink_;
+    std::mutex idsMutex_;
     IdGenerator ids_;
 };
 

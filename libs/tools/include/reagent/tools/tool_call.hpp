@@ -42,6 +42,8 @@ struct ToolCallRequest {
     nlohmann::json* session = nullptr;
     /// The spending of the run that asked for the call (`ToolContext::ledger`); null outside an agent run.
     SpendingLedger* ledger = nullptr;
+    /// The span the call runs in (`ToolContext::trace`); null when the run is not traced.
+    const SpanContext* trace = nullptr;
     /// The caller already approved this call (a paused run resumed with its approval): a tool that
     /// requires approval runs without asking again.
     bool preApproved = false;

@@ -12,6 +12,7 @@
 
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
+#include "reagent/core/trace_context.hpp"
 #include "reagent/tools/tool_error.hpp"
 
 namespace reagent::tools {
@@ -97,6 +98,10 @@ struct ToolContext {
     /// then counts that run's spending, and that run stops where this one's budget would be passed). Null
     /// when the call does not come from an agent run. Valid until the handler's task completes.
     SpendingLedger* ledger = nullptr;
+    /// The span of this call (`execute_tool {name}`), for what the call reaches: a sub-agent's run nests
+    /// under it, an MCP or A2A request carries it. Null when the run is not traced. Valid until the
+    /// handler's task completes.
+    const SpanContext* trace = nullptr;
 
     /// \brief Reports progress if anyone listens.
     void reportProgress(const ToolProgress& value) const {

@@ -105,6 +105,8 @@ class AgentBuilder {
                                       std::size_t inlineBelow = 16 * 1024);
     /// \brief Prices the models' tokens (see `agent::AgentBuilder::withPrices`).
     AgentBuilder& withPrices(std::shared_ptr<const llm::PriceTable> prices);
+    /// \brief Traces every run into `telemetry` (see `agent::AgentBuilder::withTelemetry`).
+    AgentBuilder& withTelemetry(std::shared_ptr<telemetry::Telemetry> telemetry);
     /// \brief What each run may spend (see `agent::AgentBuilder::withBudget`).
     AgentBuilder& withBudget(agent::RunBudget budget);
     /// \brief The model's context window in tokens (see `agent::AgentBuilder::withContextWindow`).

@@ -12,6 +12,7 @@
 
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
+#include "reagent/core/trace_context.hpp"
 #include "reagent/mcp/mcp_error.hpp"
 #include "reagent/mcp/protocol.hpp"
 #include "reagent/mcp/server_config.hpp"
@@ -26,6 +27,10 @@ struct CallOptions {
     /// When set, the call carries a progress token and each progress notification reaches this
     /// function, on the client's executor. Must not throw (exceptions are swallowed).
     std::function<void(const Progress&)> onProgress;
+    /// The span the call belongs to (the agent's `execute_tool` span, `ToolContext::trace`): sent in the
+    /// request's `params._meta` as `traceparent` and `tracestate`, where the MCP semantic conventions put
+    /// them, so that the server continues the trace. Not valid (the default): nothing is sent.
+    SpanContext trace{};
 };
 
 /// \brief Answers a server's request (`sampling/createMessage`, `elicitation/create`): the result object,

@@ -21,6 +21,10 @@
 #include "reagent/tools/tool_executor.hpp"
 #include "reagent/tools/tool_registry.hpp"
 
+namespace reagent::telemetry {
+class Telemetry;
+}  // namespace reagent::telemetry
+
 namespace reagent::mcp {
 
 /// \brief The severity of a `notifications/message` (RFC 5424's levels, as MCP names them).
@@ -74,6 +78,10 @@ struct ServerOptions {
     /// per `Server`. Servers behind one load balancer must share one (at least 32 random bytes), so that a
     /// client's next round may reach any of them. Secret: never logged.
     std::string requestStateKey;
+    /// Where the server's spans go: a `tools/call {tool}` span (kind server) per call, continuing the
+    /// trace the client sent in `params._meta` (`traceparent`, `tracestate`), and handed to the tool as
+    /// `ToolContext::trace` (an agent served as a tool nests its run under it). Null: none.
+    std::shared_ptr<telemetry::Telemetry> telemetry{};
 };
 
 /// \brief JSON-RPC error code of a request refused because `ServerOptions::maxInFlight` requests run.

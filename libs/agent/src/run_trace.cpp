@@ -1,0 +1,343 @@
+#include "run_trace.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "agent_state.hpp"
+#include "reagent/tools/tool_error.hpp"
+
+namespace reagent::agent::detail {
+
+namespace {
+
+using telemetry::Attribute;
+using telemetry::GenAiConventions;
+using telemetry::SpanKind;
+using telemetry::StatusCode;
+
+std::uint64_t unixNano(std::chrono::system_clock::time_point at) {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count());
+}
+
+// The provider's name as the conventions in force spell it.
+std::string providerNameFor(std::string_view provider, GenAiConventions conventions) {
+    if (conventions == GenAiConventions::latest) {
+        return providerNameOf(provider);
+    }
+    return std::string(provider);  // v1.36.0's gen_ai.system values are the APIs' own names
+}
+
+const char* providerKey(GenAiConventions conventions) {
+    return conventions == GenAiConventions::latest ? "gen_ai.provider.name" : "gen_ai.system";
+}
+
+// The opt-in content of messages, in the conventions' JSON form ({role, parts: [...]}).
+nlohmann::json partsOf(const llm::Message& message) {
+    nlohmann::json parts = nlohmann::json::array();
+    if (message.role == llm::Role::tool) {
+        parts.push_back(
+            {{"type", "tool_call_response"}, {"id", message.toolCallId}, {"result", message.text}});
+        return parts;
+    }
+    if (!message.text.empty()) {
+        parts.push_back({{"type", "text"}, {"content", message.text}});
+    }
+    for (const llm::ToolCall& call : message.toolCalls) {
+        parts.push_back(
+            {{"type", "tool_call"}, {"id", call.id}, {"name", call.name}, {"arguments", call.arguments}});
+    }
+    return parts;
+}
+
+const char* roleName(llm::Role role) {
+    switch (role) {
+        case llm::Role::system:
+            return "system";
+        case llm::Role::user:
+            return "user";
+        case llm::Role::assistant:
+            return "assistant";
+        case llm::Role::tool:
+            return "tool";
+    }
+    return "user";
+}
+
+std::string inputMessages(const std::vector<llm::Message>& messages) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const llm::Message& message : messages) {
+        if (message.role != llm::Role::system) {
+            out.push_back({{"role", roleName(message.role)}, {"parts", partsOf(message)}});
+        }
+    }
+    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string systemInstructions(const std::vector<llm::Message>& messages) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const llm::Message& message : messages) {
+        if (message.role == llm::Role::system) {
+            out.push_back({{"type", "text"}, {"content", message.text}});
+        }
+    }
+    return out.empty() ? std::string() : out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string outputMessages(const llm::ModelReply& reply) {
+    const llm::Message message = llm::Message::assistant(reply.text, reply.toolCalls);
+    nlohmann::json out = nlohmann::json::array();
+    out.push_back({{"role", "assistant"},
+                   {"parts", partsOf(message)},
+                   {"finish_reason", std::string(llm::toString(reply.stopReason))}});
+    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void setUsage(telemetry::Span& span, const llm::Usage& usage, GenAiConventions conventions) {
+    span.setAttribute("gen_ai.usage.input_tokens", usage.inputTokens);
+    span.setAttribute("gen_ai.usage.output_tokens", usage.outputTokens);
+    if (conventions != GenAiConventions::latest) {
+        return;  // v1.36.0 names no others
+    }
+    if (usage.cacheReadTokens != 0) {
+        span.setAttribute("gen_ai.usage.cache_read.input_tokens", usage.cacheReadTokens);
+    }
+    if (usage.cacheWriteTokens != 0) {
+        span.setAttribute("gen_ai.usage.cache_creation.input_tokens", usage.cacheWriteTokens);
+    }
+    if (usage.reasoningTokens != 0) {
+        span.setAttribute("gen_ai.usage.reasoning.output_tokens", usage.reasoningTokens);
+    }
+}
+
+void setError(telemetry::Span& span, std::string_view type, std::string message) {
+    span.setAttribute("error.type", std::string(type));
+    span.setStatus(StatusCode::error, std::move(message));
+}
+
+std::int64_t millis(std::chrono::milliseconds wait) {
+    return static_cast<std::int64_t>(wait.count());
+}
+
+}  // namespace
+
+std::string providerNameOf(std::string_view provider) {
+    if (provider == "gemini") {
+        return "gcp.gemini";
+    }
+    return std::string(provider);
+}
+
+RunTrace::RunTrace(std::shared_ptr<telemetry::Telemetry> telemetry, const Agent::State& agent,
+                   const SpanContext& parent, std::string conversationId)
+    : telemetry_(std::move(telemetry)),
+      content_(telemetry_->options().captureContent),
+      conventions_(telemetry_->options().conventions),
+      providerName_(providerNameFor(agent.config.provider->name(), conventions_)),
+      requestModel_(agent.config.provider->model()),
+      conversationId_(std::move(conversationId)) {
+    const std::string& name = agent.config.name;
+    run_ = telemetry_->tracer().startSpan(name.empty() ? "invoke_agent" : "invoke_agent " + name,
+                                          SpanKind::internal, &parent);
+    if (!run_.recording()) {
+        return;
+    }
+    run_.setAttribute("gen_ai.operation.name", std::string("invoke_agent"));
+    run_.setAttribute(providerKey(conventions_), providerName_);
+    if (!name.empty()) {
+        run_.setAttribute("gen_ai.agent.name", name);
+    }
+    if (!requestModel_.empty()) {
+        run_.setAttribute("gen_ai.request.model", requestModel_);
+    }
+    if (!conversationId_.empty()) {
+        run_.setAttribute("gen_ai.conversation.id", conversationId_);
+    }
+    if (content_ && !agent.systemPrompt.empty()) {
+        nlohmann::json instructions =
+            nlohmann::json::array({{{"type", "text"}, {"content", agent.systemPrompt}}});
+        run_.setAttribute("gen_ai.system_instructions",
+                          instructions.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+}
+
+RunTrace::~RunTrace() = default;
+
+void RunTrace::modelCallStarting(llm::ModelRequest& request, int iteration) {
+    chat_ = telemetry_->tracer().startSpan(requestModel_.empty() ? "chat" : "chat " + requestModel_,
+                                           SpanKind::client, &run_.context());
+    request.trace = chat_.context();
+    if (!chat_.recording()) {
+        return;
+    }
+    chat_.setAttribute("gen_ai.operation.name", std::string("chat"));
+    chat_.setAttribute(providerKey(conventions_), providerName_);
+    if (!requestModel_.empty()) {
+        chat_.setAttribute("gen_ai.request.model", requestModel_);
+    }
+    if (!conversationId_.empty()) {
+        chat_.setAttribute("gen_ai.conversation.id", conversationId_);
+    }
+    chat_.setAttribute("reagent.iteration", static_cast<std::int64_t>(iteration));
+    if (request.maxTokens) {
+        chat_.setAttribute("gen_ai.request.max_tokens", static_cast<std::int64_t>(*request.maxTokens));
+    }
+    if (request.temperature) {
+        chat_.setAttribute("gen_ai.request.temperature", *request.temperature);
+    }
+    chat_.setAttribute("gen_ai.output.type", std::string(request.output ? "json" : "text"));
+    if (content_) {
+        chat_.setAttribute("gen_ai.input.messages", inputMessages(request.messages));
+        if (auto instructions = systemInstructions(request.messages); !instructions.empty()) {
+            chat_.setAttribute("gen_ai.system_instructions", std::move(instructions));
+        }
+    }
+    // The span outlives the model call (the run holds this trace until it ends): the notices can reach it.
+    telemetry::Span* span = &chat_;
+    request.onRetry = [span, next = std::move(request.onRetry)](const llm::RetryNotice& notice) {
+        span->addEvent("reagent.model.retry",
+                       {{"reagent.retry.attempt", static_cast<std::int64_t>(notice.attempt)},
+                        {"reagent.retry.wait_ms", millis(notice.wait)},
+                        {"error.type", std::string(llm::toString(notice.error.code))}});
+        if (next) {
+            next(notice);
+        }
+    };
+    request.onThrottle = [span, next = std::move(request.onThrottle)](const llm::ThrottleNotice& notice) {
+        span->addEvent("reagent.model.throttled", {{"reagent.throttle.wait_ms", millis(notice.wait)}});
+        if (next) {
+            next(notice);
+        }
+    };
+    request.onFallback = [span, next = std::move(request.onFallback)](const llm::FallbackNotice& notice) {
+        span->addEvent("reagent.model.fallback",
+                       {{"reagent.fallback.from", notice.from},
+                        {"reagent.fallback.to", notice.to},
+                        {"error.type", std::string(llm::toString(notice.error.code))}});
+        if (next) {
+            next(notice);
+        }
+    };
+}
+
+void RunTrace::modelCallEnded(const expected<llm::ModelReply, llm::ProviderError>& reply) {
+    if (chat_.recording()) {
+        if (reply) {
+            if (!reply->model.empty()) {
+                chat_.setAttribute("gen_ai.response.model", reply->model);
+            }
+            if (!reply->id.empty()) {
+                chat_.setAttribute("gen_ai.response.id", reply->id);
+            }
+            chat_.setAttribute("gen_ai.response.finish_reasons",
+                               std::vector<std::string>{std::string(llm::toString(reply->stopReason))});
+            setUsage(chat_, reply->usage, conventions_);
+            if (content_) {
+                chat_.setAttribute("gen_ai.output.messages", outputMessages(*reply));
+            }
+        } else {
+            setUsage(chat_, reply.error().usage, conventions_);
+            setError(chat_, llm::toString(reply.error().code), reply.error().describe());
+        }
+    }
+    chat_.end();
+}
+
+void RunTrace::outputRejected(int attempt, std::size_t problems) {
+    run_.addEvent("reagent.output.rejected",
+                  {{"reagent.output.attempt", static_cast<std::int64_t>(attempt)},
+                   {"reagent.output.problems", static_cast<std::int64_t>(problems)}});
+}
+
+void RunTrace::toolCallsStarting(std::vector<tools::ToolCallRequest>& calls) {
+    tools_.clear();  // spans of an earlier batch that did not report end here
+    toolContexts_.clear();
+    tools_.reserve(calls.size());
+    toolContexts_.reserve(calls.size());
+    for (tools::ToolCallRequest& call : calls) {
+        telemetry::Span span =
+            telemetry_->tracer().startSpan("execute_tool " + call.name, SpanKind::internal, &run_.context());
+        if (span.recording()) {
+            span.setAttribute("gen_ai.operation.name", std::string("execute_tool"));
+            span.setAttribute("gen_ai.tool.name", call.name);
+            span.setAttribute("gen_ai.tool.call.id", call.id);
+            span.setAttribute("gen_ai.tool.type", std::string("function"));
+            if (content_) {
+                span.setAttribute(
+                    "gen_ai.tool.call.arguments",
+                    call.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+            }
+        }
+        toolContexts_.push_back(span.context());
+        tools_.push_back(ToolSpan{call.id, std::move(span)});
+    }
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+        calls[i].trace = &toolContexts_[i];
+    }
+}
+
+void RunTrace::toolCallsEnded(const std::vector<tools::ToolCallRecord>& records) {
+    for (const tools::ToolCallRecord& record : records) {
+        const auto it = std::find_if(tools_.begin(), tools_.end(), [&](const ToolSpan& tool) {
+            return !tool.ended && tool.callId == record.id;
+        });
+        if (it == tools_.end()) {
+            continue;
+        }
+        it->ended = true;
+        telemetry::Span& span = it->span;
+        if (!span.recording()) {
+            continue;
+        }
+        // The span was made when the batch began; the call may have waited for its turn.
+        if (record.startedAt != std::chrono::system_clock::time_point{}) {
+            span.setStartTime(unixNano(record.startedAt));
+        }
+        if (record.succeeded()) {
+            if (content_) {
+                span.setAttribute("gen_ai.tool.call.result", *record.outcome);
+            }
+        } else {
+            const tools::ToolError& error = record.outcome.error();
+            // A tool's message may quote what it read: only the code, unless content is recorded.
+            setError(span, tools::toString(error.code),
+                     content_ ? error.message : std::string(tools::toString(error.code)));
+        }
+        if (!record.memoryKey.empty()) {
+            span.addEvent("reagent.tool.result_compressed", {{"reagent.memory.key", record.memoryKey}});
+        }
+        span.end(record.endedAt != std::chrono::system_clock::time_point{} ? unixNano(record.endedAt) : 0);
+    }
+}
+
+void RunTrace::compacted(const Compaction& compaction) {
+    run_.addEvent("reagent.context.compacted", {{"reagent.compaction.tokens_before", compaction.tokensBefore},
+                                                {"reagent.compaction.tokens_after", compaction.tokensAfter},
+                                                {"reagent.compaction.strategies", compaction.strategies}});
+}
+
+void RunTrace::finished(const RunResult& result) {
+    chat_.end();     // a model call the run was cancelled in
+    tools_.clear();  // ends the spans of a batch the run was cancelled in
+    if (!run_.recording()) {
+        return;
+    }
+    setUsage(run_, result.usage, conventions_);
+    const TerminatedBy how = result.terminatedBy;
+    run_.setAttribute("reagent.terminated_by", std::string(toString(how)));
+    const bool paused = how == TerminatedBy::external_tool_calls || how == TerminatedBy::approval_required;
+    if (!paused && errorCode(how)) {
+        setError(run_, toString(how), result.errorMessage);
+    }
+    if (content_ && isSuccess(how)) {
+        nlohmann::json out = nlohmann::json::array();
+        out.push_back({{"role", "assistant"},
+                       {"parts", nlohmann::json::array({{{"type", "text"}, {"content", result.output}}})}});
+        run_.setAttribute("gen_ai.output.messages",
+                          out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    run_.end();
+}
+
+}  // namespace reagent::agent::detail

@@ -1,0 +1,77 @@
+#pragma once
+// Private to libs/agent: a run's spans in OpenTelemetry's GenAI conventions (docs/observability.md). The
+// driver calls it at each step; a run of an agent without telemetry has none, and pays one null check a
+// step.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reagent/agent/agent.hpp"
+#include "reagent/agent/compaction_record.hpp"
+#include "reagent/agent/run_result.hpp"
+#include "reagent/core/expected.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/telemetry/telemetry.hpp"
+#include "reagent/tools/tool_call.hpp"
+
+namespace reagent::agent::detail {
+
+class RunTrace {
+  public:
+    /// Starts the run's `invoke_agent` span, child of `parent` when it is valid.
+    RunTrace(std::shared_ptr<telemetry::Telemetry> telemetry, const Agent::State& agent,
+             const SpanContext& parent, std::string conversationId);
+    RunTrace(const RunTrace&) = delete;
+    RunTrace& operator=(const RunTrace&) = delete;
+    ~RunTrace();
+
+    [[nodiscard]] const SpanContext& context() const noexcept { return run_.context(); }
+
+    /// Starts model call `iteration`'s `chat` span: `request` carries it on, and its retries, throttling
+    /// and fallbacks become the span's events (beside whatever the request already reports to).
+    void modelCallStarting(llm::ModelRequest& request, int iteration);
+    /// Ends the model call's span with what came back.
+    void modelCallEnded(const expected<llm::ModelReply, llm::ProviderError>& reply);
+    /// The answer was sent back to the model (`OutputRejected`).
+    void outputRejected(int attempt, std::size_t problems);
+
+    /// Starts an `execute_tool` span per call: each call carries its own (`ToolCallRequest::trace`).
+    void toolCallsStarting(std::vector<tools::ToolCallRequest>& calls);
+    /// Ends the batch's spans, with each call's times and outcome.
+    void toolCallsEnded(const std::vector<tools::ToolCallRecord>& records);
+
+    void compacted(const Compaction& compaction);
+
+    /// Ends every span still open, the run's last, with how the run ended.
+    void finished(const RunResult& result);
+
+  private:
+    struct ToolSpan {
+        std::string callId;
+        telemetry::Span span;
+        bool ended = false;
+    };
+
+    std::shared_ptr<telemetry::Telemetry> telemetry_;
+    bool content_ = false;
+    telemetry::GenAiConventions conventions_;
+    std::string providerName_;
+    std::string requestModel_;
+    std::string conversationId_;
+    telemetry::Span run_;
+    telemetry::Span chat_;
+    // The batch in flight: one span per call, and the contexts the calls point to (not moved while the
+    // batch runs).
+    std::vector<ToolSpan> tools_;
+    std::vector<SpanContext> toolContexts_;
+};
+
+/// The `gen_ai.provider.name` of a provider (`llm::Provider::name`): the conventions' well-known name
+/// where there is one (`gcp.gemini` for Gemini), the provider's own otherwise.
+[[nodiscard]] std::string providerNameOf(std::string_view provider);
+
+}  // namespace reagent::agent::detail

@@ -1,0 +1,414 @@
+// An agent given telemetry traces each run in the GenAI conventions: one `invoke_agent` span, a `chat`
+// span per model call and an `execute_tool` span per tool call, nested and in one trace; the model calls,
+// tools and sub-agents carry the trace on; content only when asked; nothing at all without telemetry.
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <memory>
+#include <reagent/reagent.hpp>
+#include <string>
+#include <vector>
+
+#include "run_coro.hpp"
+
+using nlohmann::json;
+using reagent::SpanContext;
+using reagent::agent::Agent;
+using reagent::agent::RunOptions;
+using reagent::agent::TerminatedBy;
+using reagent::llm::ModelReply;
+using reagent::llm::ProviderErrc;
+using reagent::llm::ProviderError;
+using reagent::llm::ScriptedProvider;
+using reagent::llm::ScriptedTurn;
+using reagent::llm::ToolCall;
+using reagent::llm::Usage;
+using reagent::telemetry::AttributeValue;
+using reagent::telemetry::InMemorySpanSink;
+using reagent::telemetry::SpanData;
+using reagent::telemetry::SpanKind;
+using reagent::telemetry::StatusCode;
+using reagent::telemetry::Telemetry;
+using reagent::test::runCoro;
+
+namespace {
+
+struct Traced {
+    std::shared_ptr<InMemorySpanSink> sink = std::make_shared<InMemorySpanSink>();
+    std::shared_ptr<Telemetry> telemetry;
+
+    explicit Traced(reagent::telemetry::InstrumentationOptions options = {},
+                    reagent::telemetry::SamplerConfig sampler = {}) {
+        telemetry = std::make_shared<Telemetry>(sampler, sink, options, reagent::telemetry::IdGenerator(7));
+    }
+};
+
+const AttributeValue* attribute(const SpanData& span, const std::string& key) {
+    for (const auto& attribute : span.attributes) {
+        if (attribute.key == key) {
+            return &attribute.value;
+        }
+    }
+    return nullptr;
+}
+
+std::string text(const SpanData& span, const std::string& key) {
+    const auto* value = attribute(span, key);
+    return value != nullptr && std::holds_alternative<std::string>(*value) ? std::get<std::string>(*value)
+                                                                           : std::string("<none>");
+}
+
+std::int64_t number(const SpanData& span, const std::string& key) {
+    const auto* value = attribute(span, key);
+    return value != nullptr && std::holds_alternative<std::int64_t>(*value) ? std::get<std::int64_t>(*value)
+                                                                            : -1;
+}
+
+std::vector<SpanData> named(const std::vector<SpanData>& spans, const std::string& prefix) {
+    std::vector<SpanData> out;
+    std::copy_if(spans.begin(), spans.end(), std::back_inserter(out),
+                 [&](const SpanData& span) { return span.name.rfind(prefix, 0) == 0; });
+    return out;
+}
+
+// Every string in every attribute and event of `spans`, for what must not appear.
+std::string everyText(const std::vector<SpanData>& spans) {
+    std::string all;
+    for (const SpanData& span : spans) {
+        all += span.name + '\n' + span.statusMessage + '\n';
+        for (const auto& attribute : span.attributes) {
+            if (const auto* s = std::get_if<std::string>(&attribute.value)) {
+                all += *s + '\n';
+            }
+        }
+        for (const auto& event : span.events) {
+            for (const auto& attribute : event.attributes) {
+                if (const auto* s = std::get_if<std::string>(&attribute.value)) {
+                    all += *s + '\n';
+                }
+            }
+        }
+    }
+    return all;
+}
+
+// Records the trace each call ran in.
+struct SeenTraces {
+    std::vector<SpanContext> contexts;
+    int untraced = 0;
+};
+
+reagent::tools::Tool lookupTool(std::shared_ptr<SeenTraces> seen) {
+    return reagent::tools::ToolBuilder::create("lookup")
+        .description("Looks a word up")
+        .param("word", "string", "The word", {.required = true})
+        .handler([seen](json args,
+                        reagent::tools::ToolContext context) -> reagent::Task<reagent::tools::ToolResult> {
+            if (context.trace != nullptr) {
+                seen->contexts.push_back(*context.trace);
+            } else {
+                ++seen->untraced;
+            }
+            if (args["word"] == "broken") {
+                co_return reagent::fail(reagent::tools::ToolError{
+                    reagent::tools::ToolErrc::failed, "the dictionary of private-word is missing"});
+            }
+            co_return "meaning of " + args["word"].get<std::string>();
+        })
+        .build()
+        .value();
+}
+
+ScriptedTurn threeLookups(const std::string& last = "c") {
+    ModelReply reply;
+    reply.toolCalls = {ToolCall{"call-1", "lookup", json{{"word", "a"}}},
+                       ToolCall{"call-2", "lookup", json{{"word", "b"}}},
+                       ToolCall{"call-3", "lookup", json{{"word", last}}}};
+    reply.usage = Usage{100, 20, 60, 10, 5};
+    reply.model = "model-v1";
+    reply.id = "resp-1";
+    return ScriptedTurn::reply(std::move(reply));
+}
+
+ScriptedTurn answer(const std::string& text) {
+    ModelReply reply;
+    reply.text = text;
+    reply.usage = Usage{150, 30, 0, 0, 0};
+    reply.model = "model-v1";
+    reply.id = "resp-2";
+    return ScriptedTurn::reply(std::move(reply));
+}
+
+Agent tracedAgent(const Traced& traced, std::shared_ptr<ScriptedProvider> provider,
+                  std::shared_ptr<SeenTraces> seen, std::string systemPrompt = "Be brief.") {
+    auto agent = Agent::create()
+                     .withName("researcher")
+                     .withProvider(std::move(provider))
+                     .withSystemPrompt(std::move(systemPrompt))
+                     .withTools({lookupTool(std::move(seen))})
+                     .withTelemetry(traced.telemetry)
+                     .build();
+    REQUIRE(agent);
+    return std::move(*agent);
+}
+
+}  // namespace
+
+TEST_CASE("a traced run is one invoke_agent span over a chat span per model call and a span per tool call",
+          "[agent][telemetry]") {
+    Traced traced;
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(threeLookups()).then(answer("done"));
+    auto seen = std::make_shared<SeenTraces>();
+    const Agent agent = tracedAgent(traced, provider, seen);
+
+    const auto result = runCoro(agent.run("define three words"));
+    REQUIRE(result.terminatedBy == TerminatedBy::end_turn);
+
+    const auto spans = traced.sink->spans();
+    REQUIRE(spans.size() == 6);
+    const auto runs = named(spans, "invoke_agent");
+    const auto chats = named(spans, "chat");
+    const auto tools = named(spans, "execute_tool ");
+    REQUIRE(runs.size() == 1);
+    REQUIRE(chats.size() == 2);
+    REQUIRE(tools.size() == 3);
+
+    const SpanData& run = runs[0];
+    CHECK(run.name == "invoke_agent researcher");
+    CHECK(run.kind == SpanKind::internal);
+    CHECK_FALSE(run.parentSpanId.valid());
+    CHECK(text(run, "gen_ai.operation.name") == "invoke_agent");
+    CHECK(text(run, "gen_ai.agent.name") == "researcher");
+    CHECK(text(run, "gen_ai.system") == "scripted");  // v1.36.0, the default
+    CHECK(attribute(run, "gen_ai.provider.name") == nullptr);
+    CHECK(number(run, "gen_ai.usage.input_tokens") == 250);
+    CHECK(number(run, "gen_ai.usage.output_tokens") == 50);
+    CHECK(run.status == StatusCode::unset);
+
+    for (const SpanData& span : spans) {
+        CHECK(span.context.traceId == run.context.traceId);
+        CHECK(span.startTimeUnixNano <= span.endTimeUnixNano);
+        if (span.name != run.name) {
+            CHECK(span.parentSpanId == run.context.spanId);
+            CHECK(span.startTimeUnixNano >= run.startTimeUnixNano);
+            CHECK(span.endTimeUnixNano <= run.endTimeUnixNano);
+        }
+    }
+
+    const SpanData& first = chats[0];
+    CHECK(first.name == "chat");  // the scripted provider names no model
+    CHECK(first.kind == SpanKind::client);
+    CHECK(text(first, "gen_ai.operation.name") == "chat");
+    CHECK(text(first, "gen_ai.response.model") == "model-v1");
+    CHECK(text(first, "gen_ai.response.id") == "resp-1");
+    CHECK(text(first, "gen_ai.output.type") == "text");
+    CHECK(number(first, "gen_ai.usage.input_tokens") == 100);
+    CHECK(number(first, "gen_ai.usage.output_tokens") == 20);
+    CHECK(attribute(first, "gen_ai.usage.cache_read.input_tokens") == nullptr);  // not in v1.36.0
+    CHECK(std::get<std::vector<std::string>>(*attribute(first, "gen_ai.response.finish_reasons")) ==
+          std::vector<std::string>{"tool_use"});
+    CHECK(first.endTimeUnixNano <= chats[1].startTimeUnixNano);
+
+    // Each request carried its own span on.
+    REQUIRE(provider->requests().size() == 2);
+    CHECK(provider->requests()[0].trace == first.context);
+    CHECK(provider->requests()[1].trace == chats[1].context);
+
+    // Each call ran in its own span, between the two model calls.
+    std::vector<std::string> ids;
+    for (const SpanData& tool : tools) {
+        CHECK(tool.name == "execute_tool lookup");
+        CHECK(text(tool, "gen_ai.operation.name") == "execute_tool");
+        CHECK(text(tool, "gen_ai.tool.name") == "lookup");
+        CHECK(text(tool, "gen_ai.tool.type") == "function");
+        ids.push_back(text(tool, "gen_ai.tool.call.id"));
+        CHECK(tool.startTimeUnixNano >= first.endTimeUnixNano);
+        CHECK(tool.endTimeUnixNano <= chats[1].startTimeUnixNano);
+        CHECK(std::find(seen->contexts.begin(), seen->contexts.end(), tool.context) != seen->contexts.end());
+    }
+    std::sort(ids.begin(), ids.end());
+    CHECK(ids == std::vector<std::string>{"call-1", "call-2", "call-3"});
+    CHECK(seen->untraced == 0);
+}
+
+TEST_CASE("with the latest conventions a span names its provider and the cache and reasoning counts",
+          "[agent][telemetry]") {
+    Traced traced({reagent::telemetry::GenAiConventions::latest, false});
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(threeLookups()).then(answer("done"));
+    const Agent agent = tracedAgent(traced, provider, std::make_shared<SeenTraces>());
+    REQUIRE(runCoro(agent.run("define")).success());
+
+    const auto chats = named(traced.sink->spans(), "chat");
+    REQUIRE(chats.size() == 2);
+    CHECK(text(chats[0], "gen_ai.provider.name") == "scripted");
+    CHECK(attribute(chats[0], "gen_ai.system") == nullptr);
+    CHECK(number(chats[0], "gen_ai.usage.cache_read.input_tokens") == 60);
+    CHECK(number(chats[0], "gen_ai.usage.cache_creation.input_tokens") == 10);
+    CHECK(number(chats[0], "gen_ai.usage.reasoning.output_tokens") == 5);
+    CHECK(attribute(chats[1], "gen_ai.usage.cache_read.input_tokens") == nullptr);  // none spent
+}
+
+TEST_CASE("content reaches the spans only when it is asked for", "[agent][telemetry]") {
+    auto run = [](bool content) {
+        Traced traced({reagent::telemetry::GenAiConventions::latest, content});
+        auto provider = std::make_shared<ScriptedProvider>();
+        provider->then(threeLookups("broken")).then(answer("the private-answer"));
+        const Agent agent =
+            tracedAgent(traced, provider, std::make_shared<SeenTraces>(), "private-instructions");
+        REQUIRE(runCoro(agent.run("the private-prompt")).success());
+        return traced.sink->spans();
+    };
+
+    const std::string without = everyText(run(false));
+    for (const char* secret :
+         {"private-prompt", "private-answer", "private-instructions", "private-word", "meaning of"}) {
+        CHECK(without.find(secret) == std::string::npos);
+    }
+
+    const auto spans = run(true);
+    const auto chats = named(spans, "chat");
+    REQUIRE(chats.size() == 2);
+    const json input = json::parse(text(chats[0], "gen_ai.input.messages"));
+    CHECK(input ==
+          json::parse(R"([{"role":"user","parts":[{"type":"text","content":"the private-prompt"}]}])"));
+    CHECK(json::parse(text(chats[0], "gen_ai.system_instructions"))[0]["content"] == "private-instructions");
+    const json output = json::parse(text(chats[1], "gen_ai.output.messages"));
+    CHECK(output[0]["parts"][0]["content"] == "the private-answer");
+    const json second = json::parse(text(chats[1], "gen_ai.input.messages"));
+    CHECK(second.size() == 5);  // the prompt, the calls, three results
+    CHECK(second[1]["parts"][0]["type"] == "tool_call");
+    const auto tools = named(spans, "execute_tool");
+    bool sawResult = false;
+    for (const SpanData& tool : tools) {
+        CHECK(attribute(tool, "gen_ai.tool.call.arguments") != nullptr);
+        sawResult = sawResult || text(tool, "gen_ai.tool.call.result") == "meaning of a";
+    }
+    CHECK(sawResult);
+    CHECK(everyText(spans).find("the dictionary of private-word is missing") != std::string::npos);
+}
+
+TEST_CASE("a failed tool call and a failed model call mark their spans and the run's", "[agent][telemetry]") {
+    Traced traced;
+    auto provider = std::make_shared<ScriptedProvider>();
+    ProviderError error;
+    error.code = ProviderErrc::rate_limited;
+    error.message = "slow down";
+    provider->then(threeLookups("broken")).then(ScriptedTurn::error(error));
+    const Agent agent = tracedAgent(traced, provider, std::make_shared<SeenTraces>());
+    const auto result = runCoro(agent.run("define"));
+    REQUIRE(result.terminatedBy == TerminatedBy::provider_error);
+
+    const auto spans = traced.sink->spans();
+    const auto tools = named(spans, "execute_tool");
+    REQUIRE(tools.size() == 3);
+    const auto failed = std::count_if(tools.begin(), tools.end(), [](const SpanData& span) {
+        return span.status == StatusCode::error && text(span, "error.type") == "failed" &&
+               span.statusMessage == "failed";  // the tool's own words are content
+    });
+    CHECK(failed == 1);
+
+    const auto chats = named(spans, "chat");
+    REQUIRE(chats.size() == 2);
+    CHECK(chats[1].status == StatusCode::error);
+    CHECK(text(chats[1], "error.type") == "rate_limited");
+    CHECK(chats[1].statusMessage.find("slow down") != std::string::npos);
+
+    const auto runs = named(spans, "invoke_agent");
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].status == StatusCode::error);
+    CHECK(text(runs[0], "error.type") == "provider_error");
+}
+
+TEST_CASE("a sub-agent's run nests under the tool call that started it", "[agent][telemetry]") {
+    Traced traced;
+    auto childProvider = std::make_shared<ScriptedProvider>();
+    childProvider->then(answer("child says hi"));
+    auto child = Agent::create()
+                     .withName("helper")
+                     .withProvider(childProvider)
+                     .withTelemetry(traced.telemetry)
+                     .build();
+    REQUIRE(child);
+
+    auto parentProvider = std::make_shared<ScriptedProvider>();
+    parentProvider->then(ScriptedTurn::toolCall("helper", json{{"message", "say hi"}}, "call-h"))
+        .then(answer("done"));
+    auto parent = Agent::create()
+                      .withName("lead")
+                      .withProvider(parentProvider)
+                      .withAgentTool("helper", *child)
+                      .withTelemetry(traced.telemetry)
+                      .build();
+    REQUIRE(parent);
+    REQUIRE(runCoro(parent->run("delegate")).success());
+
+    const auto spans = traced.sink->spans();
+    const auto runs = named(spans, "invoke_agent");
+    REQUIRE(runs.size() == 2);
+    const auto lead = std::find_if(runs.begin(), runs.end(),
+                                   [](const SpanData& s) { return s.name == "invoke_agent lead"; });
+    const auto helper = std::find_if(runs.begin(), runs.end(),
+                                     [](const SpanData& s) { return s.name == "invoke_agent helper"; });
+    REQUIRE(lead != runs.end());
+    REQUIRE(helper != runs.end());
+    const auto calls = named(spans, "execute_tool helper");
+    REQUIRE(calls.size() == 1);
+    CHECK(calls[0].parentSpanId == lead->context.spanId);
+    CHECK(helper->parentSpanId == calls[0].context.spanId);
+    CHECK(helper->context.traceId == lead->context.traceId);
+    const auto childChats = std::count_if(spans.begin(), spans.end(), [&](const SpanData& s) {
+        return s.name == "chat" && s.parentSpanId == helper->context.spanId;
+    });
+    CHECK(childChats == 1);
+}
+
+TEST_CASE("a run continues the trace it is given, and an unsampled one passes the decision on",
+          "[agent][telemetry]") {
+    SECTION("a remote parent") {
+        Traced traced;
+        auto provider = std::make_shared<ScriptedProvider>();
+        provider->then(answer("hi"));
+        const Agent agent = tracedAgent(traced, provider, std::make_shared<SeenTraces>());
+        const auto remote = reagent::telemetry::parseTraceparent(
+                                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "vendor=x")
+                                .value();
+        RunOptions options;
+        options.traceParent = remote;
+        options.conversationId = "conv-9";
+        REQUIRE(runCoro(agent.run("hi", std::move(options))).success());
+        const auto runs = named(traced.sink->spans(), "invoke_agent");
+        REQUIRE(runs.size() == 1);
+        CHECK(runs[0].context.traceId == remote.traceId);
+        CHECK(runs[0].parentSpanId == remote.spanId);
+        CHECK(runs[0].context.traceState == "vendor=x");
+        CHECK(text(runs[0], "gen_ai.conversation.id") == "conv-9");
+        CHECK(provider->requests().at(0).trace.traceId == remote.traceId);
+        CHECK(provider->requests().at(0).trace.traceState == "vendor=x");
+    }
+    SECTION("sampled out") {
+        Traced traced({}, {reagent::telemetry::SamplerKind::always_off, 1.0});
+        auto provider = std::make_shared<ScriptedProvider>();
+        provider->then(threeLookups()).then(answer("done"));
+        auto seen = std::make_shared<SeenTraces>();
+        const Agent agent = tracedAgent(traced, provider, seen);
+        REQUIRE(runCoro(agent.run("define")).success());
+        CHECK(traced.sink->spans().empty());
+        const SpanContext& sent = provider->requests().at(0).trace;
+        CHECK(sent.valid());
+        CHECK_FALSE(sent.sampled());
+        REQUIRE(seen->contexts.size() == 3);
+        CHECK(seen->contexts[0].traceId == sent.traceId);
+    }
+    SECTION("no telemetry: nothing is traced or passed on") {
+        auto provider = std::make_shared<ScriptedProvider>();
+        provider->then(threeLookups()).then(answer("done"));
+        auto seen = std::make_shared<SeenTraces>();
+        auto agent = Agent::create().withProvider(provider).withTools({lookupTool(seen)}).build();
+        REQUIRE(agent);
+        REQUIRE(runCoro(agent->run("define")).success());
+        CHECK_FALSE(provider->requests().at(0).trace.valid());
+        CHECK(seen->untraced == 3);
+    }
+}
