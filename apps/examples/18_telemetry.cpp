@@ -80,7 +80,8 @@ int main() {
     std::ifstream in(file);
     std::vector<json> spans;
     for (std::string line; std::getline(in, line);) {
-        for (const json& span : json::parse(line)["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
+        const json request = json::parse(line);  // kept: the loop below reads into it
+        for (const json& span : request["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
             spans.push_back(span);
             std::cout << span["name"].get<std::string>() << "\n";
         }
