@@ -318,7 +318,11 @@ void RunTrace::compacted(const Compaction& compaction) {
 }
 
 void RunTrace::finished(const RunResult& result) {
-    chat_.end();     // a model call the run was cancelled in
+    if (chat_.recording()) {
+        // The run ended during this model call (cancelled, out of time): the call ends with it.
+        setError(chat_, toString(result.terminatedBy), "the run ended during the model call");
+    }
+    chat_.end();
     tools_.clear();  // ends the spans of a batch the run was cancelled in
     if (!run_.recording()) {
         return;

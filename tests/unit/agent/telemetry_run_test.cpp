@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <memory>
 #include <reagent/reagent.hpp>
 #include <string>
@@ -411,4 +412,28 @@ TEST_CASE("a run continues the trace it is given, and an unsampled one passes th
         CHECK_FALSE(provider->requests().at(0).trace.valid());
         CHECK(seen->untraced == 3);
     }
+}
+
+TEST_CASE("a run that runs out of time during a model call ends that call's span cancelled",
+          "[agent][telemetry]") {
+    Traced traced;
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(answer("late").delay(std::chrono::milliseconds(5000)));
+    reagent::agent::RunBudget budget;
+    budget.maxDuration = std::chrono::milliseconds(50);
+    auto agent =
+        Agent::create().withProvider(provider).withBudget(budget).withTelemetry(traced.telemetry).build();
+    REQUIRE(agent);
+    const auto result = runCoro(agent->run("hi"));
+    REQUIRE(result.terminatedBy == TerminatedBy::budget_exceeded);
+    const auto spans = traced.sink->spans();
+    const auto chats = named(spans, "chat");
+    REQUIRE(chats.size() == 1);
+    CHECK(chats[0].status == StatusCode::error);
+    CHECK(text(chats[0], "error.type") ==
+          "cancelled");  // as the provider reports the call it was told to stop
+    const auto runs = named(spans, "invoke_agent");
+    REQUIRE(runs.size() == 1);
+    CHECK(text(runs[0], "error.type") == "budget_exceeded");
+    CHECK(chats[0].endTimeUnixNano <= runs[0].endTimeUnixNano);
 }
