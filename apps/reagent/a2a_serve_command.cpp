@@ -97,15 +97,7 @@ int serveA2a(asio::io_context& io, const A2aServeOptions& options);
 
 int a2aServeCommand(asio::io_context& io, const A2aServeOptions& given) {
     A2aServeOptions options = given;
-    auto telemetry = openTelemetry(io, options.traceFile);
-    if (!telemetry) {
-        std::cerr << "reagent: " << telemetry.error() << "\n";
-        return kExitUsage;
-    }
-    options.agent.telemetry = *telemetry;
-    const int status = serveA2a(io, options);
-    closeTelemetry(io, options.agent.telemetry);
-    return status;
+    return runTraced(io, options.traceFile, options.agent, "", [&] { return serveA2a(io, options); });
 }
 
 namespace {

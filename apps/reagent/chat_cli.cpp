@@ -55,16 +55,8 @@ Subcommand addChatCommand(CLI::App& app) {
                      "Append each turn's OpenTelemetry spans to FILE as OTLP/JSON lines (as for run)")
         ->option_text("FILE");
     return {chatCmd, [options](boost::asio::io_context& io) -> int {
-                auto telemetry = openTelemetry(io, options->traceFile);
-                if (!telemetry) {
-                    std::cerr << "reagent: " << telemetry.error()
-                              << "\nRun with --help for more information.\n";
-                    return kExitUsage;
-                }
-                options->run.telemetry = *telemetry;
-                const int status = chatCommand(io, *options);
-                closeTelemetry(io, options->run.telemetry);
-                return status;
+                return runTraced(io, options->traceFile, options->run, kHelpHint,
+                                 [&] { return chatCommand(io, *options); });
             }};
 }
 

@@ -38,6 +38,19 @@ expected<std::shared_ptr<telemetry::Telemetry>, std::string> openTelemetry(boost
     return std::move(*made);
 }
 
+int runTraced(boost::asio::io_context& io, const std::string& traceFile, RunOptions& options,
+              std::string_view hint, const std::function<int()>& command) {
+    auto telemetry = openTelemetry(io, traceFile);
+    if (!telemetry) {
+        std::cerr << "reagent: " << telemetry.error() << "\n" << hint;
+        return kExitUsage;
+    }
+    options.telemetry = *telemetry;
+    const int status = command();
+    closeTelemetry(io, options.telemetry);
+    return status;
+}
+
 void hurryTelemetry(boost::asio::io_context& io, const std::shared_ptr<telemetry::Telemetry>& telemetry) {
     if (telemetry) {
         // Its failures are said by closeTelemetry, which flushes again.

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reagent/agent/agent.hpp"
@@ -28,6 +29,9 @@ enum ExitCode : int {
     /// The command line was wrong (unknown command or option, bad value).
     kExitUsage = 2,
 };
+
+/// \brief The line that follows a usage error of `run` and `chat`.
+inline constexpr std::string_view kHelpHint = "Run with --help for more information.\n";
 
 /// \brief What `reagent run` was asked to do.
 struct RunOptions {

@@ -161,15 +161,8 @@ int runFromCommandLine(boost::asio::io_context& io, RunCommandLine& line) {
             std::chrono::duration<double>(line.timeoutSeconds));
     }
     line.options.demoLatency = std::chrono::milliseconds(line.latencyMs);
-    auto telemetry = openTelemetry(io, line.traceFile);
-    if (!telemetry) {
-        std::cerr << "reagent: " << telemetry.error() << "\nRun with --help for more information.\n";
-        return kExitUsage;
-    }
-    line.options.telemetry = *telemetry;
-    const int status = runCommand(io, line.options);
-    closeTelemetry(io, line.options.telemetry);
-    return status;
+    return runTraced(io, line.traceFile, line.options, kHelpHint,
+                     [&] { return runCommand(io, line.options); });
 }
 
 }  // namespace

@@ -171,15 +171,7 @@ int serveMcp(asio::io_context& io, const ServeOptions& options) {
 
 int mcpServeCommand(asio::io_context& io, const ServeOptions& given) {
     ServeOptions options = given;
-    auto telemetry = openTelemetry(io, options.traceFile);
-    if (!telemetry) {
-        std::cerr << "reagent: " << telemetry.error() << "\n";
-        return kExitUsage;
-    }
-    options.tools.telemetry = *telemetry;
-    const int status = serveMcp(io, options);
-    closeTelemetry(io, options.tools.telemetry);
-    return status;
+    return runTraced(io, options.traceFile, options.tools, "", [&] { return serveMcp(io, options); });
 }
 
 }  // namespace reagent::cli

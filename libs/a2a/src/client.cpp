@@ -11,6 +11,7 @@
 #include "reagent/core/untrusted_json.hpp"
 #include "reagent/http/http_client.hpp"
 #include "reagent/http/sse_parser.hpp"
+#include "reagent/http/trace_headers.hpp"
 
 namespace reagent::a2a {
 
@@ -65,13 +66,7 @@ namespace {
     request.method = "POST";
     request.url = state.endpoint;
     request.headers = state.options.headers;
-    if (trace.valid()) {
-        // W3C Trace Context: the remote agent continues the caller's trace.
-        request.headers.set("traceparent", formatTraceparent(trace));
-        if (!trace.traceState.empty()) {
-            request.headers.set("tracestate", trace.traceState);
-        }
-    }
+    http::setTraceContext(request.headers, trace);  // the remote agent continues the caller's trace
     request.headers.set("Content-Type", "application/json");
     request.headers.set("Accept", streaming ? "text/event-stream" : "application/json");
     request.headers.set("A2A-Version", std::string(toString(state.version)));

@@ -33,6 +33,11 @@ const char* providerKey(GenAiConventions conventions) {
     return conventions == GenAiConventions::latest ? "gen_ai.provider.name" : "gen_ai.system";
 }
 
+// Content as a span attribute holds it: JSON text, any invalid UTF-8 of the model's or a tool's replaced.
+std::string jsonText(const nlohmann::json& value) {
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // The opt-in content of messages, in the conventions' JSON form ({role, parts: [...]}).
 nlohmann::json partsOf(const llm::Message& message) {
     nlohmann::json parts = nlohmann::json::array();
@@ -72,7 +77,7 @@ std::string inputMessages(const std::vector<llm::Message>& messages) {
             out.push_back({{"role", roleName(message.role)}, {"parts", partsOf(message)}});
         }
     }
-    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return jsonText(out);
 }
 
 std::string systemInstructions(const std::vector<llm::Message>& messages) {
@@ -82,7 +87,7 @@ std::string systemInstructions(const std::vector<llm::Message>& messages) {
             out.push_back({{"type", "text"}, {"content", message.text}});
         }
     }
-    return out.empty() ? std::string() : out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return out.empty() ? std::string() : jsonText(out);
 }
 
 std::string outputMessages(const llm::ModelReply& reply) {
@@ -91,7 +96,7 @@ std::string outputMessages(const llm::ModelReply& reply) {
     out.push_back({{"role", "assistant"},
                    {"parts", partsOf(message)},
                    {"finish_reason", std::string(llm::toString(reply.stopReason))}});
-    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return jsonText(out);
 }
 
 void setUsage(telemetry::Span& span, const llm::Usage& usage, GenAiConventions conventions) {
@@ -143,26 +148,29 @@ RunTrace::RunTrace(std::shared_ptr<telemetry::Telemetry> telemetry, const Agent:
     if (!run_.recording()) {
         return;
     }
-    run_.setAttribute("gen_ai.operation.name", std::string("invoke_agent"));
-    run_.setAttribute(providerKey(conventions_), providerName_);
+    describeOperation(run_, "invoke_agent");
     if (!name.empty()) {
         run_.setAttribute("gen_ai.agent.name", name);
-    }
-    if (!requestModel_.empty()) {
-        run_.setAttribute("gen_ai.request.model", requestModel_);
-    }
-    if (!conversationId_.empty()) {
-        run_.setAttribute("gen_ai.conversation.id", conversationId_);
     }
     if (content_ && !agent.systemPrompt.empty()) {
         nlohmann::json instructions =
             nlohmann::json::array({{{"type", "text"}, {"content", agent.systemPrompt}}});
-        run_.setAttribute("gen_ai.system_instructions",
-                          instructions.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        run_.setAttribute("gen_ai.system_instructions", jsonText(instructions));
     }
 }
 
 RunTrace::~RunTrace() = default;
+
+void RunTrace::describeOperation(telemetry::Span& span, const char* operation) const {
+    span.setAttribute("gen_ai.operation.name", std::string(operation));
+    span.setAttribute(providerKey(conventions_), providerName_);
+    if (!requestModel_.empty()) {
+        span.setAttribute("gen_ai.request.model", requestModel_);
+    }
+    if (!conversationId_.empty()) {
+        span.setAttribute("gen_ai.conversation.id", conversationId_);
+    }
+}
 
 void RunTrace::modelCallStarting(llm::ModelRequest& request, int iteration) {
     chat_ = telemetry_->tracer().startSpan(requestModel_.empty() ? "chat" : "chat " + requestModel_,
@@ -171,14 +179,7 @@ void RunTrace::modelCallStarting(llm::ModelRequest& request, int iteration) {
     if (!chat_.recording()) {
         return;
     }
-    chat_.setAttribute("gen_ai.operation.name", std::string("chat"));
-    chat_.setAttribute(providerKey(conventions_), providerName_);
-    if (!requestModel_.empty()) {
-        chat_.setAttribute("gen_ai.request.model", requestModel_);
-    }
-    if (!conversationId_.empty()) {
-        chat_.setAttribute("gen_ai.conversation.id", conversationId_);
-    }
+    describeOperation(chat_, "chat");
     chat_.setAttribute("reagent.iteration", static_cast<std::int64_t>(iteration));
     if (request.maxTokens) {
         chat_.setAttribute("gen_ai.request.max_tokens", static_cast<std::int64_t>(*request.maxTokens));
@@ -264,9 +265,7 @@ void RunTrace::toolCallsStarting(std::vector<tools::ToolCallRequest>& calls) {
             span.setAttribute("gen_ai.tool.call.id", call.id);
             span.setAttribute("gen_ai.tool.type", std::string("function"));
             if (content_) {
-                span.setAttribute(
-                    "gen_ai.tool.call.arguments",
-                    call.arguments.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                span.setAttribute("gen_ai.tool.call.arguments", jsonText(call.arguments));
             }
         }
         toolContexts_.push_back(span.context());
@@ -338,8 +337,7 @@ void RunTrace::finished(const RunResult& result) {
         nlohmann::json out = nlohmann::json::array();
         out.push_back({{"role", "assistant"},
                        {"parts", nlohmann::json::array({{{"type", "text"}, {"content", result.output}}})}});
-        run_.setAttribute("gen_ai.output.messages",
-                          out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        run_.setAttribute("gen_ai.output.messages", jsonText(out));
     }
     run_.end();
 }

@@ -50,6 +50,10 @@ class RunTrace {
     void finished(const RunResult& result);
 
   private:
+    /// The attributes the run's and the model calls' spans share: the operation, the provider, the model
+    /// asked for and the conversation.
+    void describeOperation(telemetry::Span& span, const char* operation) const;
+
     struct ToolSpan {
         std::string callId;
         telemetry::Span span;

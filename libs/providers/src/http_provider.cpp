@@ -10,6 +10,7 @@
 #include "rate_limiter.hpp"
 #include "reagent/core/retry.hpp"
 #include "reagent/core/settle.hpp"
+#include "reagent/http/trace_headers.hpp"
 #include "reagent/llm/retry_notice.hpp"
 #include "reagent/providers/provider_http_error.hpp"
 
@@ -259,13 +260,8 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     state->request.method = "POST";
     state->request.url = joinUrl(config_.baseUrl, encoded.path);
     state->request.headers = headers_[state->streamed ? 1 : 0];
-    if (request.trace.valid()) {
-        // W3C Trace Context: the API's own tracing (and a proxy's) continues the caller's trace.
-        state->request.headers.set("traceparent", formatTraceparent(request.trace));
-        if (!request.trace.traceState.empty()) {
-            state->request.headers.set("tracestate", request.trace.traceState);
-        }
-    }
+    // The API's own tracing (and a proxy's) continues the caller's trace.
+    http::setTraceContext(state->request.headers, request.trace);
     state->request.body = std::move(encoded.body);
     state->request.timeout = config_.requestTimeout;
     state->names = std::move(encoded.toolNames);
