@@ -1,5 +1,5 @@
 # Every dependency comes from Debian 12 packages; scripts/setup.sh installs them.
-find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS filesystem url)
+find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS filesystem url iostreams)
 find_package(nlohmann_json 3.11 REQUIRED CONFIG)
 find_package(tl-expected REQUIRED CONFIG)
 find_package(Threads REQUIRED)

@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
     g++ clang clang-format cmake ninja-build ccache
-    libboost1.81-dev libboost-filesystem1.81-dev libboost-url1.81-dev
+    libboost1.81-dev libboost-filesystem1.81-dev libboost-url1.81-dev libboost-iostreams1.81-dev
     nlohmann-json3-dev libexpected-dev librange-v3-dev
     libssl-dev ca-certificates libjq-dev libsqlite3-dev
     libcli11-dev catch2 libbenchmark-dev

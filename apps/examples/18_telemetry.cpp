@@ -1,7 +1,7 @@
 // 18 — Traces: every run as OpenTelemetry spans in the GenAI conventions, configured in code.
 //
 // A program gives each agent its telemetry (there is no global tracer). `Telemetry::create` exports through
-// a batch processor to an OTLP/HTTP endpoint (`TelemetryConfig::tracesEndpoint`, or the standard
+// a batch processor to an OTLP/HTTP endpoint (`TelemetryConfig::traces`, or the standard
 // OTEL_EXPORTER_OTLP_ENDPOINT variable through `fromProcessEnvironment`) and, as here, to a local file of
 // OTLP/JSON lines. A run is one `invoke_agent` span; each model call a `chat` span and each tool call an
 // `execute_tool` span under it. Prompts, answers and tool results stay out of the spans unless asked for.

@@ -5,7 +5,9 @@ Binds 127.0.0.1 on an ephemeral port, prints the port as the first line of stdou
 closes. It keeps what it receives; the tests decode the bodies with OpenTelemetry's own protobuf root
 (tests/peers/otel/otlp_decode.mjs).
 
-  POST /v1/traces   recorded (path, headers, body); answered 200 with an empty body, except:
+  POST /v1/traces, /v1/metrics
+                    recorded (path, headers, body, gunzipped when sent with Content-Encoding: gzip, as a
+                    collector reads it); answered 200 with an empty body, except:
                       --fail N --status S [--retry-after V]   the first N answered S (with Retry-After: V)
                       --hang                                  never answered (the connection is held)
   GET /received     JSON list of what was recorded: {"path", "headers": {lowercase name: value},
@@ -14,6 +16,7 @@ closes. It keeps what it receives; the tests decode the bodies with OpenTelemetr
 
 import argparse
 import base64
+import gzip
 import json
 import sys
 import threading
@@ -58,6 +61,8 @@ def main():
         def do_POST(self):
             length = int(self.headers.get('Content-Length', '0'))
             body = self.rfile.read(length)
+            if self.headers.get('Content-Encoding', '').lower() == 'gzip':
+                body = gzip.decompress(body)
             with lock:
                 received.append({'path': self.path,
                                  'headers': {k.lower(): v for k, v in self.headers.items()},

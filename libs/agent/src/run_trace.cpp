@@ -125,6 +125,10 @@ std::int64_t millis(std::chrono::milliseconds wait) {
     return static_cast<std::int64_t>(wait.count());
 }
 
+double secondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace
 
 std::string providerNameOf(std::string_view provider) {
@@ -137,11 +141,13 @@ std::string providerNameOf(std::string_view provider) {
 RunTrace::RunTrace(std::shared_ptr<telemetry::Telemetry> telemetry, const Agent::State& agent,
                    const SpanContext& parent, std::string conversationId)
     : telemetry_(std::move(telemetry)),
+      metrics_(telemetry_->instruments()),
       content_(telemetry_->options().captureContent),
       conventions_(telemetry_->options().conventions),
       providerName_(providerNameFor(agent.config.provider->name(), conventions_)),
       requestModel_(agent.config.provider->model()),
-      conversationId_(std::move(conversationId)) {
+      conversationId_(std::move(conversationId)),
+      runStarted_(std::chrono::steady_clock::now()) {
     const std::string& name = agent.config.name;
     run_ = telemetry_->tracer().startSpan(name.empty() ? "invoke_agent" : "invoke_agent " + name,
                                           SpanKind::internal, &parent);
@@ -172,7 +178,48 @@ void RunTrace::describeOperation(telemetry::Span& span, const char* operation) c
     }
 }
 
+void RunTrace::recordDuration(const char* operation, double seconds, std::string_view responseModel,
+                              std::string_view toolName, std::string_view errorType) const {
+    std::vector<telemetry::Attribute> attributes;
+    attributes.reserve(6);
+    attributes.push_back({"gen_ai.operation.name", std::string(operation)});
+    attributes.push_back({providerKey(conventions_), providerName_});
+    if (!requestModel_.empty()) {
+        attributes.push_back({"gen_ai.request.model", requestModel_});
+    }
+    if (!responseModel.empty()) {
+        attributes.push_back({"gen_ai.response.model", std::string(responseModel)});
+    }
+    if (!toolName.empty()) {
+        attributes.push_back({"gen_ai.tool.name", std::string(toolName)});
+    }
+    if (!errorType.empty()) {
+        attributes.push_back({"error.type", std::string(errorType)});
+    }
+    metrics_->operationDuration.record(seconds, std::move(attributes));
+}
+
+void RunTrace::recordTokens(const llm::Usage& usage, std::string_view responseModel) const {
+    for (const auto& [type, count] :
+         {std::pair{"input", usage.inputTokens}, std::pair{"output", usage.outputTokens}}) {
+        std::vector<telemetry::Attribute> attributes;
+        attributes.reserve(5);
+        attributes.push_back({"gen_ai.operation.name", std::string("chat")});
+        attributes.push_back({providerKey(conventions_), providerName_});
+        if (!requestModel_.empty()) {
+            attributes.push_back({"gen_ai.request.model", requestModel_});
+        }
+        if (!responseModel.empty()) {
+            attributes.push_back({"gen_ai.response.model", std::string(responseModel)});
+        }
+        attributes.push_back({"gen_ai.token.type", std::string(type)});
+        metrics_->tokenUsage.record(static_cast<double>(count), std::move(attributes));
+    }
+}
+
 void RunTrace::modelCallStarting(llm::ModelRequest& request, int iteration) {
+    chatStarted_ = std::chrono::steady_clock::now();
+    chatOpen_ = true;
     chat_ = telemetry_->tracer().startSpan(requestModel_.empty() ? "chat" : "chat " + requestModel_,
                                            SpanKind::client, &run_.context());
     request.trace = chat_.context();
@@ -223,6 +270,15 @@ void RunTrace::modelCallStarting(llm::ModelRequest& request, int iteration) {
 }
 
 void RunTrace::modelCallEnded(const expected<llm::ModelReply, llm::ProviderError>& reply) {
+    if (metrics_ && chatOpen_) {
+        if (reply) {
+            recordDuration("chat", secondsSince(chatStarted_), reply->model, {}, {});
+            recordTokens(reply->usage, reply->model);
+        } else {
+            recordDuration("chat", secondsSince(chatStarted_), {}, {}, llm::toString(reply.error().code));
+        }
+    }
+    chatOpen_ = false;
     if (chat_.recording()) {
         if (reply) {
             if (!reply->model.empty()) {
@@ -285,6 +341,13 @@ void RunTrace::toolCallsEnded(const std::vector<tools::ToolCallRecord>& records)
             continue;
         }
         it->ended = true;
+        if (metrics_ && record.startedAt != std::chrono::system_clock::time_point{} &&
+            record.endedAt >= record.startedAt) {
+            recordDuration(
+                "execute_tool", std::chrono::duration<double>(record.endedAt - record.startedAt).count(), {},
+                record.name,
+                record.succeeded() ? std::string_view() : tools::toString(record.outcome.error().code));
+        }
         telemetry::Span& span = it->span;
         if (!span.recording()) {
             continue;
@@ -317,6 +380,17 @@ void RunTrace::compacted(const Compaction& compaction) {
 }
 
 void RunTrace::finished(const RunResult& result) {
+    const TerminatedBy how = result.terminatedBy;
+    const bool paused = how == TerminatedBy::external_tool_calls || how == TerminatedBy::approval_required;
+    const bool failed = !paused && errorCode(how);
+    if (metrics_) {
+        if (chatOpen_) {
+            recordDuration("chat", secondsSince(chatStarted_), {}, {}, toString(how));
+        }
+        recordDuration("invoke_agent", secondsSince(runStarted_), {}, {},
+                       failed ? std::string_view(toString(how)) : std::string_view());
+    }
+    chatOpen_ = false;
     if (chat_.recording()) {
         // The run ended during this model call (cancelled, out of time): the call ends with it.
         setError(chat_, toString(result.terminatedBy), "the run ended during the model call");
@@ -327,10 +401,8 @@ void RunTrace::finished(const RunResult& result) {
         return;
     }
     setUsage(run_, result.usage, conventions_);
-    const TerminatedBy how = result.terminatedBy;
     run_.setAttribute("reagent.terminated_by", std::string(toString(how)));
-    const bool paused = how == TerminatedBy::external_tool_calls || how == TerminatedBy::approval_required;
-    if (!paused && errorCode(how)) {
+    if (failed) {
         setError(run_, toString(how), result.errorMessage);
     }
     if (content_ && isSuccess(how)) {

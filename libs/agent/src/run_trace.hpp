@@ -3,6 +3,7 @@
 // driver calls it at each step; a run of an agent without telemetry has none, and pays one null check a
 // step.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -53,6 +54,12 @@ class RunTrace {
     /// The attributes the run's and the model calls' spans share: the operation, the provider, the model
     /// asked for and the conversation.
     void describeOperation(telemetry::Span& span, const char* operation) const;
+    /// Records an operation's duration (`gen_ai.client.operation.duration`) with the attributes the
+    /// conventions give it; empty strings are left out.
+    void recordDuration(const char* operation, double seconds, std::string_view responseModel,
+                        std::string_view toolName, std::string_view errorType) const;
+    /// Records a model call's input and output tokens (`gen_ai.client.token.usage`).
+    void recordTokens(const llm::Usage& usage, std::string_view responseModel) const;
 
     struct ToolSpan {
         std::string callId;
@@ -61,6 +68,7 @@ class RunTrace {
     };
 
     std::shared_ptr<telemetry::Telemetry> telemetry_;
+    const telemetry::Instruments* metrics_ = nullptr;  // null when metrics are off
     bool content_ = false;
     telemetry::GenAiConventions conventions_;
     std::string providerName_;
@@ -68,6 +76,9 @@ class RunTrace {
     std::string conversationId_;
     telemetry::Span run_;
     telemetry::Span chat_;
+    std::chrono::steady_clock::time_point runStarted_;
+    std::chrono::steady_clock::time_point chatStarted_;
+    bool chatOpen_ = false;  // a model call started and has not ended
     // The batch in flight: one span per call, and the contexts the calls point to (not moved while the
     // batch runs).
     std::vector<ToolSpan> tools_;

@@ -16,6 +16,7 @@
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/core/timeout.hpp"
+#include "waker.hpp"
 
 namespace reagent::telemetry {
 
@@ -23,21 +24,8 @@ namespace asio = boost::asio;
 
 namespace {
 
-// A strand and a timer on it, owned by the coroutine that waits on the timer (an export pass, a flush):
-// Asio objects that belong to the execution context, gone with it. The processor keeps only weak
-// references to them, so that it may outlive the context (the CLI's does). Touched on `strand` only.
-struct Waker {
-    explicit Waker(const Executor& executor) : strand(asio::make_strand(executor)), timer(strand) {}
-    Executor strand;
-    asio::steady_timer timer;
-};
-
-// Ends the wait of `waker`, if it still waits, from any thread.
-void wake(const std::weak_ptr<Waker>& weak) {
-    if (auto waker = weak.lock()) {
-        asio::post(waker->strand, [waker] { waker->timer.cancel(); });
-    }
-}
+using detail::wake;
+using detail::Waker;
 
 }  // namespace
 

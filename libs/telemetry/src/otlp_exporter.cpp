@@ -6,11 +6,13 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "gzip.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
 #include "reagent/http/redacted_url.hpp"
 #include "reagent/http/retry_after.hpp"
 #include "reagent/telemetry/otlp_json.hpp"
+#include "reagent/telemetry/otlp_metrics.hpp"
 #include "reagent/telemetry/otlp_protobuf.hpp"
 
 namespace reagent::telemetry {
@@ -32,31 +34,53 @@ std::string attempts(int count) {
 
 }  // namespace
 
-OtlpExporter::OtlpExporter(TelemetryConfig config, ExportRetry retry, http::HttpClientConfig http)
-    : config_(std::move(config)), retry_(retry), client_(std::move(http)) {}
+OtlpExporter::OtlpExporter(OtlpDestination destination, Resource resource, ExportRetry retry,
+                           http::HttpClientConfig http)
+    : destination_(std::move(destination)),
+      resource_(std::move(resource)),
+      retry_(retry),
+      client_(std::move(http)) {}
 
 Task<expected<void, TelemetryError>> OtlpExporter::exportSpans(std::vector<SpanData> spans) {
+    const InstrumentationScope scope{"reagent", REAGENT_TELEMETRY_VERSION};
+    std::string body = destination_.protocol == OtlpProtocol::http_json
+                           ? encodeTracesJson(resource_, scope, spans)
+                           : encodeTracesProtobuf(resource_, scope, spans);
     // Cancellation is looked at, not thrown: the export ends with `cancelled` instead.
-    return withCheckedCancellation(exportBatch(std::move(spans)));
+    return withCheckedCancellation(post(std::move(body)));
 }
 
-Task<expected<void, TelemetryError>> OtlpExporter::exportBatch(std::vector<SpanData> spans) {
+Task<expected<void, TelemetryError>> OtlpExporter::exportMetrics(std::vector<MetricData> metrics) {
     const InstrumentationScope scope{"reagent", REAGENT_TELEMETRY_VERSION};
+    std::string body = destination_.protocol == OtlpProtocol::http_json
+                           ? encodeMetricsJson(resource_, scope, metrics)
+                           : encodeMetricsProtobuf(resource_, scope, metrics);
+    return withCheckedCancellation(post(std::move(body)));
+}
+
+Task<expected<void, TelemetryError>> OtlpExporter::post(std::string body) {
     http::HttpRequest request;
     request.method = "POST";
-    request.url = config_.tracesEndpoint;
-    for (const auto& [name, value] : config_.headers) {
+    request.url = destination_.endpoint;
+    for (const auto& [name, value] : destination_.headers) {
         request.headers.set(name, value);
     }
-    if (config_.protocol == OtlpProtocol::http_json) {
-        request.headers.set("Content-Type", "application/json");
-        request.body = encodeTracesJson(config_.resource, scope, spans);
+    request.headers.set("Content-Type", destination_.protocol == OtlpProtocol::http_json
+                                            ? "application/json"
+                                            : "application/x-protobuf");
+    const std::string where = "OTLP export to " + http::redactedUrl(destination_.endpoint);
+    if (destination_.compression == OtlpCompression::gzip) {
+        auto compressed = detail::gzipCompress(body);
+        if (!compressed) {
+            co_return fail(
+                TelemetryError{TelemetryErrc::export_failed, where + " failed: gzip ran out of memory"});
+        }
+        request.headers.set("Content-Encoding", "gzip");
+        request.body = std::move(*compressed);
     } else {
-        request.headers.set("Content-Type", "application/x-protobuf");
-        request.body = encodeTracesProtobuf(config_.resource, scope, spans);
+        request.body = std::move(body);
     }
-    const std::string where = "OTLP export to " + http::redactedUrl(config_.tracesEndpoint);
-    const auto deadline = Clock::now() + config_.timeout;
+    const auto deadline = Clock::now() + destination_.timeout;
     milliseconds backoff = retry_.initialBackoff;
     std::string last;
     const int allowed = std::max(retry_.maxAttempts, 1);
@@ -97,7 +121,7 @@ Task<expected<void, TelemetryError>> OtlpExporter::exportBatch(std::vector<SpanD
         if (Clock::now() + wait >= deadline) {
             co_return fail(TelemetryError{TelemetryErrc::export_failed,
                                           where + " failed: " + last + "; the next attempt would pass the " +
-                                              std::to_string(config_.timeout.count()) + " ms limit" +
+                                              std::to_string(destination_.timeout.count()) + " ms limit" +
                                               attempts(attempt)});
         }
         asio::steady_timer timer(co_await asio::this_coro::executor, wait);

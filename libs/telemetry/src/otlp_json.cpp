@@ -1,54 +1,13 @@
 #include "reagent/telemetry/otlp_json.hpp"
 
-#include <cmath>
-#include <nlohmann/json.hpp>
+#include "otlp_json_values.hpp"
 
 namespace reagent::telemetry {
 
 namespace {
 
+using detail::attributes;
 using nlohmann::json;
-
-json doubleValue(double value) {
-    if (std::isnan(value)) {
-        return "NaN";
-    }
-    if (std::isinf(value)) {
-        return value > 0 ? "Infinity" : "-Infinity";
-    }
-    return value;
-}
-
-json anyValue(const AttributeValue& value) {
-    return std::visit(
-        [](const auto& v) -> json {
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, std::string>) {
-                return {{"stringValue", v}};
-            } else if constexpr (std::is_same_v<T, bool>) {
-                return {{"boolValue", v}};
-            } else if constexpr (std::is_same_v<T, std::int64_t>) {
-                return {{"intValue", std::to_string(v)}};
-            } else if constexpr (std::is_same_v<T, double>) {
-                return {{"doubleValue", doubleValue(v)}};
-            } else {
-                json values = json::array();
-                for (const std::string& item : v) {
-                    values.push_back({{"stringValue", item}});
-                }
-                return {{"arrayValue", {{"values", std::move(values)}}}};
-            }
-        },
-        value);
-}
-
-json attributes(const std::vector<Attribute>& list) {
-    json out = json::array();
-    for (const Attribute& attribute : list) {
-        out.push_back({{"key", attribute.key}, {"value", anyValue(attribute.value)}});
-    }
-    return out;
-}
 
 json span(const SpanData& data) {
     json out = {{"traceId", data.context.traceId.hex()},
@@ -94,21 +53,13 @@ json span(const SpanData& data) {
 
 std::string encodeTracesJson(const Resource& resource, const InstrumentationScope& scope,
                              std::span<const SpanData> spans) {
-    json scopeJson = {{"name", scope.name}};
-    if (!scope.version.empty()) {
-        scopeJson["version"] = scope.version;
-    }
     json spanList = json::array();
     for (const SpanData& data : spans) {
         spanList.push_back(span(data));
     }
-    json resourceJson = json::object();
-    if (!resource.attributes.empty()) {
-        resourceJson["attributes"] = attributes(resource.attributes);
-    }
     const json request = {
-        {"resourceSpans", json::array({{{"resource", std::move(resourceJson)},
-                                        {"scopeSpans", json::array({{{"scope", std::move(scopeJson)},
+        {"resourceSpans", json::array({{{"resource", detail::resourceJson(resource)},
+                                        {"scopeSpans", json::array({{{"scope", detail::scopeJson(scope)},
                                                                      {"spans", std::move(spanList)}}})}}})}};
     // Invalid UTF-8 in a name or attribute becomes U+FFFD rather than failing the export.
     return request.dump(-1, ' ', false, json::error_handler_t::replace);

@@ -15,8 +15,6 @@ namespace {
 
 using http::trimWhitespace;
 
-constexpr std::string_view kTracesPath = "v1/traces";
-
 TelemetryError invalidConfig(std::string message) {
     return TelemetryError{TelemetryErrc::invalid_config, std::move(message)};
 }
@@ -36,11 +34,11 @@ std::optional<std::string> read(const EnvironmentLookup& lookup, std::string_vie
     return value;
 }
 
-// The traces variable when set, else the general one (`OTEL_EXPORTER_OTLP_TRACES_X`, `OTEL_EXPORTER_OTLP_X`);
-// `name` is set to the one read, for messages.
-std::optional<std::string> readSignal(const EnvironmentLookup& lookup, std::string_view suffix,
-                                      std::string& name) {
-    name = "OTEL_EXPORTER_OTLP_TRACES_" + std::string(suffix);
+// The signal's variable when set, else the general one (`OTEL_EXPORTER_OTLP_TRACES_X`,
+// `OTEL_EXPORTER_OTLP_X`); `name` is set to the one read, for messages.
+std::optional<std::string> readSignal(const EnvironmentLookup& lookup, std::string_view signal,
+                                      std::string_view suffix, std::string& name) {
+    name = "OTEL_EXPORTER_OTLP_" + std::string(signal) + "_" + std::string(suffix);
     if (auto value = read(lookup, name)) {
         return value;
     }
@@ -58,17 +56,17 @@ bool isHttpUrl(std::string_view url) {
     return (scheme == "http" || scheme == "https") && !rest.empty() && rest.front() != '/';
 }
 
-// The base endpoint with `v1/traces` appended to its path.
-std::string withTracesPath(std::string base) {
+// The base endpoint with `path` (`v1/traces`) appended to its path.
+std::string withSignalPath(std::string base, std::string_view path) {
     const auto schemeEnd = base.find("://");
     const auto pathStart = base.find('/', schemeEnd + 3);
     if (pathStart == std::string::npos) {
-        return base + "/" + std::string(kTracesPath);
+        return base + "/" + std::string(path);
     }
     if (base.back() != '/') {
         base += '/';
     }
-    return base + std::string(kTracesPath);
+    return base + std::string(path);
 }
 
 const char* samplerName(SamplerKind kind) {
@@ -209,6 +207,106 @@ void readConventions(const EnvironmentLookup& lookup, TelemetryConfig& config) {
     }
 }
 
+// The endpoint, protocol, headers, timeout and compression of one signal (`TRACES`, `METRICS`) into
+// `out`; true when an endpoint is set.
+expected<bool, TelemetryError> readDestination(const EnvironmentLookup& lookup, std::string_view signal,
+                                               OtlpDestination& out) {
+    const std::string prefix = "OTEL_EXPORTER_OTLP_" + std::string(signal) + "_";
+    std::string lowerSignal(signal);
+    std::transform(lowerSignal.begin(), lowerSignal.end(), lowerSignal.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    std::string name = prefix + "ENDPOINT";
+    if (auto endpoint = read(lookup, name)) {
+        if (!isHttpUrl(trimWhitespace(*endpoint))) {
+            return fail(invalidConfig(name + " is not an http or https URL"));
+        }
+        out.endpoint = std::string(trimWhitespace(*endpoint));
+    } else if (auto base = read(lookup, "OTEL_EXPORTER_OTLP_ENDPOINT")) {
+        if (!isHttpUrl(trimWhitespace(*base))) {
+            return fail(invalidConfig("OTEL_EXPORTER_OTLP_ENDPOINT is not an http or https URL"));
+        }
+        out.endpoint = withSignalPath(std::string(trimWhitespace(*base)), "v1/" + lowerSignal);
+    }
+
+    if (auto protocol = readSignal(lookup, signal, "PROTOCOL", name)) {
+        const std::string wanted = lowered(*protocol);
+        if (wanted == "http/protobuf") {
+            out.protocol = OtlpProtocol::http_protobuf;
+        } else if (wanted == "http/json") {
+            out.protocol = OtlpProtocol::http_json;
+        } else {
+            return fail(invalidConfig(name + " '" + std::string(trimWhitespace(*protocol)) +
+                                      "' is not supported: use http/protobuf or http/json"));
+        }
+    }
+
+    std::map<std::string, std::string> headers;
+    for (const std::string& variable : {std::string("OTEL_EXPORTER_OTLP_HEADERS"), prefix + "HEADERS"}) {
+        if (auto text = read(lookup, variable)) {
+            auto parsed = parseKeyValueList(*text);
+            if (!parsed) {
+                // Header values are credentials: the message names the variable, not its content.
+                return fail(
+                    invalidConfig(variable + " is not a list of key=value pairs (values percent-encoded)"));
+            }
+            for (auto& [key, value] : *parsed) {
+                headers[lowered(key)] = std::move(value);
+            }
+        }
+    }
+    out.headers.assign(headers.begin(), headers.end());
+
+    if (auto timeout = readSignal(lookup, signal, "TIMEOUT", name)) {
+        const std::string text(trimWhitespace(*timeout));
+        long long milliseconds = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), milliseconds);
+        if (error != std::errc{} || end != text.data() + text.size() || milliseconds <= 0) {
+            return fail(invalidConfig(name + " '" + text + "' is not a positive number of milliseconds"));
+        }
+        out.timeout = std::chrono::milliseconds(milliseconds);
+    }
+
+    if (auto compression = readSignal(lookup, signal, "COMPRESSION", name)) {
+        const std::string wanted = lowered(*compression);
+        if (wanted == "gzip") {
+            out.compression = OtlpCompression::gzip;
+        } else if (wanted == "none") {
+            out.compression = OtlpCompression::none;
+        } else {
+            return fail(invalidConfig(name + " '" + std::string(trimWhitespace(*compression)) +
+                                      "' is not supported: use gzip or none"));
+        }
+    }
+    return !out.endpoint.empty();
+}
+
+// Whether the signal is exported: `configured` unless its exporter variable says `none`.
+expected<bool, TelemetryError> readExporter(const EnvironmentLookup& lookup, const char* variable,
+                                            bool configured) {
+    if (auto exporter = read(lookup, variable)) {
+        const std::string wanted = lowered(*exporter);
+        if (wanted == "none") {
+            return false;
+        }
+        if (wanted != "otlp") {
+            return fail(invalidConfig(std::string(variable) + " '" + std::string(trimWhitespace(*exporter)) +
+                                      "' is not supported: use otlp or none"));
+        }
+    }
+    return configured;
+}
+
+void readMetricReader(const EnvironmentLookup& lookup, TelemetryConfig& config) {
+    config.metricExportInterval = std::chrono::milliseconds(readCount<long long>(
+        lookup, "OTEL_METRIC_EXPORT_INTERVAL", config.metricExportInterval.count(), config));
+    constexpr const char* kTemporality = "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE";
+    if (auto preference = read(lookup, kTemporality); preference && lowered(*preference) != "cumulative") {
+        config.warnings.push_back(std::string(kTemporality) + " '" +
+                                  std::string(trimWhitespace(*preference)) +
+                                  "' is not supported; metrics are exported cumulative");
+    }
+}
+
 }  // namespace
 
 std::optional<std::vector<std::pair<std::string, std::string>>> parseKeyValueList(std::string_view text) {
@@ -246,84 +344,35 @@ expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLooku
     readContentCapture(lookup, config);
     readConventions(lookup, config);
 
-    std::string name;
-    if (auto endpoint = read(lookup, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) {
-        if (!isHttpUrl(trimWhitespace(*endpoint))) {
-            return fail(invalidConfig("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is not an http or https URL"));
-        }
-        config.tracesEndpoint = std::string(trimWhitespace(*endpoint));
-    } else if (auto base = read(lookup, "OTEL_EXPORTER_OTLP_ENDPOINT")) {
-        if (!isHttpUrl(trimWhitespace(*base))) {
-            return fail(invalidConfig("OTEL_EXPORTER_OTLP_ENDPOINT is not an http or https URL"));
-        }
-        config.tracesEndpoint = withTracesPath(std::string(trimWhitespace(*base)));
+    auto traces = readDestination(lookup, "TRACES", config.traces);
+    if (!traces) {
+        return fail(std::move(traces.error()));
     }
-
-    if (auto protocol = readSignal(lookup, "PROTOCOL", name)) {
-        const std::string wanted = lowered(*protocol);
-        if (wanted == "http/protobuf") {
-            config.protocol = OtlpProtocol::http_protobuf;
-        } else if (wanted == "http/json") {
-            config.protocol = OtlpProtocol::http_json;
-        } else {
-            return fail(invalidConfig(name + " '" + std::string(trimWhitespace(*protocol)) +
-                                      "' is not supported: use http/protobuf or http/json"));
-        }
+    auto metrics = readDestination(lookup, "METRICS", config.metrics);
+    if (!metrics) {
+        return fail(std::move(metrics.error()));
     }
-
-    std::map<std::string, std::string> headers;
-    for (const char* variable : {"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"}) {
-        if (auto text = read(lookup, variable)) {
-            auto parsed = parseKeyValueList(*text);
-            if (!parsed) {
-                // Header values are credentials: the message names the variable, not its content.
-                return fail(invalidConfig(std::string(variable) +
-                                          " is not a list of key=value pairs (values percent-encoded)"));
-            }
-            for (auto& [key, value] : *parsed) {
-                headers[lowered(key)] = std::move(value);
-            }
-        }
+    auto tracesExported = readExporter(lookup, "OTEL_TRACES_EXPORTER", *traces);
+    if (!tracesExported) {
+        return fail(std::move(tracesExported.error()));
     }
-    config.headers.assign(headers.begin(), headers.end());
-
-    if (auto timeout = readSignal(lookup, "TIMEOUT", name)) {
-        const std::string text(trimWhitespace(*timeout));
-        long long milliseconds = 0;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), milliseconds);
-        if (error != std::errc{} || end != text.data() + text.size() || milliseconds <= 0) {
-            return fail(invalidConfig(name + " '" + text + "' is not a positive number of milliseconds"));
-        }
-        config.timeout = std::chrono::milliseconds(milliseconds);
+    auto metricsExported = readExporter(lookup, "OTEL_METRICS_EXPORTER", *metrics);
+    if (!metricsExported) {
+        return fail(std::move(metricsExported.error()));
     }
-
-    if (auto compression = readSignal(lookup, "COMPRESSION", name)) {
-        if (lowered(*compression) != "none") {
-            return fail(invalidConfig(name + " '" + std::string(trimWhitespace(*compression)) +
-                                      "' is not supported: exports are not compressed yet (use none)"));
-        }
-    }
-
-    bool exporting = !config.tracesEndpoint.empty();
-    if (auto exporter = read(lookup, "OTEL_TRACES_EXPORTER")) {
-        const std::string wanted = lowered(*exporter);
-        if (wanted == "none") {
-            exporting = false;
-        } else if (wanted != "otlp") {
-            return fail(invalidConfig("OTEL_TRACES_EXPORTER '" + std::string(trimWhitespace(*exporter)) +
-                                      "' is not supported: use otlp or none"));
-        }
-    }
+    readMetricReader(lookup, config);
+    bool disabledAll = false;
     if (auto disabled = read(lookup, "OTEL_SDK_DISABLED")) {
         const std::string value = lowered(*disabled);
         if (value == "true") {
-            exporting = false;
+            disabledAll = true;
         } else if (value != "false") {
             config.warnings.push_back("OTEL_SDK_DISABLED '" + std::string(trimWhitespace(*disabled)) +
                                       "' is neither true nor false; taken as false");
         }
     }
-    config.enabled = exporting;
+    config.enabled = *tracesExported && !disabledAll;
+    config.metricsEnabled = *metricsExported && !disabledAll;
     return config;
 }
 

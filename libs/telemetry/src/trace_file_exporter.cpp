@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "reagent/telemetry/otlp_json.hpp"
+#include "reagent/telemetry/otlp_metrics.hpp"
 
 namespace reagent::telemetry {
 
@@ -51,15 +52,23 @@ TraceFileExporter::~TraceFileExporter() {
 
 Task<expected<void, TelemetryError>> TraceFileExporter::exportSpans(std::vector<SpanData> spans) {
     const InstrumentationScope scope{"reagent", REAGENT_TELEMETRY_VERSION};
-    std::string line = encodeTracesJson(resource_, scope, spans);
+    co_return writeLine(encodeTracesJson(resource_, scope, spans));
+}
+
+Task<expected<void, TelemetryError>> TraceFileExporter::exportMetrics(std::vector<MetricData> metrics) {
+    const InstrumentationScope scope{"reagent", REAGENT_TELEMETRY_VERSION};
+    co_return writeLine(encodeMetricsJson(resource_, scope, metrics));
+}
+
+expected<void, TelemetryError> TraceFileExporter::writeLine(std::string line) {
     line += '\n';
     // One write of the whole line (O_APPEND): lines of processes sharing the file do not interleave.
     if (!writeAll(fd_, line)) {
-        co_return fail(
+        return fail(
             TelemetryError{TelemetryErrc::export_failed,
                            "cannot write to the trace file " + path_.string() + ": " + std::strerror(errno)});
     }
-    co_return expected<void, TelemetryError>{};
+    return {};
 }
 
 }  // namespace reagent::telemetry

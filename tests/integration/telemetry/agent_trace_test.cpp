@@ -99,11 +99,11 @@ TracedRun tracedRun(TelemetryConfig config, std::chrono::milliseconds bound = 10
 TelemetryConfig agentConfigFor(const reagent::test::PeerProcess& peer, OtlpProtocol protocol) {
     TelemetryConfig config;
     config.enabled = true;
-    config.tracesEndpoint = peer.url("/v1/traces");
-    config.protocol = protocol;
-    config.headers = {{"authorization", "Bearer sk-very-secret"}};
+    config.traces.endpoint = peer.url("/v1/traces");
+    config.traces.protocol = protocol;
+    config.traces.headers = {{"authorization", "Bearer sk-very-secret"}};
     config.resource.attributes = {{"service.name", std::string("desk")}};
-    config.timeout = 2s;
+    config.traces.timeout = 2s;
     return config;
 }
 
@@ -111,6 +111,9 @@ TelemetryConfig agentConfigFor(const reagent::test::PeerProcess& peer, OtlpProto
 std::vector<json> exportedSpans(const reagent::test::PeerProcess& peer, bool json) {
     std::vector<nlohmann::json> spans;
     for (const auto& record : reagent::test::receivedExports(peer)) {
+        if (record["path"] != "/v1/traces") {
+            continue;
+        }
         const auto body = reagent::test::decodedExport(record, json);
         for (const auto& span : body["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
             spans.push_back(span);
@@ -221,4 +224,87 @@ TEST_CASE("a receiver that answers 503 first loses nothing, and one that never a
         CHECK(run.flushed.error().code == TelemetryErrc::export_failed);
         CHECK(run.stats.exported == 0);
     }
+}
+
+namespace {
+
+// The points of `name` in every metrics export received, decoded: the last export's (they are cumulative).
+std::vector<json> exportedPoints(const reagent::test::PeerProcess& peer, bool jsonEncoding,
+                                 const std::string& name) {
+    std::vector<json> points;
+    for (const auto& record : reagent::test::receivedExports(peer)) {
+        if (record["path"] != "/v1/metrics") {
+            continue;
+        }
+        points.clear();
+        const auto body = reagent::test::decodedExport(record, jsonEncoding);
+        for (const auto& metric : body["resourceMetrics"][0]["scopeMetrics"][0]["metrics"]) {
+            if (metric["name"] == name) {
+                CHECK(metric["histogram"]["aggregationTemporality"] == 2);
+                points = metric["histogram"]["dataPoints"].get<std::vector<json>>();
+            }
+        }
+    }
+    return points;
+}
+
+// The sum of the counts of the points whose attribute `key` is `value`.
+std::uint64_t countWhere(const std::vector<json>& points, const std::string& key, const std::string& value) {
+    std::uint64_t count = 0;
+    for (const auto& point : points) {
+        if (attributesOf(point).count(key) != 0 && attributesOf(point).at(key) == value) {
+            count += std::stoull(point["count"].get<std::string>());
+        }
+    }
+    return count;
+}
+
+}  // namespace
+
+TEST_CASE("a traced run's metrics arrive at the metrics endpoint, in either encoding, gzipped when asked",
+          "[telemetry][agent][metrics]") {
+    const bool jsonEncoding = GENERATE(false, true);
+    const bool gzip = GENERATE(false, true);
+    CAPTURE(jsonEncoding, gzip);
+    auto peer = reagent::test::otlpReceiver();
+    TelemetryConfig config =
+        agentConfigFor(peer, jsonEncoding ? OtlpProtocol::http_json : OtlpProtocol::http_protobuf);
+    config.metricsEnabled = true;
+    config.metrics = config.traces;
+    config.metrics.endpoint = peer.url("/v1/metrics");
+    if (gzip) {
+        config.traces.compression = OtlpCompression::gzip;
+        config.metrics.compression = OtlpCompression::gzip;
+    }
+    const auto run = tracedRun(config);
+    REQUIRE(run.result.success());
+    REQUIRE(run.flushed);
+
+    int metricExports = 0;
+    for (const auto& record : reagent::test::receivedExports(peer)) {
+        metricExports += record["path"] == "/v1/metrics" ? 1 : 0;
+        CHECK(record["headers"].value("content-encoding", "none") == (gzip ? "gzip" : "none"));
+        const auto body = reagent::base64Decode(record["body_base64"].get<std::string>()).value();
+        CHECK(body.find("private-") == std::string::npos);
+    }
+    CHECK(metricExports == 1);  // at shutdown: the 60 s interval never passed
+    CHECK(exportedSpans(peer, jsonEncoding).size() == 6);
+
+    const auto tokens = exportedPoints(peer, jsonEncoding, "gen_ai.client.token.usage");
+    REQUIRE(tokens.size() == 2);
+    for (const auto& point : tokens) {
+        const auto attributes = attributesOf(point);
+        CHECK(attributes.at("gen_ai.operation.name") == "chat");
+        CHECK(attributes.at("gen_ai.system") == "scripted");
+        CHECK(attributes.at("gen_ai.response.model") == "model-2026");
+        CHECK(point["count"] == "2");
+        CHECK(point["sum"] == (attributes.at("gen_ai.token.type") == "input" ? 320 : 40));
+        CHECK(point["bucketCounts"].size() == point["explicitBounds"].size() + 1);
+    }
+    const auto durations = exportedPoints(peer, jsonEncoding, "gen_ai.client.operation.duration");
+    CHECK(countWhere(durations, "gen_ai.operation.name", "chat") == 2);
+    CHECK(countWhere(durations, "gen_ai.operation.name", "execute_tool") == 3);
+    CHECK(countWhere(durations, "gen_ai.tool.name", "lookup") == 3);
+    CHECK(countWhere(durations, "gen_ai.operation.name", "invoke_agent") == 1);
+    CHECK(countWhere(durations, "error.type", "failed") == 0);
 }

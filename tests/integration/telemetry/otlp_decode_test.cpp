@@ -12,6 +12,7 @@
 #include "reagent/core/run_to_end.hpp"
 #include "reagent/telemetry/id_generator.hpp"
 #include "reagent/telemetry/otlp_json.hpp"
+#include "reagent/telemetry/otlp_metrics.hpp"
 #include "reagent/telemetry/otlp_protobuf.hpp"
 #include "run_coro.hpp"
 #include "temp_dir.hpp"
@@ -65,17 +66,19 @@ std::vector<SpanData> runSpans() {
     return {run, chat, tool};
 }
 
-json decoded(const std::vector<SpanData>& spans) {
+const Resource kResource{
+    {{"service.name", std::string("billing")}, {"service.instance.id", std::int64_t{7}}}};
+const InstrumentationScope kScope{"reagent", "0.1.0"};
+
+// `protobuf` and `jsonText` (one request) read back by OpenTelemetry's schema of `signal`.
+json decodedBodies(const std::string& protobuf, const std::string& jsonText, const char* signal) {
     const reagent::test::TempDir dir;
-    const Resource resource{
-        {{"service.name", std::string("billing")}, {"service.instance.id", std::int64_t{7}}}};
-    const InstrumentationScope scope{"reagent", "0.1.0"};
-    std::ofstream(dir.path / "batch.pb", std::ios::binary) << encodeTracesProtobuf(resource, scope, spans);
-    std::ofstream(dir.path / "batch.json") << encodeTracesJson(resource, scope, spans);
+    std::ofstream(dir.path / "batch.pb", std::ios::binary) << protobuf;
+    std::ofstream(dir.path / "batch.json") << jsonText;
     reagent::SubprocessOptions options;
     options.program = REAGENT_NODE;
-    options.args = {REAGENT_OTLP_DECODE, (dir.path / "batch.pb").string(),
-                    (dir.path / "batch.json").string()};
+    options.args = {REAGENT_OTLP_DECODE, (dir.path / "batch.pb").string(), (dir.path / "batch.json").string(),
+                    signal};
     reagent::RunLimits limits;
     limits.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     auto ran = reagent::test::runCoro(reagent::runToEnd(options, limits));
@@ -83,6 +86,11 @@ json decoded(const std::vector<SpanData>& spans) {
     INFO(ran->stderrText);
     REQUIRE(ran->exitCode == 0);
     return json::parse(ran->stdoutText);
+}
+
+json decoded(const std::vector<SpanData>& spans) {
+    return decodedBodies(encodeTracesProtobuf(kResource, kScope, spans),
+                         encodeTracesJson(kResource, kScope, spans), "traces");
 }
 
 }  // namespace
@@ -138,4 +146,59 @@ TEST_CASE("OTLP: the protobuf and JSON encodings read back the same through Open
     CHECK_FALSE(tool.contains("flags"));  // not sampled: no flag set
     CHECK(tool["parentSpanId"] == spans[0].context.spanId.hex());
     CHECK_FALSE(tool.contains("status"));
+}
+
+TEST_CASE("OTLP metrics: the protobuf and JSON encodings read back the same through OpenTelemetry's schema",
+          "[telemetry][otlp][metrics][integration]") {
+    MetricData durations{"gen_ai.client.operation.duration", "GenAI operation duration.", "s", {}};
+    durations.points.push_back(HistogramPoint{
+        {{"gen_ai.operation.name", std::string("chat")}, {"gen_ai.request.model", std::string("gpt-4.1")}},
+        1'764'000'000'000'000'000ULL,
+        1'764'000'060'000'000'000ULL,
+        3,
+        1.75,
+        0.25,
+        1.0,
+        {1, 2, 0},
+        {0.5, 1.0}});
+    durations.points.push_back(HistogramPoint{{}, 5, 6, 0, 0, 0, 0, {0, 0, 0}, {0.5, 1.0}});
+    MetricData tokens{"gen_ai.client.token.usage", "", "{token}", {}};
+    tokens.points.push_back(HistogramPoint{{{"gen_ai.token.type", std::string("input")}},
+                                           1'764'000'000'000'000'000ULL,
+                                           1'764'000'060'000'000'000ULL,
+                                           1,
+                                           4096,
+                                           4096,
+                                           4096,
+                                           {0, 1},
+                                           {1024}});
+    const std::vector<MetricData> metrics{durations, tokens};
+    const json out = decodedBodies(encodeMetricsProtobuf(kResource, kScope, metrics),
+                                   encodeMetricsJson(kResource, kScope, metrics), "metrics");
+    CHECK(out["fromProtobuf"] == out["fromJson"]);
+
+    const json& resourceMetrics = out["fromProtobuf"]["resourceMetrics"][0];
+    CHECK(resourceMetrics["resource"]["attributes"][0]["value"]["stringValue"] == "billing");
+    const json& scope = resourceMetrics["scopeMetrics"][0];
+    CHECK(scope["scope"] == json::parse(R"({"name":"reagent","version":"0.1.0"})"));
+    REQUIRE(scope["metrics"].size() == 2);
+    const json& first = scope["metrics"][0];
+    CHECK(first["name"] == "gen_ai.client.operation.duration");
+    CHECK(first["description"] == "GenAI operation duration.");
+    CHECK(first["unit"] == "s");
+    CHECK(first["histogram"]["aggregationTemporality"] == 2);
+    CHECK(first["histogram"]["dataPoints"][0] == json::parse(R"({
+        "attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"chat"}},
+                      {"key":"gen_ai.request.model","value":{"stringValue":"gpt-4.1"}}],
+        "startTimeUnixNano":"1764000000000000000","timeUnixNano":"1764000060000000000",
+        "count":"3","sum":1.75,"bucketCounts":["1","2","0"],"explicitBounds":[0.5,1],
+        "min":0.25,"max":1})"));
+    // A point with nothing counted: no minimum or maximum, and its sum (optional in the schema) is kept.
+    const json& empty = first["histogram"]["dataPoints"][1];
+    CHECK_FALSE(empty.contains("min"));
+    CHECK(empty["sum"] == 0);
+    const json& second = scope["metrics"][1];
+    CHECK(second["unit"] == "{token}");
+    CHECK_FALSE(second.contains("description"));
+    CHECK(second["histogram"]["dataPoints"][0]["bucketCounts"] == json::array({"0", "1"}));
 }

@@ -32,11 +32,11 @@ TelemetryConfig configFor(const reagent::test::PeerProcess& peer,
                           OtlpProtocol protocol = OtlpProtocol::http_protobuf) {
     TelemetryConfig config;
     config.enabled = true;
-    config.tracesEndpoint = peer.url("/v1/traces");
-    config.protocol = protocol;
-    config.headers = {{"authorization", "Bearer sk-secret-token"}, {"x-tenant", "team a"}};
+    config.traces.endpoint = peer.url("/v1/traces");
+    config.traces.protocol = protocol;
+    config.traces.headers = {{"authorization", "Bearer sk-secret-token"}, {"x-tenant", "team a"}};
     config.resource.attributes = {{"service.name", std::string("billing")}};
-    config.timeout = 5s;
+    config.traces.timeout = 5s;
     return config;
 }
 
@@ -68,9 +68,10 @@ TEST_CASE("OTLP export: a batch arrives, in either encoding, with its headers", 
     auto peer = receiver();
     const auto spans = oneTrace();
 
-    OtlpExporter protobuf(configFor(peer), kQuick);
+    OtlpExporter protobuf(configFor(peer).traces, configFor(peer).resource, kQuick);
     REQUIRE(reagent::test::runCoro(protobuf.exportSpans(spans)));
-    OtlpExporter jsonExporter(configFor(peer, OtlpProtocol::http_json), kQuick);
+    OtlpExporter jsonExporter(configFor(peer, OtlpProtocol::http_json).traces, configFor(peer).resource,
+                              kQuick);
     REQUIRE(reagent::test::runCoro(jsonExporter.exportSpans(spans)));
 
     const json records = received(peer);
@@ -94,7 +95,7 @@ TEST_CASE("OTLP export: a batch arrives, in either encoding, with its headers", 
 
 TEST_CASE("OTLP export: 503 then 200 loses nothing, and Retry-After is honoured", "[telemetry][export]") {
     auto peer = receiver({"--fail", "2", "--status", "503", "--retry-after", "1"});
-    OtlpExporter exporter(configFor(peer), kQuick);
+    OtlpExporter exporter(configFor(peer).traces, configFor(peer).resource, kQuick);
     const auto started = std::chrono::steady_clock::now();
     REQUIRE(reagent::test::runCoro(exporter.exportSpans(oneTrace())));
     const json records = received(peer);
@@ -108,7 +109,7 @@ TEST_CASE("OTLP export: 503 then 200 loses nothing, and Retry-After is honoured"
 TEST_CASE("OTLP export: failures are values that say why, without secrets", "[telemetry][export]") {
     SECTION("a refusal the specification does not retry") {
         auto peer = receiver({"--fail", "9", "--status", "400"});
-        OtlpExporter exporter(configFor(peer), kQuick);
+        OtlpExporter exporter(configFor(peer).traces, configFor(peer).resource, kQuick);
         auto result = reagent::test::runCoro(exporter.exportSpans(oneTrace()));
         REQUIRE_FALSE(result);
         CHECK(result.error().code == TelemetryErrc::export_failed);
@@ -118,7 +119,7 @@ TEST_CASE("OTLP export: failures are values that say why, without secrets", "[te
     }
     SECTION("retryable answers until the attempts run out") {
         auto peer = receiver({"--fail", "9", "--status", "429"});
-        OtlpExporter exporter(configFor(peer), ExportRetry{3, 20ms, 40ms});
+        OtlpExporter exporter(configFor(peer).traces, configFor(peer).resource, ExportRetry{3, 20ms, 40ms});
         auto result = reagent::test::runCoro(exporter.exportSpans(oneTrace()));
         REQUIRE_FALSE(result);
         CHECK(result.error().message.find("failed: HTTP 429 (3 attempts)") != std::string::npos);
@@ -126,7 +127,7 @@ TEST_CASE("OTLP export: failures are values that say why, without secrets", "[te
     }
     SECTION("a server asking to wait past the limit: no attempt that cannot finish") {
         auto peer = receiver({"--fail", "9", "--status", "503", "--retry-after", "60"});
-        OtlpExporter exporter(configFor(peer), kQuick);
+        OtlpExporter exporter(configFor(peer).traces, configFor(peer).resource, kQuick);
         const auto started = std::chrono::steady_clock::now();
         auto result = reagent::test::runCoro(exporter.exportSpans(oneTrace()));
         REQUIRE_FALSE(result);
@@ -137,8 +138,8 @@ TEST_CASE("OTLP export: failures are values that say why, without secrets", "[te
     SECTION("a receiver that never answers costs the limit, no more") {
         auto peer = receiver({"--hang"});
         auto config = configFor(peer);
-        config.timeout = 400ms;
-        OtlpExporter exporter(config, kQuick);
+        config.traces.timeout = 400ms;
+        OtlpExporter exporter(config.traces, config.resource, kQuick);
         const auto started = std::chrono::steady_clock::now();
         auto result = reagent::test::runCoro(exporter.exportSpans(oneTrace()));
         REQUIRE_FALSE(result);
@@ -150,10 +151,10 @@ TEST_CASE("OTLP export: failures are values that say why, without secrets", "[te
     SECTION("nothing listening, and credentials in the URL are not shown") {
         const reagent::test::ClosedPort closed;
         TelemetryConfig config;
-        config.tracesEndpoint =
+        config.traces.endpoint =
             "http://user:pa55word@127.0.0.1:" + std::to_string(closed.port()) + "/v1/traces";
-        config.timeout = 2s;
-        OtlpExporter exporter(config, ExportRetry{2, 10ms, 10ms});
+        config.traces.timeout = 2s;
+        OtlpExporter exporter(config.traces, config.resource, ExportRetry{2, 10ms, 10ms});
         auto result = reagent::test::runCoro(exporter.exportSpans(oneTrace()));
         REQUIRE_FALSE(result);
         CHECK(result.error().code == TelemetryErrc::export_failed);

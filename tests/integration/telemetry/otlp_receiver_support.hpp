@@ -35,18 +35,21 @@ inline nlohmann::json receivedExports(const PeerProcess& peer) {
 }
 
 /// A received body as OpenTelemetry's message type reads it (OTLP/JSON conventions): decoded from
-/// protobuf, or read from OTLP/JSON into the message type when `json` (hex ids turned to bytes).
+/// protobuf, or read from OTLP/JSON into the message type when `json` (hex ids turned to bytes). The
+/// message type is the traces' or the metrics' request, by the path it was posted to.
 inline nlohmann::json decodedExport(const nlohmann::json& record, bool json = false) {
     using namespace std::chrono_literals;
     const TempDir dir;
     const auto body = base64Decode(record["body_base64"].get<std::string>());
     REQUIRE(body);
     std::ofstream(dir.path / "batch.pb", std::ios::binary) << (json ? std::string() : *body);
-    std::ofstream(dir.path / "batch.json") << (json ? *body : std::string(R"({"resourceSpans":[]})"));
+    const bool metrics = record["path"].get<std::string>().find("metrics") != std::string::npos;
+    const std::string none = metrics ? R"({"resourceMetrics":[]})" : R"({"resourceSpans":[]})";
+    std::ofstream(dir.path / "batch.json") << (json ? *body : none);
     SubprocessOptions options;
     options.program = REAGENT_NODE;
-    options.args = {REAGENT_OTLP_DECODE, (dir.path / "batch.pb").string(),
-                    (dir.path / "batch.json").string()};
+    options.args = {REAGENT_OTLP_DECODE, (dir.path / "batch.pb").string(), (dir.path / "batch.json").string(),
+                    metrics ? "metrics" : "traces"};
     RunLimits limits;
     limits.deadline = std::chrono::steady_clock::now() + 30s;
     auto ran = runCoro(runToEnd(options, limits));

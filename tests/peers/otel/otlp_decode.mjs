@@ -1,9 +1,10 @@
-// Decodes an OTLP trace export request with OpenTelemetry's own protobuf root (generated from
+// Decodes an OTLP export request with OpenTelemetry's own protobuf root (generated from
 // opentelemetry-proto and shipped in @opentelemetry/otlp-transformer), for reagent's telemetry tests.
 //
-//   node otlp_decode.mjs FILE.pb FILE.json
+//   node otlp_decode.mjs FILE.pb FILE.json [traces|metrics]
 //
-// FILE.pb is an ExportTraceServiceRequest in protobuf; FILE.json the same request in OTLP/JSON (hex ids,
+// FILE.pb is an ExportTraceServiceRequest (ExportMetricsServiceRequest with `metrics`) in protobuf;
+// FILE.json the same request in OTLP/JSON (hex ids,
 // as the OTLP specification writes them), read into the same message type with its ids turned to bytes.
 // Prints {"fromProtobuf": ..., "fromJson": ...}: each request as the message type reads it, in OTLP/JSON's
 // conventions (hex ids, 64-bit integers as strings, enums as numbers, non-finite doubles as "NaN" and
@@ -14,7 +15,10 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
-const Request = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+const [pbFile, jsonFile, signal = 'traces'] = process.argv.slice(2);
+const Request = signal === 'metrics'
+    ? root.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest
+    : root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 
 const idFields = new Set(['traceId', 'spanId', 'parentSpanId']);
 
@@ -34,7 +38,6 @@ function normalized(message) {
     return mapIds(object, (base64) => Buffer.from(base64, 'base64').toString('hex'));
 }
 
-const [pbFile, jsonFile] = process.argv.slice(2);
 try {
     const fromProtobuf = normalized(Request.decode(readFileSync(pbFile)));
     const json = JSON.parse(readFileSync(jsonFile, 'utf8'));

@@ -437,3 +437,134 @@ TEST_CASE("a run that runs out of time during a model call ends that call's span
     CHECK(text(runs[0], "error.type") == "budget_exceeded");
     CHECK(chats[0].endTimeUnixNano <= runs[0].endTimeUnixNano);
 }
+
+namespace {
+
+using reagent::telemetry::Attribute;
+using reagent::telemetry::HistogramPoint;
+using reagent::telemetry::MetricData;
+
+const MetricData* metricNamed(const std::vector<MetricData>& metrics, const std::string& name) {
+    const auto it = std::find_if(metrics.begin(), metrics.end(),
+                                 [&](const MetricData& metric) { return metric.name == name; });
+    return it == metrics.end() ? nullptr : &*it;
+}
+
+// The point whose attributes include every one of `wanted`; null when none, or more than one, does.
+const HistogramPoint* pointWith(const MetricData& metric, const std::vector<Attribute>& wanted) {
+    const HistogramPoint* found = nullptr;
+    for (const HistogramPoint& point : metric.points) {
+        const bool all = std::all_of(wanted.begin(), wanted.end(), [&](const Attribute& attribute) {
+            return std::find(point.attributes.begin(), point.attributes.end(), attribute) !=
+                   point.attributes.end();
+        });
+        if (all) {
+            if (found != nullptr) {
+                return nullptr;
+            }
+            found = &point;
+        }
+    }
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("a run records its token usage and the durations of its model calls, tool calls and itself",
+          "[agent][telemetry][metrics]") {
+    Traced traced;
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(threeLookups("broken")).then(answer("done"));
+    const Agent agent = tracedAgent(traced, provider, std::make_shared<SeenTraces>());
+    REQUIRE(runCoro(agent.run("define three words")).terminatedBy == TerminatedBy::end_turn);
+
+    const auto metrics = traced.telemetry->collectMetrics();
+    const MetricData* tokens = metricNamed(metrics, "gen_ai.client.token.usage");
+    REQUIRE(tokens != nullptr);
+    CHECK(tokens->unit == "{token}");
+    const std::vector<Attribute> chat = {{"gen_ai.operation.name", std::string("chat")},
+                                         {"gen_ai.system", std::string("scripted")},
+                                         {"gen_ai.response.model", std::string("model-v1")}};
+    auto with = [](std::vector<Attribute> base, Attribute more) {
+        base.push_back(std::move(more));
+        return base;
+    };
+    const HistogramPoint* input = pointWith(*tokens, with(chat, {"gen_ai.token.type", std::string("input")}));
+    const HistogramPoint* output =
+        pointWith(*tokens, with(chat, {"gen_ai.token.type", std::string("output")}));
+    REQUIRE(input != nullptr);
+    REQUIRE(output != nullptr);
+    CHECK(input->count == 2);
+    CHECK(input->sum == 250);
+    CHECK(input->min == 100);
+    CHECK(input->max == 150);
+    // The advised buckets: 100 and 150 both fall in (64, 256].
+    REQUIRE(input->bucketCounts.size() == input->explicitBounds.size() + 1);
+    CHECK(input->explicitBounds.front() == 1);
+    CHECK(input->bucketCounts[4] == 2);
+    CHECK(output->sum == 50);
+
+    const MetricData* durations = metricNamed(metrics, "gen_ai.client.operation.duration");
+    REQUIRE(durations != nullptr);
+    CHECK(durations->unit == "s");
+    const HistogramPoint* chats = pointWith(*durations, chat);
+    REQUIRE(chats != nullptr);
+    CHECK(chats->count == 2);
+    const HistogramPoint* fine =
+        pointWith(*durations, {{"gen_ai.operation.name", std::string("execute_tool")},
+                               {"gen_ai.tool.name", std::string("lookup")}});
+    // The failed call is a point of its own, with its error.
+    CHECK(fine == nullptr);
+    const HistogramPoint* failed = pointWith(
+        *durations,
+        {{"gen_ai.operation.name", std::string("execute_tool")}, {"error.type", std::string("failed")}});
+    REQUIRE(failed != nullptr);
+    CHECK(failed->count == 1);
+    std::uint64_t toolCalls = 0;
+    for (const HistogramPoint& point : durations->points) {
+        if (std::find(point.attributes.begin(), point.attributes.end(),
+                      Attribute{"gen_ai.operation.name", std::string("execute_tool")}) !=
+            point.attributes.end()) {
+            toolCalls += point.count;
+        }
+    }
+    CHECK(toolCalls == 3);
+    const HistogramPoint* run =
+        pointWith(*durations, {{"gen_ai.operation.name", std::string("invoke_agent")}});
+    REQUIRE(run != nullptr);
+    CHECK(run->count == 1);
+    CHECK(run->sum >= chats->sum);
+}
+
+TEST_CASE("metrics are recorded for unsampled runs, and a failed model call counts with its error",
+          "[agent][telemetry][metrics]") {
+    Traced traced({}, reagent::telemetry::SamplerConfig{reagent::telemetry::SamplerKind::always_off, 0.0});
+    auto provider = std::make_shared<ScriptedProvider>();
+    ProviderError error;
+    error.code = ProviderErrc::rate_limited;
+    error.message = "slow down";
+    provider->then(ScriptedTurn::error(error));
+    const Agent agent = tracedAgent(traced, provider, std::make_shared<SeenTraces>());
+    REQUIRE(runCoro(agent.run("define")).terminatedBy == TerminatedBy::provider_error);
+    CHECK(traced.sink->spans().empty());
+
+    const auto metrics = traced.telemetry->collectMetrics();
+    const MetricData* durations = metricNamed(metrics, "gen_ai.client.operation.duration");
+    REQUIRE(durations != nullptr);
+    const HistogramPoint* chat = pointWith(*durations, {{"gen_ai.operation.name", std::string("chat")},
+                                                        {"error.type", std::string("rate_limited")}});
+    REQUIRE(chat != nullptr);
+    CHECK(chat->count == 1);
+    const HistogramPoint* run = pointWith(*durations, {{"gen_ai.operation.name", std::string("invoke_agent")},
+                                                       {"error.type", std::string("provider_error")}});
+    REQUIRE(run != nullptr);
+    CHECK(metricNamed(metrics, "gen_ai.client.token.usage") == nullptr);  // no reply, no tokens
+
+    Traced off({.metrics = false});
+    auto quiet = std::make_shared<ScriptedProvider>();
+    quiet->then(answer("done"));
+    const Agent plain = tracedAgent(off, quiet, std::make_shared<SeenTraces>());
+    REQUIRE(runCoro(plain.run("hi")).terminatedBy == TerminatedBy::end_turn);
+    CHECK(off.telemetry->instruments() == nullptr);
+    CHECK(off.telemetry->collectMetrics().empty());
+}

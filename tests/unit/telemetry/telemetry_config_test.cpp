@@ -45,8 +45,11 @@ TEST_CASE("telemetry config: nothing set is off, with the defaults of the specif
     auto config = read({});
     REQUIRE(config);
     CHECK_FALSE(config->enabled);
-    CHECK(config->protocol == OtlpProtocol::http_protobuf);
-    CHECK(config->timeout == std::chrono::milliseconds(10'000));
+    CHECK_FALSE(config->metricsEnabled);
+    CHECK(config->traces.protocol == OtlpProtocol::http_protobuf);
+    CHECK(config->traces.timeout == std::chrono::milliseconds(10'000));
+    CHECK(config->traces.compression == OtlpCompression::none);
+    CHECK(config->metricExportInterval == std::chrono::milliseconds(60'000));
     CHECK(config->sampler.kind == SamplerKind::parentbased_always_on);
     CHECK(attribute(*config, "service.name") == "unknown_service:reagent");
     CHECK(attribute(*config, "telemetry.sdk.name") == "reagent");
@@ -57,11 +60,11 @@ TEST_CASE("telemetry config: nothing set is off, with the defaults of the specif
 
 TEST_CASE("telemetry config: the endpoints", "[telemetry][config]") {
     SECTION("the general endpoint is a base: v1/traces is appended to its path") {
-        CHECK(read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"}})->tracesEndpoint ==
+        CHECK(read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"}})->traces.endpoint ==
               "http://collector:4318/v1/traces");
-        CHECK(read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "https://otel.example/base/"}})->tracesEndpoint ==
+        CHECK(read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "https://otel.example/base/"}})->traces.endpoint ==
               "https://otel.example/base/v1/traces");
-        CHECK(read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "https://otel.example/base"}})->tracesEndpoint ==
+        CHECK(read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "https://otel.example/base"}})->traces.endpoint ==
               "https://otel.example/base/v1/traces");
         CHECK(read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"}})->enabled);
     }
@@ -69,14 +72,14 @@ TEST_CASE("telemetry config: the endpoints", "[telemetry][config]") {
         auto config = read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://a:4318"},
                             {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://b:9999/custom/path"}});
         REQUIRE(config);
-        CHECK(config->tracesEndpoint == "http://b:9999/custom/path");
+        CHECK(config->traces.endpoint == "http://b:9999/custom/path");
         CHECK(config->enabled);
     }
     SECTION("an empty variable counts as unset") {
         auto config = read(
             {{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", " "}, {"OTEL_EXPORTER_OTLP_ENDPOINT", "http://a:4318"}});
         REQUIRE(config);
-        CHECK(config->tracesEndpoint == "http://a:4318/v1/traces");
+        CHECK(config->traces.endpoint == "http://a:4318/v1/traces");
     }
     SECTION("what is not an http(s) URL is refused, naming the variable") {
         CHECK(error({{"OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318"}}) ==
@@ -104,18 +107,19 @@ TEST_CASE("telemetry config: the endpoints", "[telemetry][config]") {
 }
 
 TEST_CASE("telemetry config: protocol, headers, timeout, compression", "[telemetry][config]") {
-    CHECK(read({{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"}})->protocol == OtlpProtocol::http_json);
+    CHECK(read({{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"}})->traces.protocol == OtlpProtocol::http_json);
     CHECK(read({{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"},
                 {"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf"}})
-              ->protocol == OtlpProtocol::http_protobuf);
+              ->traces.protocol == OtlpProtocol::http_protobuf);
     CHECK(error({{"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"}}) ==
           "OTEL_EXPORTER_OTLP_PROTOCOL 'grpc' is not supported: use http/protobuf or http/json");
 
     auto headers = read({{"OTEL_EXPORTER_OTLP_HEADERS", "Authorization=Bearer%20abc , x-tenant = one"},
                          {"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-tenant=two,x-extra=%3D"}});
     REQUIRE(headers);
-    CHECK(headers->headers == std::vector<std::pair<std::string, std::string>>{
-                                  {"authorization", "Bearer abc"}, {"x-extra", "="}, {"x-tenant", "two"}});
+    CHECK(headers->traces.headers ==
+          std::vector<std::pair<std::string, std::string>>{
+              {"authorization", "Bearer abc"}, {"x-extra", "="}, {"x-tenant", "two"}});
     const std::string secret = "sk-live-do-not-print";
     const std::string refused = error({{"OTEL_EXPORTER_OTLP_HEADERS", "api-key" + secret}});
     CHECK(refused == "OTEL_EXPORTER_OTLP_HEADERS is not a list of key=value pairs (values percent-encoded)");
@@ -123,20 +127,79 @@ TEST_CASE("telemetry config: protocol, headers, timeout, compression", "[telemet
     CHECK(error({{"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "k=bad%zz"}})
               .find("OTEL_EXPORTER_OTLP_TRACES_HEADERS") == 0);
 
-    CHECK(read({{"OTEL_EXPORTER_OTLP_TIMEOUT", "2500"}})->timeout == std::chrono::milliseconds(2500));
+    CHECK(read({{"OTEL_EXPORTER_OTLP_TIMEOUT", "2500"}})->traces.timeout == std::chrono::milliseconds(2500));
     CHECK(read({{"OTEL_EXPORTER_OTLP_TIMEOUT", "2500"}, {"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "100"}})
-              ->timeout == std::chrono::milliseconds(100));
+              ->traces.timeout == std::chrono::milliseconds(100));
     CHECK(error({{"OTEL_EXPORTER_OTLP_TIMEOUT", "10s"}}) ==
           "OTEL_EXPORTER_OTLP_TIMEOUT '10s' is not a positive number of milliseconds");
     CHECK(error({{"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "0"}}).find("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") == 0);
 
-    CHECK(read({{"OTEL_EXPORTER_OTLP_COMPRESSION", "none"}}));
+    CHECK(read({{"OTEL_EXPORTER_OTLP_COMPRESSION", "none"}})->traces.compression == OtlpCompression::none);
+    CHECK(read({{"OTEL_EXPORTER_OTLP_COMPRESSION", "GZIP"}})->traces.compression == OtlpCompression::gzip);
     CHECK(
-        error({{"OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"}}) ==
-        "OTEL_EXPORTER_OTLP_COMPRESSION 'gzip' is not supported: exports are not compressed yet (use none)");
+        read({{"OTEL_EXPORTER_OTLP_COMPRESSION", "gzip"}, {"OTEL_EXPORTER_OTLP_METRICS_COMPRESSION", "none"}})
+            ->metrics.compression == OtlpCompression::none);
+    CHECK(error({{"OTEL_EXPORTER_OTLP_COMPRESSION", "br"}}) ==
+          "OTEL_EXPORTER_OTLP_COMPRESSION 'br' is not supported: use gzip or none");
     CHECK(
         error({{"OTEL_EXPORTER_OTLP_COMPRESSION", "none"}, {"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "zstd"}})
             .find("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION 'zstd'") == 0);
+}
+
+TEST_CASE("telemetry config: metrics beside traces, each with its own variables", "[telemetry][config]") {
+    SECTION("the general endpoint enables both, with v1/metrics appended") {
+        auto config = read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"}});
+        REQUIRE(config);
+        CHECK(config->enabled);
+        CHECK(config->metricsEnabled);
+        CHECK(config->metrics.endpoint == "http://collector:4318/v1/metrics");
+    }
+    SECTION("the signal's variables win over the general ones, for that signal only") {
+        auto config = read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"},
+                            {"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://m:9090/in"},
+                            {"OTEL_EXPORTER_OTLP_HEADERS", "a=1"},
+                            {"OTEL_EXPORTER_OTLP_METRICS_HEADERS", "b=2"},
+                            {"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/json"},
+                            {"OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", "700"},
+                            {"OTEL_METRIC_EXPORT_INTERVAL", "1500"}});
+        REQUIRE(config);
+        CHECK(config->metrics.endpoint == "http://m:9090/in");
+        CHECK(config->traces.endpoint == "http://collector:4318/v1/traces");
+        CHECK(config->metrics.protocol == OtlpProtocol::http_json);
+        CHECK(config->traces.protocol == OtlpProtocol::http_protobuf);
+        CHECK(config->metrics.headers ==
+              std::vector<std::pair<std::string, std::string>>{{"a", "1"}, {"b", "2"}});
+        CHECK(config->traces.headers == std::vector<std::pair<std::string, std::string>>{{"a", "1"}});
+        CHECK(config->metrics.timeout == std::chrono::milliseconds(700));
+        CHECK(config->metricExportInterval == std::chrono::milliseconds(1500));
+    }
+    SECTION("metrics alone, or switched off") {
+        auto alone = read({{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://m:9090/v1/metrics"}});
+        CHECK_FALSE(alone->enabled);
+        CHECK(alone->metricsEnabled);
+        auto off =
+            read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"}, {"OTEL_METRICS_EXPORTER", "none"}});
+        CHECK(off->enabled);
+        CHECK_FALSE(off->metricsEnabled);
+        CHECK_FALSE(read({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"}, {"OTEL_SDK_DISABLED", "true"}})
+                        ->metricsEnabled);
+        CHECK(error({{"OTEL_METRICS_EXPORTER", "prometheus"}}) ==
+              "OTEL_METRICS_EXPORTER 'prometheus' is not supported: use otlp or none");
+        CHECK(error({{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "collector:4318"}}) ==
+              "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT is not an http or https URL");
+    }
+    SECTION("what cannot be used is reported and left at its default") {
+        auto config = read({{"OTEL_METRIC_EXPORT_INTERVAL", "soon"},
+                            {"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE", "delta"}});
+        REQUIRE(config);
+        CHECK(config->metricExportInterval == std::chrono::milliseconds(60'000));
+        REQUIRE(config->warnings.size() == 2);
+        CHECK(config->warnings[0].find("OTEL_METRIC_EXPORT_INTERVAL 'soon'") == 0);
+        CHECK(config->warnings[1] ==
+              "OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE 'delta' is not supported; metrics are "
+              "exported cumulative");
+        CHECK(read({{"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE", "Cumulative"}})->warnings.empty());
+    }
 }
 
 TEST_CASE("telemetry config: the resource and the sampler", "[telemetry][config]") {

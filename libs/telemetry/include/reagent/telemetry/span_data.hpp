@@ -26,6 +26,8 @@ struct Attribute {
     std::string key;
     AttributeValue value;
     friend bool operator==(const Attribute&, const Attribute&) = default;
+    /// Orders sets of attributes (a metric's points are kept per set).
+    friend auto operator<=>(const Attribute&, const Attribute&) = default;
 };
 
 /// \brief Something that happened during a span (a retry, an approval), at a time.

@@ -21,6 +21,22 @@ namespace reagent::telemetry {
 /// \brief The OTLP/HTTP encodings (`OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf`, `http/json`).
 enum class OtlpProtocol { http_protobuf, http_json };
 
+/// \brief How an export's body is compressed (`OTEL_EXPORTER_OTLP_COMPRESSION`: `none`, `gzip`).
+enum class OtlpCompression { none, gzip };
+
+/// \brief Where and how one signal (traces, metrics) is exported over OTLP/HTTP.
+struct OtlpDestination {
+    /// The full URL posted to (`.../v1/traces`, `.../v1/metrics`).
+    std::string endpoint;
+    OtlpProtocol protocol = OtlpProtocol::http_protobuf;
+    /// Sent with every export (an API key, say). Their values never appear in messages or traces.
+    std::vector<std::pair<std::string, std::string>> headers;
+    /// How long one export may take, retries included.
+    std::chrono::milliseconds timeout{10'000};
+    /// `gzip`: the body is sent with `Content-Encoding: gzip`.
+    OtlpCompression compression = OtlpCompression::none;
+};
+
 /// \brief The samplers of `OTEL_TRACES_SAMPLER`, with their standard names.
 enum class SamplerKind {
     always_on,
@@ -60,18 +76,21 @@ struct BatchOptions {
     std::chrono::milliseconds scheduleDelay{5000};
 };
 
-/// \brief Where and how an agent's traces go.
+/// \brief Where and how an agent's traces and metrics go.
 struct TelemetryConfig {
-    /// False: nothing is recorded or exported (no endpoint configured, `OTEL_SDK_DISABLED=true`, or
+    /// False: no span is recorded or exported (no endpoint configured, `OTEL_SDK_DISABLED=true`, or
     /// `OTEL_TRACES_EXPORTER=none`).
     bool enabled = false;
-    /// The full URL spans are posted to (`.../v1/traces`).
-    std::string tracesEndpoint;
-    OtlpProtocol protocol = OtlpProtocol::http_protobuf;
-    /// Sent with every export (an API key, say). Their values never appear in messages or traces.
-    std::vector<std::pair<std::string, std::string>> headers;
-    /// How long one export may take.
-    std::chrono::milliseconds timeout{10'000};
+    /// Where spans are posted (`.../v1/traces`).
+    OtlpDestination traces;
+    /// False: no metric is recorded or exported (no endpoint, `OTEL_SDK_DISABLED=true`, or
+    /// `OTEL_METRICS_EXPORTER=none`).
+    bool metricsEnabled = false;
+    /// Where metrics are posted (`.../v1/metrics`).
+    OtlpDestination metrics;
+    /// How often recorded metrics are exported (`OTEL_METRIC_EXPORT_INTERVAL`); an interval in which
+    /// nothing was recorded exports nothing. `Telemetry::flush` and `shutdown` export at once.
+    std::chrono::milliseconds metricExportInterval{60'000};
     /// `service.name` and the rest of `OTEL_RESOURCE_ATTRIBUTES`, plus the `telemetry.sdk.*` attributes.
     Resource resource;
     SamplerConfig sampler;
@@ -92,15 +111,19 @@ using EnvironmentLookup = std::function<std::optional<std::string>(std::string_v
 
 /// \brief The configuration OpenTelemetry's standard variables describe, as its SDKs read them.
 ///
-/// Enabled when `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT` is set, unless
-/// `OTEL_SDK_DISABLED` is `true` or `OTEL_TRACES_EXPORTER` is `none`. An empty variable counts as unset.
-/// - `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is used as it is; `OTEL_EXPORTER_OTLP_ENDPOINT` is a base to
-///   which `v1/traces` is appended.
-/// - `OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL`: `http/protobuf` (the default) or `http/json`.
-/// - `OTEL_EXPORTER_OTLP_[TRACES_]HEADERS`: `key=value,...`, values percent-decoded; the traces variable's
-///   keys win over the general one's.
-/// - `OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT` (milliseconds), `OTEL_EXPORTER_OTLP_[TRACES_]COMPRESSION`
-///   (`none`; `gzip` is refused until the exporter compresses).
+/// Traces are exported when `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT` is set,
+/// metrics when `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT` is, unless
+/// `OTEL_SDK_DISABLED` is `true` or `OTEL_TRACES_EXPORTER` (`OTEL_METRICS_EXPORTER`) is `none`. An empty
+/// variable counts as unset. For each signal (`SIGNAL` is `TRACES` or `METRICS`):
+/// - `OTEL_EXPORTER_OTLP_SIGNAL_ENDPOINT` is used as it is; `OTEL_EXPORTER_OTLP_ENDPOINT` is a base to
+///   which `v1/traces` (`v1/metrics`) is appended.
+/// - `OTEL_EXPORTER_OTLP_[SIGNAL_]PROTOCOL`: `http/protobuf` (the default) or `http/json`.
+/// - `OTEL_EXPORTER_OTLP_[SIGNAL_]HEADERS`: `key=value,...`, values percent-decoded; the signal's keys win
+///   over the general variable's.
+/// - `OTEL_EXPORTER_OTLP_[SIGNAL_]TIMEOUT` (milliseconds), `OTEL_EXPORTER_OTLP_[SIGNAL_]COMPRESSION`
+///   (`none` or `gzip`).
+/// - `OTEL_METRIC_EXPORT_INTERVAL` (milliseconds); `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE`
+///   `cumulative` (other preferences are reported and cumulative is used).
 /// - `OTEL_SERVICE_NAME`, else `service.name` in `OTEL_RESOURCE_ATTRIBUTES`, else
 ///   `unknown_service:<defaultServiceName>`.
 /// - `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`.
@@ -113,7 +136,7 @@ using EnvironmentLookup = std::function<std::optional<std::string>(std::string_v
 /// `invalid_config`, naming the variable, for what cannot mean what the user wants: an endpoint that is
 /// not an `http` or `https` URL, an unsupported protocol (`grpc`), a malformed header list (its values are
 /// not quoted: they hold secrets), a timeout that is not a positive number of milliseconds, a compression
-/// other than `none`, an unknown exporter.
+/// other than `none` or `gzip`, an unknown exporter.
 [[nodiscard]] expected<TelemetryConfig, TelemetryError> fromEnvironment(const EnvironmentLookup& lookup,
                                                                         std::string_view defaultServiceName);
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// \brief `TraceFileExporter`: spans written to a local file, one OTLP/JSON request per line, for people
-/// without a collector (`reagent run --trace-file`).
+/// \brief `TraceFileExporter`: spans and metrics written to a local file, one OTLP/JSON request per line,
+/// for people without a collector (`reagent run --trace-file`).
 
 #include <filesystem>
 #include <memory>
@@ -9,16 +9,18 @@
 
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
+#include "reagent/telemetry/metric_data.hpp"
 #include "reagent/telemetry/span_data.hpp"
 #include "reagent/telemetry/telemetry_error.hpp"
 
 namespace reagent::telemetry {
 
-/// \brief Appends each batch to a file as one line: the OTLP/JSON `ExportTraceServiceRequest` an
-/// OTLP/HTTP exporter would post (the OpenTelemetry Collector's file exporter writes the same lines).
+/// \brief Appends each batch to a file as one line: the OTLP/JSON `ExportTraceServiceRequest` (or
+/// `ExportMetricsServiceRequest`) an OTLP/HTTP exporter would post (the OpenTelemetry Collector's file
+/// exporter writes the same lines, and its OTLP JSON file receiver reads them).
 ///
 /// \par Thread safety
-/// One export at a time (the batch processor's strand).
+/// Exports may run at once from any threads: each line is one `write` to a file opened for appending.
 class TraceFileExporter {
   public:
     /// \brief Opens `path` for appending (created when missing).
@@ -34,8 +36,12 @@ class TraceFileExporter {
     /// \par Errors
     /// `export_failed` naming the file when the write fails (a full disk).
     [[nodiscard]] Task<expected<void, TelemetryError>> exportSpans(std::vector<SpanData> spans);
+    /// \par Errors
+    /// As `exportSpans`.
+    [[nodiscard]] Task<expected<void, TelemetryError>> exportMetrics(std::vector<MetricData> metrics);
 
   private:
+    [[nodiscard]] expected<void, TelemetryError> writeLine(std::string line);
     TraceFileExporter(std::filesystem::path path, Resource resource, int fd);
     std::filesystem::path path_;
     Resource resource_;
