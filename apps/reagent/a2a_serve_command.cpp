@@ -59,6 +59,7 @@ Task<int> serve(reagent::AgentBuilder builder, bool demo, A2aServeOptions option
     a2a::ServerConfig config;
     config.host = options.host;
     config.port = options.port;
+    config.telemetry = options.agent.telemetry;  // a span and a duration per request
     config.maxConcurrentTasks = options.maxTasks;
     if (token) {
         config.bearerToken = token->value;

@@ -15,6 +15,7 @@
 #include "reagent/core/settle.hpp"
 #include "server_decisions.hpp"
 #include "server_state.hpp"
+#include "server_trace.hpp"
 
 namespace reagent::a2a {
 
@@ -218,9 +219,25 @@ Task<http::ServerAnswer> perform(detail::Decision decision) {
     co_return whole;
 }
 
+// The request's known route, for its span and duration; empty for any other path (not recorded: a client
+// could otherwise grow their cardinality).
+std::string routeOf(const Server::State& s, const std::string& target) {
+    if (target == s.config.rpcPath || target == kAgentCardPath || target == "/.well-known/agent.json") {
+        return target;
+    }
+    return {};
+}
+
 Task<http::ServerAnswer> answer(StatePtr s, http::ServerRequest request) {
-    auto performing = perform(detail::decide(s, std::move(request)));
-    co_return co_await std::move(performing);
+    if (!s->config.telemetry) {
+        auto performing = perform(detail::decide(s, std::move(request)));
+        co_return co_await std::move(performing);
+    }
+    detail::ServedRequest served(s->config.telemetry, request, routeOf(*s, request.target));
+    auto performing = perform(detail::decide(s, std::move(request), served.context()));
+    http::ServerAnswer answered = co_await std::move(performing);
+    served.end(answered);
+    co_return answered;
 }
 
 [[nodiscard]] http::ConnectionLimits limitsOf(const ServerConfig& config) {

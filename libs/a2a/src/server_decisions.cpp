@@ -114,22 +114,7 @@ http::ServerReply jsonReply(unsigned status, std::string body, const std::string
     return reply;
 }
 
-namespace {
-
-// The caller's span, from its W3C Trace Context headers; a malformed one is ignored (a new trace starts),
-// as the specification asks.
-SpanContext callerTrace(const http::HttpHeaders& headers) {
-    const auto traceparent = headers.find("traceparent");
-    if (!traceparent) {
-        return {};
-    }
-    auto read = telemetry::parseTraceparent(*traceparent, headers.find("tracestate").value_or(""));
-    return read ? std::move(*read) : SpanContext{};
-}
-
-}  // namespace
-
-Decision decide(const StatePtr& s, http::ServerRequest request) {
+Decision decide(const StatePtr& s, http::ServerRequest request, const SpanContext& trace) {
     Decision decision;
     if (auto refused = refusal(*s, request)) {
         decision.reply =
@@ -143,7 +128,7 @@ Decision decide(const StatePtr& s, http::ServerRequest request) {
         return decision;
     }
     if (request.method == "POST" && request.target == s->config.rpcPath) {
-        return decideRpc(s, request.body, callerTrace(request.headers));
+        return decideRpc(s, request.body, trace);
     }
     const json notFound = {{"error", "not found: the card is at " + std::string(kAgentCardPath) +
                                          ", JSON-RPC at POST " + s->config.rpcPath}};

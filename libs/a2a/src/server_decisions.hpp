@@ -4,6 +4,7 @@
 
 #include "reagent/http/server_connections.hpp"
 #include "server_state.hpp"
+#include "server_trace.hpp"
 
 namespace reagent::a2a::detail {
 
@@ -29,7 +30,12 @@ struct Decision {
 /// Decides what `request` gets. Applies the rules of reagent's HTTP servers first (Host, Origin, bearer
 /// token, a JSON POST), then routes: the card, or a JSON-RPC call. A send starts its task; a cancel
 /// requests the task's cancellation.
-[[nodiscard]] Decision decide(const StatePtr& s, http::ServerRequest request);
+[[nodiscard]] Decision decide(const StatePtr& s, http::ServerRequest request, const SpanContext& trace);
+// `decide`, continuing the trace the request's own headers name (`callerTrace`).
+[[nodiscard]] inline Decision decide(const StatePtr& s, http::ServerRequest request) {
+    const SpanContext trace = callerTrace(request.headers);
+    return decide(s, std::move(request), trace);
+}
 
 /// A JSON reply: status, body, and `WWW-Authenticate` when `challenge` is not empty.
 [[nodiscard]] http::ServerReply jsonReply(unsigned status, std::string body,

@@ -39,8 +39,9 @@ inline AgentCard testCard() {
 }
 
 /// Binds a server, serves it while `body(server)` runs, then cancels the server and checks it stopped.
-template <class Body>
-void withServer(RunFunction run, ServerConfig config, Body body) {
+/// `run`: a `RunFunction` or a `TracedRunFunction`.
+template <class Run, class Body>
+void withServer(Run run, ServerConfig config, Body body) {
     boost::asio::io_context io;
     auto server = Server::bind(io.get_executor(), std::move(config), testCard(), std::move(run));
     REQUIRE(server);

@@ -12,6 +12,7 @@
 #include "reagent/a2a/remote_agent_tool.hpp"
 #include "reagent/core/parallel.hpp"
 #include "reagent/http/http_client.hpp"
+#include "reagent/telemetry/telemetry.hpp"
 #include "run_coro.hpp"
 
 using namespace reagent;
@@ -107,6 +108,57 @@ TEST_CASE("a failing run ends the task failed with the agent's words", "[a2a][in
         CHECK(text.error().code == A2aErrc::task_failed);
         CHECK(text.error().message.find("the model is unavailable") != std::string::npos);
     });
+}
+
+TEST_CASE("a traced server spans each request in the caller's trace, runs the task under it, and times it",
+          "[a2a][integration][telemetry]") {
+    namespace telemetry = reagent::telemetry;
+    auto sink = std::make_shared<telemetry::InMemorySpanSink>();
+    ServerConfig config;
+    config.telemetry = std::make_shared<telemetry::Telemetry>(telemetry::SamplerConfig{}, sink);
+    auto seen = std::make_shared<SpanContext>();
+    TracedRunFunction run = [seen](std::string prompt,
+                                   TaskContext context) -> Task<expected<std::string, std::string>> {
+        *seen = context.trace;
+        co_return "echo: " + prompt;
+    };
+    const auto caller =
+        telemetry::parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").value();
+    withServer(run, config, [caller](Server server) -> Task<void> {
+        auto connecting = Client::connect(server.baseUrl());
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        auto sending = client->send(Message::userText("x"), caller);
+        auto sent = co_await std::move(sending);
+        REQUIRE(sent);
+    });
+    const auto spans = sink->spans();
+    REQUIRE(spans.size() == 2);  // the card, then the send
+    CHECK(spans[0].name == "GET /.well-known/agent-card.json");
+    const telemetry::SpanData& send = spans[1];
+    CHECK(send.name == "POST /a2a/jsonrpc");
+    CHECK(send.kind == telemetry::SpanKind::server);
+    CHECK(send.context.traceId == caller.traceId);
+    CHECK(send.parentSpanId == caller.spanId);
+    CHECK(*seen == send.context);  // the task's run continues the server's span
+    const auto statusOf = [](const telemetry::SpanData& span) {
+        for (const auto& attribute : span.attributes) {
+            if (attribute.key == "http.response.status_code") {
+                return std::get<std::int64_t>(attribute.value);
+            }
+        }
+        return std::int64_t{-1};
+    };
+    CHECK(statusOf(send) == 200);
+
+    const auto metrics = config.telemetry->collectMetrics();
+    REQUIRE(metrics.size() == 1);
+    CHECK(metrics[0].name == "http.server.request.duration");
+    std::uint64_t requests = 0;
+    for (const auto& point : metrics[0].points) {
+        requests += point.count;
+    }
+    CHECK(requests == 2);
 }
 
 TEST_CASE("tasks/cancel cancels a running task and its stream ends canceled", "[a2a][integration]") {

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <reagent/reagent.hpp>
+#include <regex>
+#include <thread>
 
 #include "cli_process.hpp"
 #include "mcp_peers.hpp"
@@ -12,7 +15,9 @@
 #include "node_peer.hpp"
 #include "peer_process.hpp"
 #include "provider_test_support.hpp"
+#include "reagent/a2a/remote_agent_tool.hpp"
 #include "reagent/core/base64.hpp"
+#include "run_coro.hpp"
 #include "temp_dir.hpp"
 
 using nlohmann::json;
@@ -407,4 +412,132 @@ TEST_CASE("an image read by reagent's own MCP server reaches the model as an ima
     CHECK(carrier["role"] == "user");
     REQUIRE(carrier["content"].is_array());
     CHECK(carrier["content"][1]["image_url"]["url"] == "data:image/png;base64," + reagent::base64Encode(png));
+}
+
+namespace {
+
+// Every span in an OTLP/JSON lines file (`--trace-file`).
+std::vector<json> spansInFile(const std::string& path) {
+    std::vector<json> spans;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+        const json request = json::parse(line);
+        if (!request.contains("resourceSpans")) {
+            continue;  // a metrics line
+        }
+        for (const json& span : request["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
+            spans.push_back(span);
+        }
+    }
+    return spans;
+}
+
+const json* spanNamed(const std::vector<json>& spans, const std::string& name) {
+    for (const json& span : spans) {
+        if (span["name"] == name) {
+            return &span;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a parent agent, its remote A2A agent and that agent's MCP server trace as one tree",
+          "[mcp][cli][a2a][telemetry]") {
+    // Three processes: this test's agent calls a remote agent (`reagent serve --a2a`, played by the
+    // loopback OpenAI peer), whose model calls file-read of `reagent mcp serve` over stdio. The two
+    // servers write their spans to trace files; the parent keeps its own in memory.
+    using namespace reagent::test;
+    using namespace std::chrono_literals;
+    TempDir workspace;
+    std::ofstream(workspace.file("note.txt")) << "three processes";
+    const json call = openAiToolCall("ws_file-read", R"({"path":"note.txt"})");
+    const json first{{"role", "assistant"}, {"content", nullptr}, {"tool_calls", json::array({call})}};
+    const json second{{"role", "assistant"}, {"content", "The note says: three processes."}};
+    ProviderPeer peer(json{
+        {"responses",
+         {{{"body", openAiReplyBody(first, "tool_calls")}}, {{"body", openAiReplyBody(second, "stop")}}}}});
+    TempDir dir;
+    const std::string serverTrace = (dir.path / "a2a.jsonl").string();
+    const std::string mcpTrace = (dir.path / "mcp.jsonl").string();
+    const std::string config = (dir.path / "mcp.json").string();
+    std::ofstream(config) << json{
+        {"mcpServers",
+         {{"ws",
+           {{"command", REAGENT_CLI_PATH},
+            {"args",
+             {"mcp", "serve", "--workspace", workspace.path.string(), "--read-only", "--trace-file",
+              mcpTrace}}}}}}}.dump();
+    CliProcess server({"serve", "--a2a", "--port", "0", "--no-auth", "--provider", "openai", "--base-url",
+                       peer.url("/v1"), "--mcp-config", config, "--trace-file", serverTrace},
+                      std::nullopt, {"OPENAI_API_KEY=test-key"});
+    const std::string started = server.readErrUntil("Ctrl-C stops", 30s);
+    std::smatch match;
+    INFO(started);
+    REQUIRE(std::regex_search(started, match, std::regex(R"(http://127\.0\.0\.1:(\d+))")));
+
+    auto sink = std::make_shared<reagent::telemetry::InMemorySpanSink>();
+    auto telemetry =
+        std::make_shared<reagent::telemetry::Telemetry>(reagent::telemetry::SamplerConfig{}, sink);
+    auto remote = reagent::a2a::remoteAgentTool("reader", "http://127.0.0.1:" + match[1].str());
+    REQUIRE(remote);
+    auto provider = std::make_shared<reagent::llm::ScriptedProvider>();
+    reagent::llm::ModelReply delegate;
+    delegate.toolCalls = {reagent::llm::ToolCall{"c1", "reader", json{{"message", "Read note.txt"}}}};
+    provider->then(reagent::llm::ScriptedTurn::reply(std::move(delegate)))
+        .then(reagent::llm::ScriptedTurn::text("It says three processes."));
+    auto agent = reagent::agent::Agent::create()
+                     .withName("parent")
+                     .withProvider(provider)
+                     .withTool(std::move(*remote))
+                     .withTelemetry(telemetry)
+                     .build();
+    REQUIRE(agent);
+    const auto result = runCoro(agent->run("What does the note say?"));
+    INFO(result.errorMessage);
+    REQUIRE(result.success());
+    server.signal(SIGTERM);
+    const auto stopped = server.wait();
+    INFO(stopped.err);
+    CHECK(stopped.status == 0);
+
+    const auto parentSpans = sink->spans();
+    const auto parentCall = std::find_if(parentSpans.begin(), parentSpans.end(),
+                                         [](const auto& span) { return span.name == "execute_tool reader"; });
+    REQUIRE(parentCall != parentSpans.end());
+    const std::string traceId = parentCall->context.traceId.hex();
+
+    const auto served = spansInFile(serverTrace);
+    std::string names;
+    for (const json& span : served) {
+        names += span["name"].get<std::string>() + "; ";
+    }
+    INFO("the A2A server's spans: " << names);
+    INFO("the model's requests: " << peer.requests().size());
+    const json* post = spanNamed(served, "POST /a2a/jsonrpc");
+    REQUIRE(post != nullptr);
+    CHECK((*post)["traceId"] == traceId);
+    CHECK((*post)["parentSpanId"] == parentCall->context.spanId.hex());  // the A2A request's traceparent
+    const json* remoteRun = spanNamed(served, "invoke_agent reagent");
+    REQUIRE(remoteRun != nullptr);
+    CHECK((*remoteRun)["parentSpanId"] == (*post)["spanId"]);
+    const json* remoteCall = spanNamed(served, "execute_tool ws/file-read");
+    REQUIRE(remoteCall != nullptr);
+    CHECK((*remoteCall)["parentSpanId"] == (*remoteRun)["spanId"]);
+
+    // The MCP server writes its file as it exits, after the A2A server closed its stdin.
+    std::vector<json> mcpSpans;
+    for (const auto deadline = std::chrono::steady_clock::now() + 10s;
+         std::chrono::steady_clock::now() < deadline; std::this_thread::sleep_for(50ms)) {
+        mcpSpans = spansInFile(mcpTrace);
+        if (spanNamed(mcpSpans, "tools/call file-read") != nullptr) {
+            break;
+        }
+    }
+    const json* toolCall = spanNamed(mcpSpans, "tools/call file-read");
+    REQUIRE(toolCall != nullptr);
+    CHECK((*toolCall)["traceId"] == traceId);
+    CHECK((*toolCall)["parentSpanId"] == (*remoteCall)["spanId"]);  // the MCP request's _meta.traceparent
+    CHECK((*toolCall)["kind"] == 2);                                // SERVER
 }

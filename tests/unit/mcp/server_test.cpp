@@ -4,7 +4,9 @@
 
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
+#include <map>
 
+#include "reagent/mcp/protocol_version.hpp"
 #include "reagent/telemetry/telemetry.hpp"
 #include "reagent/tools/tool_builder.hpp"
 #include "run_coro.hpp"
@@ -195,7 +197,12 @@ TEST_CASE("a traced server continues the client's trace in a span per call, whic
         7, "tools/call",
         json{{"name", "look"}, {"arguments", json::object()}, {"_meta", {{"traceparent", "garbage"}}}}));
 
-    const auto spans = sink->spans();
+    std::vector<telemetry::SpanData> spans;
+    for (auto& span : sink->spans()) {
+        if (span.name.rfind("tools/call", 0) == 0) {
+            spans.push_back(std::move(span));
+        }
+    }
     REQUIRE(spans.size() == 3);
     REQUIRE(seen->size() == 3);
     const auto remote = telemetry::parseTraceparent(traceparent).value();
@@ -225,6 +232,61 @@ TEST_CASE("a traced server continues the client's trace in a span per call, whic
     CHECK(spans[1].statusMessage.find("private") == std::string::npos);
     CHECK_FALSE(spans[2].parentSpanId.valid());
     CHECK(spans[2].context.traceId != remote.traceId);
+}
+
+TEST_CASE("a traced server spans and times every request, with the JSON-RPC code of those that fail",
+          "[mcp][server][telemetry][metrics]") {
+    namespace telemetry = reagent::telemetry;
+    auto sink = std::make_shared<telemetry::InMemorySpanSink>();
+    mcp::ServerOptions options;
+    options.telemetry = std::make_shared<telemetry::Telemetry>(telemetry::SamplerConfig{}, sink);
+    Harness h(registryOf(1), options);
+    h.initialize();
+    h.call(request(2, "tools/list", json::object()));
+    h.call(request(3, "tools/call", json{{"name", "nowhere"}, {"arguments", json::object()}}));
+    h.call(request(4, "no/such/method", json::object()));
+
+    const auto spans = sink->spans();
+    REQUIRE(spans.size() == 4);
+    const auto attribute = [](const telemetry::SpanData& span, const std::string& key) {
+        for (const auto& item : span.attributes) {
+            if (item.key == key) {
+                return std::get<std::string>(item.value);
+            }
+        }
+        return std::string("<none>");
+    };
+    CHECK(spans[0].name == "initialize");
+    CHECK(attribute(spans[0], "network.transport") == "pipe");  // frames without HTTP headers
+    CHECK(spans[1].name == "tools/list");
+    CHECK(spans[1].kind == telemetry::SpanKind::server);
+    CHECK(spans[1].status == telemetry::StatusCode::unset);
+    CHECK(attribute(spans[1], "mcp.method.name") == "tools/list");
+    CHECK(attribute(spans[1], "mcp.protocol.version") == std::string(mcp::kLatestProtocolVersion));
+    CHECK(attribute(spans[1], "jsonrpc.request.id") == "2");
+    CHECK(spans[2].name == "tools/call nowhere");
+    CHECK(spans[2].status == telemetry::StatusCode::error);
+    CHECK(attribute(spans[2], "error.type") == "-32602");
+    CHECK(attribute(spans[2], "rpc.response.status_code") == "-32602");
+    CHECK(spans[2].statusMessage == "Unknown tool: nowhere");
+    CHECK(attribute(spans[3], "error.type") == "-32601");
+
+    const auto metrics = options.telemetry->collectMetrics();
+    const auto found = std::find_if(metrics.begin(), metrics.end(), [](const telemetry::MetricData& metric) {
+        return metric.name == "mcp.server.operation.duration";
+    });
+    REQUIRE(found != metrics.end());
+    CHECK(found->unit == "s");
+    std::map<std::string, std::uint64_t> byMethod;
+    for (const auto& point : found->points) {
+        for (const auto& item : point.attributes) {
+            if (item.key == "mcp.method.name") {
+                byMethod[std::get<std::string>(item.value)] += point.count;
+            }
+        }
+    }
+    CHECK(byMethod == std::map<std::string, std::uint64_t>{
+                          {"initialize", 1}, {"no/such/method", 1}, {"tools/call", 1}, {"tools/list", 1}});
 }
 
 TEST_CASE("server tells initialised sessions when the registry changes and logs at their level",

@@ -10,6 +10,7 @@
 #include "reagent/http/http_headers.hpp"
 #include "reagent/mcp/envelope.hpp"
 #include "reagent/mcp/protocol_version.hpp"
+#include "served_trace.hpp"
 #include "server_state.hpp"
 #include "server_tools.hpp"
 
@@ -122,6 +123,9 @@ json Session::capabilities() const {
 
 void Session::refuse(const RequestId& id, RpcError error) {
     modern.erase(id);
+    if (traced) {
+        traced->end(id, fail(error), {});
+    }
     OutgoingFrame frame{rpc.respond(id, fail(error)), id, true};
     frame.refusal = error.code;
     send(std::move(frame));

@@ -16,6 +16,7 @@
 #include "reagent/mcp/server.hpp"
 #include "reagent/telemetry/telemetry.hpp"
 #include "reagent/telemetry/trace_context.hpp"
+#include "served_trace.hpp"
 #include "server_state.hpp"
 #include "server_tools.hpp"
 
@@ -34,9 +35,8 @@ RpcError rpcError(int code, std::string message) {
 // Runs one call, raced against its cancellation event (`notifications/cancelled`); the session's task
 // group cancels both when the session closes. Responds unless the call was cancelled.
 Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallRequest call,
-                   std::shared_ptr<Session::Call> state, telemetry::Span span) {
+                   std::shared_ptr<Session::Call> state, SpanContext trace) {
     const std::string callId = call.id;
-    const SpanContext trace = span.context();
     if (trace.valid()) {
         call.trace = &trace;  // this frame outlives the call
     }
@@ -45,6 +45,9 @@ Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallR
     auto raced = co_await std::move(racing);
     self->server->progress.erase(callId);
     if (raced.over) {
+        if (self->traced) {
+            self->traced->abandon(id, self->version);
+        }
         co_return;
     }
     const std::size_t maxBytes = self->server->options.maxResultBytes;
@@ -55,45 +58,11 @@ Task<void> runCall(std::shared_ptr<Session> self, RequestId id, tools::ToolCallR
                               fail(tools::ToolError{tools::ToolErrc::exception, failure.message}), maxBytes));
         co_return;
     }
-    if (!raced.value->succeeded() && span.recording()) {
-        // As the MCP conventions say: a tool's own failure is `tool_error`.
-        span.setAttribute("error.type", std::string("tool_error"));
-        span.setStatus(telemetry::StatusCode::error,
-                       std::string(tools::toString(raced.value->outcome.error().code)));
-    }
     json result = detail::callResult(*raced.value, maxBytes);
     if (result.value("isError", false) && detail::refuseMissingCapability(*self, id, *state, "tool")) {
         co_return;
     }
     self->respond(id, std::move(result));
-}
-
-// The server span of a `tools/call`, child of the context the client sent in `params._meta`; an empty
-// span (nothing recorded or passed on) without telemetry.
-telemetry::Span callSpan(const ServerOptions& options, const json& params, const std::string& tool,
-                         const RequestId& id) {
-    if (!options.telemetry) {
-        return {};
-    }
-    SpanContext parent;
-    if (const auto meta = params.find("_meta"); meta != params.end() && meta->is_object()) {
-        const std::string traceparent = stringOr(*meta, "traceparent");
-        if (!traceparent.empty()) {
-            // A malformed header starts a new trace, as W3C Trace Context asks.
-            if (auto read = telemetry::parseTraceparent(traceparent, stringOr(*meta, "tracestate"))) {
-                parent = std::move(*read);
-            }
-        }
-    }
-    telemetry::Span span =
-        options.telemetry->tracer().startSpan("tools/call " + tool, telemetry::SpanKind::server, &parent);
-    if (span.recording()) {
-        span.setAttribute("mcp.method.name", std::string("tools/call"));
-        span.setAttribute("gen_ai.tool.name", tool);
-        span.setAttribute("gen_ai.operation.name", std::string("execute_tool"));
-        span.setAttribute("jsonrpc.request.id", toString(id));
-    }
-    return span;
 }
 
 // The capability a client must have declared for a request a handler sends it; empty: none needed.
@@ -291,6 +260,9 @@ void Session::send(OutgoingFrame frame) {
 }
 
 void Session::respond(const RequestId& id, expected<json, RpcError> outcome) {
+    if (traced) {
+        traced->end(id, outcome, modern.contains(id) ? std::string_view(kModernProtocolVersion) : version);
+    }
     if (const auto served = modern.find(id); served != modern.end()) {
         const ModernRequest request = std::move(served->second);
         modern.erase(served);
@@ -435,8 +407,9 @@ void Session::startCall(const Request& request) {
         }
     }
     call.channel = channelFor(shared_from_this(), request.id, state);
+    const SpanContext* trace = traced ? traced->context(request.id) : nullptr;
     calls.spawn(runCall(shared_from_this(), request.id, std::move(call), std::move(state),
-                        callSpan(server->options, params, name, request.id)));
+                        trace != nullptr ? *trace : SpanContext{}));
 }
 
 std::shared_ptr<Session::Call> Session::beginCall(const Request& request) {
@@ -479,6 +452,12 @@ tools::ToolContext Session::contextFor(const RequestId& id, const std::shared_pt
 }
 
 void Session::handle(Request request, const RequestHeaders* headers) {
+    if (server->options.telemetry) {
+        if (!traced) {
+            traced.emplace(server->options.telemetry, headers != nullptr);
+        }
+        traced->begin(request);
+    }
     const std::string& method = request.method;
     if (claimsModern(request.params) ||
         (headers != nullptr && headers->protocolVersion && !isHandshakeVersion(*headers->protocolVersion))) {

@@ -17,6 +17,7 @@
 #include "reagent/core/task_group.hpp"
 #include "reagent/mcp/rpc_session.hpp"
 #include "reagent/mcp/server.hpp"
+#include "served_trace.hpp"
 
 namespace reagent::mcp {
 
@@ -199,6 +200,8 @@ struct ServerSession::State : std::enable_shared_from_this<ServerSession::State>
     std::map<RequestId, Listen> listens;
     // 2026-07-28 requests not answered yet: their answers get the revision's envelope.
     std::map<RequestId, ModernRequest> modern;
+    // The spans and durations of the requests being served; none without `ServerOptions::telemetry`.
+    std::optional<detail::ServedTrace> traced;
     // A 2026-07-28 request (not a server/discover probe) came before any initialize: the connection
     // speaks that revision, and a later initialize is refused.
     bool pinnedModern = false;

@@ -15,6 +15,10 @@
 #include "reagent/core/task.hpp"
 #include "reagent/core/trace_context.hpp"
 
+namespace reagent::telemetry {
+class Telemetry;
+}  // namespace reagent::telemetry
+
 namespace reagent::a2a {
 
 /// \brief Reports a progress line of a run (sent to streaming clients as a `working` status update).
@@ -66,6 +70,11 @@ struct ServerConfig {
     /// (the default): no authentication, for programs that authenticate their callers otherwise (any
     /// local user can otherwise start tasks). `reagent serve --a2a` always sets one unless `--no-auth`.
     std::optional<std::string> bearerToken;
+    /// Where the server's spans and metrics go, in OpenTelemetry's HTTP server conventions: a
+    /// `{method} {route}` span (kind server; `POST /a2a/jsonrpc`) per request, continuing the caller's
+    /// `traceparent`, which the task's run is given (`TaskContext::trace`), and the request's
+    /// `http.server.request.duration` (for a stream, until its headers). Null (the default): none.
+    std::shared_ptr<telemetry::Telemetry> telemetry;
 };
 
 /// \brief An A2A server for one agent.

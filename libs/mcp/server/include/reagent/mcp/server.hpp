@@ -78,9 +78,11 @@ struct ServerOptions {
     /// per `Server`. Servers behind one load balancer must share one (at least 32 random bytes), so that a
     /// client's next round may reach any of them. Secret: never logged.
     std::string requestStateKey;
-    /// Where the server's spans go: a `tools/call {tool}` span (kind server) per call, continuing the
-    /// trace the client sent in `params._meta` (`traceparent`, `tracestate`), and handed to the tool as
-    /// `ToolContext::trace` (an agent served as a tool nests its run under it). Null: none.
+    /// Where the server's spans and metrics go, in OpenTelemetry's MCP conventions: a `{method} {target}`
+    /// span (kind server; `tools/call lookup`, `tools/list`) per request, continuing the trace the client
+    /// sent in `params._meta` (`traceparent`, `tracestate`), and its `mcp.server.operation.duration`. A
+    /// tool call's span is handed to the tool as `ToolContext::trace` (an agent served as a tool nests its
+    /// run under it). Null: none.
     std::shared_ptr<telemetry::Telemetry> telemetry{};
 };
 
