@@ -98,6 +98,11 @@ REAGENT_OUT_OF_FRAME expected<std::unique_ptr<detail::RunContext>, AgentError> r
     auto run = std::make_unique<detail::RunContext>(state, RunEvents::make(state, std::move(input.onEvent)),
                                                     std::move(*restored));
     ReactLoop& loop = run->loop;
+    // Kept for the trace (the loop takes them): a refused call shows there.
+    std::vector<ApprovalDecision> decisions;
+    if (state->config.telemetry) {
+        decisions = input.decisions;
+    }
     if (loop.awaitingResults()) {
         auto resumed = loop.resume(std::move(input.results), std::move(input.decisions));
         if (!resumed) {
@@ -116,7 +121,8 @@ REAGENT_OUT_OF_FRAME expected<std::unique_ptr<detail::RunContext>, AgentError> r
     detail::setDeadline(loop.ledger(), started);
     if (state->config.telemetry) {
         run->trace = std::make_unique<detail::RunTrace>(state->config.telemetry, *state, input.traceParent,
-                                                        std::string());
+                                                        input.conversationId);
+        run->trace->resumedWith(decisions);
     }
     if (run->events->listening()) {
         run->events->emit(RunStarted{promptOf(loop)});

@@ -7,6 +7,7 @@
 
 #include "compaction_run.hpp"
 #include "compaction_text.hpp"
+#include "reagent/telemetry/id_generator.hpp"
 #include "run_spending.hpp"
 #include "run_state_codec.hpp"
 
@@ -43,7 +44,11 @@ Task<expected<RunResult, AgentError>> busy() {
 
 }  // namespace
 
-Conversation::Conversation(Agent agent) : agent_(std::move(agent)) {}
+Conversation::Conversation(Agent agent, std::string id) : agent_(std::move(agent)), id_(std::move(id)) {
+    if (id_.empty()) {
+        id_ = telemetry::IdGenerator().traceId().hex();  // 128 random bits, as a trace id has
+    }
+}
 
 Task<expected<RunResult, AgentError>> Conversation::send(std::string text) {
     return send(std::move(text), EventHandler{});
@@ -82,6 +87,7 @@ Task<expected<RunResult, AgentError>> Conversation::send(std::string text,
     options.onEvent = std::move(onEvent);
     options.sessionState = sessionState_;
     options.attachments = std::move(attachments);
+    options.conversationId = id_;
     if (context_.countedTokens > 0) {
         options.counted = context_;
     }
@@ -159,6 +165,7 @@ Task<expected<RunResult, AgentError>> Conversation::resumeWith(ResumeInput input
     }
     running_ = true;
     const RunningGuard guard{&running_};
+    input.conversationId = id_;
     auto resuming = agent_.resumeWith(pending_, std::move(input));
     auto resumed = co_await std::move(resuming);
     if (!resumed) {
@@ -436,6 +443,7 @@ nlohmann::json Conversation::save() const {
         checkpoints.push_back(detail::toJson(mark));
     }
     return json{{"format", kConversationFormat},
+                {"id", id_},
                 {"nextId", nextId_},
                 {"messages", std::move(messages)},
                 {"checkpoints", std::move(checkpoints)},
@@ -463,6 +471,8 @@ expected<Conversation, AgentError> Conversation::restore(Agent agent, const nloh
         if (format != kConversationFormat) {
             throw StateError("conversation.format is '" + format + "', not " + kConversationFormat);
         }
+        // Saved before conversations had ids: the new one stands.
+        conversation.id_ = optionalField<std::string>(saved, "id", path, conversation.id_);
         conversation.nextId_ = field<std::uint64_t>(saved, "nextId", path);
         conversation.messages_ =
             arrayField(saved, "messages", path, [&](const nlohmann::json& item, const std::string& at) {

@@ -125,6 +125,31 @@ std::int64_t millis(std::chrono::milliseconds wait) {
     return static_cast<std::int64_t>(wait.count());
 }
 
+// The approval a call went through, as an event of its span: asked (the run pauses), granted by the caller
+// after a pause, refused, or impossible (no one to ask).
+void addApprovalEvent(telemetry::Span& span, const tools::ToolCallRecord& record, bool preApproved) {
+    if (preApproved) {
+        span.addEvent("reagent.approval.granted", {{"reagent.approval.decided_later", true}});
+        return;
+    }
+    if (record.succeeded()) {
+        return;
+    }
+    switch (record.outcome.error().code) {
+        case tools::ToolErrc::approval_pending:
+            span.addEvent("reagent.approval.requested");
+            break;
+        case tools::ToolErrc::approval_denied:
+            span.addEvent("reagent.approval.denied");
+            break;
+        case tools::ToolErrc::approval_unavailable:
+            span.addEvent("reagent.approval.unavailable");
+            break;
+        default:
+            break;
+    }
+}
+
 double secondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -325,7 +350,7 @@ void RunTrace::toolCallsStarting(std::vector<tools::ToolCallRequest>& calls) {
             }
         }
         toolContexts_.push_back(span.context());
-        tools_.push_back(ToolSpan{call.id, std::move(span)});
+        tools_.push_back(ToolSpan{call.id, std::move(span), false, call.preApproved});
     }
     for (std::size_t i = 0; i < calls.size(); ++i) {
         calls[i].trace = &toolContexts_[i];
@@ -341,7 +366,9 @@ void RunTrace::toolCallsEnded(const std::vector<tools::ToolCallRecord>& records)
             continue;
         }
         it->ended = true;
-        if (metrics_ && record.startedAt != std::chrono::system_clock::time_point{} &&
+        const bool pending =
+            !record.succeeded() && record.outcome.error().code == tools::ToolErrc::approval_pending;
+        if (metrics_ && !pending && record.startedAt != std::chrono::system_clock::time_point{} &&
             record.endedAt >= record.startedAt) {
             recordDuration(
                 "execute_tool", std::chrono::duration<double>(record.endedAt - record.startedAt).count(), {},
@@ -356,10 +383,14 @@ void RunTrace::toolCallsEnded(const std::vector<tools::ToolCallRecord>& records)
         if (record.startedAt != std::chrono::system_clock::time_point{}) {
             span.setStartTime(unixNano(record.startedAt));
         }
+        addApprovalEvent(span, record, it->preApproved);
         if (record.succeeded()) {
             if (content_) {
                 span.setAttribute("gen_ai.tool.call.result", *record.outcome);
             }
+        } else if (pending) {
+            // Not a failure: the run pauses for a person's decision, and the call runs when resumed.
+            span.setAttribute("reagent.tool.outcome", std::string("approval_pending"));
         } else {
             const tools::ToolError& error = record.outcome.error();
             // A tool's message may quote what it read: only the code, unless content is recorded.
@@ -377,6 +408,19 @@ void RunTrace::compacted(const Compaction& compaction) {
     run_.addEvent("reagent.context.compacted", {{"reagent.compaction.tokens_before", compaction.tokensBefore},
                                                 {"reagent.compaction.tokens_after", compaction.tokensAfter},
                                                 {"reagent.compaction.strategies", compaction.strategies}});
+}
+
+void RunTrace::resumedWith(const std::vector<ApprovalDecision>& decisions) {
+    for (const ApprovalDecision& decision : decisions) {
+        if (decision.approved) {
+            continue;
+        }
+        std::vector<telemetry::Attribute> attributes{{"gen_ai.tool.call.id", decision.callId}};
+        if (content_ && !decision.reason.empty()) {
+            attributes.push_back({"reagent.approval.reason", decision.reason});  // a person's words
+        }
+        run_.addEvent("reagent.approval.denied", std::move(attributes));
+    }
 }
 
 void RunTrace::finished(const RunResult& result) {

@@ -46,6 +46,9 @@ class RunTrace {
     void toolCallsEnded(const std::vector<tools::ToolCallRecord>& records);
 
     void compacted(const Compaction& compaction);
+    /// The run resumed with these decisions: a refused call, which never runs, is an event of the run's
+    /// span (an approved one's span shows its grant when it runs).
+    void resumedWith(const std::vector<ApprovalDecision>& decisions);
 
     /// Ends every span still open, the run's last, with how the run ended.
     void finished(const RunResult& result);
@@ -65,6 +68,7 @@ class RunTrace {
         std::string callId;
         telemetry::Span span;
         bool ended = false;
+        bool preApproved = false;  // approved by the caller, after the run paused for it
     };
 
     std::shared_ptr<telemetry::Telemetry> telemetry_;

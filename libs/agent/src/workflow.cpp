@@ -16,6 +16,7 @@
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/parallel.hpp"
 #include "reagent/core/settle.hpp"
+#include "reagent/telemetry/telemetry.hpp"
 
 namespace reagent::agent {
 
@@ -30,11 +31,22 @@ struct Workflow::State {
     std::vector<Step> steps;
     ParallelOptions options;
     Route::Chooser choose;
+    std::shared_ptr<telemetry::Telemetry> telemetry{};
 };
 
 namespace {
 
 constexpr std::string_view kDomain = "workflow";
+
+// What a workflow runs for: the budget its agents draw on (a tool call's ledger, or none) and the span its
+// own span (or, without telemetry, its agents' runs) nests under.
+struct Scope {
+    tools::SpendingLedger* ledger = nullptr;
+    SpanContext trace{};
+
+    [[nodiscard]] bool nested() const noexcept { return ledger != nullptr || trace.valid(); }
+    [[nodiscard]] const SpanContext* traceOrNull() const noexcept { return trace.valid() ? &trace : nullptr; }
+};
 
 // --- Errors ------------------------------------------------------------------------------------------
 
@@ -95,8 +107,7 @@ ToolError fromEffect(const EffectError& error, const std::string& step) {
     return {ToolErrc::cancelled, "step '" + step + "' was cancelled"};
 }
 
-Task<StepResult> runWorkflow(std::shared_ptr<const Workflow::State> workflow, std::string input,
-                             tools::SpendingLedger* parent);
+Task<StepResult> runWorkflow(std::shared_ptr<const Workflow::State> workflow, std::string input, Scope scope);
 
 // --- Steps that run agents ---------------------------------------------------------------------------
 
@@ -114,32 +125,33 @@ struct AgentStep {
 struct WorkflowStep {
     std::shared_ptr<const Workflow::State> workflow;
     Task<StepResult> operator()(std::string input) const {
-        return runWorkflow(workflow, std::move(input), nullptr);
+        return runWorkflow(workflow, std::move(input), Scope{});
     }
 };
 
 Task<StepResult> chooseByAgent(Agent classifier, std::string input, std::vector<std::string> routes,
-                               tools::SpendingLedger* parent);
+                               Scope scope);
 
 struct AgentChooser {
     Agent classifier;
     Task<StepResult> operator()(std::string input, std::vector<std::string> routes) const {
-        return chooseByAgent(classifier, std::move(input), std::move(routes), nullptr);
+        return chooseByAgent(classifier, std::move(input), std::move(routes), Scope{});
     }
 };
 
 // --- Running one step --------------------------------------------------------------------------------
 
 // A coroutine of its own, so that a function that throws before returning its task is settled too. A
-// step that runs agents draws on `parent` (null: nothing to draw on).
-Task<StepResult> callStep(Workflow::StepFunction function, std::string input, tools::SpendingLedger* parent) {
-    if (parent != nullptr) {
+// step that runs agents draws on the scope's ledger and nests in its trace.
+Task<StepResult> callStep(Workflow::StepFunction function, std::string input, Scope scope) {
+    if (scope.nested()) {
         if (const auto* agent = function.target<AgentStep>()) {
-            auto task = delegateRun(agent->agent, agent->name, std::move(input), {}, parent);
+            auto task = delegateRun(agent->agent, agent->name, std::move(input), {}, scope.ledger,
+                                    scope.traceOrNull());
             co_return co_await std::move(task);
         }
         if (const auto* nested = function.target<WorkflowStep>()) {
-            auto task = runWorkflow(nested->workflow, std::move(input), parent);
+            auto task = runWorkflow(nested->workflow, std::move(input), scope);
             co_return co_await std::move(task);
         }
     }
@@ -148,9 +160,8 @@ Task<StepResult> callStep(Workflow::StepFunction function, std::string input, to
 }
 
 // The step's result, or its exception or cancellation as its error. Never throws.
-Task<StepResult> runStep(Workflow::StepFunction function, std::string name, std::string input,
-                         tools::SpendingLedger* parent) {
-    auto task = settle(callStep(std::move(function), std::move(input), parent));
+Task<StepResult> runStep(Workflow::StepFunction function, std::string name, std::string input, Scope scope) {
+    auto task = settle(callStep(std::move(function), std::move(input), scope));
     auto settled = co_await std::move(task);
     if (!settled) {
         co_return fail(fromEffect(settled.error(), name));
@@ -161,14 +172,14 @@ Task<StepResult> runStep(Workflow::StepFunction function, std::string name, std:
 // --- Sequential --------------------------------------------------------------------------------------
 
 Task<StepResult> runSequential(std::shared_ptr<const Workflow::State> workflow, std::string input,
-                               tools::SpendingLedger* parent) {
+                               Scope scope) {
     std::string current = std::move(input);
     for (std::size_t i = 0; i < workflow->steps.size(); ++i) {
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
             co_return fail(cancelledBefore(*workflow, i));
         }
         const auto& step = workflow->steps[i];
-        auto task = runStep(step.run, step.name, std::move(current), parent);
+        auto task = runStep(step.run, step.name, std::move(current), scope);
         StepResult output = co_await std::move(task);
         if (!output) {
             const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
@@ -209,14 +220,14 @@ StepResult combine(const Workflow::State& workflow, std::vector<Workflow::StepOu
 }
 
 Task<StepResult> runParallel(std::shared_ptr<const Workflow::State> workflow, std::string input,
-                             tools::SpendingLedger* parent) {
+                             Scope scope) {
     std::vector<std::size_t> indices(workflow->steps.size());
     for (std::size_t i = 0; i < indices.size(); ++i) {
         indices[i] = i;
     }
-    auto each = [workflow, input = std::move(input), parent](std::size_t index) {
+    auto each = [workflow, input = std::move(input), scope](std::size_t index) {
         const auto& step = workflow->steps[index];
-        return runStep(step.run, step.name, input, parent);
+        return runStep(step.run, step.name, input, scope);
     };
     // The first step to fail stops the others: those running are cancelled, the rest never start.
     auto mapping = parallelMapUntilError(std::move(indices), workflow->options.maxParallel, std::move(each));
@@ -294,19 +305,18 @@ std::string listed(const std::vector<std::string>& names) {
 }
 
 Task<StepResult> callChooser(Workflow::Route::Chooser choose, std::string input,
-                             std::vector<std::string> routes, tools::SpendingLedger* parent) {
-    if (const auto* agent = parent != nullptr ? choose.target<AgentChooser>() : nullptr) {
-        auto task = chooseByAgent(agent->classifier, std::move(input), std::move(routes), parent);
+                             std::vector<std::string> routes, Scope scope) {
+    if (const auto* agent = scope.nested() ? choose.target<AgentChooser>() : nullptr) {
+        auto task = chooseByAgent(agent->classifier, std::move(input), std::move(routes), scope);
         co_return co_await std::move(task);
     }
     auto task = choose(std::move(input), std::move(routes));
     co_return co_await std::move(task);
 }
 
-Task<StepResult> runRouter(std::shared_ptr<const Workflow::State> workflow, std::string input,
-                           tools::SpendingLedger* parent) {
+Task<StepResult> runRouter(std::shared_ptr<const Workflow::State> workflow, std::string input, Scope scope) {
     auto routes = namesOf(workflow->steps);
-    auto choosing = settle(callChooser(workflow->choose, input, routes, parent));
+    auto choosing = settle(callChooser(workflow->choose, input, routes, scope));
     auto settled = co_await std::move(choosing);
     const StepResult chosen =
         settled ? StepResult(std::move(*settled)) : StepResult(fail(fromEffect(settled.error(), "choose")));
@@ -331,7 +341,7 @@ Task<StepResult> runRouter(std::shared_ptr<const Workflow::State> workflow, std:
         co_return fail(cancelledBefore(*workflow, *index));
     }
     const auto& step = workflow->steps[*index];
-    auto task = runStep(step.run, step.name, std::move(input), parent);
+    auto task = runStep(step.run, step.name, std::move(input), scope);
     StepResult output = co_await std::move(task);
     if (!output) {
         const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
@@ -342,30 +352,50 @@ Task<StepResult> runRouter(std::shared_ptr<const Workflow::State> workflow, std:
 
 // --- Running a workflow ------------------------------------------------------------------------------
 
-Task<StepResult> dispatch(std::shared_ptr<const Workflow::State> workflow, std::string input,
-                          tools::SpendingLedger* parent) {
+Task<StepResult> dispatch(std::shared_ptr<const Workflow::State> workflow, std::string input, Scope scope) {
     if (workflow->kind == "parallel") {
-        return runParallel(std::move(workflow), std::move(input), parent);
+        return runParallel(std::move(workflow), std::move(input), scope);
     }
     if (workflow->kind == "router") {
-        return runRouter(std::move(workflow), std::move(input), parent);
+        return runRouter(std::move(workflow), std::move(input), scope);
     }
-    return runSequential(std::move(workflow), std::move(input), parent);
+    return runSequential(std::move(workflow), std::move(input), scope);
 }
 
 Task<StepResult> runWorkflow(std::shared_ptr<const Workflow::State> workflow, std::string input,
-                             tools::SpendingLedger* parent) {
-    auto body = withCheckedCancellation(dispatch(std::move(workflow), std::move(input), parent));
-    co_return co_await std::move(body);
+                             Scope scope) {
+    if (!workflow->telemetry) {
+        auto body =
+            withCheckedCancellation(dispatch(std::move(workflow), std::move(input), std::move(scope)));
+        co_return co_await std::move(body);
+    }
+    // The conventions' invoke_workflow span: the steps' agents (and nested workflows) run under it.
+    telemetry::Span span = workflow->telemetry->tracer().startSpan(
+        "invoke_workflow " + workflow->name, telemetry::SpanKind::internal, scope.traceOrNull());
+    if (span.recording()) {
+        span.setAttribute("gen_ai.operation.name", std::string("invoke_workflow"));
+        span.setAttribute("gen_ai.workflow.name", workflow->name);
+        span.setAttribute("reagent.workflow.kind", workflow->kind);
+    }
+    scope.trace = span.context();
+    auto body = withCheckedCancellation(dispatch(std::move(workflow), std::move(input), std::move(scope)));
+    StepResult result = co_await std::move(body);
+    if (!result && span.recording()) {
+        span.setAttribute("error.type", std::string(tools::toString(result.error().code)));
+        span.setStatus(telemetry::StatusCode::error, result.error().message);
+    }
+    span.end();
+    co_return result;
 }
 
 Task<StepResult> chooseByAgent(Agent classifier, std::string input, std::vector<std::string> routes,
-                               tools::SpendingLedger* parent) {
+                               Scope scope) {
     std::string prompt =
         "Choose the route for the request below. Reply with the route's name only, exactly "
         "one of: " +
         listed(routes) + ".\n\nRequest:\n" + input;
-    auto running = delegateRun(classifier, classifier.config().name, std::move(prompt), {}, parent);
+    auto running = delegateRun(classifier, classifier.config().name, std::move(prompt), {}, scope.ledger,
+                               scope.traceOrNull());
     co_return co_await std::move(running);
 }
 
@@ -470,11 +500,22 @@ expected<Workflow, AgentError> Workflow::router(std::string name, Route::Chooser
 }
 
 Task<StepResult> Workflow::run(std::string input) const {
-    return runWorkflow(state_, std::move(input), nullptr);
+    return runWorkflow(state_, std::move(input), Scope{});
 }
 
 Task<StepResult> Workflow::run(std::string input, tools::SpendingLedger* parent) const {
-    return runWorkflow(state_, std::move(input), parent);
+    return runWorkflow(state_, std::move(input), Scope{parent, {}});
+}
+
+Task<StepResult> Workflow::run(std::string input, tools::SpendingLedger* parent,
+                               const SpanContext& trace) const {
+    return runWorkflow(state_, std::move(input), Scope{parent, trace});
+}
+
+Workflow Workflow::withTelemetry(std::shared_ptr<telemetry::Telemetry> telemetry) const {
+    auto state = std::make_shared<State>(*state_);
+    state->telemetry = std::move(telemetry);
+    return Workflow(std::move(state));
 }
 
 tools::Tool Workflow::asTool(std::string description, std::chrono::milliseconds timeout) const {
@@ -505,7 +546,8 @@ tools::Tool Workflow::asTool(std::string description, std::chrono::milliseconds 
         return "Running the workflow " + name;
     };
     tool.handler = [state = state_](nlohmann::json args, tools::ToolContext context) {
-        return runWorkflow(state, args.value("message", std::string()), context.ledger);
+        return runWorkflow(state, args.value("message", std::string()),
+                           Scope{context.ledger, context.trace != nullptr ? *context.trace : SpanContext{}});
     };
     return tool;
 }

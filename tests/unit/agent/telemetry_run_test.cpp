@@ -568,3 +568,159 @@ TEST_CASE("metrics are recorded for unsampled runs, and a failed model call coun
     CHECK(off.telemetry->instruments() == nullptr);
     CHECK(off.telemetry->collectMetrics().empty());
 }
+
+namespace {
+
+std::vector<std::string> eventNames(const SpanData& span) {
+    std::vector<std::string> names;
+    for (const auto& event : span.events) {
+        names.push_back(event.name);
+    }
+    return names;
+}
+
+}  // namespace
+
+TEST_CASE("approvals are events of the tool call's span: asked, then granted or denied when the run resumes",
+          "[agent][telemetry][approval]") {
+    Traced traced;
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider
+        ->then(ScriptedTurn::toolCalls({ToolCall{"a", "deploy", json{{"service", "web"}}},
+                                        ToolCall{"b", "deploy", json{{"service", "db"}}}}))
+        .then(answer("done"));
+    auto deploy =
+        reagent::tools::ToolBuilder::create("deploy")
+            .description("Deploy a service")
+            .param("service", "string", "the service", {})
+            .requiresApproval()
+            .handler([](json, reagent::tools::ToolContext) -> reagent::Task<reagent::tools::ToolResult> {
+                co_return std::string("deployed");
+            })
+            .build();
+    REQUIRE(deploy);
+    auto built = Agent::create()
+                     .withProvider(provider)
+                     .withTool(std::move(*deploy))
+                     .withDeferredApproval()
+                     .withTelemetry(traced.telemetry)
+                     .build();
+    REQUIRE(built);
+    const Agent agent = std::move(*built);
+    const auto paused = runCoro(agent.run("deploy"));
+    REQUIRE(paused.terminatedBy == TerminatedBy::approval_required);
+    auto spans = traced.sink->take();
+    const auto asked = named(spans, "execute_tool deploy");
+    REQUIRE(asked.size() == 2);
+    for (const SpanData& span : asked) {
+        CHECK(eventNames(span) == std::vector<std::string>{"reagent.approval.requested"});
+        CHECK(span.status == StatusCode::unset);  // waiting for a person is not a failure
+        CHECK(text(span, "reagent.tool.outcome") == "approval_pending");
+    }
+    CHECK(named(spans, "invoke_agent")[0].status == StatusCode::unset);
+
+    reagent::agent::ResumeInput input;
+    input.decisions = {reagent::agent::ApprovalDecision{"a", true, {}},
+                       reagent::agent::ApprovalDecision{"b", false, "frozen"}};
+    const SpanContext pausedRun = named(spans, "invoke_agent")[0].context;
+    input.traceParent = pausedRun;
+    auto resumed = runCoro(agent.resumeWith(paused.state, std::move(input)));
+    REQUIRE(resumed);
+    REQUIRE(resumed->terminatedBy == TerminatedBy::end_turn);
+    spans = traced.sink->take();
+    // The approved call ran, its span showing the grant; the refused one never runs: the run shows it.
+    const auto decided = named(spans, "execute_tool deploy");
+    REQUIRE(decided.size() == 1);
+    CHECK(eventNames(decided[0]) == std::vector<std::string>{"reagent.approval.granted"});
+    const auto resumedRun = named(spans, "invoke_agent");
+    REQUIRE(resumedRun.size() == 1);
+    REQUIRE(resumedRun[0].events.size() == 1);
+    CHECK(resumedRun[0].events[0].name == "reagent.approval.denied");
+    CHECK(resumedRun[0].events[0].attributes ==
+          std::vector<reagent::telemetry::Attribute>{
+              {"gen_ai.tool.call.id", std::string("b")}});  // no reason: content
+    CHECK(resumedRun[0].parentSpanId == pausedRun.spanId);
+}
+
+TEST_CASE("a conversation's turns carry its id, which it keeps when saved and restored",
+          "[agent][telemetry][conversation]") {
+    Traced traced;
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(answer("one")).then(answer("two"));
+    const Agent agent = tracedAgent(traced, provider, std::make_shared<SeenTraces>());
+    reagent::agent::Conversation conversation(agent);
+    CHECK(conversation.id().size() == 32);
+    CHECK(reagent::agent::Conversation(agent).id() != conversation.id());
+    REQUIRE(runCoro(conversation.send("first")));
+    auto restored = reagent::agent::Conversation::restore(agent, conversation.save());
+    REQUIRE(restored);
+    CHECK(restored->id() == conversation.id());
+    REQUIRE(runCoro(restored->send("second")));
+    const auto spans = traced.sink->spans();
+    REQUIRE(named(spans, "invoke_agent").size() == 2);
+    for (const SpanData& span : spans) {
+        CHECK(text(span, "gen_ai.conversation.id") ==
+              (span.name.rfind("execute_tool", 0) == 0 ? "<none>" : conversation.id()));
+    }
+    CHECK(reagent::agent::Conversation(agent, "support-ticket-7").id() == "support-ticket-7");
+}
+
+TEST_CASE("a traced workflow is an invoke_workflow span over its steps' runs, nested in its caller's",
+          "[agent][telemetry][workflow]") {
+    using reagent::agent::Workflow;
+    Traced traced;
+    auto step = [&traced](const std::string& name, ScriptedTurn turn) {
+        auto provider = std::make_shared<ScriptedProvider>();
+        provider->then(std::move(turn));
+        auto agent =
+            Agent::create().withName(name).withProvider(provider).withTelemetry(traced.telemetry).build();
+        REQUIRE(agent);
+        return Workflow::Step::fromAgent(name, std::move(*agent));
+    };
+    auto workflow =
+        Workflow::sequential("pipeline", {step("drafter", answer("draft")), step("editor", answer("final"))});
+    REQUIRE(workflow);
+    const Workflow traced_workflow = workflow->withTelemetry(traced.telemetry);
+
+    const auto caller =
+        reagent::telemetry::parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+            .value();
+    const auto output = runCoro(traced_workflow.run("write", nullptr, caller));
+    REQUIRE(output);
+    CHECK(*output == "final");
+    auto spans = traced.sink->take();
+    const auto flows = named(spans, "invoke_workflow");
+    REQUIRE(flows.size() == 1);
+    const SpanData& flow = flows[0];
+    CHECK(flow.name == "invoke_workflow pipeline");
+    CHECK(text(flow, "gen_ai.operation.name") == "invoke_workflow");
+    CHECK(text(flow, "gen_ai.workflow.name") == "pipeline");
+    CHECK(text(flow, "reagent.workflow.kind") == "sequential");
+    CHECK(flow.parentSpanId == caller.spanId);
+    CHECK(flow.context.traceId == caller.traceId);
+    const auto runs = named(spans, "invoke_agent");
+    REQUIRE(runs.size() == 2);
+    for (const SpanData& run : runs) {
+        CHECK(run.parentSpanId == flow.context.spanId);
+    }
+
+    // A failing step fails the workflow's span with the error's code; without telemetry the workflow has no
+    // span, and its agents' runs nest in the caller's directly.
+    ProviderError error;
+    error.code = ProviderErrc::server_error;
+    error.message = "down";
+    auto failing = Workflow::sequential("broken", {step("drafter", ScriptedTurn::error(error))});
+    REQUIRE(failing);
+    REQUIRE_FALSE(runCoro(failing->withTelemetry(traced.telemetry).run("x")));
+    spans = traced.sink->take();
+    const auto broken = named(spans, "invoke_workflow");
+    REQUIRE(broken.size() == 1);
+    CHECK(broken[0].status == StatusCode::error);
+    CHECK(text(broken[0], "error.type") == "failed");
+    auto plain = Workflow::sequential("plain", {step("drafter", answer("draft"))});
+    REQUIRE(plain);
+    REQUIRE(runCoro(plain->run("x", nullptr, caller)));
+    spans = traced.sink->take();
+    REQUIRE(spans.size() == 2);  // the run and its model call
+    CHECK(named(spans, "invoke_agent")[0].parentSpanId == caller.spanId);
+}

@@ -77,6 +77,8 @@ struct ResumeInput {
     std::optional<RunBudget> budget{};
     /// The span the resumed run works for, as `RunOptions::traceParent`.
     SpanContext traceParent{};
+    /// The conversation the resumed run is a turn of, as `RunOptions::conversationId`.
+    std::string conversationId{};
 };
 
 /// \brief A ready agent: runs prompts through the ReAct loop with its provider and tools.

@@ -41,7 +41,12 @@ struct ConversationMessage {
 /// Use from the agent's strand; one turn at a time (a `send` while one runs is `invalid_state`).
 class Conversation {
   public:
-    explicit Conversation(Agent agent);
+    /// \brief A conversation with `agent`, named `id` (a random one when empty: 32 hexadecimal digits).
+    explicit Conversation(Agent agent, std::string id = {});
+
+    /// \brief What names the conversation: on every turn's spans (`gen_ai.conversation.id`), and saved
+    /// with it.
+    [[nodiscard]] const std::string& id() const noexcept { return id_; }
 
     /// \brief Runs `text` as the next user turn.
     ///
@@ -147,6 +152,7 @@ class Conversation {
     void settle(const RunResult& result, std::size_t historySize);
 
     Agent agent_;
+    std::string id_;
     std::vector<ConversationMessage> messages_;
     std::vector<tools::ToolCallRecord> toolCalls_;
     std::vector<CheckpointMark> checkpoints_;

@@ -17,6 +17,10 @@
 #include "reagent/tools/tool.hpp"
 #include "reagent/tools/tool_error.hpp"
 
+namespace reagent::telemetry {
+class Telemetry;
+}  // namespace reagent::telemetry
+
 namespace reagent::agent {
 
 /// \brief What a step, a route chooser or a whole workflow produces: text, or why there is none.
@@ -134,6 +138,17 @@ class Workflow {
     /// run's budget (`RunOptions::parent`). `asTool` does this itself. A `fromFunction` step that runs an
     /// agent does not: it is not given the ledger.
     [[nodiscard]] Task<StepResult> run(std::string input, tools::SpendingLedger* parent) const;
+    /// \brief The same, within the trace of `trace` (a tool handler's `ToolContext::trace`): the
+    /// workflow's span (see `withTelemetry`), or without one its agents' runs, nest under it. `asTool` does
+    /// this itself.
+    [[nodiscard]] Task<StepResult> run(std::string input, tools::SpendingLedger* parent,
+                                       const SpanContext& trace) const;
+
+    /// \brief This workflow, traced into `telemetry`: each run is an `invoke_workflow {name}` span
+    /// (`gen_ai.workflow.name`, `reagent.workflow.kind`; `error.type` when it fails) under the caller's
+    /// span, and the runs of its agent steps, its chooser and nested workflows nest under it (each agent
+    /// traces as its own `withTelemetry` says). Without: the steps' runs nest directly under the caller's.
+    [[nodiscard]] Workflow withTelemetry(std::shared_ptr<telemetry::Telemetry> telemetry) const;
 
     /// \brief This workflow as a tool named after it: input `{message}` (required), output the workflow's
     /// output; a failure is the call's error, as `run` gives it (the executor fills in `tool` and
