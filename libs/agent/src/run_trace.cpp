@@ -248,6 +248,9 @@ void RunTrace::modelCallStarting(llm::ModelRequest& request, int iteration) {
     chat_ = telemetry_->tracer().startSpan(requestModel_.empty() ? "chat" : "chat " + requestModel_,
                                            SpanKind::client, &run_.context());
     request.trace = chat_.context();
+    if (chat_.recording()) {
+        request.tracer = &telemetry_->tracer();  // the HTTP attempts' spans, under this one
+    }
     if (!chat_.recording()) {
         return;
     }

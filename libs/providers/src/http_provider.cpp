@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "attempt_span.hpp"
 #include "json_access.hpp"
 #include "rate_limiter.hpp"
 #include "reagent/core/retry.hpp"
@@ -163,6 +164,11 @@ struct HttpProvider::Attempt {
     std::function<void(const llm::ThrottleNotice&)> onThrottle;
     // The request's size in tokens for the rate limits: body bytes / 4, plus its reply limit.
     std::int64_t estimatedTokens = 0;
+    // The call's span and the tracer its attempts' spans come from (null: not traced).
+    SpanContext trace;
+    telemetry::Tracer* tracer = nullptr;
+    int attempts = 0;
+    int status = 0;  // the last attempt's HTTP status, 0 when none came back
 };
 
 /// What every request of a provider shares. Guarded: a provider may serve several threads.
@@ -260,8 +266,9 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     state->request.method = "POST";
     state->request.url = joinUrl(config_.baseUrl, encoded.path);
     state->request.headers = headers_[state->streamed ? 1 : 0];
-    // The API's own tracing (and a proxy's) continues the caller's trace.
-    http::setTraceContext(state->request.headers, request.trace);
+    // The API's own tracing (and a proxy's) continues the caller's trace (each attempt's span: attempt()).
+    state->trace = request.trace;
+    state->tracer = request.tracer;
     state->request.body = std::move(encoded.body);
     state->request.timeout = config_.requestTimeout;
     state->names = std::move(encoded.toolNames);
@@ -363,8 +370,11 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::s
         error.message = std::string(name()) + ": cancelled while waiting for the provider's rate limits";
         co_return fail(std::move(error));
     }
+    detail::AttemptSpan span(state->tracer, state->trace, state->request, state->attempts++);
+    state->status = 0;
     auto task = state->streamed ? attemptStreamed(state) : attemptWhole(state);
     auto outcome = co_await std::move(task);
+    span.end(state->status, outcome ? nullptr : &outcome.error());
     if (limited) {
         const auto& usage = outcome ? outcome->usage : outcome.error().usage;
         limiter_->release(state->estimatedTokens, usage.total());
@@ -396,6 +406,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptWhole(
     if (!response) {
         co_return fail(transportError(name(), response.error()));
     }
+    state->status = response->status;
     limiter_->observe(response->headers);
     co_return format_.decodeReply(response->status, response->body, state->names, response->headers);
 }
@@ -407,6 +418,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
     if (!stream) {
         co_return fail(transportError(name(), stream.error()));
     }
+    state->status = stream->head().status;
     limiter_->observe(stream->head().headers);
     if (!stream->head().ok()) {
         // An error status carries a whole JSON error body, not a stream.

@@ -216,9 +216,13 @@ TEST_CASE("a traced agent's requests carry their chat spans, which record what e
     REQUIRE(result.success());
 
     std::vector<telemetry::SpanData> chats;
+    std::vector<telemetry::SpanData> posts;
     for (const auto& span : sink->spans()) {
         if (span.name.rfind("chat", 0) == 0) {
             chats.push_back(span);
+        }
+        if (span.name == "POST") {
+            posts.push_back(span);
         }
         for (const auto& attribute : span.attributes) {
             if (const auto* text = std::get_if<std::string>(&attribute.value)) {
@@ -239,9 +243,17 @@ TEST_CASE("a traced agent's requests carry their chat spans, which record what e
     };
     const std::string providerName =
         testCase.kind == ProviderKind::gemini ? "gcp.gemini" : dirOf(testCase.kind);
+    REQUIRE(posts.size() == 2);  // one HTTP attempt per model call, under it
     for (int call = 0; call < 2; ++call) {
         CAPTURE(call);
-        CHECK(recorded[call]["headers"]["traceparent"] == telemetry::formatTraceparent(chats[call].context));
+        // The API continues the trace under the attempt's span.
+        CHECK(recorded[call]["headers"]["traceparent"] == telemetry::formatTraceparent(posts[call].context));
+        CHECK(posts[call].parentSpanId == chats[call].context.spanId);
+        CHECK(posts[call].kind == telemetry::SpanKind::client);
+        CHECK(attribute(posts[call], "server.address") == "127.0.0.1");
+        CHECK(attribute(posts[call], "url.full").find("127.0.0.1") != std::string::npos);
+        CHECK(attribute(posts[call], "url.full").find('?') ==
+              std::string::npos);  // no query: it may hold a key
         CHECK(chats[call].kind == telemetry::SpanKind::client);
         CHECK(attribute(chats[call], "gen_ai.provider.name") == providerName);
         CHECK(chats[call].name == "chat " + attribute(chats[call], "gen_ai.request.model"));
@@ -249,6 +261,59 @@ TEST_CASE("a traced agent's requests carry their chat spans, which record what e
         if (testCase.kind != ProviderKind::ollama) {  // Ollama's API gives no response id
             CHECK_FALSE(attribute(chats[call], "gen_ai.response.id").empty());
         }
+    }
+}
+
+TEST_CASE("each HTTP attempt of a model call is a client span of its own, a retry counted",
+          "[providers][telemetry]") {
+    namespace telemetry = reagent::telemetry;
+    const json answer{{"role", "assistant"}, {"content", "Fine."}};
+    ProviderPeer peer(json{{"responses",
+                            {{{"status", 503},
+                              {"headers", {{"retry-after", "0"}}},
+                              {"body", R"({"error":{"message":"overloaded","type":"server_error"}})"}},
+                             {{"body", openAiReplyBody(answer, "stop")}}}}});
+    Loop loop;
+    auto provider = reagent::providers::makeProvider(peerConfig(ProviderKind::openai, peer, false));
+    REQUIRE(provider);
+    auto sink = std::make_shared<telemetry::InMemorySpanSink>();
+    auto traced = std::make_shared<telemetry::Telemetry>(telemetry::SamplerConfig{}, sink);
+    auto agent = Agent::create().withProvider(*provider).withTelemetry(traced).build();
+    REQUIRE(agent);
+    REQUIRE(loop.run(agent->run("How are you?")).success());
+
+    std::vector<telemetry::SpanData> posts;
+    const telemetry::SpanData* chat = nullptr;
+    const auto spans = sink->spans();
+    for (const auto& span : spans) {
+        if (span.name == "POST") {
+            posts.push_back(span);
+        } else if (span.name.rfind("chat", 0) == 0) {
+            chat = &span;
+        }
+    }
+    REQUIRE(chat != nullptr);
+    REQUIRE(posts.size() == 2);
+    const auto number = [](const telemetry::SpanData& span, const std::string& key) {
+        for (const auto& item : span.attributes) {
+            if (item.key == key) {
+                return std::get<std::int64_t>(item.value);
+            }
+        }
+        return std::int64_t{-1};
+    };
+    CHECK(number(posts[0], "http.response.status_code") == 503);
+    CHECK(posts[0].status == telemetry::StatusCode::error);
+    CHECK(number(posts[0], "http.request.resend_count") == -1);
+    CHECK(number(posts[1], "http.response.status_code") == 200);
+    CHECK(number(posts[1], "http.request.resend_count") == 1);
+    CHECK(posts[1].status == telemetry::StatusCode::unset);
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 2);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        CHECK(posts[attempt].parentSpanId == chat->context.spanId);
+        CHECK(recorded[attempt]["headers"]["traceparent"] ==
+              telemetry::formatTraceparent(posts[attempt].context));
     }
 }
 

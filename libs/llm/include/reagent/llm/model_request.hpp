@@ -19,6 +19,10 @@
 #include "reagent/llm/tool_list.hpp"
 #include "reagent/llm/usage.hpp"
 
+namespace reagent::telemetry {
+class Tracer;
+}  // namespace reagent::telemetry
+
 namespace reagent::llm {
 
 /// \brief The JSON value a final answer must be: a schema the API constrains the reply to, where it can
@@ -65,6 +69,9 @@ struct ModelRequest {
     /// The span of this call (`chat {model}`), passed on to the API as W3C `traceparent` and
     /// `tracestate` headers by the HTTP providers; not valid (the default) when nothing is traced.
     SpanContext trace{};
+    /// Where the HTTP providers' spans of this call's attempts come from (`POST`, kind client, under
+    /// `trace`); null (the default): none, and `trace` itself is sent.
+    telemetry::Tracer* tracer = nullptr;
 };
 
 /// \brief Why the model stopped.
