@@ -5,8 +5,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <reagent/reagent.hpp>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "cli_process.hpp"
@@ -17,6 +19,7 @@
 #include "provider_test_support.hpp"
 #include "reagent/a2a/remote_agent_tool.hpp"
 #include "reagent/core/base64.hpp"
+#include "reagent/core/run_to_end.hpp"
 #include "run_coro.hpp"
 #include "temp_dir.hpp"
 
@@ -441,6 +444,40 @@ const json* spanNamed(const std::vector<json>& spans, const std::string& name) {
     return nullptr;
 }
 
+// The attribute keys and string values, and the metric names, of OTLP/JSON requests (`--trace-file` lines),
+// into `names` and `values`, for the check against the semantic conventions.
+void collectNames(const json& attributes, std::set<std::string>& names,
+                  std::map<std::string, std::set<std::string>>& values) {
+    for (const json& attribute : attributes) {
+        const std::string key = attribute["key"];
+        names.insert(key);
+        if (attribute["value"].contains("stringValue")) {
+            values[key].insert(attribute["value"]["stringValue"].get<std::string>());
+        }
+    }
+}
+
+void collectFileNames(const std::string& path, std::set<std::string>& names,
+                      std::map<std::string, std::set<std::string>>& values) {
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+        const json request = json::parse(line);
+        if (request.contains("resourceSpans")) {
+            for (const json& span : request["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
+                collectNames(span.value("attributes", json::array()), names, values);
+            }
+        }
+        if (request.contains("resourceMetrics")) {
+            for (const json& metric : request["resourceMetrics"][0]["scopeMetrics"][0]["metrics"]) {
+                names.insert(metric["name"].get<std::string>());
+                for (const json& point : metric["histogram"]["dataPoints"]) {
+                    collectNames(point.value("attributes", json::array()), names, values);
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 
 TEST_CASE("a parent agent, its remote A2A agent and that agent's MCP server trace as one tree",
@@ -509,11 +546,11 @@ TEST_CASE("a parent agent, its remote A2A agent and that agent's MCP server trac
     const std::string traceId = parentCall->context.traceId.hex();
 
     const auto served = spansInFile(serverTrace);
-    std::string names;
+    std::string servedNames;
     for (const json& span : served) {
-        names += span["name"].get<std::string>() + "; ";
+        servedNames += span["name"].get<std::string>() + "; ";
     }
-    INFO("the A2A server's spans: " << names);
+    INFO("the A2A server's spans: " << servedNames);
     INFO("the model's requests: " << peer.requests().size());
     const json* post = spanNamed(served, "POST /a2a/jsonrpc");
     REQUIRE(post != nullptr);
@@ -540,4 +577,52 @@ TEST_CASE("a parent agent, its remote A2A agent and that agent's MCP server trac
     CHECK((*toolCall)["traceId"] == traceId);
     CHECK((*toolCall)["parentSpanId"] == (*remoteCall)["spanId"]);  // the MCP request's _meta.traceparent
     CHECK((*toolCall)["kind"] == 2);                                // SERVER
+
+    // Every name the three processes used (their own `reagent.*` aside) is one OpenTelemetry's pinned
+    // semantic conventions define, and every enumerated value one of theirs.
+    std::set<std::string> names;
+    std::map<std::string, std::set<std::string>> values;
+    collectFileNames(serverTrace, names, values);
+    collectFileNames(mcpTrace, names, values);
+    for (const auto& span : parentSpans) {
+        for (const auto& attribute : span.attributes) {
+            names.insert(attribute.key);
+            if (const auto* text = std::get_if<std::string>(&attribute.value)) {
+                values[attribute.key].insert(*text);
+            }
+        }
+    }
+    for (const auto& metric : telemetry->collectMetrics()) {
+        names.insert(metric.name);
+    }
+    CHECK(names.count("gen_ai.client.operation.duration") == 1);
+    CHECK(names.count("mcp.server.operation.duration") == 1);
+    CHECK(names.count("http.server.request.duration") == 1);
+    CHECK(names.count("http.response.status_code") == 1);
+    json input{{"names", json::array()}, {"values", json::object()}};
+    for (const auto& name : names) {
+        if (name.rfind("reagent.", 0) != 0) {
+            input["names"].push_back(name);
+        }
+    }
+    for (const auto& [key, seen] : values) {
+        input["values"][key] = seen;
+    }
+    reagent::SubprocessOptions check;
+    check.program = REAGENT_NODE;
+    check.args = {REAGENT_SEMCONV_CHECK};
+    reagent::RunLimits limits;
+    limits.input = input.dump();
+    limits.deadline = std::chrono::steady_clock::now() + 30s;
+    auto checked = runCoro(reagent::runToEnd(check, limits));
+    REQUIRE(checked);
+    INFO(checked->stderrText);
+    REQUIRE(checked->exitCode == 0);
+    const json verdict = json::parse(checked->stdoutText);
+    CHECK(verdict["unknownNames"] == json::array());
+    // Values the conventions do not enumerate, as they allow for what is newer or custom: the parent's
+    // scripted model, and the methods of MCP 2026-07-28 the client opened with (the probe, the listen).
+    CHECK(verdict["unknownValues"] ==
+          json::array({"gen_ai.system=scripted", "mcp.method.name=server/discover",
+                       "mcp.method.name=subscriptions/listen"}));
 }
