@@ -102,8 +102,9 @@ BENCHMARK(BM_AgentRun)->Unit(benchmark::kMicrosecond);
 
 // The same run traced (`withTelemetry`), measured in CPU of the whole process (the batch processor runs on a
 // second thread, as a server's would): range(0) -1 no telemetry, 0 telemetry with every trace sampled out
-// (ids made and passed on, nothing recorded), 1 every span recorded and exported over OTLP/HTTP protobuf to
-// the loopback receiver (tests/peers/otlp_receiver.py) in batches of 512.
+// (ids made and passed on, no span recorded, the metrics recorded), 1 every span and metric recorded and
+// exported over OTLP/HTTP protobuf to the loopback receiver (tests/peers/otlp_receiver.py), spans in
+// batches of 512.
 void BM_AgentRunTraced(benchmark::State& state) {
     auto provider = std::make_shared<llm::ScriptedProvider>(script());
     provider->loop(true).recordRequests(false);
@@ -116,15 +117,13 @@ void BM_AgentRunTraced(benchmark::State& state) {
         telemetry::TelemetryConfig config;
         config.sampler.kind =
             state.range(0) == 0 ? telemetry::SamplerKind::always_off : telemetry::SamplerKind::always_on;
-        if (state.range(0) == 1) {
-            receiver.emplace(std::string(REAGENT_PEERS_DIR) + "/otlp_receiver.py",
-                             std::vector<std::string>{});
-            config.enabled = true;
-            config.tracesEndpoint = receiver->url("/v1/traces");
-        } else {
-            config.enabled = true;
-            config.tracesEndpoint = "http://127.0.0.1:9/v1/traces";  // never reached: nothing is sampled
-        }
+        // Traces and metrics, as OTEL_EXPORTER_OTLP_ENDPOINT turns both on; the metrics are recorded
+        // whatever the sampling, and exported once, at the end (the interval is a minute).
+        receiver.emplace(std::string(REAGENT_PEERS_DIR) + "/otlp_receiver.py", std::vector<std::string>{});
+        config.enabled = true;
+        config.traces.endpoint = receiver->url("/v1/traces");
+        config.metricsEnabled = true;
+        config.metrics.endpoint = receiver->url("/v1/metrics");
         traced = telemetry::Telemetry::create(exports.get_executor(), config).value();
     }
     auto tool = echoTool();
