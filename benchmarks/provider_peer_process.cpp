@@ -98,7 +98,8 @@ ProviderPeer::~ProviderPeer() {
     ::waitpid(pid_, &status, 0);
 }
 
-agent::Agent buildHttpAgent(int port, int concurrent, bool spendControls) {
+agent::Agent buildHttpAgent(int port, int concurrent, bool spendControls,
+                            std::shared_ptr<telemetry::Telemetry> telemetry) {
     providers::ProviderConfig config;
     config.kind = providers::ProviderKind::openai;
     config.apiKey = "bench";
@@ -136,6 +137,9 @@ agent::Agent buildHttpAgent(int port, int concurrent, bool spendControls) {
         budget.maxToolCalls = 100;
         budget.maxDuration = std::chrono::minutes(10);
         builder.withBudget(budget);
+    }
+    if (telemetry) {
+        builder.withTelemetry(std::move(telemetry));
     }
     auto built = builder.build();
     if (!built) {

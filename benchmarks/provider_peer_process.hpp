@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "reagent/agent/agent.hpp"
+#include "reagent/telemetry/telemetry.hpp"
 
 namespace bench {
 
@@ -40,7 +41,9 @@ class ProviderPeer {
 /// `concurrent` connections warm. With `spendControls`: a price table, a budget with every limit set and a
 /// rate limiter with every limit set, none of them reached, so that each run pays for its accounting and
 /// none waits. Throws std::runtime_error when the agent cannot be built.
-reagent::agent::Agent buildHttpAgent(int port, int concurrent, bool spendControls = false);
+/// `telemetry`: traced into it (null: not traced).
+reagent::agent::Agent buildHttpAgent(int port, int concurrent, bool spendControls = false,
+                                     std::shared_ptr<reagent::telemetry::Telemetry> telemetry = nullptr);
 
 /// Whether a run ended as the peer scripts it: "done" after one tool call.
 bool endedAsScripted(const std::exception_ptr& error, const reagent::agent::RunResult& result);

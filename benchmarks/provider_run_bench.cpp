@@ -11,16 +11,20 @@
 
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bare_http_loop.hpp"
+#include "peer_process.hpp"
 #include "provider_peer_process.hpp"
 #include "reagent/reagent.hpp"
 
@@ -144,6 +148,66 @@ int main(int argc, char** argv) {
             "runs ok, CPU %.1f us/run against %.1f us/run without them in alternating blocks: %.3fx\n",
             spent.ok, sequential, spent.cpu / sequential * 1e6, plain.cpu / sequential * 1e6,
             spent.cpu / plain.cpu);
+
+        // The same runs traced, in blocks alternating with untraced ones: with every trace sampled out (the
+        // metrics still recorded) and with every span and metric exported to a loopback OTLP receiver
+        // from a second thread, as a server's exporter runs. Process CPU: the exporter's is counted.
+        {
+            const reagent::test::PeerProcess receiver(std::string(REAGENT_PEERS_DIR) + "/otlp_receiver.py",
+                                                      std::vector<std::string>{});
+            boost::asio::io_context exports;
+            auto guard = boost::asio::make_work_guard(exports);
+            std::thread exporter([&exports] { exports.run(); });
+            const auto telemetryFor = [&](telemetry::SamplerKind sampler) {
+                telemetry::TelemetryConfig config;
+                config.sampler.kind = sampler;
+                config.enabled = true;
+                config.traces.endpoint = receiver.url("/v1/traces");
+                config.metricsEnabled = true;
+                config.metrics.endpoint = receiver.url("/v1/metrics");
+                return telemetry::Telemetry::create(exports.get_executor(), config).value();
+            };
+            const auto sampledOut = telemetryFor(telemetry::SamplerKind::always_off);
+            const auto fullyOn = telemetryFor(telemetry::SamplerKind::always_on);
+            const agent::Agent quiet = bench::buildHttpAgent(peer.port(), concurrent, false, sampledOut);
+            const agent::Agent traced = bench::buildHttpAgent(peer.port(), concurrent, false, fullyOn);
+            runBatch(io, quiet, 20);
+            runBatch(io, traced, 20);
+            Batch off;
+            Batch zero;
+            Batch all;
+            for (int done = 0; done < sequential; done += kBlock) {
+                const int block = std::min(kBlock, sequential - done);
+                for (auto [target, which] :
+                     {std::pair{&off, &agent}, std::pair{&zero, &quiet}, std::pair{&all, &traced}}) {
+                    Batch part;
+                    const Sample blockStart = sampleNow();
+                    for (int i = 0; i < block; ++i) {
+                        part.ok += bench::runOne(io, *which);
+                    }
+                    measureSince(blockStart, part);
+                    target->ok += part.ok;
+                    target->cpu += part.cpu;
+                }
+            }
+            for (const auto& shut : {sampledOut, fullyOn}) {
+                (void)boost::asio::co_spawn(exports, shut->shutdown(std::chrono::seconds(30)),
+                                            boost::asio::use_future)
+                    .get();
+            }
+            guard.reset();
+            exporter.join();
+            std::printf(
+                "sequential traced, alternating blocks: %.1f us/run untraced; every trace sampled out %.1f "
+                "us "
+                "(%.3fx); every span and metric exported %.1f us (%.3fx, %llu spans, %llu dropped); %d/%d "
+                "and %d/%d runs ok\n",
+                off.cpu / sequential * 1e6, zero.cpu / sequential * 1e6, zero.cpu / off.cpu,
+                all.cpu / sequential * 1e6, all.cpu / off.cpu,
+                static_cast<unsigned long long>(fullyOn->stats().exported),
+                static_cast<unsigned long long>(fullyOn->stats().dropped), zero.ok, sequential, all.ok,
+                sequential);
+        }
 
         // The floor: the same two exchanges by a bare Beast client (no agent, no JSON), one pair at a time.
         const auto [first, second] = bench::agentBodies(agent);

@@ -203,33 +203,30 @@ void RunTrace::describeOperation(telemetry::Span& span, const char* operation) c
     }
 }
 
-void RunTrace::recordDuration(const char* operation, double seconds, std::string_view responseModel,
-                              std::string_view toolName, std::string_view errorType) const {
-    std::vector<telemetry::Attribute> attributes;
-    attributes.reserve(6);
-    attributes.push_back({"gen_ai.operation.name", std::string(operation)});
-    attributes.push_back({providerKey(conventions_), providerName_});
-    if (!requestModel_.empty()) {
-        attributes.push_back({"gen_ai.request.model", requestModel_});
+namespace {
+
+// The key of a metric point of a run (`Histogram::record` with a key): every attribute's value, joined by a
+// separator no name holds. A buffer per thread: a recording of a point seen before allocates nothing.
+std::string& pointKey(std::initializer_list<std::string_view> parts) {
+    thread_local std::string key;
+    key.clear();
+    for (const std::string_view part : parts) {
+        key.append(part);
+        key.push_back('\x1f');
     }
-    if (!responseModel.empty()) {
-        attributes.push_back({"gen_ai.response.model", std::string(responseModel)});
-    }
-    if (!toolName.empty()) {
-        attributes.push_back({"gen_ai.tool.name", std::string(toolName)});
-    }
-    if (!errorType.empty()) {
-        attributes.push_back({"error.type", std::string(errorType)});
-    }
-    metrics_->operationDuration.record(seconds, std::move(attributes));
+    return key;
 }
 
-void RunTrace::recordTokens(const llm::Usage& usage, std::string_view responseModel) const {
-    for (const auto& [type, count] :
-         {std::pair{"input", usage.inputTokens}, std::pair{"output", usage.outputTokens}}) {
+}  // namespace
+
+void RunTrace::recordDuration(const char* operation, double seconds, std::string_view responseModel,
+                              std::string_view toolName, std::string_view errorType) const {
+    const std::string& key = pointKey({operation, providerKey(conventions_), providerName_, requestModel_,
+                                       responseModel, toolName, errorType});
+    metrics_->operationDuration.record(seconds, key, [&] {
         std::vector<telemetry::Attribute> attributes;
-        attributes.reserve(5);
-        attributes.push_back({"gen_ai.operation.name", std::string("chat")});
+        attributes.reserve(6);
+        attributes.push_back({"gen_ai.operation.name", std::string(operation)});
         attributes.push_back({providerKey(conventions_), providerName_});
         if (!requestModel_.empty()) {
             attributes.push_back({"gen_ai.request.model", requestModel_});
@@ -237,8 +234,36 @@ void RunTrace::recordTokens(const llm::Usage& usage, std::string_view responseMo
         if (!responseModel.empty()) {
             attributes.push_back({"gen_ai.response.model", std::string(responseModel)});
         }
-        attributes.push_back({"gen_ai.token.type", std::string(type)});
-        metrics_->tokenUsage.record(static_cast<double>(count), std::move(attributes));
+        if (!toolName.empty()) {
+            attributes.push_back({"gen_ai.tool.name", std::string(toolName)});
+        }
+        if (!errorType.empty()) {
+            attributes.push_back({"error.type", std::string(errorType)});
+        }
+        return attributes;
+    });
+}
+
+void RunTrace::recordTokens(const llm::Usage& usage, std::string_view responseModel) const {
+    for (const auto& [name, count] :
+         {std::pair{"input", usage.inputTokens}, std::pair{"output", usage.outputTokens}}) {
+        const std::string_view type = name;  // a structured binding cannot be captured (before C++23)
+        const std::string& key =
+            pointKey({providerKey(conventions_), providerName_, requestModel_, responseModel, type});
+        metrics_->tokenUsage.record(static_cast<double>(count), key, [&] {
+            std::vector<telemetry::Attribute> attributes;
+            attributes.reserve(5);
+            attributes.push_back({"gen_ai.operation.name", std::string("chat")});
+            attributes.push_back({providerKey(conventions_), providerName_});
+            if (!requestModel_.empty()) {
+                attributes.push_back({"gen_ai.request.model", requestModel_});
+            }
+            if (!responseModel.empty()) {
+                attributes.push_back({"gen_ai.response.model", std::string(responseModel)});
+            }
+            attributes.push_back({"gen_ai.token.type", std::string(type)});
+            return attributes;
+        });
     }
 }
 

@@ -27,21 +27,45 @@ void Histogram::record(double value, std::vector<Attribute> attributes) {
     {
         const std::lock_guard lock(mutex_);
         auto [at, inserted] = cells_.try_emplace(std::move(attributes));
-        Cell& cell = at->second;
         if (inserted) {
-            cell.start = nowUnixNano();
-            cell.buckets.assign(bounds_.size() + 1, 0);
-            cell.min = value;
-            cell.max = value;
+            at->second.start = nowUnixNano();
+            at->second.buckets.assign(bounds_.size() + 1, 0);
         }
-        ++cell.count;
-        cell.sum += value;
-        cell.min = std::min(cell.min, value);
-        cell.max = std::max(cell.max, value);
-        // Bucket i holds (bounds[i-1], bounds[i]]: the first bound not below the value.
-        ++cell.buckets[static_cast<std::size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), value) -
-                                                bounds_.begin())];
+        addLocked(at->second, value);
     }
+    noteChange();
+}
+
+Histogram::Cell* Histogram::findLocked(std::string_view key) {
+    const auto found = byKey_.find(key);
+    return found == byKey_.end() ? nullptr : found->second;
+}
+
+Histogram::Cell* Histogram::insertLocked(std::string_view key, std::vector<Attribute> attributes) {
+    auto [at, inserted] = cells_.try_emplace(std::move(attributes));
+    if (inserted) {
+        at->second.start = nowUnixNano();
+        at->second.buckets.assign(bounds_.size() + 1, 0);
+    }
+    byKey_.emplace(std::string(key), &at->second);
+    return &at->second;
+}
+
+void Histogram::addLocked(Cell& cell, double value) {
+    if (cell.count == 0) {
+        cell.min = value;
+        cell.max = value;
+    }
+    ++cell.count;
+    cell.sum += value;
+    cell.min = std::min(cell.min, value);
+    cell.max = std::max(cell.max, value);
+    // Bucket i holds (bounds[i-1], bounds[i]]: the first bound not below the value.
+    ++cell.buckets[static_cast<std::size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), value) -
+                                            bounds_.begin())];
+}
+
+void Histogram::noteChange() {
     // The load first: a recording after the first one since the last collection costs no atomic write.
     if (!changed_.load(std::memory_order_relaxed) && !changed_.exchange(true) && onChange_) {
         onChange_();

@@ -111,3 +111,29 @@ TEST_CASE("the instruments are the conventions' names, units and advised buckets
     CHECK(metrics[3].name == "http.server.request.duration");
     CHECK(metrics[3].points[0].explicitBounds.front() == 0.005);
 }
+
+TEST_CASE("a keyed recording builds its attributes once, and shares the point of the same attributes",
+          "[telemetry][metrics]") {
+    Meter meter;
+    Histogram& histogram = meter.histogram("d", "s", "", {1.0});
+    int made = 0;
+    const auto make = [&made] {
+        ++made;
+        return std::vector<Attribute>{{"op", std::string("chat")}};
+    };
+    histogram.record(0.5, "chat", make);
+    histogram.record(2.0, "chat", make);
+    histogram.record(std::numeric_limits<double>::quiet_NaN(), "chat", make);  // ignored
+    histogram.record(0.25, {{"op", std::string("chat")}});                    // the same point
+    histogram.record(0.75, "tool", [] { return std::vector<Attribute>{{"op", std::string("tool")}}; });
+    CHECK(made == 1);
+    const auto metrics = meter.collect();
+    REQUIRE(metrics[0].points.size() == 2);
+    const HistogramPoint& chat = metrics[0].points[0];
+    CHECK(chat.attributes == std::vector<Attribute>{{"op", std::string("chat")}});
+    CHECK(chat.count == 3);
+    CHECK(chat.min == 0.25);
+    CHECK(chat.max == 2.0);
+    CHECK(chat.bucketCounts == std::vector<std::uint64_t>{2, 1});
+    CHECK(metrics[0].points[1].count == 1);
+}

@@ -9,6 +9,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "reagent/telemetry/metric_data.hpp"
@@ -29,11 +31,44 @@ class Histogram {
     /// them in one order). A value that is not a number is ignored, as the specification allows.
     void record(double value, std::vector<Attribute> attributes);
 
+    /// \brief The same, for a hot path: `key` is a text the caller makes that stands for one set of
+    /// attributes (one key, always the same attributes), and `make()` builds them the first time the key
+    /// is seen. A recording of a known key allocates nothing.
+    template <class Make>
+    void record(double value, std::string_view key, Make&& make) {
+        if (value != value) {  // not a number
+            return;
+        }
+        {
+            const std::lock_guard lock(mutex_);
+            Cell* cell = findLocked(key);
+            if (cell == nullptr) {
+                cell = insertLocked(key, make());
+            }
+            addLocked(*cell, value);
+        }
+        noteChange();
+    }
+
     [[nodiscard]] const std::string& name() const noexcept { return name_; }
     /// \brief The points recorded so far, stamped `timeUnixNano`; none when nothing was recorded.
     [[nodiscard]] MetricData collect(std::uint64_t timeUnixNano) const;
 
   private:
+    struct Cell;
+    // Under `mutex_`.
+    Cell* findLocked(std::string_view key);
+    Cell* insertLocked(std::string_view key, std::vector<Attribute> attributes);
+    void addLocked(Cell& cell, double value);
+    void noteChange();
+
+    struct KeyHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view key) const noexcept {
+            return std::hash<std::string_view>{}(key);
+        }
+    };
+
     struct Cell {
         std::uint64_t start = 0;
         std::uint64_t count = 0;
@@ -51,6 +86,8 @@ class Histogram {
     const std::function<void()>& onChange_;
     mutable std::mutex mutex_;
     std::map<std::vector<Attribute>, Cell> cells_;
+    // The cells of the keyed recordings (nodes of `cells_`, which do not move).
+    std::unordered_map<std::string, Cell*, KeyHash, std::equal_to<>> byKey_;
 };
 
 /// \brief Owns a program's histograms and collects them. No process-wide meter exists: a `Telemetry` has
