@@ -91,6 +91,26 @@ Batch runBatch(boost::asio::io_context& io, const agent::Agent& agent, int count
     return batch;
 }
 
+// `runs` runs of each agent, one after another, in blocks of 100 alternating between them, so that all see
+// the same machine; each batch gets its agent's runs and CPU.
+void alternate(boost::asio::io_context& io, int runs,
+               std::initializer_list<std::pair<Batch*, const agent::Agent*>> agents) {
+    constexpr int kBlock = 100;
+    for (int done = 0; done < runs; done += kBlock) {
+        const int block = std::min(kBlock, runs - done);
+        for (const auto& [target, which] : agents) {
+            Batch part;
+            const Sample blockStart = sampleNow();
+            for (int i = 0; i < block; ++i) {
+                part.ok += bench::runOne(io, *which);
+            }
+            measureSince(blockStart, part);
+            target->ok += part.ok;
+            target->cpu += part.cpu;
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,20 +149,7 @@ int main(int argc, char** argv) {
         runBatch(io, controlled, 20);
         Batch plain;
         Batch spent;
-        constexpr int kBlock = 100;
-        for (int done = 0; done < sequential; done += kBlock) {
-            const int block = std::min(kBlock, sequential - done);
-            for (auto [target, which] : {std::pair{&plain, &agent}, std::pair{&spent, &controlled}}) {
-                Batch part;
-                const Sample blockStart = sampleNow();
-                for (int i = 0; i < block; ++i) {
-                    part.ok += bench::runOne(io, *which);
-                }
-                measureSince(blockStart, part);
-                target->ok += part.ok;
-                target->cpu += part.cpu;
-            }
-        }
+        alternate(io, sequential, {{&plain, &agent}, {&spent, &controlled}});
         std::printf(
             "sequential with prices, a budget (every limit, wall time included) and a rate limiter: %d/%d "
             "runs ok, CPU %.1f us/run against %.1f us/run without them in alternating blocks: %.3fx\n",
@@ -176,20 +183,7 @@ int main(int argc, char** argv) {
             Batch off;
             Batch zero;
             Batch all;
-            for (int done = 0; done < sequential; done += kBlock) {
-                const int block = std::min(kBlock, sequential - done);
-                for (auto [target, which] :
-                     {std::pair{&off, &agent}, std::pair{&zero, &quiet}, std::pair{&all, &traced}}) {
-                    Batch part;
-                    const Sample blockStart = sampleNow();
-                    for (int i = 0; i < block; ++i) {
-                        part.ok += bench::runOne(io, *which);
-                    }
-                    measureSince(blockStart, part);
-                    target->ok += part.ok;
-                    target->cpu += part.cpu;
-                }
-            }
+            alternate(io, sequential, {{&off, &agent}, {&zero, &quiet}, {&all, &traced}});
             for (const auto& shut : {sampledOut, fullyOn}) {
                 (void)boost::asio::co_spawn(exports, shut->shutdown(std::chrono::seconds(30)),
                                             boost::asio::use_future)
