@@ -124,7 +124,7 @@ TEST_CASE("a keyed recording builds its attributes once, and shares the point of
     histogram.record(0.5, "chat", make);
     histogram.record(2.0, "chat", make);
     histogram.record(std::numeric_limits<double>::quiet_NaN(), "chat", make);  // ignored
-    histogram.record(0.25, {{"op", std::string("chat")}});                    // the same point
+    histogram.record(0.25, {{"op", std::string("chat")}});                     // the same point
     histogram.record(0.75, "tool", [] { return std::vector<Attribute>{{"op", std::string("tool")}}; });
     CHECK(made == 1);
     const auto metrics = meter.collect();
