@@ -219,21 +219,27 @@ std::string& pointKey(std::initializer_list<std::string_view> parts) {
 
 }  // namespace
 
+std::vector<telemetry::Attribute> RunTrace::pointAttributes(const char* operation,
+                                                            std::string_view responseModel) const {
+    std::vector<telemetry::Attribute> attributes;
+    attributes.reserve(6);
+    attributes.push_back({"gen_ai.operation.name", std::string(operation)});
+    attributes.push_back({providerKey(conventions_), providerName_});
+    if (!requestModel_.empty()) {
+        attributes.push_back({"gen_ai.request.model", requestModel_});
+    }
+    if (!responseModel.empty()) {
+        attributes.push_back({"gen_ai.response.model", std::string(responseModel)});
+    }
+    return attributes;
+}
+
 void RunTrace::recordDuration(const char* operation, double seconds, std::string_view responseModel,
                               std::string_view toolName, std::string_view errorType) const {
     const std::string& key = pointKey({operation, providerKey(conventions_), providerName_, requestModel_,
                                        responseModel, toolName, errorType});
     metrics_->operationDuration.record(seconds, key, [&] {
-        std::vector<telemetry::Attribute> attributes;
-        attributes.reserve(6);
-        attributes.push_back({"gen_ai.operation.name", std::string(operation)});
-        attributes.push_back({providerKey(conventions_), providerName_});
-        if (!requestModel_.empty()) {
-            attributes.push_back({"gen_ai.request.model", requestModel_});
-        }
-        if (!responseModel.empty()) {
-            attributes.push_back({"gen_ai.response.model", std::string(responseModel)});
-        }
+        auto attributes = pointAttributes(operation, responseModel);
         if (!toolName.empty()) {
             attributes.push_back({"gen_ai.tool.name", std::string(toolName)});
         }
@@ -251,16 +257,7 @@ void RunTrace::recordTokens(const llm::Usage& usage, std::string_view responseMo
         const std::string& key =
             pointKey({providerKey(conventions_), providerName_, requestModel_, responseModel, type});
         metrics_->tokenUsage.record(static_cast<double>(count), key, [&] {
-            std::vector<telemetry::Attribute> attributes;
-            attributes.reserve(5);
-            attributes.push_back({"gen_ai.operation.name", std::string("chat")});
-            attributes.push_back({providerKey(conventions_), providerName_});
-            if (!requestModel_.empty()) {
-                attributes.push_back({"gen_ai.request.model", requestModel_});
-            }
-            if (!responseModel.empty()) {
-                attributes.push_back({"gen_ai.response.model", std::string(responseModel)});
-            }
+            auto attributes = pointAttributes("chat", responseModel);
             attributes.push_back({"gen_ai.token.type", std::string(type)});
             return attributes;
         });
@@ -269,16 +266,13 @@ void RunTrace::recordTokens(const llm::Usage& usage, std::string_view responseMo
 
 void RunTrace::modelCallStarting(llm::ModelRequest& request, int iteration) {
     chatStarted_ = std::chrono::steady_clock::now();
-    chatOpen_ = true;
     chat_ = telemetry_->tracer().startSpan(requestModel_.empty() ? "chat" : "chat " + requestModel_,
                                            SpanKind::client, &run_.context());
     request.trace = chat_.context();
-    if (chat_.recording()) {
-        request.tracer = &telemetry_->tracer();  // the HTTP attempts' spans, under this one
-    }
     if (!chat_.recording()) {
         return;
     }
+    request.tracer = &telemetry_->tracer();  // the HTTP attempts' spans, under this one
     describeOperation(chat_, "chat");
     chat_.setAttribute("reagent.iteration", static_cast<std::int64_t>(iteration));
     if (request.maxTokens) {
@@ -323,15 +317,15 @@ void RunTrace::modelCallStarting(llm::ModelRequest& request, int iteration) {
 }
 
 void RunTrace::modelCallEnded(const expected<llm::ModelReply, llm::ProviderError>& reply) {
-    if (metrics_ && chatOpen_) {
+    if (metrics_ && chatStarted_) {
         if (reply) {
-            recordDuration("chat", secondsSince(chatStarted_), reply->model, {}, {});
+            recordDuration("chat", secondsSince(*chatStarted_), reply->model, {}, {});
             recordTokens(reply->usage, reply->model);
         } else {
-            recordDuration("chat", secondsSince(chatStarted_), {}, {}, llm::toString(reply.error().code));
+            recordDuration("chat", secondsSince(*chatStarted_), {}, {}, llm::toString(reply.error().code));
         }
     }
-    chatOpen_ = false;
+    chatStarted_.reset();
     if (chat_.recording()) {
         if (reply) {
             if (!reply->model.empty()) {
@@ -456,13 +450,13 @@ void RunTrace::finished(const RunResult& result) {
     const bool paused = how == TerminatedBy::external_tool_calls || how == TerminatedBy::approval_required;
     const bool failed = !paused && errorCode(how);
     if (metrics_) {
-        if (chatOpen_) {
-            recordDuration("chat", secondsSince(chatStarted_), {}, {}, toString(how));
+        if (chatStarted_) {
+            recordDuration("chat", secondsSince(*chatStarted_), {}, {}, toString(how));
         }
         recordDuration("invoke_agent", secondsSince(runStarted_), {}, {},
                        failed ? std::string_view(toString(how)) : std::string_view());
     }
-    chatOpen_ = false;
+    chatStarted_.reset();
     if (chat_.recording()) {
         // The run ended during this model call (cancelled, out of time): the call ends with it.
         setError(chat_, toString(result.terminatedBy), "the run ended during the model call");

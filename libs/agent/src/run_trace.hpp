@@ -57,6 +57,10 @@ class RunTrace {
     /// The attributes the run's and the model calls' spans share: the operation, the provider, the model
     /// asked for and the conversation.
     void describeOperation(telemetry::Span& span, const char* operation) const;
+    /// The attributes every metric point of the run has: the operation, the provider, the model asked for
+    /// and the one that answered (when known).
+    [[nodiscard]] std::vector<telemetry::Attribute> pointAttributes(const char* operation,
+                                                                    std::string_view responseModel) const;
     /// Records an operation's duration (`gen_ai.client.operation.duration`) with the attributes the
     /// conventions give it; empty strings are left out.
     void recordDuration(const char* operation, double seconds, std::string_view responseModel,
@@ -81,8 +85,7 @@ class RunTrace {
     telemetry::Span run_;
     telemetry::Span chat_;
     std::chrono::steady_clock::time_point runStarted_;
-    std::chrono::steady_clock::time_point chatStarted_;
-    bool chatOpen_ = false;  // a model call started and has not ended
+    std::optional<std::chrono::steady_clock::time_point> chatStarted_;  // while a model call runs
     // The batch in flight: one span per call, and the contexts the calls point to (not moved while the
     // batch runs).
     std::vector<ToolSpan> tools_;

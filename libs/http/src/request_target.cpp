@@ -8,6 +8,7 @@
 
 #include "reagent/core/base64.hpp"
 #include "reagent/http/redacted_url.hpp"
+#include "reagent/http/url_parts.hpp"
 
 namespace reagent::http::detail {
 
@@ -217,3 +218,17 @@ std::string poolKey(const RequestTarget& target, const ProxyEndpoint* proxy) {
 }
 
 }  // namespace reagent::http::detail
+
+namespace reagent::http {
+
+std::optional<UrlParts> urlParts(std::string_view url) {
+    auto target = detail::parseTarget(url);
+    if (!target) {
+        return std::nullopt;
+    }
+    const std::string_view path = std::string_view(target->path).substr(0, target->path.find('?'));
+    return UrlParts{target->origin.host, target->origin.port,
+                    target->scheme + "://" + target->authority + std::string(path)};
+}
+
+}  // namespace reagent::http

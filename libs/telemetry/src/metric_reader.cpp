@@ -76,17 +76,17 @@ Task<expected<void, TelemetryError>> exportOnce(std::shared_ptr<ReaderShared> sh
 Task<void> metricPass(std::shared_ptr<ReaderShared> shared, std::shared_ptr<detail::Waker> waker) {
     for (;;) {
         waker->timer.expires_after(shared->interval);
-        auto [waited] = co_await waker->timer.async_wait(asio::as_tuple(asio::use_awaitable));
+        auto [woken] = co_await waker->timer.async_wait(asio::as_tuple(asio::use_awaitable));
         {
             const std::lock_guard lock(shared->mutex);
             // Woken early: by shutdown, or by a flush that exported what there was. The pass ends unless
             // something was recorded since.
-            if (shared->closed || (waited && !shared->meter->changed())) {
+            if (shared->closed || (woken && !shared->meter->changed())) {
                 shared->passRunning = false;
                 co_return;
             }
         }
-        if (waited) {
+        if (woken) {
             continue;  // recorded after the flush: a whole interval from now
         }
         (void)co_await exportOnce(shared);
