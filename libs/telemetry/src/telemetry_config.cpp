@@ -212,9 +212,6 @@ void readConventions(const EnvironmentLookup& lookup, TelemetryConfig& config) {
 expected<bool, TelemetryError> readDestination(const EnvironmentLookup& lookup, std::string_view signal,
                                                OtlpDestination& out) {
     const std::string prefix = "OTEL_EXPORTER_OTLP_" + std::string(signal) + "_";
-    std::string lowerSignal(signal);
-    std::transform(lowerSignal.begin(), lowerSignal.end(), lowerSignal.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
     std::string name = prefix + "ENDPOINT";
     if (auto endpoint = read(lookup, name)) {
         if (!isHttpUrl(trimWhitespace(*endpoint))) {
@@ -225,7 +222,7 @@ expected<bool, TelemetryError> readDestination(const EnvironmentLookup& lookup, 
         if (!isHttpUrl(trimWhitespace(*base))) {
             return fail(invalidConfig("OTEL_EXPORTER_OTLP_ENDPOINT is not an http or https URL"));
         }
-        out.endpoint = withSignalPath(std::string(trimWhitespace(*base)), "v1/" + lowerSignal);
+        out.endpoint = withSignalPath(std::string(trimWhitespace(*base)), "v1/" + lowered(signal));
     }
 
     if (auto protocol = readSignal(lookup, signal, "PROTOCOL", name)) {
