@@ -234,7 +234,9 @@ Task<http::ServerAnswer> answer(StatePtr s, http::ServerRequest request) {
         co_return co_await std::move(performing);
     }
     detail::ServedRequest served(s->config.telemetry, request, routeOf(*s, request.target));
-    auto performing = perform(detail::decide(s, std::move(request), served.context()));
+    detail::Decision decision = detail::decide(s, std::move(request), served.context());
+    served.call(decision.rpcMethod, decision.rpcMethodOriginal, decision.id, decision.rpcErrorCode);
+    auto performing = perform(std::move(decision));
     http::ServerAnswer answered = co_await std::move(performing);
     served.end(answered);
     co_return answered;

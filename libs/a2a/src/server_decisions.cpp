@@ -16,6 +16,12 @@ using nlohmann::json;
     return jsonReply(200, std::move(body));
 }
 
+// A JSON-RPC error answer, its code kept for the request's span.
+void refuse(Decision& decision, const std::optional<jsonrpc::RequestId>& id, int code, std::string message) {
+    decision.rpcErrorCode = code;
+    decision.reply = rpcReply(makeError(id, code, std::move(message)));
+}
+
 // The rules of reagent's HTTP servers: Host, Origin and bearer token for every request, JSON for a POST.
 [[nodiscard]] std::optional<http::Refusal> refusal(const Server::State& s,
                                                    const http::ServerRequest& request) {
@@ -42,22 +48,24 @@ Decision decideRpc(const StatePtr& s, const std::string& body, const SpanContext
     Decision decision;
     auto message = jsonrpc::parseMessage(body);
     if (!message) {
-        decision.reply =
-            rpcReply(makeError(jsonrpc::peekEnvelope(body).id, jsonrpc::replyCode(message.error()),
-                               std::move(message.error().message)));
+        refuse(decision, jsonrpc::peekEnvelope(body).id, jsonrpc::replyCode(message.error()),
+               std::move(message.error().message));
         return decision;
     }
     auto* request = std::get_if<jsonrpc::Request>(&*message);
     if (request == nullptr) {
-        decision.reply = rpcReply(makeError(std::nullopt, rpc::kInvalidRequest,
-                                            "not a JSON-RPC 2.0 request: a request has a method and an id"));
+        refuse(decision, std::nullopt, rpc::kInvalidRequest,
+               "not a JSON-RPC 2.0 request: a request has a method and an id");
         return decision;
     }
     decision.id = request->id;
+    decision.rpcMethod = request->method;
     const auto parsed = parseMethodName(request->method);
     if (!parsed) {
-        decision.reply = rpcReply(makeError(decision.id, rpc::kMethodNotFound,
-                                            "method '" + request->method + "' is not supported"));
+        // The RPC conventions: a method the server does not know is `_OTHER`, the name sent kept apart.
+        decision.rpcMethodOriginal = std::exchange(decision.rpcMethod, "_OTHER");
+        refuse(decision, decision.id, rpc::kMethodNotFound,
+               "method '" + request->method + "' is not supported");
         return decision;
     }
     decision.version = parsed->version;
@@ -65,7 +73,7 @@ Decision decideRpc(const StatePtr& s, const std::string& body, const SpanContext
     if (parsed->method == Method::send || parsed->method == Method::stream) {
         auto started = startTask(s, params, trace);
         if (!started) {
-            decision.reply = rpcReply(makeError(decision.id, started.error().code, started.error().message));
+            refuse(decision, decision.id, started.error().code, started.error().message);
             return decision;
         }
         decision.entry = *started;
@@ -82,16 +90,14 @@ Decision decideRpc(const StatePtr& s, const std::string& body, const SpanContext
     const std::string taskId = stringOr(params, "id");
     const auto found = s->tasks.find(taskId);
     if (found == s->tasks.end()) {
-        decision.reply =
-            rpcReply(makeError(decision.id, rpc::kTaskNotFound, "no task '" + taskId + "' on this server"));
+        refuse(decision, decision.id, rpc::kTaskNotFound, "no task '" + taskId + "' on this server");
         return decision;
     }
     decision.entry = found->second;
     if (parsed->method == Method::cancel) {
         if (decision.entry->terminal()) {
-            decision.reply = rpcReply(makeError(
-                decision.id, rpc::kTaskNotCancelable,
-                "task '" + taskId + "' is " + std::string(toString(decision.entry->task.status.state))));
+            refuse(decision, decision.id, rpc::kTaskNotCancelable,
+                   "task '" + taskId + "' is " + std::string(toString(decision.entry->task.status.state)));
             return decision;
         }
         decision.entry->cancelRequested = true;

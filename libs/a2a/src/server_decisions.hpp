@@ -25,6 +25,12 @@ struct Decision {
     EntryPtr entry;
     jsonrpc::RequestId id;
     ProtocolVersion version = ProtocolVersion::v1_0;
+    /// The JSON-RPC method asked for; `_OTHER` for one the server does not know (sent as
+    /// `rpcMethodOriginal`); empty when the body was no request.
+    std::string rpcMethod;
+    std::string rpcMethodOriginal;
+    /// The code of the JSON-RPC error answered; 0 when none.
+    int rpcErrorCode = 0;
 };
 
 /// Decides what `request` gets. Applies the rules of reagent's HTTP servers first (Host, Origin, bearer

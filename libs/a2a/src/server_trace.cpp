@@ -48,6 +48,21 @@ ServedRequest::ServedRequest(std::shared_ptr<telemetry::Telemetry> telemetry,
     }
 }
 
+void ServedRequest::call(const std::string& method, const std::string& methodOriginal,
+                         const jsonrpc::RequestId& id, int errorCode) {
+    rpcErrorCode_ = errorCode;
+    if (!span_.recording() || method.empty()) {
+        return;
+    }
+    span_.setAttribute("rpc.system.name", std::string("jsonrpc"));
+    span_.setAttribute("rpc.method", method);
+    if (!methodOriginal.empty()) {
+        span_.setAttribute("rpc.method_original", methodOriginal);
+    }
+    span_.setAttribute("jsonrpc.protocol.version", std::string("2.0"));
+    span_.setAttribute("jsonrpc.request.id", jsonrpc::toString(id));
+}
+
 void ServedRequest::end(const http::ServerAnswer& answer) {
     const unsigned status = std::visit([](const auto& reply) { return reply.status; }, answer.reply);
     const bool failed = status >= 500;  // the conventions: a 4xx is the client's error, not the server's
@@ -55,6 +70,12 @@ void ServedRequest::end(const http::ServerAnswer& answer) {
         span_.setAttribute("http.response.status_code", static_cast<std::int64_t>(status));
         if (failed) {
             span_.setAttribute("error.type", std::to_string(status));
+            span_.setStatus(telemetry::StatusCode::error);
+        } else if (rpcErrorCode_ != 0) {
+            // A JSON-RPC error travels in a 200: the RPC conventions name it by its code, as a string.
+            const std::string code = std::to_string(rpcErrorCode_);
+            span_.setAttribute("rpc.response.status_code", code);
+            span_.setAttribute("error.type", code);
             span_.setStatus(telemetry::StatusCode::error);
         }
     }

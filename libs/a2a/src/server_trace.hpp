@@ -9,6 +9,7 @@
 
 #include "reagent/core/trace_context.hpp"
 #include "reagent/http/server_connections.hpp"
+#include "reagent/jsonrpc/message.hpp"
 #include "reagent/telemetry/telemetry.hpp"
 
 namespace reagent::a2a::detail {
@@ -27,6 +28,10 @@ class ServedRequest {
 
     /// What the request's work continues: the server span, or the caller's span when nothing records.
     [[nodiscard]] const SpanContext& context() const noexcept { return context_; }
+    /// The request was a JSON-RPC call (`Decision`): its method, id and the code of the error answered
+    /// (0: none), in the RPC conventions.
+    void call(const std::string& method, const std::string& methodOriginal, const jsonrpc::RequestId& id,
+              int errorCode);
     /// The answer was given (for a stream: its headers).
     void end(const http::ServerAnswer& answer);
 
@@ -35,6 +40,7 @@ class ServedRequest {
     std::string method_;
     std::string route_;
     std::chrono::steady_clock::time_point start_;
+    int rpcErrorCode_ = 0;
     telemetry::Span span_;
     SpanContext context_;
 };

@@ -131,9 +131,12 @@ TEST_CASE("a traced server spans each request in the caller's trace, runs the ta
         auto sending = client->send(Message::userText("x"), caller);
         auto sent = co_await std::move(sending);
         REQUIRE(sent);
+        auto asking = client->getTask("no-such-task");
+        auto asked = co_await std::move(asking);
+        REQUIRE_FALSE(asked);
     });
     const auto spans = sink->spans();
-    REQUIRE(spans.size() == 2);  // the card, then the send
+    REQUIRE(spans.size() == 3);  // the card, the send, the task asked for
     CHECK(spans[0].name == "GET /.well-known/agent-card.json");
     const telemetry::SpanData& send = spans[1];
     CHECK(send.name == "POST /a2a/jsonrpc");
@@ -150,6 +153,27 @@ TEST_CASE("a traced server spans each request in the caller's trace, runs the ta
         return std::int64_t{-1};
     };
     CHECK(statusOf(send) == 200);
+    const auto text = [](const telemetry::SpanData& span, const std::string& key) {
+        for (const auto& attribute : span.attributes) {
+            if (attribute.key == key) {
+                return std::get<std::string>(attribute.value);
+            }
+        }
+        return std::string("(none)");
+    };
+    CHECK(text(send, "rpc.system.name") == "jsonrpc");
+    CHECK(text(send, "rpc.method") == "SendMessage");
+    CHECK(text(send, "jsonrpc.protocol.version") == "2.0");
+    CHECK(text(send, "jsonrpc.request.id") != "(none)");
+    CHECK(text(send, "error.type") == "(none)");
+    CHECK(send.status == telemetry::StatusCode::unset);
+    // A JSON-RPC error comes in a 200; the span names it by its code.
+    const telemetry::SpanData& missing = spans[2];
+    CHECK(statusOf(missing) == 200);
+    CHECK(text(missing, "rpc.method") == "GetTask");
+    CHECK(text(missing, "rpc.response.status_code") == std::to_string(reagent::a2a::rpc::kTaskNotFound));
+    CHECK(text(missing, "error.type") == std::to_string(reagent::a2a::rpc::kTaskNotFound));
+    CHECK(missing.status == telemetry::StatusCode::error);
 
     const auto metrics = config.telemetry->collectMetrics();
     REQUIRE(metrics.size() == 1);
@@ -158,7 +182,7 @@ TEST_CASE("a traced server spans each request in the caller's trace, runs the ta
     for (const auto& point : metrics[0].points) {
         requests += point.count;
     }
-    CHECK(requests == 2);
+    CHECK(requests == 3);
 }
 
 TEST_CASE("tasks/cancel cancels a running task and its stream ends canceled", "[a2a][integration]") {

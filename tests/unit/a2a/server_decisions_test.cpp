@@ -84,6 +84,11 @@ TEST_CASE("a2a decisions: JSON-RPC errors carry the request's id, or null when i
         decisions::decide(f.state, post(R"({"jsonrpc":"2.0","id":"a","method":"tasks/resubscribe"})"));
     CHECK(body(unknown)["error"]["code"] == rpc::kMethodNotFound);
     CHECK(body(unknown)["id"] == "a");
+    CHECK(unknown.rpcMethod == "_OTHER");  // kept apart, for the span: a client cannot grow its values
+    CHECK(unknown.rpcMethodOriginal == "tasks/resubscribe");
+    CHECK(unknown.rpcErrorCode == rpc::kMethodNotFound);
+    CHECK(garbage.rpcMethod.empty());
+    CHECK(garbage.rpcErrorCode == rpc::kParseError);
 
     const Decision notification = decisions::decide(f.state, post(R"({"jsonrpc":"2.0","method":"GetTask"})"));
     CHECK(body(notification)["error"]["code"] == rpc::kInvalidRequest);
@@ -92,6 +97,9 @@ TEST_CASE("a2a decisions: JSON-RPC errors carry the request's id, or null when i
     const Decision missing = decisions::decide(
         f.state, post(R"({"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t9"}})"));
     CHECK(body(missing)["error"]["code"] == rpc::kTaskNotFound);
+    CHECK(missing.rpcMethod == "GetTask");
+    CHECK(missing.rpcMethodOriginal.empty());
+    CHECK(missing.rpcErrorCode == rpc::kTaskNotFound);
 
     const Decision noMessage =
         decisions::decide(f.state, post(R"({"jsonrpc":"2.0","id":2,"method":"SendMessage","params":{}})"));
