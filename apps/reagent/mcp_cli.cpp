@@ -33,6 +33,11 @@ Subcommand addMcpCommand(CLI::App& app) {
             ->required()
             ->check(nonEmpty("a file path"));
         command->add_flag("--json", options.json, "Print JSON on stdout");
+        command
+            ->add_option("--trace-file", options.traceFile,
+                         "Append each request's OpenTelemetry client span to FILE as OTLP/JSON lines (beside "
+                         "the OTEL_* variables, as for run)")
+            ->option_text("FILE");
     };
     line->toolsCmd =
         mcpCmd->add_subcommand("tools", "Connect to each server and list its tools as SERVER/TOOL");

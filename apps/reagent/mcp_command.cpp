@@ -15,6 +15,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli_telemetry.hpp"
 #include "commands.hpp"
 #include "output.hpp"
 #include "reagent/core/settle.hpp"
@@ -125,8 +126,9 @@ std::string logText(const json& data) {
     return data.is_string() ? data.get<std::string>() : data.dump();
 }
 
-mcp::ClientOptions quietOptions(const std::string& server) {
+mcp::ClientOptions quietOptions(const std::string& server, std::shared_ptr<telemetry::Telemetry> telemetry) {
     mcp::ClientOptions options;
+    options.telemetry = std::move(telemetry);
     options.onLog = [server](const mcp::LogMessage& message) {
         std::cerr << "  mcp " << oneLine(server) << " [" << oneLine(message.level)
                   << "]: " << oneLine(logText(message.data)) << "\n";
@@ -161,7 +163,7 @@ Task<int> listTools(std::vector<mcp::ServerConfig> servers, McpOptions options) 
             continue;
         }
         const std::string name = server.name;
-        auto connecting = mcp::connectAny(server, quietOptions(name));
+        auto connecting = mcp::connectAny(server, quietOptions(name, options.telemetry));
         auto client = co_await std::move(connecting);
         if (!client) {
             std::cerr << "reagent: " << oneLine(client.error().message, 2000) << "\n";
@@ -221,7 +223,7 @@ Task<int> callTool(std::vector<mcp::ServerConfig> servers, McpOptions options) {
                   << " (servers: " << names << ")\n";
         co_return kExitUsage;
     }
-    auto connecting = mcp::connectAny(*server, quietOptions(serverName));
+    auto connecting = mcp::connectAny(*server, quietOptions(serverName, options.telemetry));
     auto client = co_await std::move(connecting);
     if (!client) {
         std::cerr << "reagent: " << oneLine(client.error().message, 2000) << "\n";
@@ -278,7 +280,14 @@ Task<int> runMcp(McpOptions options) {
 
 }  // namespace
 
-int mcpCommand(asio::io_context& io, const McpOptions& options) {
+int mcpCommand(asio::io_context& io, const McpOptions& given) {
+    McpOptions options = given;
+    auto telemetry = openTelemetry(io, options.traceFile);
+    if (!telemetry) {
+        std::cerr << "reagent: " << telemetry.error() << "\n";
+        return kExitUsage;
+    }
+    options.telemetry = *telemetry;
     asio::cancellation_signal cancel;
     asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
     signals.async_wait([&](const boost::system::error_code& ec, int) {
@@ -293,8 +302,10 @@ int mcpCommand(asio::io_context& io, const McpOptions& options) {
                    asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr error, int value) {
                        status = error ? kExitRunFailed : value;
                        signals.cancel();
+                       hurryTelemetry(io, options.telemetry);
                    }));
     io.run();
+    closeTelemetry(io, options.telemetry);
     return status;
 }
 

@@ -3,11 +3,13 @@
 /// \brief `reagent mcp tools` and `reagent mcp call`, and reading `--mcp-config` files.
 
 #include <boost/asio/io_context.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "reagent/core/expected.hpp"
 #include "reagent/mcp/server_config.hpp"
+#include "reagent/telemetry/telemetry.hpp"
 
 namespace reagent::cli {
 
@@ -24,6 +26,10 @@ struct McpOptions {
     /// tools: only this server; empty: every server.
     std::string server;
     bool json = false;
+    /// `--trace-file`: each request's client span as OTLP/JSON lines (beside the `OTEL_*` variables).
+    std::string traceFile;
+    /// Opened by `mcpCommand` from the environment and `traceFile`; null when neither asks for it.
+    std::shared_ptr<telemetry::Telemetry> telemetry;
 };
 
 /// \brief OAuth for a person at this terminal: the authorization link printed on stderr and the browser's
@@ -35,7 +41,8 @@ void useTerminalAuthorization(mcp::ServerConfig& server);
 /// with OAuth get `useTerminalAuthorization`.
 [[nodiscard]] expected<std::vector<mcp::ServerConfig>, std::string> readMcpConfig(const std::string& path);
 
-/// \brief Lists the tools of the configured servers, or calls one tool; Ctrl-C cancels.
+/// \brief Lists the tools of the configured servers, or calls one tool; Ctrl-C cancels. Each request is a
+/// client span when the `OTEL_*` variables or `--trace-file` ask for telemetry.
 [[nodiscard]] int mcpCommand(boost::asio::io_context& io, const McpOptions& options);
 
 }  // namespace reagent::cli

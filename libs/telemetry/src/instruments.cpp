@@ -24,6 +24,11 @@ Instruments Instruments::on(Meter& meter) {
             "The duration of the MCP request or notification as observed on the receiver from the "
             "time it was received until the result or ack is sent.",
             bounds(kMcpSeconds)),
+        meter.histogram(
+            "mcp.client.operation.duration", "s",
+            "The duration of the MCP request or notification as observed on the sender from the time it "
+            "was sent until the response or ack is received.",
+            bounds(kMcpSeconds)),
         meter.histogram("http.server.request.duration", "s", "Duration of HTTP server requests.",
                         bounds(kHttpSeconds)),
     };

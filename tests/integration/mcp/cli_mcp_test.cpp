@@ -478,6 +478,45 @@ void collectFileNames(const std::string& path, std::set<std::string>& names,
     }
 }
 
+// An mcpServers file in `dir` with one server, "ws": `reagent mcp serve` on `workspace`, read-only, writing
+// its spans to `traceFile`.
+std::string writeTracedServeConfig(const reagent::test::TempDir& dir, const reagent::test::TempDir& workspace,
+                                   const std::string& traceFile) {
+    const std::string config = (dir.path / "mcp.json").string();
+    const json args{"mcp",         "serve",        "--workspace", workspace.path.string(),
+                    "--read-only", "--trace-file", traceFile};
+    std::ofstream(config)
+        << json{{"mcpServers", {{"ws", {{"command", REAGENT_CLI_PATH}, {"args", args}}}}}}.dump();
+    return config;
+}
+
+// What tests/peers/otel/semconv_check.mjs says of `names` and `values`: the names (those of reagent's own
+// `reagent.*` aside) and enumerated values that OpenTelemetry's pinned semantic conventions do not define.
+json semconvVerdict(const std::set<std::string>& names,
+                    const std::map<std::string, std::set<std::string>>& values) {
+    using namespace std::chrono_literals;
+    json input{{"names", json::array()}, {"values", json::object()}};
+    for (const auto& name : names) {
+        if (name.rfind("reagent.", 0) != 0) {
+            input["names"].push_back(name);
+        }
+    }
+    for (const auto& [key, seen] : values) {
+        input["values"][key] = seen;
+    }
+    reagent::SubprocessOptions check;
+    check.program = REAGENT_NODE;
+    check.args = {REAGENT_SEMCONV_CHECK};
+    reagent::RunLimits limits;
+    limits.input = input.dump();
+    limits.deadline = std::chrono::steady_clock::now() + 30s;
+    auto checked = reagent::test::runCoro(reagent::runToEnd(check, limits));
+    REQUIRE(checked);
+    INFO(checked->stderrText);
+    REQUIRE(checked->exitCode == 0);
+    return json::parse(checked->stdoutText);
+}
+
 }  // namespace
 
 TEST_CASE("a parent agent, its remote A2A agent and that agent's MCP server trace as one tree",
@@ -498,14 +537,7 @@ TEST_CASE("a parent agent, its remote A2A agent and that agent's MCP server trac
     TempDir dir;
     const std::string serverTrace = (dir.path / "a2a.jsonl").string();
     const std::string mcpTrace = (dir.path / "mcp.jsonl").string();
-    const std::string config = (dir.path / "mcp.json").string();
-    std::ofstream(config) << json{
-        {"mcpServers",
-         {{"ws",
-           {{"command", REAGENT_CLI_PATH},
-            {"args",
-             {"mcp", "serve", "--workspace", workspace.path.string(), "--read-only", "--trace-file",
-              mcpTrace}}}}}}}.dump();
+    const std::string config = writeTracedServeConfig(dir, workspace, mcpTrace);
     CliProcess server({"serve", "--a2a", "--port", "0", "--no-auth", "--provider", "openai", "--base-url",
                        peer.url("/v1"), "--mcp-config", config, "--trace-file", serverTrace},
                       std::nullopt, {"OPENAI_API_KEY=test-key"});
@@ -599,30 +631,68 @@ TEST_CASE("a parent agent, its remote A2A agent and that agent's MCP server trac
     CHECK(names.count("mcp.server.operation.duration") == 1);
     CHECK(names.count("http.server.request.duration") == 1);
     CHECK(names.count("http.response.status_code") == 1);
-    json input{{"names", json::array()}, {"values", json::object()}};
-    for (const auto& name : names) {
-        if (name.rfind("reagent.", 0) != 0) {
-            input["names"].push_back(name);
-        }
-    }
-    for (const auto& [key, seen] : values) {
-        input["values"][key] = seen;
-    }
-    reagent::SubprocessOptions check;
-    check.program = REAGENT_NODE;
-    check.args = {REAGENT_SEMCONV_CHECK};
-    reagent::RunLimits limits;
-    limits.input = input.dump();
-    limits.deadline = std::chrono::steady_clock::now() + 30s;
-    auto checked = runCoro(reagent::runToEnd(check, limits));
-    REQUIRE(checked);
-    INFO(checked->stderrText);
-    REQUIRE(checked->exitCode == 0);
-    const json verdict = json::parse(checked->stdoutText);
+    const json verdict = semconvVerdict(names, values);
     CHECK(verdict["unknownNames"] == json::array());
     // Values the conventions do not enumerate, as they allow for what is newer or custom: the parent's
     // scripted model, and the methods of MCP 2026-07-28 the client opened with (the probe, the listen).
     CHECK(verdict["unknownValues"] ==
           json::array({"gen_ai.system=scripted", "mcp.method.name=server/discover",
                        "mcp.method.name=subscriptions/listen"}));
+}
+
+TEST_CASE("reagent mcp call traces its request as a client span that the server continues",
+          "[mcp][cli][telemetry]") {
+    using namespace std::chrono_literals;
+    reagent::test::TempDir workspace;
+    std::ofstream(workspace.file("note.txt")) << "traced";
+    reagent::test::TempDir dir;
+    const std::string clientTrace = (dir.path / "client.jsonl").string();
+    const std::string serverTrace = (dir.path / "server.jsonl").string();
+    const std::string config = writeTracedServeConfig(dir, workspace, serverTrace);
+    auto called = runCli({"mcp", "call", "ws/file-read", R"({"path":"note.txt"})", "--mcp-config", config,
+                          "--trace-file", clientTrace});
+    INFO(called.err);
+    REQUIRE(called.status == 0);
+    CHECK(called.out.find("traced") != std::string::npos);
+    auto missing = runCli({"mcp", "call", "ws/file-read", R"({"path":"absent.txt"})", "--mcp-config", config,
+                           "--trace-file", clientTrace});
+    CHECK(missing.status == 1);
+
+    const auto sent = spansInFile(clientTrace);
+    std::vector<const json*> calls;
+    for (const json& span : sent) {
+        if (span["name"] == "tools/call file-read") {
+            calls.push_back(&span);
+        }
+    }
+    REQUIRE(calls.size() == 2);
+    const json& call = *calls[0];
+    CHECK(call["kind"] == 3);  // CLIENT
+    CHECK_FALSE(call.contains("parentSpanId"));
+    CHECK(calls[1]->dump().find("tool_error") != std::string::npos);  // the tool's own failure
+
+    std::vector<json> served;
+    for (const auto deadline = std::chrono::steady_clock::now() + 10s;
+         std::chrono::steady_clock::now() < deadline; std::this_thread::sleep_for(50ms)) {
+        served = spansInFile(serverTrace);
+        if (served.size() >= 2) {
+            break;
+        }
+    }
+    const json* servedCall = spanNamed(served, "tools/call file-read");
+    REQUIRE(servedCall != nullptr);
+    CHECK((*servedCall)["traceId"] == call["traceId"]);
+    CHECK((*servedCall)["parentSpanId"] == call["spanId"]);  // the client's span, sent in _meta
+
+    std::set<std::string> names;
+    std::map<std::string, std::set<std::string>> values;
+    collectFileNames(clientTrace, names, values);
+    CHECK(names.count("mcp.client.operation.duration") == 1);
+    CHECK(names.count("mcp.method.name") == 1);
+    CHECK(names.count("jsonrpc.request.id") == 1);
+    const json verdict = semconvVerdict(names, values);
+    CHECK(verdict["unknownNames"] == json::array());
+    // `tool_error` is the MCP conventions' own value for a result with isError, which the registry's
+    // `error.type` leaves open.
+    CHECK(verdict["unknownValues"] == json::array({"error.type=tool_error"}));
 }

@@ -17,6 +17,7 @@
 #include "fake_mcp_server.hpp"
 #include "reagent/mcp/memory_transport.hpp"
 #include "reagent/mcp/protocol_version.hpp"
+#include "reagent/telemetry/telemetry.hpp"
 #include "run_coro.hpp"
 
 namespace asio = boost::asio;
@@ -368,6 +369,101 @@ TEST_CASE("mcp client: a call in a span carries its trace context in _meta, besi
     CHECK(meta["tracestate"] == "vendor=1");
     CHECK(meta.contains("progressToken"));
     CHECK_FALSE(calls[1]["params"].contains("_meta"));
+}
+
+TEST_CASE("mcp client: given telemetry, each request is a client span sent in _meta, timed by method",
+          "[mcp][client][telemetry]") {
+    namespace telemetry = reagent::telemetry;
+    asio::io_context io;
+    FakeServer server;
+    server.onRequest = [&](const json& request) {
+        const std::string tool = request["params"].value("name", "");
+        if (request["method"] == "tools/call" && tool == "work") {
+            return Reply::ok(json{{"content", json::array({{{"type", "text"}, {"text", "done"}}})}});
+        }
+        if (request["method"] == "tools/call") {
+            return Reply::ok(
+                json{{"content", json::array({{{"type", "text"}, {"text", "no"}}})}, {"isError", true}});
+        }
+        if (request["method"] == "prompts/get") {
+            return Reply::rpcError(-32602, "no prompt 'missing'");
+        }
+        return Reply::ok(json::object());
+    };
+    auto sink = std::make_shared<telemetry::InMemorySpanSink>();
+    auto traced = std::make_shared<telemetry::Telemetry>(telemetry::SamplerConfig{}, sink);
+    mcp::ClientOptions options;
+    options.telemetry = traced;
+    const auto parent =
+        telemetry::parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").value();
+    runOn(io, [&]() -> Task<void> {
+        auto connecting = connect(server, memoryConfig(), options);
+        auto client = co_await std::move(connecting);
+        REQUIRE(client);
+        mcp::CallOptions child;
+        child.trace = parent;
+        auto calling = (*client)->callTool("work", json::object(), std::move(child));
+        auto called = co_await std::move(calling);
+        REQUIRE(called);
+        auto failing = (*client)->callTool("refuse", json::object());
+        auto failed = co_await std::move(failing);
+        REQUIRE(failed);
+        CHECK(failed->isError);
+        auto asking = (*client)->request("prompts/get", json{{"name", "missing"}});
+        auto asked = co_await std::move(asking);
+        REQUIRE_FALSE(asked);
+        co_await (*client)->close();
+    }());
+    const auto spans = sink->spans();
+    REQUIRE(spans.size() == 3);  // initialize is the session's own, not a call
+    const auto text = [](const telemetry::SpanData& span, const std::string& key) {
+        for (const auto& attribute : span.attributes) {
+            if (attribute.key == key) {
+                return std::get<std::string>(attribute.value);
+            }
+        }
+        return std::string("(none)");
+    };
+    const telemetry::SpanData& work = spans[0];
+    CHECK(work.name == "tools/call work");
+    CHECK(work.kind == telemetry::SpanKind::client);
+    CHECK(work.context.traceId == parent.traceId);
+    CHECK(work.parentSpanId == parent.spanId);
+    CHECK(text(work, "mcp.method.name") == "tools/call");
+    CHECK(text(work, "gen_ai.tool.name") == "work");
+    CHECK(text(work, "gen_ai.operation.name") == "execute_tool");
+    CHECK(text(work, "network.transport") == "pipe");
+    CHECK(text(work, "jsonrpc.request.id") != "(none)");
+    CHECK(text(work, "mcp.protocol.version") == mcp::kLatestProtocolVersion);
+    CHECK(text(work, "error.type") == "(none)");
+    // The server is sent the call's own span, not its parent.
+    const auto calls = server.framesWith("tools/call");
+    REQUIRE(calls.size() == 2);
+    CHECK(calls[0]["params"]["_meta"]["traceparent"] == reagent::formatTraceparent(work.context));
+    CHECK(calls[1]["params"]["_meta"]["traceparent"] == reagent::formatTraceparent(spans[1].context));
+
+    const telemetry::SpanData& refused = spans[1];
+    CHECK(refused.name == "tools/call refuse");
+    CHECK_FALSE(refused.parentSpanId.valid());  // no parent given: a trace of its own
+    CHECK(text(refused, "error.type") == "tool_error");
+    CHECK(refused.status == telemetry::StatusCode::error);
+
+    const telemetry::SpanData& prompt = spans[2];
+    CHECK(prompt.name == "prompts/get missing");
+    CHECK(text(prompt, "gen_ai.prompt.name") == "missing");
+    CHECK(text(prompt, "error.type") == "-32602");
+    CHECK(text(prompt, "rpc.response.status_code") == "-32602");
+    CHECK(prompt.status == telemetry::StatusCode::error);
+
+    const auto metrics = traced->collectMetrics();
+    REQUIRE(metrics.size() == 1);
+    CHECK(metrics[0].name == "mcp.client.operation.duration");
+    CHECK(metrics[0].unit == "s");
+    std::uint64_t requests = 0;
+    for (const auto& point : metrics[0].points) {
+        requests += point.count;
+    }
+    CHECK(requests == 3);
 }
 
 TEST_CASE("mcp client: notifications reach log, list-changed and progress handlers", "[mcp][client]") {

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "call_trace.hpp"
 #include "client_session.hpp"
 #include "param_headers.hpp"
 #include "reagent/core/cancellation.hpp"
@@ -230,9 +231,11 @@ void armSweeper(const StatePtr& state, Clock::time_point deadline) {
 
 // One request on one transport: send, wait for the response (a result or the server's JSON-RPC error),
 // the deadline or cancellation.
+// `sentId`, when given, receives the request's id.
 Task<expected<expected<json, RpcError>, McpError>> exchangeOutcome(
     StatePtr state, std::shared_ptr<Transport> transport, std::uint64_t generation, std::string method,
-    json params, Clock::time_point deadline, const std::function<void(const Progress&)>* onProgress) {
+    json params, Clock::time_point deadline, const std::function<void(const Progress&)>* onProgress,
+    std::int64_t* sentId = nullptr) {
     Waiter waiter(state->executor);
     const bool progress = onProgress != nullptr && *onProgress;
     if (progress) {
@@ -241,6 +244,9 @@ Task<expected<expected<json, RpcError>, McpError>> exchangeOutcome(
     detail::ClientSession::Outgoing outgoing =
         state->session.startRequest(method, std::move(params), progress);
     const std::int64_t id = outgoing.id;
+    if (sentId != nullptr) {
+        *sentId = id;
+    }
     // Whatever way this frame ends (a value, an exception, destruction), the waiter leaves the map.
     WaiterRegistration registration(state.get(), &waiter, id);
 
@@ -541,9 +547,11 @@ void headersFrom(Client::State& state, std::vector<ToolInfo>& tools) {
 Task<expected<json, McpError>> answerQuestions(StatePtr state, const json& questions);
 Task<expected<std::vector<ToolInfo>, McpError>> listAllTools(StatePtr state);
 
-Task<expected<json, McpError>> call(StatePtr state, std::string method, json params,
-                                    std::optional<std::chrono::milliseconds> timeout,
-                                    const std::function<void(const Progress&)>* onProgress) {
+// The rounds of one call; `record`, when given, learns the ids sent and a JSON-RPC error's code.
+Task<expected<json, McpError>> rounds(StatePtr state, std::string method, json params,
+                                      std::optional<std::chrono::milliseconds> timeout,
+                                      const std::function<void(const Progress&)>* onProgress,
+                                      detail::CallRecord* record) {
     const auto deadline = Clock::now() + timeout.value_or(state->config().requestTimeout);
     auto up = co_await ready(state, deadline);
     if (!up) {
@@ -560,7 +568,8 @@ Task<expected<json, McpError>> call(StatePtr state, std::string method, json par
     bool relisted = false;
     for (std::size_t round = 1;; ++round) {
         auto outcome = co_await exchangeOutcome(state, state->transport, state->session.generation(), method,
-                                                std::move(params), deadline, onProgress);
+                                                std::move(params), deadline, onProgress,
+                                                record != nullptr ? &record->requestId : nullptr);
         if (!outcome) {
             co_return unexpected(std::move(outcome.error()));
         }
@@ -572,6 +581,9 @@ Task<expected<json, McpError>> call(StatePtr state, std::string method, json par
                 (void)listed;  // a failure shows in the retry
                 params = *original;
                 continue;
+            }
+            if (record != nullptr) {
+                record->rpcErrorCode = outcome->error().code;
             }
             co_return unexpected(detail::ClientSession::remoteError(method, outcome->error()));
         }
@@ -611,6 +623,32 @@ Task<expected<json, McpError>> call(StatePtr state, std::string method, json par
             }
         }
     }
+}
+
+// `rounds` in a client span (`CallTrace`), child of `parent`.
+Task<expected<json, McpError>> tracedRounds(StatePtr state, std::string method, json params,
+                                            std::optional<std::chrono::milliseconds> timeout,
+                                            const std::function<void(const Progress&)>* onProgress,
+                                            SpanContext parent) {
+    detail::CallTrace trace(state->options.telemetry, state->config(), method, params, parent);
+    detail::CallRecord record;
+    auto outcome = co_await rounds(state, std::move(method), std::move(params), timeout, onProgress, &record);
+    trace.end(outcome, record, state->session.server().protocolVersion);
+    co_return outcome;
+}
+
+// One call, the way it goes to the server: traced when the client was given telemetry, its span a child
+// of `parent` when one is given. (A pointer: GCC 12 frees a class-type default argument of a call awaited
+// in a coroutine twice.)
+Task<expected<json, McpError>> call(StatePtr state, std::string method, json params,
+                                    std::optional<std::chrono::milliseconds> timeout,
+                                    const std::function<void(const Progress&)>* onProgress,
+                                    const SpanContext* parent = nullptr) {
+    if (state->options.telemetry) {
+        return tracedRounds(std::move(state), std::move(method), std::move(params), timeout, onProgress,
+                            parent != nullptr ? *parent : SpanContext{});
+    }
+    return rounds(std::move(state), std::move(method), std::move(params), timeout, onProgress, nullptr);
 }
 
 Task<expected<std::vector<ToolInfo>, McpError>> listAllTools(StatePtr state) {
@@ -941,7 +979,8 @@ Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arg
     json params = json::object();
     params["name"] = std::move(name);
     params["arguments"] = arguments.is_null() ? json::object() : std::move(arguments);
-    if (options.trace.valid()) {
+    if (options.trace.valid() && !state->options.telemetry) {
+        // Traced, the call's own span is sent instead, child of this one (`call`).
         json& meta = params["_meta"];
         meta["traceparent"] = formatTraceparent(options.trace);
         if (!options.trace.traceState.empty()) {
@@ -955,11 +994,13 @@ Task<expected<CallResult, McpError>> Client::callTool(std::string name, json arg
     }
     const std::function<void(const Progress&)>* onProgress =
         options.onProgress ? &options.onProgress : nullptr;
-    auto result = co_await call(state, "tools/call", std::move(params), options.timeout, onProgress);
+    auto result =
+        co_await call(state, "tools/call", std::move(params), options.timeout, onProgress, &options.trace);
     if (!result && result.error().code == McpErrc::connection_closed && retryable &&
         state->phase() != Phase::closed && state->phase() != Phase::failed) {
         // The transport dropped under the call; the tool says sending it again is harmless.
-        result = co_await call(state, "tools/call", std::move(*resend), options.timeout, onProgress);
+        result = co_await call(state, "tools/call", std::move(*resend), options.timeout, onProgress,
+                               &options.trace);
     }
     if (!result) {
         co_return unexpected(result.error());

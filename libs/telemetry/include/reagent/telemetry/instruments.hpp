@@ -17,6 +17,8 @@ struct Instruments {
     Histogram& operationDuration;
     /// `mcp.server.operation.duration` (`s`): each request an MCP server answered.
     Histogram& mcpServerDuration;
+    /// `mcp.client.operation.duration` (`s`): each request an MCP client given telemetry made.
+    Histogram& mcpClientDuration;
     /// `http.server.request.duration` (`s`): each request an A2A server answered.
     Histogram& httpServerDuration;
 

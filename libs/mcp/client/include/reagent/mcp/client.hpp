@@ -18,6 +18,10 @@
 #include "reagent/mcp/server_config.hpp"
 #include "reagent/mcp/transport.hpp"
 
+namespace reagent::telemetry {
+class Telemetry;
+}  // namespace reagent::telemetry
+
 namespace reagent::mcp {
 
 /// \brief Options of one call.
@@ -57,6 +61,11 @@ struct ClientOptions {
     std::string logLevel = "info";
     /// The server's tool list changed (`notifications/tools/list_changed`); call `listTools` again.
     std::function<void()> onToolsChanged;
+    /// When set, each request is a client span in OpenTelemetry's MCP conventions (`{method} {target}`,
+    /// child of `CallOptions::trace`), its context sent in `params._meta`, and records
+    /// `mcp.client.operation.duration`. For a client used on its own (`reagent mcp call`); an agent's MCP
+    /// tools need none, their `execute_tool` span being the client span.
+    std::shared_ptr<telemetry::Telemetry> telemetry;
     /// Something the server sent that could not be used (a malformed frame, an unknown response id),
     /// and reconnections; for logs. Must not throw.
     std::function<void(const McpError&)> onProblem;
