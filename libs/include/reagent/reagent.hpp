@@ -84,6 +84,13 @@
 // transform
 #include "reagent/transform/jq_transform.hpp"
 
+// durable runs
+#include "reagent/durable/durable_error.hpp"
+#include "reagent/durable/journal.hpp"
+#include "reagent/durable/memory_run_store.hpp"
+#include "reagent/durable/run_store.hpp"
+#include "reagent/durable/sqlite_run_store.hpp"
+
 // telemetry
 #include "reagent/telemetry/batch_span_processor.hpp"
 #include "reagent/telemetry/id_generator.hpp"
