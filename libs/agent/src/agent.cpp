@@ -63,6 +63,7 @@ REAGENT_OUT_OF_FRAME std::unique_ptr<detail::RunContext> startRun(
     if (options.sessionState.is_object()) {
         run->loop.sessionState() = std::move(options.sessionState);
     }
+    run->journal = std::move(options.journal);
     if (run->events->listening()) {
         run->events->emit(RunStarted{run->loop.messages()[run->loop.promptIndex()].text});
     }
@@ -98,6 +99,7 @@ REAGENT_OUT_OF_FRAME expected<std::unique_ptr<detail::RunContext>, AgentError> r
     auto run = std::make_unique<detail::RunContext>(state, RunEvents::make(state, std::move(input.onEvent)),
                                                     std::move(*restored));
     ReactLoop& loop = run->loop;
+    run->journal = std::move(input.journal);
     // Kept for the trace (the loop takes them): a refused call shows there.
     std::vector<ApprovalDecision> decisions;
     if (state->config.telemetry) {

@@ -13,6 +13,7 @@
 #include "reagent/core/settle.hpp"
 #include "reagent/core/timeout.hpp"
 #include "result_stage.hpp"
+#include "run_journaling.hpp"
 #include "run_meta_tools.hpp"
 #include "run_spending.hpp"
 
@@ -172,9 +173,11 @@ REAGENT_OUT_OF_FRAME Task<expected<llm::ModelReply, llm::ProviderError>> startMo
     return task;
 }
 
+// `replayed`: the reply comes from the run's journal, not from a call made now (nothing to trace).
 REAGENT_OUT_OF_FRAME void onReply(RunContext& run, int iteration,
-                                  expected<llm::ModelReply, llm::ProviderError>& reply) {
-    if (run.trace) {
+                                  expected<llm::ModelReply, llm::ProviderError>& reply,
+                                  bool replayed = false) {
+    if (run.trace && !replayed) {
         run.trace->modelCallEnded(reply);
     }
     if (reply && run.events->listening()) {
@@ -222,6 +225,9 @@ REAGENT_OUT_OF_FRAME std::vector<tools::ToolCallRequest> prepareBatch(
         call.session = &run.loop.sessionState();  // the loop outlives the batch
         call.ledger = &run.loop.ledger();
     }
+    if (run.journal) {
+        attachJournal(run, calls, std::get<RunTools>(run.next).tripIndex);
+    }
     if (run.trace) {
         run.trace->toolCallsStarting(calls);
     }
@@ -242,6 +248,11 @@ REAGENT_OUT_OF_FRAME void onBatchDone(RunContext& run, std::vector<tools::ToolCa
     }
     if (run.trace) {
         run.trace->toolCallsEnded(records);
+    }
+    if (!run.journalFailure.empty() && !cancelled) {
+        // A record not journaled: the run stops here, and whoever holds it next runs that call again.
+        advance(run, run.loop.onInternalError(run.journalFailure));
+        return;
     }
     advance(run, cancelled ? run.loop.onCancelled(std::move(records))
                            : run.loop.onToolResults(std::move(records)));
@@ -294,10 +305,25 @@ Task<void> modelStep(RunContext& run) {
     }
     auto& call = *std::get<std::unique_ptr<CallModel>>(run.next);
     const int iteration = call.iteration;
+    if (run.journal) {
+        if (auto replayed = replayedReply(run, iteration)) {
+            run.next = std::monostate{};
+            onReply(run, iteration, *replayed, true);
+            co_return;
+        }
+    }
     auto reply = co_await startModelCall(run, call);  // `call` is gone once the provider has the request
     if (isCancelled(co_await asio::this_coro::cancellation_state)) {
         onCancelled(run, &reply);
         co_return;
+    }
+    if (run.journal) {
+        const bool kept = co_await journalReply(run, iteration, reply);
+        if (!kept) {
+            run.loop.addUsage(reply ? reply->usage : reply.error().usage);
+            advance(run, run.loop.onInternalError(run.journalFailure));
+            co_return;
+        }
     }
     onReply(run, iteration, reply);
 }

@@ -10,6 +10,7 @@
 
 #include "agent_state.hpp"
 #include "reagent/agent/react_loop.hpp"
+#include "reagent/agent/run_journal.hpp"
 #include "reagent/agent/run_result.hpp"
 #include "reagent/core/effect_error.hpp"
 #include "reagent/core/expected.hpp"
@@ -51,6 +52,10 @@ struct RunContext {
     RunStatusSource status;
     /// The run's spans, when its agent traces (`AgentBuilder::withTelemetry`); null otherwise.
     std::unique_ptr<RunTrace> trace;
+    /// Where the run journals its steps (`RunOptions::journal`); null otherwise.
+    std::shared_ptr<RunJournal> journal;
+    /// Why the journal refused a step of the batch in progress; empty while it has refused none.
+    std::string journalFailure;
 };
 
 /// Takes `action` as the run's next step; an end's result moves to `run.result` (with the saved state of a

@@ -3,6 +3,7 @@
 
 #include "run_state_codec.hpp"
 
+#include <boost/describe/enum_from_string.hpp>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -42,33 +43,6 @@ std::int64_t micros(std::chrono::system_clock::time_point at) {
 std::chrono::system_clock::time_point fromMicros(std::int64_t value) {
     return std::chrono::system_clock::time_point(
         std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::microseconds(value)));
-}
-
-json toJson(const llm::ToolCall& call) {
-    json out = {{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}};
-    if (!call.signature.empty()) {
-        out["signature"] = call.signature;
-    }
-    if (call.invalidArguments) {
-        out["invalidArguments"] = {{"text", call.invalidArguments->text},
-                                   {"problem", call.invalidArguments->problem}};
-    }
-    return out;
-}
-
-llm::ToolCall toolCallFromJson(const json& value, const std::string& path) {
-    llm::ToolCall call;
-    call.id = field<std::string>(value, "id", path);
-    call.name = field<std::string>(value, "name", path);
-    call.arguments = optionalField<json>(value, "arguments", path, json::object());
-    call.signature = optionalField<std::string>(value, "signature", path, {});
-    if (value.contains("invalidArguments")) {
-        const json invalid = value["invalidArguments"];
-        call.invalidArguments =
-            llm::InvalidArguments{field<std::string>(invalid, "text", path + ".invalidArguments"),
-                                  field<std::string>(invalid, "problem", path + ".invalidArguments")};
-    }
-    return call;
 }
 
 // An attachment as saved: its URL; or its bytes by reference (`sha256`, `size`) when the store takes them;
@@ -143,6 +117,33 @@ llm::Attachment attachmentFromJson(const json& value, const std::string& path,
 }
 
 }  // namespace
+
+json toJson(const llm::ToolCall& call) {
+    json out = {{"id", call.id}, {"name", call.name}, {"arguments", call.arguments}};
+    if (!call.signature.empty()) {
+        out["signature"] = call.signature;
+    }
+    if (call.invalidArguments) {
+        out["invalidArguments"] = {{"text", call.invalidArguments->text},
+                                   {"problem", call.invalidArguments->problem}};
+    }
+    return out;
+}
+
+llm::ToolCall toolCallFromJson(const json& value, const std::string& path) {
+    llm::ToolCall call;
+    call.id = field<std::string>(value, "id", path);
+    call.name = field<std::string>(value, "name", path);
+    call.arguments = optionalField<json>(value, "arguments", path, json::object());
+    call.signature = optionalField<std::string>(value, "signature", path, {});
+    if (value.contains("invalidArguments")) {
+        const json invalid = value["invalidArguments"];
+        call.invalidArguments =
+            llm::InvalidArguments{field<std::string>(invalid, "text", path + ".invalidArguments"),
+                                  field<std::string>(invalid, "problem", path + ".invalidArguments")};
+    }
+    return call;
+}
 
 json toJson(const llm::Message& message, const AttachmentStorage& storage) {
     json out = {{"role", llm::toString(message.role)}, {"text", message.text}};
@@ -447,6 +448,71 @@ Compaction compactionFromJson(const json& value, const std::string& path) {
         throw StateError(path + " holds a negative count");
     }
     return compaction;
+}
+
+json toJson(const expected<llm::ModelReply, llm::ProviderError>& outcome) {
+    if (outcome) {
+        const llm::ModelReply& reply = *outcome;
+        json calls = json::array();
+        for (const llm::ToolCall& call : reply.toolCalls) {
+            calls.push_back(toJson(call));
+        }
+        return {{"reply",
+                 {{"text", reply.text},
+                  {"toolCalls", std::move(calls)},
+                  {"stopReason", llm::toString(reply.stopReason)},
+                  {"usage", toJson(reply.usage)},
+                  {"model", reply.model},
+                  {"id", reply.id}}}};
+    }
+    const llm::ProviderError& error = outcome.error();
+    json out = {{"code", llm::toString(error.code)},
+                {"message", error.message},
+                {"providerType", error.providerType},
+                {"usage", toJson(error.usage)}};
+    if (error.httpStatus) {
+        out["httpStatus"] = *error.httpStatus;
+    }
+    if (error.retryAfter) {
+        out["retryAfterMs"] = error.retryAfter->count();
+    }
+    return {{"error", std::move(out)}};
+}
+
+expected<llm::ModelReply, llm::ProviderError> modelOutcomeFromJson(const json& value,
+                                                                   const std::string& path) {
+    if (value.contains("reply")) {
+        const json reply = field<json>(value, "reply", path);
+        const std::string at = path + ".reply";
+        llm::ModelReply out;
+        out.text = field<std::string>(reply, "text", at);
+        out.toolCalls = arrayField(reply, "toolCalls", at, toolCallFromJson);
+        const std::string reason = field<std::string>(reply, "stopReason", at);
+        if (!boost::describe::enum_from_string(reason.c_str(), out.stopReason)) {
+            throw StateError(at + ".stopReason '" + reason + "' is not a stop reason");
+        }
+        out.usage = usageFromJson(field<json>(reply, "usage", at), at + ".usage");
+        out.model = field<std::string>(reply, "model", at);
+        out.id = field<std::string>(reply, "id", at);
+        return out;
+    }
+    const json error = field<json>(value, "error", path);
+    const std::string at = path + ".error";
+    llm::ProviderError out;
+    const std::string code = field<std::string>(error, "code", at);
+    if (!boost::describe::enum_from_string(code.c_str(), out.code)) {
+        throw StateError(at + ".code '" + code + "' is not a provider error code");
+    }
+    out.message = field<std::string>(error, "message", at);
+    out.providerType = field<std::string>(error, "providerType", at);
+    out.usage = usageFromJson(field<json>(error, "usage", at), at + ".usage");
+    if (error.contains("httpStatus")) {
+        out.httpStatus = field<int>(error, "httpStatus", at);
+    }
+    if (error.contains("retryAfterMs")) {
+        out.retryAfter = std::chrono::milliseconds(field<std::int64_t>(error, "retryAfterMs", at));
+    }
+    return unexpected(std::move(out));
 }
 
 }  // namespace reagent::agent::detail

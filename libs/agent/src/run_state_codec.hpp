@@ -11,6 +11,8 @@
 #include "reagent/agent/attachment_store.hpp"
 #include "reagent/agent/run_result.hpp"
 #include "reagent/llm/message.hpp"
+#include "reagent/llm/model_request.hpp"
+#include "reagent/llm/provider_error.hpp"
 #include "reagent/tools/tool_call.hpp"
 
 namespace reagent::agent::detail {
@@ -28,6 +30,9 @@ class StateError : public std::runtime_error {
 /// A saved message; an attachment by reference is read from `storage.store`, its hash checked.
 [[nodiscard]] llm::Message messageFromJson(const nlohmann::json& value, const std::string& path,
                                            const AttachmentStorage& storage = {});
+
+[[nodiscard]] nlohmann::json toJson(const llm::ToolCall& call);
+[[nodiscard]] llm::ToolCall toolCallFromJson(const nlohmann::json& value, const std::string& path);
 
 [[nodiscard]] nlohmann::json toJson(const tools::ToolCallRequest& call);
 [[nodiscard]] tools::ToolCallRequest callFromJson(const nlohmann::json& value, const std::string& path);
@@ -59,6 +64,11 @@ class StateError : public std::runtime_error {
 [[nodiscard]] Compaction compactionFromJson(const nlohmann::json& value, const std::string& path);
 /// The "reason" field of `value`.
 [[nodiscard]] CompactionReason compactionReasonFromJson(const nlohmann::json& value, const std::string& path);
+
+/// A model call's outcome, as a run's journal keeps it (`model:N` steps).
+[[nodiscard]] nlohmann::json toJson(const expected<llm::ModelReply, llm::ProviderError>& outcome);
+[[nodiscard]] expected<llm::ModelReply, llm::ProviderError> modelOutcomeFromJson(const nlohmann::json& value,
+                                                                                 const std::string& path);
 
 [[nodiscard]] nlohmann::json toJson(const FinalAnswer& answer);
 [[nodiscard]] FinalAnswer finalAnswerFromJson(const nlohmann::json& value, const std::string& path);

@@ -90,6 +90,8 @@
 #include "reagent/durable/memory_run_store.hpp"
 #include "reagent/durable/run_store.hpp"
 #include "reagent/durable/sqlite_run_store.hpp"
+#include "reagent/durable/store_journal.hpp"
+#include "reagent/durable/worker.hpp"
 
 // telemetry
 #include "reagent/telemetry/batch_span_processor.hpp"

@@ -419,6 +419,9 @@ struct ToolExecutor::Call {
         context.session = request.session;
         context.ledger = request.ledger;
         context.trace = request.trace;
+        if (request.journal) {
+            context.idempotencyKey = &request.journal->idempotencyKey;
+        }
         context.content = &record.content;
         context.structured = &record.structured;
         if (request.channel) {
@@ -454,6 +457,10 @@ struct ToolExecutor::Call {
 // await of it throws; each step settles what is not ours. The call's arguments move to `record`; both stay
 // put until the task is done.
 Task<void> ToolExecutor::runCall(ToolCallRequest& request, int tripIndex, ToolCallRecord& record) {
+    if (request.journal && request.journal->recorded) {
+        record = *request.journal->recorded;  // journaled by an earlier attempt of the run: not run again
+        co_return;
+    }
     Call call{*this, request, record, tripIndex};
     if (!call.admit()) {
         co_return;
@@ -485,6 +492,9 @@ Task<void> ToolExecutor::runCall(ToolCallRequest& request, int tripIndex, ToolCa
     Executor executor = co_await asio::this_coro::executor;
     auto outcome = co_await call.startHandler(std::move(executor));
     call.handled(outcome);
+    if (request.journal && request.journal->record) {
+        co_await request.journal->record(record);
+    }
 }
 
 Task<ToolCallRecord> ToolExecutor::executeOne(ToolCallRequest call, int tripIndex) {

@@ -15,6 +15,7 @@
 #include "reagent/agent/agent_config.hpp"
 #include "reagent/agent/agent_error.hpp"
 #include "reagent/agent/agent_event.hpp"
+#include "reagent/agent/run_journal.hpp"
 #include "reagent/agent/run_result.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
@@ -62,6 +63,9 @@ struct RunOptions {
     /// The conversation the run is a turn of, recorded as `gen_ai.conversation.id` on its spans; empty:
     /// none.
     std::string conversationId{};
+    /// Where the run journals each step as it completes, and takes the steps an earlier attempt journaled
+    /// instead of doing them again (docs/durable-runs.md). Null: none.
+    std::shared_ptr<RunJournal> journal{};
 };
 
 /// \brief What a paused run needs to go on (`Agent::resumeWith`, `Conversation::resumeWith`).
@@ -79,6 +83,8 @@ struct ResumeInput {
     SpanContext traceParent{};
     /// The conversation the resumed run is a turn of, as `RunOptions::conversationId`.
     std::string conversationId{};
+    /// The resumed run's journal, as `RunOptions::journal`.
+    std::shared_ptr<RunJournal> journal{};
 };
 
 /// \brief A ready agent: runs prompts through the ReAct loop with its provider and tools.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reagent/core/expected.hpp"
+#include "reagent/core/task.hpp"
 #include "reagent/tools/tool_context.hpp"
 #include "reagent/tools/tool_definition.hpp"
 #include "reagent/tools/tool_error.hpp"
@@ -19,6 +20,7 @@ namespace reagent::tools {
 
 /// \brief Where one run's call events go (defined in `tool_event.hpp`).
 struct CallEvents;
+struct CallJournal;
 
 /// \brief A call the model asked for. The arguments are untrusted model output.
 struct ToolCallRequest {
@@ -47,6 +49,8 @@ struct ToolCallRequest {
     /// The caller already approved this call (a paused run resumed with its approval): a tool that
     /// requires approval runs without asking again.
     bool preApproved = false;
+    /// The durable run's journal of this call (`CallJournal`), when the run is journaled; null otherwise.
+    std::shared_ptr<const CallJournal> journal{};
 };
 
 /// \brief What happened to one call: input, output or error, and timing.
@@ -77,6 +81,20 @@ struct ToolCallRecord {
     nlohmann::json structured = nullptr;
 
     [[nodiscard]] bool succeeded() const noexcept { return outcome.has_value(); }
+};
+
+/// \brief What a journaled (durable) run tells the executor of one call: the call's record from an earlier
+/// attempt of the run, or how to journal it once it has run; and the key the handler may use to make its
+/// effect happen once (see docs/durable-runs.md).
+struct CallJournal {
+    /// The record an earlier attempt journaled: the executor returns it and runs nothing (no approval, no
+    /// handler).
+    std::optional<ToolCallRecord> recorded{};
+    /// Called with the call's record once its handler has ended, before the call's slot in the batch is
+    /// given to another; not for a call that never reached its handler (refused, cancelled before it ran).
+    std::function<Task<void>(const ToolCallRecord&)> record{};
+    /// `{run id}/{step}`, the same in every attempt of the run: `ToolContext::idempotencyKey`.
+    std::string idempotencyKey;
 };
 
 }  // namespace reagent::tools

@@ -102,6 +102,10 @@ struct ToolContext {
     /// under it, an MCP or A2A request carries it. Null when the run is not traced. Valid until the
     /// handler's task completes.
     const SpanContext* trace = nullptr;
+    /// In a durable run (docs/durable-runs.md): `{run id}/{step}`, the same each time the call is tried again
+    /// after a crash, for a handler that makes its effect happen once (an idempotency key of the service it
+    /// calls). Null when the run is not journaled. Valid until the handler's task completes.
+    const std::string* idempotencyKey = nullptr;
 
     /// \brief Reports progress if anyone listens.
     void reportProgress(const ToolProgress& value) const {
