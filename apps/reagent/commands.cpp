@@ -105,8 +105,12 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
         .withProvider(std::move(provider))
         .withTools(std::move(toolsConfig))
         .withReasoning()
-        .withApprovalHandler(terminalApproval(options.approveAll))
         .withMaxIterations(options.maxIterations);
+    if (options.deferApprovals && !options.approveAll) {
+        builder.withDeferredApproval();
+    } else {
+        builder.withApprovalHandler(terminalApproval(options.approveAll));
+    }
     if (!options.outputSchema.is_null()) {
         builder.withOutputSchema(options.outputSchema);
     }

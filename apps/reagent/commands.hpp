@@ -65,6 +65,9 @@ struct RunOptions {
     bool readOnly = false;
     /// `--yes`: approve every call that needs approval (file-write, shell-execute) without asking.
     bool approveAll = false;
+    /// A worker's: calls that need approval pause their run for a decision given later (`reagent runs
+    /// approve`) instead of asking at the terminal; ignored with `approveAll`.
+    bool deferApprovals = false;
     /// `--pass-env NAME` (repeated): credential variables the shell and program tools' commands inherit.
     std::vector<std::string> passEnvironment;
     /// `--output-schema FILE`: the JSON Schema the answer must match (read and checked before the run);

@@ -120,9 +120,21 @@ std::string demoExpression(const std::string& prompt) {
 
 std::shared_ptr<llm::ScriptedProvider> makeDemoProvider(std::chrono::milliseconds latency) {
     auto provider = std::make_shared<llm::ScriptedProvider>();
-    provider->then(llm::ScriptedTurn::respond(planTools).delay(latency));
-    provider->then(llm::ScriptedTurn::respond(answerFromResults).delay(latency));
-    // Every turn of a conversation plans, then answers.
+    // Every turn of a conversation plans, then answers: decided by the request (its tool results since the
+    // user's last message), not by the order of calls, so that runs sharing the provider (a worker's, a
+    // server's) each get both.
+    provider->then(llm::ScriptedTurn::respond([](const ModelRequest& request) {
+                       for (auto message = request.messages.rbegin(); message != request.messages.rend();
+                            ++message) {
+                           if (message->role == Role::user) {
+                               break;
+                           }
+                           if (message->role == Role::tool) {
+                               return answerFromResults(request);
+                           }
+                       }
+                       return planTools(request);
+                   }).delay(latency));
     provider->loop();
     return provider;
 }

@@ -29,5 +29,11 @@ struct Subcommand {
 /// \brief `reagent mcp tools|call|serve`: MCP servers used directly (`mcpCommand`), or the built-in tools
 /// served over MCP (`mcpServeCommand`).
 [[nodiscard]] Subcommand addMcpCommand(CLI::App& app);
+/// \brief `reagent worker`: runs the store's durable runs (`workerCommand`).
+[[nodiscard]] Subcommand addWorkerCommand(CLI::App& app);
+/// \brief `reagent submit PROMPT`: a durable run for the workers (`submitCommand`).
+[[nodiscard]] Subcommand addSubmitCommand(CLI::App& app);
+/// \brief `reagent runs list|show|cancel|approve`: the store's runs (`runsCommand`).
+[[nodiscard]] Subcommand addRunsCommand(CLI::App& app);
 
 }  // namespace reagent::cli
