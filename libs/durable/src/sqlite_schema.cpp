@@ -68,6 +68,23 @@ DurableError notOurs(const std::string& path, const std::string& why) {
             "'" + path + "' is not a reagent run store: " + why + " (it was left unchanged)"};
 }
 
+// Whether the file holds this version's schema already, read in a read transaction: the common open (a
+// worker's, each CLI command's) takes no write lock, so it never waits for, nor delays, the writers.
+expected<bool, DurableError> schemaIsCurrent(const SqliteRunStore::Db& db) {
+    return inTransaction(
+        db,
+        [&]() -> expected<bool, DurableError> {
+            auto application = pragma(db, "PRAGMA application_id");
+            auto version = pragma(db, "PRAGMA user_version");
+            if (!application || !version) {
+                return unexpected(!application ? application.error() : version.error());
+            }
+            return *application == SqliteRunStore::kApplicationId &&
+                   *version == SqliteRunStore::kSchemaVersion;
+        },
+        "BEGIN");
+}
+
 // Creates or migrates the schema, in one write transaction that first reads what the file holds (another
 // process may have done it meanwhile).
 expected<void, DurableError> prepareSchema(const SqliteRunStore::Db& db) {
@@ -134,8 +151,14 @@ expected<std::shared_ptr<SqliteRunStore>, DurableError> SqliteRunStore::open(con
                                        "run store '" + path + "' can only be read (check its permissions)"});
     }
     // The file is checked (and the schema made) before WAL mode, which would change a file not ours.
-    if (auto schema = prepareSchema(*db); !schema) {
-        return unexpected(schema.error());
+    auto current = schemaIsCurrent(*db);
+    if (!current) {
+        return unexpected(current.error());
+    }
+    if (!*current) {
+        if (auto schema = prepareSchema(*db); !schema) {
+            return unexpected(schema.error());
+        }
     }
     if (auto wal = db->exec("PRAGMA journal_mode=WAL", "could not switch to WAL mode"); !wal) {
         return unexpected(wal.error());
