@@ -96,6 +96,7 @@
 // telemetry
 #include "reagent/telemetry/batch_span_processor.hpp"
 #include "reagent/telemetry/id_generator.hpp"
+#include "reagent/telemetry/mcp_operation.hpp"
 #include "reagent/telemetry/otlp_exporter.hpp"
 #include "reagent/telemetry/otlp_json.hpp"
 #include "reagent/telemetry/otlp_protobuf.hpp"

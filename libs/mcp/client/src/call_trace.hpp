@@ -5,7 +5,6 @@
 // the agent's MCP tool source gives its clients none, since its `execute_tool` span is already the client
 // span, and the conventions ask for one only.
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,7 +16,7 @@
 #include "reagent/core/trace_context.hpp"
 #include "reagent/mcp/mcp_error.hpp"
 #include "reagent/mcp/server_config.hpp"
-#include "reagent/telemetry/telemetry.hpp"
+#include "reagent/telemetry/mcp_operation.hpp"
 
 namespace reagent::mcp::detail {
 
@@ -44,13 +43,8 @@ class CallTrace {
              std::string_view protocolVersion);
 
   private:
-    std::shared_ptr<telemetry::Telemetry> telemetry_;
-    std::string method_;
-    std::string toolName_;
-    std::string promptName_;
-    std::string transport_;
-    std::chrono::steady_clock::time_point start_;
-    telemetry::Span span_;
+    std::shared_ptr<telemetry::Telemetry> telemetry_;  // kept alive for the operation
+    telemetry::McpOperation operation_;
 };
 
 }  // namespace reagent::mcp::detail

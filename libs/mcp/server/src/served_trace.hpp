@@ -4,7 +4,6 @@
 // `params._meta`, and the request's `mcp.server.operation.duration`. A session has one only when its
 // server was given telemetry.
 
-#include <chrono>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -14,7 +13,7 @@
 #include "reagent/core/expected.hpp"
 #include "reagent/core/trace_context.hpp"
 #include "reagent/jsonrpc/message.hpp"
-#include "reagent/telemetry/telemetry.hpp"
+#include "reagent/telemetry/mcp_operation.hpp"
 
 namespace reagent::mcp::detail {
 
@@ -36,16 +35,9 @@ class ServedTrace {
 
   private:
     struct Served {
-        std::string method;
-        std::string toolName;
-        std::string promptName;
-        std::chrono::steady_clock::time_point start;
-        telemetry::Span span;
+        telemetry::McpOperation operation;
         SpanContext context;
     };
-
-    void finish(Served& served, std::string_view errorType, std::string_view statusCode,
-                const std::string& message, std::string_view protocolVersion);
 
     std::shared_ptr<telemetry::Telemetry> telemetry_;
     bool overHttp_;
