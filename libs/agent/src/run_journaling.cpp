@@ -17,13 +17,17 @@ std::string toolStep(int tripIndex, const std::string& callId) {
     return "tool:" + std::to_string(tripIndex) + ":" + callId;
 }
 
+// Why the run stops: the journal refused `step`.
+std::string refusal(const RunContext& run, const std::string& step, const std::string& reason) {
+    return "the journal refused step " + step + " of run " + run.journal->runId() + ": " + reason;
+}
+
 Task<void> journalRecord(RunContext* run, std::string step, nlohmann::json payload) {
     // Named: GCC 12 miscompiles an aggregate temporary passed to an awaited call.
     JournaledStep entry{step, "tool_call", std::move(payload)};
     auto kept = co_await run->journal->record(std::move(entry));
     if (!kept && run->journalFailure.empty()) {
-        run->journalFailure =
-            "the journal refused step " + step + " of run " + run->journal->runId() + ": " + kept.error();
+        run->journalFailure = refusal(*run, step, kept.error());
     }
 }
 
@@ -53,8 +57,7 @@ Task<bool> journalReply(RunContext& run, int iteration,
     JournaledStep entry{step, "model_reply", toJson(reply)};
     auto kept = co_await run.journal->record(std::move(entry));
     if (!kept) {
-        run.journalFailure =
-            "the journal refused step " + step + " of run " + run.journal->runId() + ": " + kept.error();
+        run.journalFailure = refusal(run, step, kept.error());
         co_return false;
     }
     co_return true;

@@ -1,6 +1,5 @@
 #include "rules.hpp"
 
-#include <array>
 #include <random>
 
 namespace reagent::durable::detail {

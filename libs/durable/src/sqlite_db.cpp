@@ -16,11 +16,14 @@ DurableError SqliteRunStore::Db::failure(std::string_view what) const {
         return {DurableErrc::busy, std::move(message)};
     }
     if (primary == SQLITE_NOTADB) {
-        return {DurableErrc::not_a_store,
-                "'" + path +
-                    "' is not a reagent run store: it is not an SQLite database (it was left unchanged)"};
+        return notOurs("it is not an SQLite database");
     }
     return {DurableErrc::storage_error, std::move(message)};
+}
+
+DurableError SqliteRunStore::Db::notOurs(std::string_view why) const {
+    return {DurableErrc::not_a_store,
+            "'" + path + "' is not a reagent run store: " + std::string(why) + " (it was left unchanged)"};
 }
 
 expected<void, DurableError> SqliteRunStore::Db::exec(const char* sql, std::string_view what) const {

@@ -32,6 +32,8 @@ struct SqliteRunStore::Db {
     /// SQLite's last failure on this connection, as what went wrong while doing `what`: `busy` for a lock,
     /// `not_a_store` for a file that is not a database, `storage_error` otherwise.
     [[nodiscard]] DurableError failure(std::string_view what) const;
+    /// The file is not a run store of ours, for `why`; it was not changed.
+    [[nodiscard]] DurableError notOurs(std::string_view why) const;
     [[nodiscard]] expected<void, DurableError> exec(const char* sql, std::string_view what) const;
 };
 

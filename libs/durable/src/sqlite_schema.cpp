@@ -63,11 +63,6 @@ expected<std::int64_t, DurableError> pragma(const SqliteRunStore::Db& db, const 
     return *row ? statement->integer(0) : 0;
 }
 
-DurableError notOurs(const std::string& path, const std::string& why) {
-    return {DurableErrc::not_a_store,
-            "'" + path + "' is not a reagent run store: " + why + " (it was left unchanged)"};
-}
-
 // Whether the file holds this version's schema already, read in a read transaction: the common open (a
 // worker's, each CLI command's) takes no write lock, so it never waits for, nor delays, the writers.
 expected<bool, DurableError> schemaIsCurrent(const SqliteRunStore::Db& db) {
@@ -99,9 +94,8 @@ expected<void, DurableError> prepareSchema(const SqliteRunStore::Db& db) {
         }
         if (*application != SqliteRunStore::kApplicationId) {
             if (*application != 0 || *objects != 0) {
-                return unexpected(notOurs(db.path, *application != 0
-                                                       ? "it belongs to another application"
-                                                       : "it holds tables of another application"));
+                return unexpected(db.notOurs(*application != 0 ? "it belongs to another application"
+                                                               : "it holds tables of another application"));
             }
         }
         if (*version > SqliteRunStore::kSchemaVersion) {

@@ -8,7 +8,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <random>
 
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/event.hpp"
