@@ -7,6 +7,8 @@ find_package(Threads REQUIRED)
 find_package(OpenSSL REQUIRED)
 # Episodic memory (libs/memory/src/episodic_store.cpp): libsqlite3-dev.
 find_package(SQLite3 REQUIRED)
+# libpq, for the PostgreSQL run store (libs/durable).
+find_package(PostgreSQL REQUIRED)
 
 # RE2, the linear-time regex engine for patterns from models and servers (libs/tools: LinearRegex).
 # Debian's libre2-dev ships a pkg-config file only, no CMake package.

@@ -11,14 +11,16 @@ packages=(
     g++ clang clang-format cmake ninja-build ccache
     libboost1.81-dev libboost-filesystem1.81-dev libboost-url1.81-dev libboost-iostreams1.81-dev
     nlohmann-json3-dev libexpected-dev librange-v3-dev
-    libssl-dev ca-certificates libjq-dev libsqlite3-dev
+    libssl-dev ca-certificates libjq-dev libsqlite3-dev libpq-dev
     libcli11-dev catch2 libbenchmark-dev
     python3 openssl
     libre2-dev
 )
 # The test build links with lld: a sanitizer build's test program links in a third of ld.bfd's time.
+# The PostgreSQL run store's tests start a private cluster of Debian's server (tests/peers/postgres); the
+# packaged cluster is never started.
 if [ "$for_tests" = 1 ]; then
-    packages+=(lld)
+    packages+=(lld postgresql-15)
 fi
 # The SDK type check of the provider fixtures (tests/sdk_types) runs on Node.js: Debian's unless one is
 # on the PATH already.

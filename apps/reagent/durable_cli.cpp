@@ -11,7 +11,8 @@ namespace reagent::cli {
 
 namespace {
 
-constexpr const char* kDbHelp = "The run store: an SQLite file, or sqlite://FILE (default: $REAGENT_DB)";
+constexpr const char* kDbHelp =
+    "The run store: an SQLite file, sqlite://FILE, or a postgresql:// URL (default: $REAGENT_DB)";
 
 struct WorkerCommandLine {
     WorkerCommandOptions options;

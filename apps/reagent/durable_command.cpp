@@ -14,6 +14,7 @@
 #include "cli_telemetry.hpp"
 #include "output.hpp"
 #include "reagent/core/settle.hpp"
+#include "reagent/durable/postgres_run_store.hpp"
 #include "reagent/durable/sqlite_run_store.hpp"
 #include "reagent/durable/worker.hpp"
 #include "reagent/umbrella/agent_builder.hpp"
@@ -248,31 +249,50 @@ Task<int> addInput(std::shared_ptr<durable::RunStore> store, RunsOptions options
 
 }  // namespace
 
-expected<std::shared_ptr<durable::RunStore>, std::string> openRunStore(const std::string& db) {
+Task<expected<std::shared_ptr<durable::RunStore>, std::string>> openRunStore(std::string db) {
     std::string where = db;
     if (where.empty()) {
         const char* fromEnvironment = std::getenv("REAGENT_DB");
         where = fromEnvironment != nullptr ? fromEnvironment : "";
     }
     if (where.empty()) {
-        return fail(std::string("name the run store with --db FILE (or sqlite://FILE), or set REAGENT_DB"));
+        co_return fail(
+            std::string("name the run store with --db FILE (or sqlite://FILE, or a postgresql:// URL), "
+                        "or set REAGENT_DB"));
     }
     if (where.rfind("postgresql://", 0) == 0 || where.rfind("postgres://", 0) == 0) {
-        return fail(
-            std::string("PostgreSQL run stores are not built yet; use an SQLite file (--db runs.db)"));
+        auto store = co_await durable::PostgresRunStore::open(where);
+        if (!store) {
+            co_return fail(store.error().describe());
+        }
+        co_return std::shared_ptr<durable::RunStore>(std::move(*store));
     }
     if (where.rfind("sqlite://", 0) == 0) {
         where = where.substr(9);
     }
     auto store = durable::SqliteRunStore::open(where);
     if (!store) {
-        return fail(store.error().describe());
+        co_return fail(store.error().describe());
     }
-    return std::shared_ptr<durable::RunStore>(std::move(*store));
+    co_return std::shared_ptr<durable::RunStore>(std::move(*store));
 }
 
+namespace {
+
+// The store `db` names, opened on `io` (Ctrl-C gives up).
+expected<std::shared_ptr<durable::RunStore>, std::string> openOn(asio::io_context& io,
+                                                                 const std::string& db) {
+    using Opened = expected<std::shared_ptr<durable::RunStore>, std::string>;
+    auto opened =
+        runToEnd(io, openRunStore(db), Opened(fail(std::string("interrupted while opening the run store"))));
+    io.restart();  // for what runs on `io` next
+    return opened;
+}
+
+}  // namespace
+
 int workerCommand(asio::io_context& io, WorkerCommandOptions options) {
-    auto store = openRunStore(options.db);
+    auto store = openOn(io, options.db);
     if (!store) {
         std::cerr << "reagent: " << store.error() << "\n";
         return kExitUsage;
@@ -351,7 +371,7 @@ int workerCommand(asio::io_context& io, WorkerCommandOptions options) {
 }
 
 int submitCommand(asio::io_context& io, const SubmitOptions& options) {
-    auto store = openRunStore(options.db);
+    auto store = openOn(io, options.db);
     if (!store) {
         std::cerr << "reagent: " << store.error() << "\n";
         return kExitUsage;
@@ -360,7 +380,7 @@ int submitCommand(asio::io_context& io, const SubmitOptions& options) {
 }
 
 int runsCommand(asio::io_context& io, const RunsOptions& options) {
-    auto store = openRunStore(options.db);
+    auto store = openOn(io, options.db);
     if (!store) {
         std::cerr << "reagent: " << store.error() << "\n";
         return kExitUsage;

@@ -10,13 +10,15 @@
 
 #include "commands.hpp"
 #include "reagent/core/expected.hpp"
+#include "reagent/core/task.hpp"
 #include "reagent/durable/run_store.hpp"
 
 namespace reagent::cli {
 
-/// \brief The store `--db` names (a file path or `sqlite://PATH`; empty: `$REAGENT_DB`), opened; or what is
-/// wrong, said for a person (no database given, `postgresql://` not built yet, a file that cannot be used).
-[[nodiscard]] expected<std::shared_ptr<durable::RunStore>, std::string> openRunStore(const std::string& db);
+/// \brief The store `db` names (a file path or `sqlite://PATH`: SQLite; a `postgresql://` URL: PostgreSQL;
+/// empty: `$REAGENT_DB`), opened; or what is wrong, said for a person (no database given, a file that cannot
+/// be used, a database that cannot be reached: named without its password).
+[[nodiscard]] Task<expected<std::shared_ptr<durable::RunStore>, std::string>> openRunStore(std::string db);
 
 /// \brief `reagent worker`.
 struct WorkerCommandOptions {

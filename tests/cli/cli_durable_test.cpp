@@ -1,6 +1,7 @@
-// `reagent submit`, `reagent worker` and `reagent runs` on an SQLite store shared by processes: runs
-// submitted, worked on by separate worker processes, one killed with SIGKILL mid-run and its run finished by
-// another from the journal; the runs listed, shown and cancelled; bad input refused.
+// `reagent submit`, `reagent worker` and `reagent runs` on a store shared by processes, SQLite and
+// PostgreSQL (a database of its own in the private cluster ctest starts): runs submitted, worked on by
+// separate worker processes, one killed with SIGKILL mid-run and its run finished by another from the
+// journal; the runs listed, shown and cancelled; bad input refused.
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <thread>
 
 #include "cli_process.hpp"
+#include "postgres_cluster.hpp"
 #include "temp_dir.hpp"
 
 using nlohmann::json;
@@ -18,6 +20,14 @@ using reagent::test::TempDir;
 using namespace std::chrono_literals;
 
 namespace {
+
+// A new, empty store of `engine` for one test: an SQLite file in `dir`, or a PostgreSQL database of its own.
+std::string newStore(const std::string& engine, const TempDir& dir) {
+    if (engine == "sqlite") {
+        return dir.file("runs.db");
+    }
+    return reagent::test::newTestDatabase();
+}
 
 json showRun(const std::string& db, const std::string& id) {
     const auto shown = runCli({"runs", "show", id, "--db", db, "--json"});
@@ -29,13 +39,16 @@ json showRun(const std::string& db, const std::string& id) {
 
 TEST_CASE("reagent submit, worker and runs: runs worked on by worker processes, listed and shown",
           "[cli][durable]") {
+    const std::string engine = GENERATE(as<std::string>{}, "sqlite", "postgres");
+    INFO(engine);
     const TempDir dir;
-    const std::string db = dir.file("runs.db");
+    const std::string db = newStore(engine, dir);
     const auto first = runCli({"submit", "--db", db, "What is 6*7?"});
     REQUIRE(first.status == 0);
     const std::string id = first.out.substr(0, first.out.find('\n'));
     CHECK(id.size() == 32);
-    REQUIRE(runCli({"submit", "--db", "sqlite://" + db, "--id", "second", "What is (2+3)*4?"}).status == 0);
+    const std::string asUrl = engine == "sqlite" ? "sqlite://" + db : db;
+    REQUIRE(runCli({"submit", "--db", asUrl, "--id", "second", "What is (2+3)*4?"}).status == 0);
     // Submitting again is a no-op; with another prompt, a usage error.
     CHECK(runCli({"submit", "--db", db, "--id", "second", "What is (2+3)*4?"}).status == 0);
     const auto conflict = runCli({"submit", "--db", db, "--id", "second", "Something else"});
@@ -75,8 +88,10 @@ TEST_CASE("reagent submit, worker and runs: runs worked on by worker processes, 
 TEST_CASE(
     "reagent worker: a worker killed mid-run leaves the run to the next, which goes on from the journal",
     "[cli][durable]") {
+    const std::string engine = GENERATE(as<std::string>{}, "sqlite", "postgres");
+    INFO(engine);
     const TempDir dir;
-    const std::string db = dir.file("runs.db");
+    const std::string db = newStore(engine, dir);
     REQUIRE(runCli({"submit", "--db", db, "--id", "r1", "What is 6*7?"}).status == 0);
     CliProcess doomed(
         {"worker", "--db", db, "--name", "doomed", "--lease-seconds", "2", "--demo-latency", "1500"});
@@ -137,9 +152,11 @@ TEST_CASE("reagent worker, submit and runs: a store that cannot be used is a usa
     const auto none = runCli({"runs", "list"});
     CHECK(none.status == 2);
     CHECK(none.err.find("--db") != std::string::npos);
-    const auto postgres = runCli({"submit", "--db", "postgresql://localhost/runs", "hi"});
+    // Nothing listens on port 1; the password is never shown.
+    const auto postgres = runCli({"submit", "--db", "postgresql://someone:hunter2@127.0.0.1:1/runs", "hi"});
     CHECK(postgres.status == 2);
-    CHECK(postgres.err.find("PostgreSQL") != std::string::npos);
+    CHECK(postgres.err.find("postgresql://someone@127.0.0.1:1/runs") != std::string::npos);
+    CHECK(postgres.err.find("hunter2") == std::string::npos);
     const auto missing = runCli({"runs", "show", "nope", "--db", dir.file("runs.db")});
     CHECK(missing.status == 2);
     CHECK(missing.err.find("no run 'nope'") != std::string::npos);

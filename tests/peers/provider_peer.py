@@ -40,6 +40,8 @@ RESPONSE (every key optional):
   "chunk_delay_ms": N              pause between pieces
   "chunk_delay_from": K            with chunk_delay_ms: pause only before piece K and later ones
   "delay_ms": N                    pause before the response head
+  "delay_ms_range": [LOW, HIGH]    pause before the response head, a uniformly random LOW..HIGH ms (a
+                                   model's varying latency)
   "drop_after_chunks": K           write K pieces, then close the socket abruptly (no terminating
                                    chunk); with "body", K bytes of the body are sent then dropped
   "stall": true                    send the head, then nothing until the client closes
@@ -74,6 +76,7 @@ import asyncio
 import base64
 import json
 import os
+import random
 import sys
 import threading
 import time
@@ -348,6 +351,9 @@ class Peer:
 
         if response.get("delay_ms"):
             await asyncio.sleep(response["delay_ms"] / 1000.0)
+        if response.get("delay_ms_range"):
+            low, high = response["delay_ms_range"]
+            await asyncio.sleep(random.uniform(low, high) / 1000.0)
         writer.write(head_bytes(status, heads))
         await writer.drain()
 

@@ -207,7 +207,10 @@ Task<WorkerReport> Worker::run() {
             if (self->options_.stopWhenIdle && idle && runs.size() == 0) {
                 break;
             }
-            (void)co_await withTimeout(loop.wake.wait(), self->options_.idlePoll);
+            // A run ending frees a slot; the store says when a run may have become claimable (or the
+            // idle poll passes).
+            using namespace asio::experimental::awaitable_operators;
+            (void)co_await (loop.wake.wait() || self->store_->waitForWork(self->options_.idlePoll));
         }
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
             runs.cancel();

@@ -1,11 +1,14 @@
-// The rules every RunStore keeps (docs/durable-runs.md), checked against each engine: in memory and SQLite.
-// The clock is the test's, moved on to expire leases.
+// The rules every RunStore keeps (docs/durable-runs.md), checked against each engine: in memory, SQLite,
+// and PostgreSQL (the private cluster ctest starts; a schema of its own for each case). The clock is the
+// test's, moved on to expire leases.
 
 #include <catch2/catch.hpp>
 #include <memory>
 #include <optional>
 
+#include "postgres_cluster.hpp"
 #include "reagent/durable/memory_run_store.hpp"
+#include "reagent/durable/postgres_run_store.hpp"
 #include "reagent/durable/sqlite_run_store.hpp"
 #include "run_coro.hpp"
 #include "temp_dir.hpp"
@@ -34,6 +37,20 @@ struct SqliteEngine {
         durable::SqliteOptions options;
         options.clock = [now = now] { return *now; };
         auto opened = durable::SqliteRunStore::open(dir.file("runs.db"), options);
+        REQUIRE(opened);
+        return *opened;
+    }
+};
+
+struct PostgresEngine {
+    std::shared_ptr<durable::Millis> now = std::make_shared<durable::Millis>(1'000'000);
+    std::shared_ptr<durable::RunStore> store = open();
+
+    std::shared_ptr<durable::RunStore> open() {
+        durable::PostgresOptions options;
+        options.schema = reagent::test::uniqueSchema();
+        options.clock = [now = now] { return *now; };
+        auto opened = runCoro(durable::PostgresRunStore::open(reagent::test::postgresTestUrl(), options));
         REQUIRE(opened);
         return *opened;
     }
@@ -68,7 +85,7 @@ durable::RunInput cancellation() {
 }  // namespace
 
 TEMPLATE_TEST_CASE("run store: submitting is idempotent by id, and refuses bad input", "[durable]",
-                   MemoryEngine, SqliteEngine) {
+                   MemoryEngine, SqliteEngine, PostgresEngine) {
     TestType engine;
     auto& store = *engine.store;
     auto first = runCoro(store.submit(submission("run-1", "hello")));
@@ -105,7 +122,7 @@ TEMPLATE_TEST_CASE("run store: submitting is idempotent by id, and refuses bad i
 
 TEMPLATE_TEST_CASE(
     "run store: a claim takes the oldest run, and a lease that expired is taken over and fenced", "[durable]",
-    MemoryEngine, SqliteEngine) {
+    MemoryEngine, SqliteEngine, PostgresEngine) {
     TestType engine;
     auto& store = *engine.store;
     REQUIRE(runCoro(store.submit(submission("older", "a"))));
@@ -171,7 +188,7 @@ TEMPLATE_TEST_CASE(
 }
 
 TEMPLATE_TEST_CASE("run store: a step journaled twice is kept once, and a finished run takes no more writes",
-                   "[durable]", MemoryEngine, SqliteEngine) {
+                   "[durable]", MemoryEngine, SqliteEngine, PostgresEngine) {
     TestType engine;
     auto& store = *engine.store;
     REQUIRE(runCoro(store.submit(submission("r", "x"))));
@@ -200,7 +217,7 @@ TEMPLATE_TEST_CASE("run store: a step journaled twice is kept once, and a finish
 }
 
 TEMPLATE_TEST_CASE("run store: a waiting run is queued again by an input, and none is missed", "[durable]",
-                   MemoryEngine, SqliteEngine) {
+                   MemoryEngine, SqliteEngine, PostgresEngine) {
     TestType engine;
     auto& store = *engine.store;
     REQUIRE(runCoro(store.submit(submission("r", "x"))));
@@ -237,7 +254,7 @@ TEMPLATE_TEST_CASE("run store: a waiting run is queued again by an input, and no
 }
 
 TEMPLATE_TEST_CASE("run store: a cancellation ends a queued run at once and asks a running one to stop",
-                   "[durable]", MemoryEngine, SqliteEngine) {
+                   "[durable]", MemoryEngine, SqliteEngine, PostgresEngine) {
     TestType engine;
     auto& store = *engine.store;
     REQUIRE(runCoro(store.submit(submission("queued", "x"))));
@@ -262,7 +279,7 @@ TEMPLATE_TEST_CASE("run store: a cancellation ends a queued run at once and asks
 }
 
 TEMPLATE_TEST_CASE("run store: runs are listed newest first, by status, up to a limit", "[durable]",
-                   MemoryEngine, SqliteEngine) {
+                   MemoryEngine, SqliteEngine, PostgresEngine) {
     TestType engine;
     auto& store = *engine.store;
     for (int i = 0; i < 5; ++i) {

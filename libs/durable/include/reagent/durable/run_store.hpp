@@ -1,8 +1,8 @@
 #pragma once
 /// \file
-/// \brief `RunStore`: the seam between durable runs and the database that keeps them. Two engines implement
-/// it (`SqliteRunStore`, and in memory `MemoryRunStore`); every one keeps the rules of docs/durable-runs.md,
-/// which `tests/unit/durable` checks against each.
+/// \brief `RunStore`: the seam between durable runs and the database that keeps them. Three engines
+/// implement it (`SqliteRunStore`, `PostgresRunStore`, and in memory `MemoryRunStore`); every one keeps the
+/// rules of docs/durable-runs.md, which `tests/unit/durable` checks against each.
 
 #include <chrono>
 #include <cstddef>
@@ -88,6 +88,11 @@ class RunStore {
         std::string runId) = 0;
     [[nodiscard]] virtual Task<expected<std::vector<RunInput>, DurableError>> inputs(std::string runId) = 0;
     [[nodiscard]] virtual Task<expected<std::vector<RunRecord>, DurableError>> list(RunFilter filter) = 0;
+
+    /// \brief Returns when a run may have become claimable (submitted, or given an input), or after
+    /// `upTo`, or when cancelled: how an idle worker waits. The default waits `upTo`: the caller polls.
+    /// An engine that can be told (PostgreSQL's `LISTEN`) returns early.
+    [[nodiscard]] virtual Task<void> waitForWork(std::chrono::milliseconds upTo);
 };
 
 }  // namespace reagent::durable
