@@ -176,7 +176,9 @@ double reagentAppends(const Opener& open, const std::string& runId, int steps) {
                 throw std::runtime_error(appended.error().describe());
             }
         }
-        co_return seconds(start);
+        const double spent = seconds(start);
+        (void)co_await store->finish(lease, durable::Finish{durable::RunStatus::completed, json::object()});
+        co_return spent;
     }(open, runId, steps));
 }
 
@@ -224,6 +226,9 @@ double reagentWorkers(const Opener& open, int runs, int workers) {
                 options.name = "w" + std::to_string(w);
                 options.concurrency = 4;
                 options.stopWhenIdle = true;
+                if (const char* poll = std::getenv("BENCH_IDLE_POLL_MS")) {
+                    options.idlePoll = std::chrono::milliseconds(std::atoi(poll));
+                }
                 auto worker = durable::Worker::create(store, options, durable::agentHandler(scriptedAgent()));
                 co_return co_await (*worker)->run();
             }(open, w));
@@ -282,6 +287,7 @@ void report(const std::string& engine, const Opener& open, const Bare& bare, int
 int main(int argc, char** argv) {
     const int steps = argc > 1 ? std::stoi(argv[1]) : 2000;
     const int runs = argc > 2 ? std::stoi(argv[2]) : 400;
+    const bool onlyPostgres = argc > 3 && std::string(argv[3]) == "postgres";
     std::string dir = (std::filesystem::temp_directory_path() / "reagent-durable-bench-XXXXXX").string();
     if (::mkdtemp(dir.data()) == nullptr) {
         return 1;
@@ -296,7 +302,9 @@ int main(int argc, char** argv) {
         const Bare sqliteBare = [&dir](const std::string& location, const std::string& runId, int commits) {
             return bareSqlite(dir + "/bare-" + location + ".db", runId, commits);
         };
-        report("SQLite", sqlite, sqliteBare, steps, runs);
+        if (!onlyPostgres) {
+            report("SQLite", sqlite, sqliteBare, steps, runs);
+        }
 
         const Cluster cluster(dir);
         const Opener postgres = [url = cluster.url()]() -> Task<std::shared_ptr<durable::RunStore>> {

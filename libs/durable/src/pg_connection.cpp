@@ -7,7 +7,6 @@
 #include <charconv>
 
 #include "reagent/core/cancellation.hpp"
-#include "reagent/core/timeout.hpp"
 
 namespace reagent::durable {
 
@@ -139,11 +138,16 @@ PgFailure PgConnection::lost(std::string_view what) {
         true};
 }
 
-Task<bool> PgConnection::await(Wait what) {
+Task<PgConnection::Waited> PgConnection::await(Wait what, std::chrono::milliseconds limit) {
     // The descriptor borrows libpq's socket for this wait: released, never closed, however the wait ends
-    // (the frame may be destroyed while suspended, when its io_context shuts down).
+    // (the frame may be destroyed while suspended, when its io_context shuts down). The limit is a timer
+    // that cancels the wait: no task is spawned, and the caller's cancellation reaches the wait directly.
     struct Borrowed {
+        explicit Borrowed(const Executor& executor) : socket(executor) {}
+        Borrowed(const Borrowed&) = delete;
+        Borrowed& operator=(const Borrowed&) = delete;
         asio::posix::stream_descriptor socket;
+        bool expired = false;
         ~Borrowed() {
             if (socket.is_open()) {
                 (void)socket.release();
@@ -152,17 +156,31 @@ Task<bool> PgConnection::await(Wait what) {
     };
     const int fd = conn_ != nullptr ? PQsocket(conn_) : -1;
     if (fd < 0) {
-        co_return false;
+        co_return Waited::failed;
     }
     const Executor executor = co_await asio::this_coro::executor;
-    Borrowed borrowed{asio::posix::stream_descriptor(executor)};
+    auto borrowed = std::make_shared<Borrowed>(executor);
     boost::system::error_code assigned;
-    borrowed.socket.assign(fd, assigned);
+    borrowed->socket.assign(fd, assigned);
     if (assigned) {
-        co_return false;
+        co_return Waited::failed;
     }
-    auto [ec] = co_await borrowed.socket.async_wait(what, asio::as_tuple(asio::use_awaitable));
-    co_return !ec;
+    asio::steady_timer timer(executor);
+    if (limit != std::chrono::milliseconds::max()) {
+        timer.expires_after(limit);
+        timer.async_wait([weak = std::weak_ptr<Borrowed>(borrowed)](const boost::system::error_code& ec) {
+            if (auto waiting = weak.lock(); !ec && waiting) {
+                waiting->expired = true;
+                waiting->socket.cancel();
+            }
+        });
+    }
+    auto [ec] = co_await borrowed->socket.async_wait(what, asio::as_tuple(asio::use_awaitable));
+    timer.cancel();
+    if (!ec) {
+        co_return Waited::ready;
+    }
+    co_return borrowed->expired ? Waited::timed_out : Waited::failed;
 }
 
 Task<expected<std::unique_ptr<PgConnection>, DurableError>> PgConnection::connect(
@@ -191,20 +209,16 @@ Task<expected<std::unique_ptr<PgConnection>, DurableError>> PgConnection::connec
         if (left.count() <= 0) {
             co_return failed("no answer within " + std::to_string(timeout.count()) + " ms");
         }
-        auto waited = co_await withTimeout(
-            connection->await(polled == PGRES_POLLING_READING ? Wait::wait_read : Wait::wait_write), left);
-        if (!waited) {
-            if (waited.error().code == EffectErrc::cancelled ||
-                isCancelled(co_await asio::this_coro::cancellation_state)) {
-                co_return unexpected(DurableError{DurableErrc::cancelled,
-                                                  "cancelled while connecting to "
-                                                  "run store " +
-                                                      connection->shown_});
+        const Wait what = polled == PGRES_POLLING_READING ? Wait::wait_read : Wait::wait_write;
+        const Waited waited = co_await connection->await(what, left);
+        if (waited != Waited::ready) {
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                co_return unexpected(DurableError{
+                    DurableErrc::cancelled, "cancelled while connecting to run store " + connection->shown_});
             }
-            co_return failed("no answer within " + std::to_string(timeout.count()) + " ms");
-        }
-        if (!*waited) {
-            co_return failed("its socket failed");
+            co_return failed(waited == Waited::timed_out
+                                 ? "no answer within " + std::to_string(timeout.count()) + " ms"
+                                 : std::string("its socket failed"));
         }
         polled = PQconnectPoll(conn);
     }
@@ -227,8 +241,8 @@ Task<expected<void, PgFailure>> PgConnection::flush() {
             co_return unexpected(lost("sending statements"));
         }
         // The server may be writing to us while we write to it: read what came, then wait for room.
-        const bool writable = co_await await(Wait::wait_write);
-        if (!writable) {
+        const Waited writable = co_await await(Wait::wait_write);
+        if (writable != Waited::ready) {
             const bool cancelled = isCancelled(co_await asio::this_coro::cancellation_state);
             PgFailure failure = lost("sending statements");  // closed: the server rolls back
             if (cancelled) {
@@ -245,8 +259,8 @@ Task<expected<void, PgFailure>> PgConnection::flush() {
 
 Task<expected<PGresult*, PgFailure>> PgConnection::next() {
     while (PQisBusy(conn_) == 1) {
-        const bool readable = co_await await(Wait::wait_read);
-        if (!readable) {
+        const Waited readable = co_await await(Wait::wait_read);
+        if (readable != Waited::ready) {
             if (isCancelled(co_await asio::this_coro::cancellation_state)) {
                 close();  // the server rolls back what the statements began
                 co_return unexpected(PgFailure{
@@ -266,16 +280,39 @@ Task<expected<std::vector<PgResult>, PgFailure>> PgConnection::pipeline(std::vec
     if (!usable()) {
         co_return unexpected(lost("starting a statement"));
     }
+    // A statement with parameters is prepared once per connection (named after the order it was first
+    // seen), in the same pipeline as its first execution: the server plans it once, not on every call.
+    // Each prepare is a result slot of its own, before its statement's.
+    std::vector<std::string> preparing;  // per slot: the statement a prepare names, or empty
     for (const PgQuery& query : queries) {
         std::vector<const char*> values;
         values.reserve(query.params.size());
         for (const auto& param : query.params) {
             values.push_back(param ? param->c_str() : nullptr);
         }
-        if (PQsendQueryParams(conn_, query.sql.c_str(), static_cast<int>(values.size()), nullptr,
-                              values.data(), nullptr, nullptr, 0) != 1) {
+        const int count = static_cast<int>(values.size());
+        int sent = 0;
+        if (query.params.empty()) {
+            sent = PQsendQueryParams(conn_, query.sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0);
+        } else {
+            const std::string* name = nullptr;
+            if (const auto ready = prepared_.find(query.sql); ready != prepared_.end()) {
+                name = &ready->second;
+            } else if (const auto coming = pending_.find(query.sql); coming != pending_.end()) {
+                name = &coming->second;
+            } else {
+                name = &pending_.emplace(query.sql, "reagent_" + std::to_string(++statements_)).first->second;
+                if (PQsendPrepare(conn_, name->c_str(), query.sql.c_str(), count, nullptr) != 1) {
+                    co_return unexpected(lost("sending statements"));
+                }
+                preparing.push_back(query.sql);
+            }
+            sent = PQsendQueryPrepared(conn_, name->c_str(), count, values.data(), nullptr, nullptr, 0);
+        }
+        if (sent != 1) {
             co_return unexpected(lost("sending statements"));
         }
+        preparing.emplace_back();
     }
     if (PQpipelineSync(conn_) != 1) {
         co_return unexpected(lost("sending statements"));
@@ -283,19 +320,24 @@ Task<expected<std::vector<PgResult>, PgFailure>> PgConnection::pipeline(std::vec
     if (auto flushed = co_await flush(); !flushed) {
         co_return unexpected(flushed.error());
     }
-    // Each statement's results end with a null; the pipeline's, with its sync. A statement refused makes
-    // the server skip the rest (PGRES_PIPELINE_ABORTED) up to the sync.
+    // Each slot's results end with a null; the pipeline's, with its sync. A statement refused makes the
+    // server skip the rest (PGRES_PIPELINE_ABORTED) up to the sync.
     std::vector<PgResult> results;
     results.reserve(queries.size());
     std::optional<DurableError> refusal;
-    bool statementEnded = true;
+    std::size_t slot = 0;
+    bool slotEnded = true;
     for (;;) {
         auto next = co_await this->next();
         if (!next) {
+            pending_.clear();
             co_return unexpected(next.error());
         }
         if (*next == nullptr) {
-            statementEnded = true;
+            if (!slotEnded) {
+                ++slot;
+            }
+            slotEnded = true;
             continue;
         }
         PgResult result(*next);
@@ -303,12 +345,17 @@ Task<expected<std::vector<PgResult>, PgFailure>> PgConnection::pipeline(std::vec
         if (status == PGRES_PIPELINE_SYNC) {
             break;
         }
-        if (!statementEnded) {
+        if (!slotEnded) {
             continue;  // a statement's second result: none of ours has one
         }
-        statementEnded = false;
+        slotEnded = false;
+        const bool prepare = slot < preparing.size() && !preparing[slot].empty();
         if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
-            results.push_back(std::move(result));
+            if (prepare) {
+                prepared_.insert(pending_.extract(preparing[slot]));
+            } else {
+                results.push_back(std::move(result));
+            }
         } else if (status == PGRES_FATAL_ERROR && !refusal) {
             refusal = refused(shown_, *next);
         } else if (status != PGRES_PIPELINE_ABORTED && !refusal) {
@@ -317,6 +364,7 @@ Task<expected<std::vector<PgResult>, PgFailure>> PgConnection::pipeline(std::vec
                 "run store " + shown_ + " answered a statement with " + std::string(PQresStatus(status))};
         }
     }
+    pending_.clear();  // prepares the server skipped: made again next time
     if (refusal) {
         co_return unexpected(PgFailure{std::move(*refusal), false});
     }
@@ -342,16 +390,16 @@ Task<expected<bool, PgFailure>> PgConnection::awaitNotification(std::chrono::mil
         if (left.count() <= 0) {
             co_return false;
         }
-        auto readable = co_await withTimeout(await(Wait::wait_read), left);
-        if (!readable) {
-            if (readable.error().code == EffectErrc::cancelled) {
-                co_return unexpected(PgFailure{
-                    DurableError{DurableErrc::cancelled, "cancelled while listening to run store " + shown_},
-                    false});
-            }
+        const Waited readable = co_await await(Wait::wait_read, left);
+        if (readable == Waited::timed_out) {
             co_return false;
         }
-        if (!*readable || PQconsumeInput(conn_) == 0) {
+        if (readable == Waited::failed && isCancelled(co_await asio::this_coro::cancellation_state)) {
+            co_return unexpected(PgFailure{
+                DurableError{DurableErrc::cancelled, "cancelled while listening to run store " + shown_},
+                false});
+        }
+        if (readable != Waited::ready || PQconsumeInput(conn_) == 0) {
             co_return unexpected(lost("listening"));
         }
     }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "reagent/core/expected.hpp"
@@ -96,8 +97,11 @@ class PgConnection {
 
   private:
     PgConnection(PGconn* conn, std::string shown) : conn_(conn), shown_(std::move(shown)) {}
-    /// Waits until the socket can be read (or written); false when the wait was cancelled or failed.
-    [[nodiscard]] Task<bool> await(boost::asio::posix::stream_descriptor::wait_type what);
+    enum class Waited { ready, timed_out, failed };
+    /// Waits until the socket can be read (or written), for `limit` at most; `failed` when the wait was
+    /// cancelled or the socket failed.
+    [[nodiscard]] Task<Waited> await(boost::asio::posix::stream_descriptor::wait_type what,
+                                     std::chrono::milliseconds limit = std::chrono::milliseconds::max());
     /// Writes what libpq has buffered.
     [[nodiscard]] Task<expected<void, PgFailure>> flush();
     /// The next result (nullptr: the end of one statement's results), reading as needed.
@@ -108,6 +112,11 @@ class PgConnection {
     PGconn* conn_;
     std::string shown_;
     bool broken_ = false;
+    // Statements prepared on this connection, by their text: their names; and those being prepared by the
+    // pipeline under way.
+    std::unordered_map<std::string, std::string> prepared_;
+    std::unordered_map<std::string, std::string> pending_;
+    std::uint64_t statements_ = 0;  // names made
 };
 
 /// The conninfo's server and database, without its password: how errors name the database.

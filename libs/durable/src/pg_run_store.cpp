@@ -1,6 +1,8 @@
 // The PostgreSQL store's operations. Each is one transaction: a first round trip begins it, reads the time
 // and locks the run's row (FOR UPDATE), the rules (rules.hpp) decide in between, and a second round trip
-// writes and commits. Operations that only read, and `submit`, take one round trip.
+// writes and commits. Operations that only read, and `submit`, take one round trip; so do the two a worker
+// makes most, `append` and `renew`, as one statement whose WHERE is the rules' fence: when it writes
+// nothing, the two-step path reads what is there and the rules say why.
 
 #include "pg_pool.hpp"
 #include "rules.hpp"
@@ -232,8 +234,40 @@ Task<expected<std::optional<Claimed>, PgFailure>> claimOn(PgConnection& connecti
         Claimed{std::move(lease), std::move(*run), std::move(*journal), std::move(*inputs)}};
 }
 
+// A lease renewed in one statement, one round trip, when the lease still holds the run; none otherwise
+// (`renewOn` then finds out why).
+Task<expected<std::optional<Renewal>, PgFailure>> renewFast(PgConnection& connection, const Pool& pool,
+                                                            const Lease& lease,
+                                                            std::chrono::milliseconds leaseFor) {
+    std::vector<PgQuery> queries;
+    queries.push_back(PgQuery{
+        "UPDATE " + pool.table("runs") + " SET lease_until = " + kNowSql + " + $5, updated = " + kNowSql +
+            " WHERE id = $2 AND epoch = $3 AND owner = $4 AND status = 'running' RETURNING "
+            "lease_until, cancel_requested",
+        {pool.clockParam(), lease.runId, std::to_string(lease.epoch), lease.worker,
+         std::to_string(leaseFor.count())}});
+    auto results = co_await connection.pipeline(std::move(queries));
+    if (!results) {
+        co_return unexpected(results.error());
+    }
+    if ((*results)[0].rows() == 0) {
+        co_return std::optional<Renewal>{};
+    }
+    Lease renewed = lease;
+    renewed.until = (*results)[0].integer(0, 0);
+    co_return std::optional<Renewal>{Renewal{std::move(renewed), (*results)[0].text(0, 1) == "t"}};
+}
+
 Task<expected<Renewal, PgFailure>> renewOn(PgConnection& connection, const Pool& pool, const Lease& lease,
                                            std::chrono::milliseconds leaseFor) {
+    auto fast = co_await renewFast(connection, pool, lease, leaseFor);
+    if (!fast) {
+        co_return unexpected(fast.error());
+    }
+    if (*fast) {
+        co_return std::move(**fast);
+    }
+    // Refused: the rules say why (or, had the run changed meanwhile, renew it).
     std::vector<PgQuery> look = beginOn(pool, lease.runId);
     auto looked = co_await connection.pipeline(std::move(look));
     if (!looked) {
@@ -257,45 +291,79 @@ Task<expected<Renewal, PgFailure>> renewOn(PgConnection& connection, const Pool&
     co_return renewal;
 }
 
-Task<expected<JournalEntry, PgFailure>> appendOn(PgConnection& connection, const Pool& pool,
-                                                 const Lease& lease, const JournalEntry& entry) {
-    std::vector<PgQuery> look = beginOn(pool, lease.runId);
-    look.push_back(PgQuery{std::string("SELECT ") + kEntryColumns + " FROM " + pool.table("journal") +
-                               " WHERE run_id = $1 AND step = $2",
-                           {lease.runId, entry.step}});
-    look.push_back(PgQuery{
-        "SELECT coalesce(max(seq), 0) FROM " + pool.table("journal") + " WHERE run_id = $1", {lease.runId}});
-    auto looked = co_await connection.pipeline(std::move(look));
-    if (!looked) {
-        co_return unexpected(looked.error());
+// A step journaled in one statement, one round trip: the run's row is updated (its journal counter raised,
+// which locks it) only when the lease holds it and the step is new, and the entry inserted under that
+// number. None when it wrote nothing; `appendOn` then finds out why.
+Task<expected<std::optional<JournalEntry>, PgFailure>> appendFast(PgConnection& connection, const Pool& pool,
+                                                                  const Lease& lease,
+                                                                  const JournalEntry& entry) {
+    std::vector<PgQuery> queries;
+    queries.push_back(PgQuery{
+        "WITH counted AS (UPDATE " + pool.table("runs") +
+            " SET journal_seq = journal_seq + 1 WHERE id = $2 AND epoch = $3 AND owner = $4 AND status = "
+            "'running' AND NOT EXISTS (SELECT 1 FROM " +
+            pool.table("journal") + " WHERE run_id = $2 AND step = $5) RETURNING journal_seq) INSERT INTO " +
+            pool.table("journal") +
+            " (run_id, seq, step, kind, payload, epoch, created) SELECT $2, journal_seq, $5, $6, $7, $3, " +
+            kNowSql + " FROM counted ON CONFLICT (run_id, step) DO NOTHING RETURNING seq, created",
+        {pool.clockParam(), lease.runId, std::to_string(lease.epoch), lease.worker, entry.step, entry.kind,
+         entry.payload.dump()}});
+    auto results = co_await connection.pipeline(std::move(queries));
+    if (!results) {
+        co_return unexpected(results.error());
     }
-    auto run = lockedRun(pool, *looked, lease.runId);
-    if (!run) {
-        co_return unexpected(run.error());
-    }
-    if (auto fenced = detail::fenced(*run, lease); !fenced) {
-        co_return unexpected(failure(fenced.error()));
-    }
-    if ((*looked)[3].rows() > 0) {
-        co_return readEntry(pool, (*looked)[3], 0);  // journaled already: kept once
+    if ((*results)[0].rows() == 0) {
+        co_return std::optional<JournalEntry>{};
     }
     JournalEntry stored = entry;
-    stored.seq = (*looked)[4].integer(0, 0) + 1;
+    stored.seq = (*results)[0].integer(0, 0);
     stored.epoch = lease.epoch;
-    stored.created = (*looked)[1].integer(0, 0);
-    std::vector<PgQuery> write;
-    write.push_back(
-        PgQuery{"INSERT INTO " + pool.table("journal") +
-                    " (run_id, seq, step, kind, payload, epoch, created) VALUES ($1, $2, $3, $4, "
-                    "$5, $6, $7)",
-                {lease.runId, std::to_string(stored.seq), stored.step, stored.kind, stored.payload.dump(),
-                 std::to_string(stored.epoch), std::to_string(stored.created)}});
-    write.push_back(PgQuery{"COMMIT", {}});
-    auto written = co_await connection.pipeline(std::move(write));
-    if (!written) {
-        co_return unexpected(written.error());
+    stored.created = (*results)[0].integer(0, 1);
+    co_return std::optional<JournalEntry>{std::move(stored)};
+}
+
+Task<expected<JournalEntry, PgFailure>> appendOn(PgConnection& connection, const Pool& pool,
+                                                 const Lease& lease, const JournalEntry& entry) {
+    // The fast path, then, when it wrote nothing, the rules on what is there: the step journaled already
+    // (kept once), or the lease lost. A run that holds neither changed between the two: tried once more.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        auto fast = co_await appendFast(connection, pool, lease, entry);
+        if (!fast) {
+            co_return unexpected(fast.error());
+        }
+        if (*fast) {
+            co_return std::move(**fast);
+        }
+        std::vector<PgQuery> look;
+        look.push_back(PgQuery{"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", {}});
+        look.push_back(
+            PgQuery{std::string("SELECT ") + kRunColumns + " FROM " + pool.table("runs") + " WHERE id = $1",
+                    {lease.runId}});
+        look.push_back(PgQuery{std::string("SELECT ") + kEntryColumns + " FROM " + pool.table("journal") +
+                                   " WHERE run_id = $1 AND step = $2",
+                               {lease.runId, entry.step}});
+        look.push_back(PgQuery{"COMMIT", {}});
+        auto looked = co_await connection.pipeline(std::move(look));
+        if (!looked) {
+            co_return unexpected(looked.error());
+        }
+        if ((*looked)[1].rows() == 0) {
+            co_return unexpected(failure(detail::notFound(lease.runId)));
+        }
+        auto run = readRun(pool, (*looked)[1], 0);
+        if (!run) {
+            co_return unexpected(run.error());
+        }
+        if (auto fenced = detail::fenced(*run, lease); !fenced) {
+            co_return unexpected(failure(fenced.error()));
+        }
+        if ((*looked)[2].rows() > 0) {
+            co_return readEntry(pool, (*looked)[2], 0);  // journaled already: kept once
+        }
     }
-    co_return stored;
+    co_return unexpected(failure(
+        DurableError{DurableErrc::busy, "could not journal step '" + entry.step + "' of run '" + lease.runId +
+                                            "': the run changed meanwhile; try again"}));
 }
 
 Task<expected<RunRecord, PgFailure>> finishOn(PgConnection& connection, const Pool& pool, const Lease& lease,

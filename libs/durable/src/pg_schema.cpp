@@ -3,6 +3,8 @@
 
 #include <array>
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -26,7 +28,7 @@ const std::array<std::vector<const char*>, PostgresRunStore::kSchemaVersion> kMi
         "CREATE TABLE {s}.runs (id text PRIMARY KEY, input text NOT NULL, status text NOT NULL, "
         "epoch int8 NOT NULL DEFAULT 0, owner text NOT NULL DEFAULT '', lease_until int8 NOT NULL DEFAULT 0, "
         "attempts int8 NOT NULL DEFAULT 0, cancel_requested boolean NOT NULL DEFAULT false, outcome text, "
-        "created int8 NOT NULL, updated int8 NOT NULL)",
+        "created int8 NOT NULL, updated int8 NOT NULL, journal_seq int8 NOT NULL DEFAULT 0)",
         // What a claim looks for: the runs that may be claimable, oldest first.
         "CREATE INDEX runs_claimable ON {s}.runs (created, id) WHERE status IN ('queued', 'running')",
         "CREATE INDEX runs_by_status ON {s}.runs (status, created, id)",
@@ -162,6 +164,21 @@ Task<void> pollFor(std::chrono::milliseconds upTo) {
     (void)ec;
 }
 
+// A connection listening on the pool's channel; none when the database cannot be reached.
+Task<std::unique_ptr<PgConnection>> listenerFor(std::shared_ptr<PostgresRunStore::Pool> pool) {
+    auto connection = co_await pool->connect();
+    if (!connection) {
+        co_return nullptr;
+    }
+    std::vector<PgQuery> listen;
+    listen.push_back(PgQuery{"LISTEN " + pool->channel, {}});
+    auto listening = co_await (*connection)->pipeline(std::move(listen));
+    if (!listening) {
+        co_return nullptr;
+    }
+    co_return std::move(*connection);
+}
+
 }  // namespace
 
 PostgresRunStore::Pool::Pool(std::string conninfo_, std::string shown_, PostgresOptions options_)
@@ -288,15 +305,16 @@ Task<void> PostgresRunStore::waitForWork(std::chrono::milliseconds upTo) {
             }
             pool->listening = true;
             if (!pool->listener || !pool->listener->usable()) {
-                pool->listener.reset();
-                auto connection = co_await pool->connect();
-                if (connection) {
-                    std::vector<PgQuery> listen;
-                    listen.push_back(PgQuery{"LISTEN " + pool->channel, {}});
-                    if (auto listening = co_await (*connection)->pipeline(std::move(listen)); listening) {
-                        pool->listener = std::move(*connection);
-                    }
-                }
+                // Not cut short by a cancellation (the next wait would open a connection again, each costing
+                // the server a process): bounded by the connect timeout.
+                const Executor executor = co_await asio::this_coro::executor;
+                pool->listener = co_await asio::co_spawn(
+                    executor, listenerFor(pool),
+                    asio::bind_cancellation_slot(asio::cancellation_slot(), asio::use_awaitable));
+            }
+            if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+                pool->listening = false;
+                co_return;
             }
             if (pool->listener) {
                 (void)co_await pool->listener->awaitNotification(upTo);
