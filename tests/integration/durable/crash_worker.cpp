@@ -75,7 +75,8 @@ Task<std::shared_ptr<durable::RunStore>> openStore(std::string db) {
     co_return *store;
 }
 
-Task<void> work(std::string db, int port, std::string name, std::shared_ptr<durable::Worker>* running) {
+Task<void> work(std::string db, int port, std::string name, std::shared_ptr<durable::Worker>* running,
+                const bool* stopRequested) {
     auto store = co_await openStore(db);
     http::HttpClientConfig httpConfig;
     httpConfig.proxy = http::ProxySettings{};
@@ -90,6 +91,9 @@ Task<void> work(std::string db, int port, std::string name, std::shared_ptr<dura
         throw std::runtime_error(worker.error().describe());
     }
     *running = *worker;
+    if (*stopRequested) {
+        (*worker)->stop();  // SIGTERM came while the store was opening
+    }
     const durable::WorkerReport report = co_await (*worker)->run();
     for (const auto& problem : report.problems) {
         std::cerr << "crash_worker: " << problem << "\n";
@@ -106,14 +110,19 @@ int main(int argc, char** argv) {
     }
     boost::asio::io_context io;
     std::shared_ptr<durable::Worker> worker;
+    bool stopRequested = false;
     boost::asio::signal_set signals(io, SIGTERM, SIGINT);
     signals.async_wait([&](const boost::system::error_code& ec, int) {
-        if (!ec && worker) {
+        if (ec) {
+            return;
+        }
+        stopRequested = true;
+        if (worker) {
             worker->stop();
         }
     });
     int status = 0;
-    boost::asio::co_spawn(io, work(argv[1], std::stoi(argv[2]), argv[3], &worker),
+    boost::asio::co_spawn(io, work(argv[1], std::stoi(argv[2]), argv[3], &worker, &stopRequested),
                           [&](std::exception_ptr error) {
                               signals.cancel();
                               if (error) {
