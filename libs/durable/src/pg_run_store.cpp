@@ -258,6 +258,9 @@ Task<expected<std::optional<Renewal>, PgFailure>> renewFast(PgConnection& connec
     co_return std::optional<Renewal>{Renewal{std::move(renewed), (*results)[0].text(0, 1) == "t"}};
 }
 
+Task<expected<RunRecord, PgFailure>> runOn(PgConnection& connection, const Pool& pool,
+                                           const std::string& runId);
+
 Task<expected<Renewal, PgFailure>> renewOn(PgConnection& connection, const Pool& pool, const Lease& lease,
                                            std::chrono::milliseconds leaseFor) {
     auto fast = co_await renewFast(connection, pool, lease, leaseFor);
@@ -267,28 +270,17 @@ Task<expected<Renewal, PgFailure>> renewOn(PgConnection& connection, const Pool&
     if (*fast) {
         co_return std::move(**fast);
     }
-    // Refused: the rules say why (or, had the run changed meanwhile, renew it).
-    std::vector<PgQuery> look = beginOn(pool, lease.runId);
-    auto looked = co_await connection.pipeline(std::move(look));
-    if (!looked) {
-        co_return unexpected(looked.error());
-    }
-    auto run = lockedRun(pool, *looked, lease.runId);
+    // Refused: the rules say why. (The fence cannot pass now that it failed: a run's epoch only rises.)
+    auto run = co_await runOn(connection, pool, lease.runId);
     if (!run) {
         co_return unexpected(run.error());
     }
     if (auto fenced = detail::fenced(*run, lease); !fenced) {
         co_return unexpected(failure(fenced.error()));
     }
-    Renewal renewal = detail::renewInto(*run, lease, leaseFor, (*looked)[1].integer(0, 0));
-    std::vector<PgQuery> write;
-    write.push_back(saveRun(pool, *run));
-    write.push_back(PgQuery{"COMMIT", {}});
-    auto written = co_await connection.pipeline(std::move(write));
-    if (!written) {
-        co_return unexpected(written.error());
-    }
-    co_return renewal;
+    co_return unexpected(
+        failure(DurableError{DurableErrc::busy, "could not renew the lease of run '" + lease.runId +
+                                                    "': the run changed meanwhile; try again"}));
 }
 
 // A step journaled in one statement, one round trip: the run's row is updated (its journal counter raised,

@@ -157,13 +157,6 @@ Task<expected<bool, PgFailure>> prepareSchema(PgConnection& connection, const Po
     co_return true;
 }
 
-// Waits `upTo`, or until cancelled.
-Task<void> pollFor(std::chrono::milliseconds upTo) {
-    asio::steady_timer timer(co_await asio::this_coro::executor, upTo);
-    auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-    (void)ec;
-}
-
 // A connection listening on the pool's channel; none when the database cannot be reached.
 Task<std::unique_ptr<PgConnection>> listenerFor(std::shared_ptr<PostgresRunStore::Pool> pool) {
     auto connection = co_await pool->connect();
@@ -250,19 +243,16 @@ void PostgresRunStore::Pool::wakeOne() {
 }
 
 Task<void> PostgresRunStore::Pool::release(std::unique_ptr<PgConnection> connection) {
-    if (connection->usable() && connection->inTransaction() &&
-        isCancelled(co_await asio::this_coro::cancellation_state)) {
-        connection.reset();  // closed: the server rolls back
-        --opened;
-        wakeOne();
-        co_return;
-    }
     if (connection->usable() && connection->inTransaction()) {
-        std::vector<PgQuery> rollback;
-        rollback.push_back(PgQuery{"ROLLBACK", {}});
-        (void)co_await connection->pipeline(std::move(rollback));
+        if (isCancelled(co_await asio::this_coro::cancellation_state)) {
+            connection.reset();  // closed: the server rolls back
+        } else {
+            std::vector<PgQuery> rollback;
+            rollback.push_back(PgQuery{"ROLLBACK", {}});
+            (void)co_await connection->pipeline(std::move(rollback));
+        }
     }
-    if (connection->usable()) {
+    if (connection && connection->usable()) {
         idle.push_back(std::move(connection));
     } else {
         --opened;
@@ -297,10 +287,10 @@ PostgresRunStore::~PostgresRunStore() = default;
 Task<void> PostgresRunStore::waitForWork(std::chrono::milliseconds upTo) {
     // Cancellation (a worker's run ending first) is checked, not thrown, so that `listening` is reset.
     co_await withCheckedCancellation(
-        [](std::shared_ptr<Pool> pool, std::chrono::milliseconds upTo) -> Task<void> {
+        [](PostgresRunStore* self, std::shared_ptr<Pool> pool, std::chrono::milliseconds upTo) -> Task<void> {
             // One coroutine listens at a time; another that waits meanwhile polls, as without notifications.
             if (pool->listening) {
-                co_await pollFor(upTo);
+                co_await self->RunStore::waitForWork(upTo);
                 co_return;
             }
             pool->listening = true;
@@ -319,10 +309,10 @@ Task<void> PostgresRunStore::waitForWork(std::chrono::milliseconds upTo) {
             if (pool->listener) {
                 (void)co_await pool->listener->awaitNotification(upTo);
             } else {
-                co_await pollFor(upTo);  // the database cannot be reached: poll
+                co_await self->RunStore::waitForWork(upTo);  // the database cannot be reached: poll
             }
             pool->listening = false;
-        }(pool_, upTo));
+        }(this, pool_, upTo));
 }
 
 }  // namespace reagent::durable

@@ -19,11 +19,10 @@
 #include <set>
 #include <thread>
 
-#include "peer_process.hpp"
 #include "postgres_cluster.hpp"
+#include "provider_test_support.hpp"
 #include "reagent/durable/postgres_run_store.hpp"
 #include "reagent/durable/sqlite_run_store.hpp"
-#include "reagent/http/http_client.hpp"
 #include "run_coro.hpp"
 #include "temp_dir.hpp"
 
@@ -40,35 +39,27 @@ constexpr int kRuns = 300;
 constexpr int kWorkers = 3;
 constexpr int kConcurrency = 4;  // crash_worker's
 
-std::string chatCompletion(const json& message, const std::string& finish) {
-    return json{{"id", "chatcmpl-1"},
-                {"object", "chat.completion"},
-                {"model", "gpt-4.1"},
-                {"choices", {{{"index", 0}, {"message", message}, {"finish_reason", finish}}}},
-                {"usage", {{"prompt_tokens", 40}, {"completion_tokens", 8}, {"total_tokens", 48}}}}
-        .dump();
-}
-
 // The charge's answer; the model's answer once the conversation holds the charge's result; else the call.
 json script() {
     const json call = {{"role", "assistant"},
                        {"content", nullptr},
-                       {"tool_calls",
-                        {{{"id", "call_1"},
-                          {"type", "function"},
-                          {"function", {{"name", "charge"}, {"arguments", "{\"amount\":5}"}}}}}}};
+                       {"tool_calls", {reagent::test::openAiToolCall("charge", "{\"amount\":5}")}}};
     const json answer = {{"role", "assistant"}, {"content", "done"}};
-    const json latency = json::array({20, 200});
+    // The model's latency, and the payment service's.
+    const auto slow = [](json response, int low, int high) {
+        response["delay_ms_range"] = {low, high};
+        return response;
+    };
     return json{
         {"rules",
          {{{"match", "\"charge_for\""},
-           {"response", {{"status", 200}, {"body", "{\"ok\":true}"}, {"delay_ms_range", {5, 20}}}}},
+           {"response", slow(reagent::test::bodyResponse("{\"ok\":true}"), 5, 20)}},
           {{"match", "\"role\":\"tool\""},
            {"response",
-            {{"status", 200}, {"body", chatCompletion(answer, "stop")}, {"delay_ms_range", latency}}}},
+            slow(reagent::test::bodyResponse(reagent::test::openAiReplyBody(answer, "stop")), 20, 200)}},
           {{"match", ""},
-           {"response",
-            {{"status", 200}, {"body", chatCompletion(call, "tool_calls")}, {"delay_ms_range", latency}}}}}}};
+           {"response", slow(reagent::test::bodyResponse(reagent::test::openAiReplyBody(call, "tool_calls")),
+                             20, 200)}}}}};
 }
 
 // A worker process; its stderr goes to `log`.
@@ -123,17 +114,6 @@ std::shared_ptr<durable::RunStore> openStore(const std::string& db) {
     return *store;
 }
 
-json recordedRequests(const reagent::test::PeerProcess& peer) {
-    reagent::http::HttpClientConfig config;
-    config.proxy = reagent::http::ProxySettings{};
-    reagent::http::HttpClient client(config);
-    reagent::http::HttpRequest request;
-    request.url = peer.url("/__requests");
-    auto response = runCoro(client.send(std::move(request)));
-    REQUIRE(response);
-    return json::parse(response->body);
-}
-
 std::string logText(const std::string& path) {
     std::ifstream in(path);
     std::ostringstream text;
@@ -149,9 +129,7 @@ TEST_CASE("durable runs: 300 runs finish exactly once while workers are killed e
     INFO(engine);
     const reagent::test::TempDir dir;
     const std::string db = engine == "postgres" ? reagent::test::newTestDatabase() : dir.file("runs.db");
-    std::ofstream(dir.file("script.json")) << script().dump();
-    const reagent::test::PeerProcess peer(std::string(REAGENT_PEERS_DIR) + "/provider_peer.py",
-                                          {"--script", dir.file("script.json"), "--idle-timeout", "300"});
+    const reagent::test::ProviderPeer peer(script());
     auto store = openStore(db);
     for (int i = 0; i < kRuns; ++i) {
         durable::Submission submission{"run-" + std::to_string(i),
@@ -210,7 +188,7 @@ TEST_CASE("durable runs: 300 runs finish exactly once while workers are killed e
 
     // At the peer: each run's two model calls, made again only when in flight at a kill; each run's charge
     // under one idempotency key (`run-N/tool:...`), sent again only when in flight at a kill.
-    const json requests = recordedRequests(peer);
+    const json requests = peer.requests();
     std::map<std::string, int> modelCalls;  // by prompt and turn
     std::map<std::string, int> charges;     // by idempotency key
     for (const json& request : requests) {

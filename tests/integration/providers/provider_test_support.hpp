@@ -117,6 +117,7 @@ class ProviderPeer {
     }
 
     [[nodiscard]] std::string url(const std::string& path = "") const { return process_->url(path); }
+    [[nodiscard]] std::uint16_t port() const { return process_->port(); }
 
     /// The requests recorded so far: [{method, path, query, headers, body}].
     [[nodiscard]] json requests() const {
