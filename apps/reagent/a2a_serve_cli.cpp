@@ -68,6 +68,18 @@ Subcommand addA2aServeCommand(CLI::App& app) {
         "Approve every call that needs approval (otherwise refused: a server has no terminal)");
     serveCmd->add_option("--demo-latency", line->latencyMs, "Simulated latency (ms) of each demo model turn")
         ->check(CLI::Range(0, 3'600'000));
+    serveCmd
+        ->add_option(
+            "--db", line->options.db,
+            "Keep the tasks as durable runs in this store (a file, sqlite:// or postgresql:// URL), run "
+            "by this server's worker: they survive a restart, and servers on one store share them")
+        ->check(nonEmpty("a database"));
+    serveCmd
+        ->add_option(
+            "--lease-seconds", line->options.leaseSeconds,
+            "With --db: seconds a run's claim lasts unrenewed (a dead server's runs are taken over after)")
+        ->check(CLI::Range(1, 86'400))
+        ->capture_default_str();
     addServerAuthOptions(serveCmd, line->options.auth, kA2aServeTokenVariable);
     serveCmd
         ->add_option("--trace-file", line->options.traceFile,

@@ -3,13 +3,19 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
 #include <iostream>
 
 #include "a2a_runner.hpp"
 #include "cli_telemetry.hpp"
+#include "durable_command.hpp"
+#include "output.hpp"
 #include "reagent/a2a/server.hpp"
+#include "reagent/durable/a2a_tasks.hpp"
+#include "reagent/durable/worker.hpp"
+#include "trace.hpp"
 
 namespace reagent::cli {
 
@@ -48,8 +54,42 @@ a2a::AgentCard cardFor(const agent::Agent& agent, const RunOptions& options) {
     return card;
 }
 
+// With the demo provider, each run gets an agent of its own (as each task does without a store).
+durable::RunHandler demoRunHandler(RunOptions options) {
+    return [options](durable::Claimed claimed,
+                     std::shared_ptr<agent::RunJournal> journal) -> Task<durable::Finish> {
+        auto builder = demoAgentBuilder(options);
+        if (!builder) {
+            co_return durable::Finish{durable::RunStatus::failed, {{"error", builder.error()}}};
+        }
+        auto built = co_await builder->buildAsync();
+        if (!built) {
+            co_return durable::Finish{durable::RunStatus::failed, {{"error", built.error().describe()}}};
+        }
+        auto running = durable::agentHandler(*built)(std::move(claimed), std::move(journal));
+        durable::Finish finish = co_await std::move(running);
+        co_await built->dispose();
+        co_return finish;
+    };
+}
+
+// The server, and with a store the worker that runs its tasks, until both stop (a cancellation stops both:
+// the server gracefully, the worker at once, its runs left to the next worker on the store).
+Task<void> serveTasks(const a2a::Server& server, std::shared_ptr<durable::Worker> worker) {
+    if (!worker) {
+        co_await server.run();
+        co_return;
+    }
+    using namespace asio::experimental::awaitable_operators;
+    auto report = co_await (server.run() && worker->run());
+    co_await asio::this_coro::reset_cancellation_state();  // stopped: the agent is disposed of next
+    for (const auto& problem : report.problems) {
+        std::cerr << "reagent: " << oneLine(problem, 2000) << "\n";
+    }
+}
+
 Task<int> serve(reagent::AgentBuilder builder, bool demo, A2aServeOptions options,
-                std::optional<ServerToken> token) {
+                std::optional<ServerToken> token, std::shared_ptr<durable::RunStore> store) {
     auto built = co_await builder.buildAsync();
     if (!built) {
         std::cerr << "reagent: cannot build the agent: " << built.error().describe() << "\n";
@@ -70,6 +110,23 @@ Task<int> serve(reagent::AgentBuilder builder, bool demo, A2aServeOptions option
             return runDemoAgent(agentOptions, std::move(prompt), std::move(context));
         };
     }
+    std::shared_ptr<durable::Worker> worker;
+    if (store) {
+        auto tasks = durable::A2aTasks::create(store);
+        durable::WorkerOptions workerOptions;
+        workerOptions.concurrency = options.maxTasks;
+        workerOptions.lease = std::chrono::seconds(options.leaseSeconds);
+        auto made = durable::Worker::create(
+            store, workerOptions, demo ? demoRunHandler(options.agent) : durable::agentHandler(agent));
+        if (!tasks || !made) {
+            std::cerr << "reagent: " << (!tasks ? tasks.error() : made.error()).describe() << "\n";
+            co_await agent.dispose();
+            co_return kExitUsage;
+        }
+        config.directory = *tasks;
+        run = (*tasks)->runFunction();
+        worker = *made;
+    }
     auto ex = co_await asio::this_coro::executor;
     auto server = a2a::Server::bind(ex, config, cardFor(agent, options.agent), std::move(run));
     if (!server) {
@@ -84,8 +141,10 @@ Task<int> serve(reagent::AgentBuilder builder, bool demo, A2aServeOptions option
     std::cerr << authLine(token, kA2aServeTokenVariable, "start tasks on this agent");
     std::cerr << "reagent: serving agent '" << server->card().name << "' over A2A at " << server->baseUrl()
               << " (card: " << server->baseUrl() << a2a::kAgentCardPath
-              << ", JSON-RPC: " << server->card().interfaces.front().url << "); Ctrl-C stops\n";
-    co_await server->run();
+              << ", JSON-RPC: " << server->card().interfaces.front().url << ")"
+              << (worker ? ", tasks kept as durable runs by worker " + worker->name() : std::string())
+              << "; Ctrl-C stops\n";
+    co_await serveTasks(*server, worker);
     co_await agent.dispose();
     std::cerr << "reagent: server stopped\n";
     co_return kExitSuccess;
@@ -109,8 +168,19 @@ int serveA2a(asio::io_context& io, const A2aServeOptions& options) {
         std::cerr << "reagent: " << token.error() << "\n";
         return kExitUsage;
     }
+    std::shared_ptr<durable::RunStore> store;
+    A2aServeOptions serving = options;
+    if (!options.db.empty()) {
+        auto opened = openRunStoreOn(io, options.db);
+        if (!opened) {
+            std::cerr << "reagent: " << opened.error() << "\n";
+            return kExitUsage;
+        }
+        store = *opened;
+        serving.agent.deferApprovals = true;  // a run that needs a person waits for `reagent runs approve`
+    }
     bool demo = false;
-    auto builder = serverAgentBuilder(options.agent, &demo);
+    auto builder = serverAgentBuilder(serving.agent, &demo);
     if (!builder) {
         std::cerr << "reagent: " << builder.error() << "\n";
         return kExitUsage;
@@ -124,7 +194,7 @@ int serveA2a(asio::io_context& io, const A2aServeOptions& options) {
         }
     });
     int status = kExitRunFailed;
-    asio::co_spawn(io, serve(std::move(*builder), demo, options, std::move(*token)),
+    asio::co_spawn(io, serve(std::move(*builder), demo, serving, std::move(*token), std::move(store)),
                    asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr error, int value) {
                        status = error ? kExitRunFailed : value;
                        signals.cancel();

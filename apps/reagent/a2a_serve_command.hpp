@@ -29,6 +29,12 @@ struct A2aServeOptions {
     ServerAuthOptions auth;
     /// `--trace-file`: where the tasks' spans are appended (OTLP/JSON lines); empty: none.
     std::string traceFile;
+    /// `--db`: keep the tasks as durable runs in this store (a file, `sqlite://` or `postgresql://` URL) and
+    /// run them with a worker of this server; empty: tasks in memory.
+    std::string db;
+    /// `--lease-seconds`: with `--db`, how long (seconds) the worker's claim on a run lasts unrenewed: a run
+    /// whose server died is taken over after it.
+    int leaseSeconds = 30;
 };
 
 /// \brief The environment variable `reagent serve --a2a` reads its bearer token from.

@@ -443,9 +443,10 @@ int toolsCommand(const RunOptions& given, bool json) {
 
 namespace {
 
-// A server has no one at a terminal to ask: calls that need approval are refused unless --yes.
+// A server has no one at a terminal to ask: calls that need approval are refused unless --yes, or deferred
+// (durable runs wait for `reagent runs approve`).
 void refuseApprovals(reagent::AgentBuilder& builder, const RunOptions& options) {
-    if (!options.approveAll) {
+    if (!options.approveAll && !options.deferApprovals) {
         builder.withApprovalHandler(
             [](tools::ToolCallRequest, tools::ToolDefinition) -> Task<bool> { co_return false; });
     }

@@ -47,6 +47,11 @@ Subcommand addWorkerCommand(CLI::App& app) {
         ->capture_default_str();
     cmd->add_flag("--until-idle", line->options.untilIdle, "Return once no run is left to claim");
     cmd->add_option(
+           "--drain-seconds", line->options.drainSeconds,
+           "After SIGTERM, how long the runs in progress may take to end; those left are then cut off "
+           "and released to another worker (default: as long as they take)")
+        ->check(CLI::Range(0, 86'400));
+    cmd->add_option(
            "--provider", line->options.agent.provider,
            "Model API: anthropic, openai, gemini, ollama or demo (default: the environment's, else demo)")
         ->check(CLI::IsMember({"anthropic", "openai", "gemini", "ollama", "demo"}));

@@ -95,6 +95,12 @@ std::string stepLine(const durable::JournalEntry& entry) {
                 (entry.payload.contains("error")
                      ? " failed"
                      : ": " + oneLine(entry.payload.value("output", std::string()), 60));
+    } else if (entry.kind == "tool_start") {
+        line += entry.payload.value("tool", std::string()) + " started (not idempotent)";
+    } else if (entry.kind == "compaction") {
+        const json record = entry.payload.value("record", json::object());
+        line += "history compacted (" + std::to_string(record.value("tokensBefore", std::int64_t{0})) +
+                " -> " + std::to_string(record.value("tokensAfter", std::int64_t{0})) + " tokens)";
     } else {
         line += entry.kind;
     }
@@ -277,11 +283,8 @@ Task<expected<std::shared_ptr<durable::RunStore>, std::string>> openRunStore(std
     co_return std::shared_ptr<durable::RunStore>(std::move(*store));
 }
 
-namespace {
-
-// The store `db` names, opened on `io` (Ctrl-C gives up).
-expected<std::shared_ptr<durable::RunStore>, std::string> openOn(asio::io_context& io,
-                                                                 const std::string& db) {
+expected<std::shared_ptr<durable::RunStore>, std::string> openRunStoreOn(asio::io_context& io,
+                                                                         const std::string& db) {
     using Opened = expected<std::shared_ptr<durable::RunStore>, std::string>;
     auto opened =
         runToEnd(io, openRunStore(db), Opened(fail(std::string("interrupted while opening the run store"))));
@@ -289,10 +292,8 @@ expected<std::shared_ptr<durable::RunStore>, std::string> openOn(asio::io_contex
     return opened;
 }
 
-}  // namespace
-
 int workerCommand(asio::io_context& io, WorkerCommandOptions options) {
-    auto store = openOn(io, options.db);
+    auto store = openRunStoreOn(io, options.db);
     if (!store) {
         std::cerr << "reagent: " << store.error() << "\n";
         return kExitUsage;
@@ -319,6 +320,9 @@ int workerCommand(asio::io_context& io, WorkerCommandOptions options) {
         workerOptions.concurrency = static_cast<std::size_t>(options.concurrency);
         workerOptions.lease = std::chrono::seconds(options.leaseSeconds);
         workerOptions.stopWhenIdle = options.untilIdle;
+        if (options.drainSeconds) {
+            workerOptions.drainFor = std::chrono::seconds(*options.drainSeconds);
+        }
         auto worker =
             durable::Worker::create(*store, workerOptions, durable::agentHandler(std::move(*agent)));
         if (!worker) {
@@ -327,7 +331,10 @@ int workerCommand(asio::io_context& io, WorkerCommandOptions options) {
         }
         std::cerr << "reagent: worker " << (*worker)->name() << " on "
                   << (options.db.empty() ? "$REAGENT_DB" : options.db) << ", " << options.concurrency
-                  << " run(s) at once; SIGTERM drains, a second stops at once\n";
+                  << " run(s) at once; SIGTERM drains"
+                  << (options.drainSeconds ? " for up to " + std::to_string(*options.drainSeconds) + " s"
+                                           : "")
+                  << ", a second stops at once\n";
         asio::cancellation_signal kill;
         asio::signal_set signals(io, SIGINT, SIGTERM);
         int signalled = 0;
@@ -371,7 +378,7 @@ int workerCommand(asio::io_context& io, WorkerCommandOptions options) {
 }
 
 int submitCommand(asio::io_context& io, const SubmitOptions& options) {
-    auto store = openOn(io, options.db);
+    auto store = openRunStoreOn(io, options.db);
     if (!store) {
         std::cerr << "reagent: " << store.error() << "\n";
         return kExitUsage;
@@ -380,7 +387,7 @@ int submitCommand(asio::io_context& io, const SubmitOptions& options) {
 }
 
 int runsCommand(asio::io_context& io, const RunsOptions& options) {
-    auto store = openOn(io, options.db);
+    auto store = openRunStoreOn(io, options.db);
     if (!store) {
         std::cerr << "reagent: " << store.error() << "\n";
         return kExitUsage;

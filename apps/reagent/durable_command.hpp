@@ -20,6 +20,10 @@ namespace reagent::cli {
 /// be used, a database that cannot be reached: named without its password).
 [[nodiscard]] Task<expected<std::shared_ptr<durable::RunStore>, std::string>> openRunStore(std::string db);
 
+/// \brief `openRunStore` run to its end on `io` (Ctrl-C gives up), which is then ready for what runs next.
+[[nodiscard]] expected<std::shared_ptr<durable::RunStore>, std::string> openRunStoreOn(
+    boost::asio::io_context& io, const std::string& db);
+
 /// \brief `reagent worker`.
 struct WorkerCommandOptions {
     std::string db;
@@ -31,6 +35,8 @@ struct WorkerCommandOptions {
     int leaseSeconds = 30;
     /// `--until-idle`: return once nothing is left to claim.
     bool untilIdle = false;
+    /// `--drain-seconds`: after SIGTERM, how long the runs in progress may take; unset: as long as they take.
+    std::optional<int> drainSeconds;
     std::string traceFile;
 };
 

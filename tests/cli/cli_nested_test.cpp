@@ -116,8 +116,8 @@ TEST_CASE("the A2A server's shared agent streams each task's own progress", "[cl
         boost::asio::co_spawn(
             io,
             run(std::move(prompt),
-                reagent::a2a::TaskContext{[lines](std::string line) { lines->push_back(std::move(line)); },
-                                          {}}),
+                reagent::a2a::TaskContext{
+                    [lines](std::string line) { lines->push_back(std::move(line)); }, {}, {}, {}}),
             [&finished](std::exception_ptr error, reagent::expected<std::string, std::string> outcome) {
                 CHECK_FALSE(error);
                 CHECK(outcome);

@@ -49,6 +49,7 @@ void Server::State::settled(const detail::EntryPtr& entry, TaskStatus status,
     }
     entry->task.status = status;
     entry->task.status.timestamp.clear();
+    entry->ended = true;
     StatusUpdate update{entry->task.id, entry->task.contextId, std::move(status), true};
     entry->push(std::move(update));
     finished.push_back(entry->task.id);
@@ -76,10 +77,23 @@ Task<void> runTask(StatePtr s, EntryPtr entry, std::string prompt, SpanContext t
             e->push(std::move(update));
         }
     };
-    auto pending = s->run(std::move(prompt), TaskContext{std::move(progress), std::move(trace)});
+    std::function<void()> accepted = [weak = std::weak_ptr<TaskEntry>(entry)] {
+        if (auto e = weak.lock()) {
+            e->accepted = true;
+            e->changed.set();
+        }
+    };
+    auto pending = s->run(std::move(prompt), TaskContext{std::move(progress), std::move(trace),
+                                                         entry->task.history.front(), std::move(accepted)});
     auto outcome = co_await settle(std::move(pending));
     TaskStatus status;
-    if (entry->cancelRequested) {
+    if (s->stopping && s->config.directory) {
+        // The server stops, the task goes on where its directory keeps it: its streams end not knowing how.
+        status.state = TaskState::unknown;
+        status.message = agentText("this server stopped; the task goes on: ask any server for it (tasks/get)",
+                                   entry->task);
+        s->settled(entry, std::move(status), std::nullopt);
+    } else if (entry->cancelRequested) {
         status.state = TaskState::canceled;
         s->settled(entry, std::move(status), std::nullopt);
     } else if (!outcome || !*outcome) {
@@ -125,6 +139,7 @@ expected<EntryPtr, RpcError> startTask(const StatePtr& s, const json& params, co
     message->contextId = entry->task.contextId;
     entry->task.history.push_back(*message);
     entry->task.status.state = TaskState::submitted;
+    entry->accepted = !s->config.directory;
     entry->push(StreamEvent(entry->task));
     s->tasks[entry->task.id] = entry;
     ++s->running;
@@ -145,8 +160,9 @@ expected<EntryPtr, RpcError> startTask(const StatePtr& s, const json& params, co
 
 namespace {
 
-Task<void> waitTerminal(EntryPtr entry) {
-    while (!entry->terminal()) {
+// Until the task is terminal, or (`acceptedWill`) accepted.
+Task<void> waitTerminal(EntryPtr entry, bool acceptedWill = false) {
+    while (!entry->terminal() && !(acceptedWill && entry->accepted)) {
         entry->changed.reset();
         (void)co_await entry->changed.wait(asio::use_awaitable);
     }
@@ -194,6 +210,34 @@ http::StreamedReply eventStream(EntryPtr entry, jsonrpc::RequestId id, ProtocolV
     return reply;
 }
 
+// `tasks/get` or `tasks/cancel` of a server with a task directory: the task as the directory has it.
+Task<http::ServerAnswer> askDirectory(detail::Decision decision) {
+    const bool cancel = decision.then == detail::Decision::Then::cancelInDirectory;
+    auto found = co_await decision.directory->find(decision.taskId);
+    if (found && *found && cancel && !isTerminal((*found)->status.state)) {
+        found = co_await decision.directory->cancel(decision.taskId);
+    } else if (found && *found && cancel) {
+        decision.rpcErrorCode = rpc::kTaskNotCancelable;
+        decision.reply = detail::jsonReply(200, makeError(decision.id, rpc::kTaskNotCancelable,
+                                                          "task '" + decision.taskId + "' is " +
+                                                              std::string(toString((*found)->status.state))));
+        http::ServerAnswer refused{std::move(decision.reply)};
+        co_return refused;
+    }
+    if (!found) {
+        decision.reply = detail::jsonReply(
+            200, makeError(decision.id, rpc::kInternalError,
+                           "could not read task '" + decision.taskId + "': " + found.error()));
+    } else if (!*found) {
+        decision.reply = detail::jsonReply(
+            200, makeError(decision.id, rpc::kTaskNotFound, "no task '" + decision.taskId + "'"));
+    } else {
+        decision.reply = detail::jsonReply(200, makeResult(decision.id, toJson(**found, decision.version)));
+    }
+    http::ServerAnswer whole{std::move(decision.reply)};
+    co_return whole;
+}
+
 // Performs a decision: at once, or after waiting for its task.
 Task<http::ServerAnswer> perform(detail::Decision decision) {
     using Then = detail::Decision::Then;
@@ -204,15 +248,21 @@ Task<http::ServerAnswer> perform(detail::Decision decision) {
             http::ServerAnswer streamed{eventStream(decision.entry, decision.id, decision.version), true};
             co_return streamed;
         }
+        case Then::sendResultWhenAccepted:
         case Then::sendResultWhenTerminal:
         case Then::taskWhenTerminal: {
-            auto waiting = waitTerminal(decision.entry);
+            auto waiting = waitTerminal(decision.entry, decision.then == Then::sendResultWhenAccepted);
             co_await std::move(waiting);
-            const json result = decision.then == Then::sendResultWhenTerminal
+            const json result = decision.then != Then::taskWhenTerminal
                                     ? toJson(SendResult(decision.entry->task), decision.version)
                                     : toJson(decision.entry->task, decision.version);
             decision.reply = detail::jsonReply(200, makeResult(decision.id, result));
             break;
+        }
+        case Then::findInDirectory:
+        case Then::cancelInDirectory: {
+            auto asking = askDirectory(std::move(decision));
+            co_return co_await std::move(asking);
         }
     }
     http::ServerAnswer whole{std::move(decision.reply)};
@@ -336,7 +386,7 @@ Task<void> Server::run() const {
     s->acceptor.close(ignored);
     for (auto& [id, entry] : s->tasks) {
         if (!entry->terminal()) {
-            entry->cancelRequested = true;
+            entry->cancelRequested = !s->config.directory;  // with one, the task itself goes on
             entry->cancel.emit(asio::cancellation_type::terminal);
         }
     }

@@ -79,6 +79,8 @@ Decision decideRpc(const StatePtr& s, const std::string& body, const SpanContext
         decision.entry = *started;
         if (parsed->method == Method::stream) {
             decision.then = Decision::Then::stream;
+        } else if (returnsImmediately(params) && !decision.entry->accepted) {
+            decision.then = Decision::Then::sendResultWhenAccepted;
         } else if (returnsImmediately(params)) {
             decision.reply =
                 rpcReply(makeResult(decision.id, toJson(SendResult(decision.entry->task), decision.version)));
@@ -89,6 +91,18 @@ Decision decideRpc(const StatePtr& s, const std::string& body, const SpanContext
     }
     const std::string taskId = stringOr(params, "id");
     const auto found = s->tasks.find(taskId);
+    if (s->config.directory) {
+        // The directory's task is the one that counts; one this server runs learns of its cancellation
+        // from its run, which ends (a blocking send then answers `canceled`).
+        if (parsed->method == Method::cancel && found != s->tasks.end()) {
+            found->second->cancelRequested = true;
+        }
+        decision.directory = s->config.directory;
+        decision.taskId = taskId;
+        decision.then = parsed->method == Method::cancel ? Decision::Then::cancelInDirectory
+                                                         : Decision::Then::findInDirectory;
+        return decision;
+    }
     if (found == s->tasks.end()) {
         refuse(decision, decision.id, rpc::kTaskNotFound, "no task '" + taskId + "' on this server");
         return decision;

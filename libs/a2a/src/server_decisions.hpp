@@ -17,12 +17,21 @@ struct Decision {
         stream,
         /// When the task is terminal, the send's result (a blocking `message/send`).
         sendResultWhenTerminal,
+        /// When the task is accepted (or terminal), the send's result (a `message/send` that returns at
+        /// once, on a server with a task directory).
+        sendResultWhenAccepted,
         /// When the task is terminal, the task (`tasks/cancel`, whose cancellation was requested).
         taskWhenTerminal,
+        /// The task `taskId` as `directory` has it (`tasks/get`).
+        findInDirectory,
+        /// The task `taskId` cancelled in `directory`, unless it is terminal (`tasks/cancel`).
+        cancelInDirectory,
     };
     Then then = Then::reply;
     http::ServerReply reply;
     EntryPtr entry;
+    std::shared_ptr<TaskDirectory> directory;
+    std::string taskId;
     jsonrpc::RequestId id;
     ProtocolVersion version = ProtocolVersion::v1_0;
     /// The JSON-RPC method asked for; `_OTHER` for one the server does not know (sent as

@@ -31,12 +31,17 @@ struct TaskEntry {
     Event changed;
     boost::asio::cancellation_signal cancel;
     bool cancelRequested = false;
+    /// Kept where `tasks/get` finds it: at once without a task directory; with one, when the run function
+    /// says so.
+    bool accepted = false;
 
     void push(StreamEvent event) {
         events.push_back(std::move(event));
         changed.set();
     }
-    [[nodiscard]] bool terminal() const { return isTerminal(task.status.state); }
+    /// Its run has ended (`settled`): terminal, or `unknown` to a server that stopped with a directory.
+    bool ended = false;
+    [[nodiscard]] bool terminal() const { return ended || isTerminal(task.status.state); }
 };
 
 using EntryPtr = std::shared_ptr<TaskEntry>;

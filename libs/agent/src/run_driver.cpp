@@ -271,7 +271,9 @@ REAGENT_OUT_OF_FRAME void onCounted(RunContext& run, std::int64_t tokens) {
     advance(run, run.loop.onCounted(tokens));
 }
 
-REAGENT_OUT_OF_FRAME Task<CompactionOutcome> startCompaction(RunContext& run) {
+// `calls`, when given, gets what each summary call spent (for the journal).
+REAGENT_OUT_OF_FRAME Task<CompactionOutcome> startCompaction(RunContext& run,
+                                                             std::vector<llm::Usage>* calls) {
     const Compact& compact = std::get<Compact>(run.next);
     ReactLoop* loop = &run.loop;
     CompactionPlan plan{compact.reason,
@@ -281,7 +283,12 @@ REAGENT_OUT_OF_FRAME Task<CompactionOutcome> startCompaction(RunContext& run) {
                         [loop](const llm::ModelRequest& request) { return loop->budgetRefusal(request); },
                         loop->promptIndex()};
     return compactHistory(run.state, loop->messages(), std::move(plan),
-                          [loop](const llm::Usage& spent) { loop->chargeSideCall(spent); });
+                          [loop, calls](const llm::Usage& spent) {
+                              loop->chargeSideCall(spent);
+                              if (calls != nullptr) {
+                                  calls->push_back(spent);
+                              }
+                          });
 }
 
 REAGENT_OUT_OF_FRAME void onCompacted(RunContext& run, CompactionOutcome& outcome) {
@@ -354,6 +361,16 @@ Task<void> compactStep(RunContext& run) {
         onCancelled(run);
         co_return;
     }
+    const std::size_t index = compactionsOf(run).size();
+    if (run.journal) {
+        if (auto replayed = replayedCompaction(run, index)) {
+            for (const llm::Usage& spent : replayed->second) {
+                run.loop.chargeSideCall(spent);
+            }
+            onCompacted(run, replayed->first);
+            co_return;
+        }
+    }
     if (std::get<Compact>(run.next).countFirst) {
         // The API's exact count decides whether the estimate's compaction is needed at all.
         auto counted = co_await startCount(run);
@@ -367,10 +384,18 @@ Task<void> compactStep(RunContext& run) {
         }
         run.loop.noteCountFailed(counted.error().describe());
     }
-    auto outcome = co_await startCompaction(run);
+    std::vector<llm::Usage> calls;
+    auto outcome = co_await startCompaction(run, run.journal ? &calls : nullptr);
     if (isCancelled(co_await asio::this_coro::cancellation_state)) {
         onCancelled(run);
         co_return;
+    }
+    if (run.journal) {
+        const bool kept = co_await journalCompaction(run, index, outcome, calls);
+        if (!kept) {
+            advance(run, run.loop.onInternalError(run.journalFailure));
+            co_return;
+        }
     }
     onCompacted(run, outcome);
 }

@@ -6,8 +6,10 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "compaction_run.hpp"
 #include "reagent/core/expected.hpp"
 #include "reagent/core/task.hpp"
 #include "reagent/llm/model_request.hpp"
@@ -26,6 +28,16 @@ namespace reagent::agent::detail {
 /// A cancelled call is not journaled: the next attempt makes it.
 [[nodiscard]] Task<bool> journalReply(RunContext& run, int iteration,
                                       const expected<llm::ModelReply, llm::ProviderError>& reply);
+
+/// The compaction an earlier attempt journaled as the run's `index`-th (0-based), with what each of its
+/// summary calls spent; none when it has not (or when it cannot be read: a warning, and it is done again).
+[[nodiscard]] std::optional<std::pair<CompactionOutcome, std::vector<llm::Usage>>> replayedCompaction(
+    RunContext& run, std::size_t index);
+
+/// Journals the run's `index`-th compaction and its summary calls' usage; false when the journal refused it.
+[[nodiscard]] Task<bool> journalCompaction(RunContext& run, std::size_t index,
+                                           const CompactionOutcome& outcome,
+                                           const std::vector<llm::Usage>& calls);
 
 /// Gives each call of the batch of `tripIndex` its journal: the record an earlier attempt journaled, or how
 /// to journal it, and its idempotency key.

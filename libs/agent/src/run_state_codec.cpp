@@ -283,6 +283,12 @@ json toJson(const tools::ToolCallRecord& record) {
     if (record.transform) {
         out["transform"] = *record.transform;
     }
+    if (!record.content.empty()) {
+        out["content"] = record.content;  // images and documents beside the text: a replay shows them too
+    }
+    if (!record.structured.is_null()) {
+        out["structured"] = record.structured;
+    }
     return out;
 }
 
@@ -310,6 +316,13 @@ tools::ToolCallRecord recordFromJson(const json& value, const std::string& path)
     }
     record.mode = mode == "silent" ? tools::ToolMode::silent : tools::ToolMode::feedback;
     record.artifacts = optionalField<json>(value, "artifacts", path, json::object());
+    if (const auto content = value.find("content"); content != value.end()) {
+        if (!content->is_array()) {
+            throw StateError(path + ".content must be an array");
+        }
+        record.content = content->get<std::vector<json>>();
+    }
+    record.structured = optionalField<json>(value, "structured", path, nullptr);
     return record;
 }
 

@@ -9,6 +9,14 @@
 
 namespace reagent::durable {
 
+Task<expected<void, DurableError>> RunStore::release(Lease lease) {
+    auto renewed = co_await renew(std::move(lease), std::chrono::milliseconds(1));
+    if (!renewed) {
+        co_return unexpected(std::move(renewed.error()));
+    }
+    co_return expected<void, DurableError>{};
+}
+
 Task<void> RunStore::waitForWork(std::chrono::milliseconds upTo) {
     namespace asio = boost::asio;
     // A cancelled caller stops waiting; checked, so that nothing is thrown.

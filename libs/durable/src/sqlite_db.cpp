@@ -33,12 +33,43 @@ expected<void, DurableError> SqliteRunStore::Db::exec(const char* sql, std::stri
     return {};
 }
 
-expected<Statement, DurableError> Statement::prepare(const SqliteRunStore::Db& db, const char* sql) {
+expected<void, DurableError> SqliteRunStore::Db::run(const char* sql, std::string_view what) const {
+    auto statement = Statement::prepare(*this, sql);
+    if (!statement) {
+        return unexpected(statement.error());
+    }
+    return statement->run(what);
+}
+
+expected<Statement, DurableError> Statement::prepare(const SqliteRunStore::Db& db, const std::string& sql) {
+    auto [place, added] = db.kept.try_emplace(sql);
+    SqliteRunStore::Db::Kept& kept = place->second;
+    if (kept.stmt != nullptr && !kept.borrowed) {
+        kept.borrowed = true;
+        return Statement(db, kept.stmt, &kept);
+    }
     sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db.db, sql, -1, &stmt, nullptr) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db.db, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) {
+        if (added) {
+            db.kept.erase(place);
+        }
         return unexpected(db.failure("could not prepare a statement"));
     }
-    return Statement(db, stmt);
+    if (kept.stmt == nullptr) {
+        kept = {stmt, true};
+        return Statement(db, stmt, &kept);
+    }
+    return Statement(db, stmt, nullptr);  // the kept one is borrowed already
+}
+
+Statement::~Statement() {
+    if (kept_ == nullptr) {
+        sqlite3_finalize(stmt_);
+        return;
+    }
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+    kept_->borrowed = false;
 }
 
 Statement& Statement::bind(int index, std::string_view text) {

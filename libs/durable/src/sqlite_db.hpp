@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "reagent/core/expected.hpp"
@@ -24,30 +25,51 @@ struct SqliteRunStore::Db {
     sqlite3* db = nullptr;
     std::mutex mutex;  // held for each operation
 
+    // Statements prepared once and kept, by their SQL: preparing costs more than most steps run. An
+    // operation borrows one (`Statement::prepare`) and gives it back reset; one borrowed already is
+    // prepared afresh for the second borrower.
+    struct Kept {
+        sqlite3_stmt* stmt = nullptr;
+        bool borrowed = false;
+    };
+    mutable std::unordered_map<std::string, Kept> kept;
+
     Db(std::string file, SqliteOptions opened) : path(std::move(file)), options(std::move(opened)) {}
     Db(const Db&) = delete;
     Db& operator=(const Db&) = delete;
-    ~Db() { sqlite3_close_v2(db); }
+    ~Db() {
+        for (auto& [sql, statement] : kept) {
+            sqlite3_finalize(statement.stmt);
+        }
+        sqlite3_close_v2(db);
+    }
 
     /// SQLite's last failure on this connection, as what went wrong while doing `what`: `busy` for a lock,
     /// `not_a_store` for a file that is not a database, `storage_error` otherwise.
     [[nodiscard]] DurableError failure(std::string_view what) const;
     /// The file is not a run store of ours, for `why`; it was not changed.
     [[nodiscard]] DurableError notOurs(std::string_view why) const;
+    /// Runs `sql`, which may hold several statements (a migration), prepared for this call only.
     [[nodiscard]] expected<void, DurableError> exec(const char* sql, std::string_view what) const;
+    /// Runs the one statement `sql` (a `BEGIN`, a `COMMIT`), kept prepared.
+    [[nodiscard]] expected<void, DurableError> run(const char* sql, std::string_view what) const;
 };
 
 /// A prepared statement of `Db`, bound by position (1-based, as SQLite counts).
 class Statement {
   public:
-    Statement(Statement&& other) noexcept : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)) {}
+    Statement(Statement&& other) noexcept
+        : db_(other.db_),
+          stmt_(std::exchange(other.stmt_, nullptr)),
+          kept_(std::exchange(other.kept_, nullptr)) {}
     Statement& operator=(Statement&&) = delete;
     Statement(const Statement&) = delete;
     Statement& operator=(const Statement&) = delete;
-    ~Statement() { sqlite3_finalize(stmt_); }
+    ~Statement();
 
+    /// The statement `sql` (one), borrowed from those `db` keeps, prepared on its first use.
     [[nodiscard]] static expected<Statement, DurableError> prepare(const SqliteRunStore::Db& db,
-                                                                   const char* sql);
+                                                                   const std::string& sql);
 
     Statement& bind(int index, std::string_view text);
     Statement& bind(int index, std::int64_t value);
@@ -66,9 +88,11 @@ class Statement {
     [[nodiscard]] expected<nlohmann::json, DurableError> json(int column) const;
 
   private:
-    Statement(const SqliteRunStore::Db& db, sqlite3_stmt* stmt) : db_(&db), stmt_(stmt) {}
+    Statement(const SqliteRunStore::Db& db, sqlite3_stmt* stmt, SqliteRunStore::Db::Kept* kept)
+        : db_(&db), stmt_(stmt), kept_(kept) {}
     const SqliteRunStore::Db* db_;
     sqlite3_stmt* stmt_;
+    SqliteRunStore::Db::Kept* kept_;  // null: prepared for this use only
 };
 
 /// `attempt` in a transaction, a write one (`BEGIN IMMEDIATE`) unless `begin` says otherwise: committed
@@ -76,16 +100,16 @@ class Statement {
 template <class Attempt>
 [[nodiscard]] auto inTransaction(const SqliteRunStore::Db& db, Attempt&& attempt,
                                  const char* begin = "BEGIN IMMEDIATE") -> decltype(attempt()) {
-    if (auto begun = db.exec(begin, "could not start a transaction"); !begun) {
+    if (auto begun = db.run(begin, "could not start a transaction"); !begun) {
         return unexpected(begun.error());
     }
     auto outcome = attempt();
     if (!outcome) {
-        sqlite3_exec(db.db, "ROLLBACK", nullptr, nullptr, nullptr);
+        (void)db.run("ROLLBACK", "could not roll back");
         return outcome;
     }
-    if (auto committed = db.exec("COMMIT", "could not commit"); !committed) {
-        sqlite3_exec(db.db, "ROLLBACK", nullptr, nullptr, nullptr);
+    if (auto committed = db.run("COMMIT", "could not commit"); !committed) {
+        (void)db.run("ROLLBACK", "could not roll back");
         return unexpected(committed.error());
     }
     return outcome;

@@ -6,6 +6,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <functional>
+#include <optional>
 
 #include "reagent/core/cancellation.hpp"
 #include "rules.hpp"
@@ -182,6 +183,43 @@ expected<RunRecord, DurableError> heldRun(const Db& db, const Lease& lease) {
     return run;
 }
 
+// The usual append in one statement, its own transaction: the lease's fence in its WHERE, the step's number
+// counted in it. None: it wrote nothing (the step is journaled already, or the lease is not held).
+expected<std::optional<JournalEntry>, DurableError> appendHeld(const Db& db, const Lease& lease,
+                                                               const JournalEntry& entry) {
+    static const std::string kAppend =
+        "INSERT INTO journal (run_id, seq, step, kind, payload, epoch, created) "
+        "SELECT id, (SELECT coalesce(max(seq), 0) + 1 FROM journal WHERE run_id = ?1), ?2, ?3, ?4, epoch, ?5 "
+        "FROM runs WHERE id = ?1 AND epoch = ?6 AND owner = ?7 AND status = 'running' "
+        "ON CONFLICT (run_id, step) DO NOTHING RETURNING seq";
+    auto insert = Statement::prepare(db, kAppend);
+    if (!insert) {
+        return unexpected(insert.error());
+    }
+    JournalEntry stored = entry;
+    stored.epoch = lease.epoch;
+    stored.created = db.options.clock();
+    insert->bind(1, lease.runId)
+        .bind(2, stored.step)
+        .bind(3, stored.kind)
+        .bindJson(4, stored.payload)
+        .bind(5, stored.created)
+        .bind(6, lease.epoch)
+        .bind(7, lease.worker);
+    auto row = insert->step("could not journal a step");
+    if (!row) {
+        return unexpected(row.error());
+    }
+    if (!*row) {
+        return std::optional<JournalEntry>{};
+    }
+    stored.seq = insert->integer(0);
+    if (auto done = insert->run("could not journal a step"); !done) {  // the statement commits as it ends
+        return unexpected(done.error());
+    }
+    return std::optional<JournalEntry>{std::move(stored)};
+}
+
 // Runs `attempt` under the connection's mutex, again after a pause while another connection holds the lock
 // (1 ms, doubling to 50 ms, for `lockWait` in all), on timers of the caller's executor. Callers name
 // `attempt` before awaiting: GCC 12 destroys twice a temporary std::function made in an awaited call.
@@ -318,6 +356,14 @@ Task<expected<JournalEntry, DurableError>> SqliteRunStore::append(Lease lease, J
     }
     std::function<expected<JournalEntry, DurableError>(Db&)> attempt = [lease = std::move(lease),
                                                                         entry = std::move(entry)](Db& db) {
+        auto appended = appendHeld(db, lease, entry);
+        if (!appended) {
+            return expected<JournalEntry, DurableError>(unexpected(std::move(appended.error())));
+        }
+        if (*appended) {
+            return expected<JournalEntry, DurableError>(std::move(**appended));
+        }
+        // Nothing written: the step is there already, or the lease is lost; the rules say which.
         return inTransaction(db, [&]() -> expected<JournalEntry, DurableError> {
             if (auto run = heldRun(db, lease); !run) {
                 return unexpected(run.error());

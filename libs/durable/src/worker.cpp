@@ -46,6 +46,17 @@ struct Worker::Loop {
     Event wake;
     WorkerReport report;
 
+    // Until every run of `runs` has ended (each end sets `wake`), or the wait is cancelled.
+    Task<void> allEnded(const TaskGroup& runs) {
+        while (runs.size() > 0) {
+            wake.reset();
+            auto woken = co_await wake.wait();
+            if (!woken) {
+                co_return;
+            }
+        }
+    }
+
     void problem(const std::string& what, const DurableError& error) {
         if (report.problems.size() < kMaxProblems) {
             report.problems.push_back(what + ": " + error.describe());
@@ -103,6 +114,12 @@ Task<void> workOn(std::shared_ptr<RunStore> store, RunHandler handler, std::chro
                            renewals(store, lease, leaseFor, loop));
     if (isCancelled(co_await asio::this_coro::cancellation_state)) {
         ++loop->report.cutOff;
+        // Given up at once rather than left until its lease expires; a second at most, the worker stops.
+        co_await asio::this_coro::reset_cancellation_state();
+        auto released = co_await withTimeout(store->release(lease), std::chrono::seconds(1));
+        if (released && !*released && released->error().code != DurableErrc::lease_lost) {
+            loop->problem("releasing run '" + lease.runId + "'", released->error());
+        }
         co_return;
     }
     Finish finish;
@@ -214,6 +231,15 @@ Task<WorkerReport> Worker::run() {
         }
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
             runs.cancel();
+        } else if (self->options_.drainFor && runs.size() > 0) {
+            // Draining, for a while: the runs still going then are cut off.
+            using namespace asio::experimental::awaitable_operators;
+            asio::steady_timer limit(executor, *self->options_.drainFor);
+            auto drained =
+                co_await (loop.allEnded(runs) || limit.async_wait(asio::as_tuple(asio::use_awaitable)));
+            if (drained.index() == 1) {
+                runs.cancel();
+            }
         }
         (void)co_await runs.join();
         self->loop_ = nullptr;

@@ -85,6 +85,7 @@
 #include "reagent/transform/jq_transform.hpp"
 
 // durable runs
+#include "reagent/durable/a2a_tasks.hpp"
 #include "reagent/durable/durable_error.hpp"
 #include "reagent/durable/journal.hpp"
 #include "reagent/durable/memory_run_store.hpp"

@@ -154,6 +154,11 @@ ToolBuilder& ToolBuilder::sideEffect(bool value) {
     return *this;
 }
 
+ToolBuilder& ToolBuilder::idempotent(bool value) {
+    tool_.definition.idempotent = value;
+    return *this;
+}
+
 ToolBuilder& ToolBuilder::handler(ToolHandler handler) {
     tool_.handler = std::move(handler);
     return *this;

@@ -357,15 +357,42 @@ struct ToolExecutor::Call {
     }
 
     REAGENT_OUT_OF_FRAME bool needsApproval() const {
-        return !request.preApproved && reagent::tools::needsApproval(tool->tool.definition, record.input);
+        return !request.preApproved &&
+               (reagent::tools::needsApproval(tool->tool.definition, record.input) || interrupted());
     }
 
-    // Asks the approval handler, or defers to the run's caller; false: refused, the record is complete.
+    // Not idempotent, and an earlier attempt of the run stopped while it ran: it may have had its effect.
+    [[nodiscard]] bool interrupted() const {
+        return request.journal && request.journal->interrupted && !tool->tool.definition.idempotent;
+    }
+
+    // A tool that is not idempotent journals its start before its handler runs; false: refused.
+    [[nodiscard]] bool journalsStart() const {
+        return request.journal && request.journal->begin && !tool->tool.definition.idempotent;
+    }
+
+    Task<bool> journalStart() {
+        const bool kept = co_await request.journal->begin();
+        if (!kept) {
+            refuse(ToolErrc::failed,
+                   "tool " + request.name + " did not run: the run's journal refused to record its start");
+        }
+        co_return kept;
+    }
+
+    // Asks the approval handler, or defers to the run's caller; false: refused, the record is complete. A
+    // call cut off earlier always defers: a person, who can look at what it did, decides.
     Task<bool> approve() {
-        if (executor.policy_.deferApproval) {
-            refuse(ToolErrc::approval_pending, "tool " + request.name +
-                                                   " requires approval: the run pauses until its caller "
-                                                   "approves or refuses this call");
+        if (executor.policy_.deferApproval || interrupted()) {
+            refuse(ToolErrc::approval_pending,
+                   interrupted()
+                       ? "tool " + request.name +
+                             " is not idempotent and was running when an earlier attempt of the run "
+                             "stopped, so it may have had its effect: the run pauses until its "
+                             "caller approves running it again or refuses this call"
+                       : "tool " + request.name +
+                             " requires approval: the run pauses until its caller approves or "
+                             "refuses this call");
             co_return false;
         }
         auto asking = askApproval(executor.approval_, ToolCallRequest{request.id, request.name, record.input},
@@ -482,6 +509,12 @@ Task<void> ToolExecutor::runCall(ToolCallRequest& request, int tripIndex, ToolCa
     if (!call.initialised()) {
         const bool ready = co_await call.initialise();
         if (!ready) {
+            co_return;
+        }
+    }
+    if (call.journalsStart()) {
+        const bool started = co_await call.journalStart();
+        if (!started) {
             co_return;
         }
     }

@@ -86,9 +86,11 @@ TEST_CASE("mcp server over stdio: initialize and paginated listing and annotatio
             *std::find_if(tools->begin(), tools->end(), [](auto& t) { return t.name == "guarded"; });
         CHECK(guarded.annotations.readOnlyHint == false);
         CHECK(guarded.annotations.destructiveHint == true);
+        CHECK(guarded.annotations.idempotentHint == false);
         const auto echo =
             *std::find_if(tools->begin(), tools->end(), [](auto& t) { return t.name == "echo"; });
         CHECK(echo.annotations.readOnlyHint == true);
+        CHECK(echo.annotations.idempotentHint == true);
         CHECK(echo.inputSchema["required"] == json::array({"message"}));
         CHECK((co_await client.ping()));
         co_await client.close();

@@ -713,3 +713,55 @@ TEST_CASE("a saved conversation carries the stored results its history names, re
     CHECK_THAT(std::string(other.workingMemory().read("_tool_result_2").value()),
                Catch::StartsWith("page of fetch_102: "));
 }
+
+TEST_CASE("a journaled run's compaction is journaled, and taken from the journal by a later attempt",
+          "[agent][context][compaction][journal]") {
+    CompactionOptions options;
+    options.keepTurns = 2;
+    options.strategies = {reagent::agent::summarizeTurns()};
+    ModelReply summary;
+    summary.text = "Facts so far: none worth keeping.";
+    summary.usage = reagent::llm::Usage{900, 30, 0, 0, 0};
+    ModelReply answer;
+    answer.text = "fits now";
+    answer.usage = reagent::llm::Usage{300, 4, 0, 0, 0};
+    auto model = std::make_shared<ScriptedProvider>();
+    model->then(ScriptedTurn::error(tooLong()))
+        .then(ScriptedTurn::reply(summary))
+        .then(ScriptedTurn::reply(answer));
+    auto journal = std::make_shared<reagent::agent::MemoryRunJournal>("run-c");
+    reagent::agent::RunOptions runOptions;
+    runOptions.journal = journal;
+    const RunResult first = runCoro(agentWith(model, options).run(longHistory(6), "and now?", runOptions));
+    REQUIRE(first.success());
+    REQUIRE(first.context.compactions.size() == 1);
+    auto steps = journal->steps();
+    std::vector<std::string> kinds;
+    for (const auto& step : steps) {
+        kinds.push_back(step.step + " " + step.kind);
+    }
+    INFO(Catch::Detail::stringify(kinds));
+    const auto compacted = std::find_if(steps.begin(), steps.end(),
+                                        [](const auto& step) { return step.step == "compaction:0"; });
+    REQUIRE(compacted != steps.end());
+    CHECK(compacted->kind == "compaction");
+    CHECK(compacted->payload["calls"].size() == 1);
+
+    // The process died before the answer was journaled: the next attempt makes no summary call.
+    steps.erase(compacted + 1, steps.end());
+    auto again = std::make_shared<ScriptedProvider>();
+    again->then(ScriptedTurn::reply(answer));
+    reagent::agent::RunOptions secondOptions;
+    secondOptions.journal = std::make_shared<reagent::agent::MemoryRunJournal>("run-c", steps);
+    const RunResult second =
+        runCoro(agentWith(again, options).run(longHistory(6), "and now?", secondOptions));
+    REQUIRE(second.success());
+    CHECK(second.output == "fits now");
+    REQUIRE(again->requests().size() == 1);
+    const auto& sent = again->requests()[0].messages;
+    CHECK(std::any_of(sent.begin(), sent.end(), [](const Message& message) {
+        return message.text.find("none worth keeping") != std::string::npos;
+    }));
+    CHECK(second.context.compactions == first.context.compactions);
+    CHECK(second.usage.inputTokens == first.usage.inputTokens);  // the summary's spending counts again
+}

@@ -160,3 +160,80 @@ TEST_CASE("journaled run: a journal that refuses a step stops the run there, nam
     CHECK(effects->runs == 1);                // the tool the unjournaled reply asked for was not run
     CHECK(stopped.usage.inputTokens == 100);  // the reply is billed all the same
 }
+
+TEST_CASE("journaled run: a call that is not idempotent journals its start, and is not repeated unasked",
+          "[agent][journal]") {
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::reply(callCharge())).then(ScriptedTurn::reply(answer()));
+    auto effects = std::make_shared<Effects>();
+    auto asked = std::make_shared<int>(0);
+    auto charge = chargeTool(effects);
+    charge.definition.idempotent = false;
+    // Even a program that approves every call does not decide this one: the run pauses for a person.
+    const Agent agent =
+        Agent::create()
+            .withProvider(provider)
+            .withTools(reagent::agent::ToolsConfig{})
+            .withTool(std::move(charge))
+            .withApprovalHandler([asked](reagent::tools::ToolCallRequest,
+                                         reagent::tools::ToolDefinition) -> reagent::Task<bool> {
+                ++*asked;
+                co_return true;
+            })
+            .build()
+            .value();
+    auto journal = std::make_shared<MemoryRunJournal>("run-11");
+    REQUIRE(journaledRun(agent, journal).success());
+    auto steps = journal->steps();
+    REQUIRE(names(steps) == std::vector<std::string>{"model:0 model_reply", "start:0:call_1 tool_start",
+                                                     "tool:0:call_1 tool_call", "model:1 model_reply"});
+
+    // The process died while the card was charged: the start is journaled, the result is not.
+    steps.resize(2);
+    provider->then(ScriptedTurn::reply(answer()));
+    auto again = std::make_shared<MemoryRunJournal>("run-11", steps);
+    const RunResult paused = journaledRun(agent, again);
+    REQUIRE(paused.terminatedBy == reagent::agent::TerminatedBy::approval_required);
+    REQUIRE(paused.pendingApprovals.size() == 1);
+    CHECK(paused.pendingApprovals[0].id == "call_1");
+    CHECK(*asked == 0);
+    CHECK(effects->runs == 1);
+    bool warned = false;
+    for (const auto& warning : paused.warnings) {
+        warned = warned || warning.find("was running when an earlier attempt") != std::string::npos;
+    }
+    CHECK(warned);
+
+    const bool approve = GENERATE(true, false);
+    reagent::agent::ResumeInput decision;
+    decision.decisions.push_back({"call_1", approve, approve ? "" : "already charged"});
+    decision.journal = again;
+    const auto resumed = runCoro(agent.resumeWith(paused.state, std::move(decision)));
+    REQUIRE(resumed);
+    REQUIRE(resumed->success());
+    CHECK(*asked == 0);
+    CHECK(effects->runs == (approve ? 2 : 1));
+    const auto& told = provider->requests().back().messages.back().text;
+    CHECK((told.find("already charged") != std::string::npos) == !approve);
+}
+
+TEST_CASE("journaled run: a journal that refuses a call's start stops the run before its handler runs",
+          "[agent][journal]") {
+    auto effects = std::make_shared<Effects>();
+    auto charge = chargeTool(effects);
+    charge.definition.idempotent = false;
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::reply(callCharge()));
+    const Agent agent = Agent::create()
+                            .withProvider(provider)
+                            .withTools(reagent::agent::ToolsConfig{})
+                            .withTool(std::move(charge))
+                            .build()
+                            .value();
+    auto refusing = std::make_shared<MemoryRunJournal>("run-12");
+    refusing->failFrom(2);
+    const RunResult stopped = journaledRun(agent, refusing);
+    REQUIRE_FALSE(stopped.success());
+    CHECK(stopped.errorMessage.find("start:0:call_1") != std::string::npos);
+    CHECK(effects->runs == 0);
+}

@@ -286,3 +286,31 @@ TEST_CASE("episodic memory keeps a tool's image and PDF, and recall of the episo
     CHECK(later->episodicMemory()->count().value() == 1);  // recall is not logged
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a journaled tool call's image reaches the model again when a later attempt replays it",
+          "[agent][attachments][journal]") {
+    auto provider = std::make_shared<ScriptedProvider>();
+    provider->then(ScriptedTurn::toolCall("chart", json::object())).then(ScriptedTurn::text("a dot"));
+    auto agent = Agent::create().withProvider(provider).withTool(chartTool()).build();
+    REQUIRE(agent);
+    auto journal = std::make_shared<reagent::agent::MemoryRunJournal>("run-img");
+    reagent::agent::RunOptions options;
+    options.journal = journal;
+    REQUIRE(runCoro(agent->run("Draw it", std::move(options))).success());
+    auto steps = journal->steps();
+    REQUIRE(steps.size() == 3);
+    steps.pop_back();  // the process died before the answer was journaled
+
+    auto again = std::make_shared<ScriptedProvider>();
+    again->then(ScriptedTurn::text("a dot"));
+    auto replaying = Agent::create().withProvider(again).withTool(chartTool()).build();
+    REQUIRE(replaying);
+    reagent::agent::RunOptions replayOptions;
+    replayOptions.journal = std::make_shared<reagent::agent::MemoryRunJournal>("run-img", steps);
+    REQUIRE(runCoro(replaying->run("Draw it", std::move(replayOptions))).success());
+    REQUIRE(again->requests().size() == 1);
+    const reagent::llm::Message& tool = again->requests()[0].messages.back();
+    REQUIRE(tool.attachments.size() == 2);
+    CHECK(*tool.attachments[0].bytes == reagent::test::tinyPng());
+    CHECK(tool.text == provider->requests().at(1).messages.back().text);
+}

@@ -43,6 +43,28 @@ reagent::agent::Agent chargingAgent(std::shared_ptr<ScriptedProvider> provider,
         .value();
 }
 
+// A store in `dir` whose clock reads `*now`.
+std::shared_ptr<durable::RunStore> clockedStore(const reagent::test::TempDir& dir,
+                                                std::shared_ptr<durable::Millis> now) {
+    durable::SqliteOptions options;
+    options.clock = [now] { return *now; };
+    auto opened = durable::SqliteRunStore::open(dir.file("runs.db"), options);
+    REQUIRE(opened);
+    return *opened;
+}
+
+// Runs `task` for `after`, then cuts it off as a crash would: nothing more of it runs.
+template <class T>
+void crashAfter(reagent::Task<T> task, std::chrono::milliseconds after) {
+    boost::asio::io_context io;
+    boost::asio::cancellation_signal crash;
+    boost::asio::co_spawn(io, std::move(task),
+                          boost::asio::bind_cancellation_slot(crash.slot(), [](std::exception_ptr, auto) {}));
+    boost::asio::steady_timer dies(io, after);
+    dies.async_wait([&](auto) { crash.emit(boost::asio::cancellation_type::terminal); });
+    io.run();
+}
+
 ModelReply callCharge() {
     ModelReply reply;
     reply.toolCalls.push_back({"call_1", "charge", json{{"amount", 5}}});
@@ -61,11 +83,7 @@ TEST_CASE("durable agent: a run taken over after its worker died goes on from it
           "[durable][agent]") {
     reagent::test::TempDir dir;
     auto now = std::make_shared<durable::Millis>(1'000'000);
-    durable::SqliteOptions options;
-    options.clock = [now] { return *now; };
-    auto opened = durable::SqliteRunStore::open(dir.file("runs.db"), options);
-    REQUIRE(opened);
-    std::shared_ptr<durable::RunStore> store = *opened;
+    std::shared_ptr<durable::RunStore> store = clockedStore(dir, now);
     REQUIRE(runCoro(store->submit(durable::Submission{"order-1", json{{"prompt", "Charge 5"}}})));
     auto charges = std::make_shared<int>(0);
 
@@ -79,17 +97,10 @@ TEST_CASE("durable agent: a run taken over after its worker died goes on from it
     providerA->then(ScriptedTurn::reply(callCharge()));
     providerA->then(ScriptedTurn::reply(answer()).delay(10s));
     {
-        boost::asio::io_context io;
-        boost::asio::cancellation_signal crash;
         reagent::agent::RunOptions runOptions;
         runOptions.journal = journalA;
         auto agent = chargingAgent(providerA, charges);
-        boost::asio::co_spawn(
-            io, agent.run("Charge 5", std::move(runOptions)),
-            boost::asio::bind_cancellation_slot(crash.slot(), [](std::exception_ptr, auto) {}));
-        boost::asio::steady_timer dies(io, 300ms);
-        dies.async_wait([&](auto) { crash.emit(boost::asio::cancellation_type::terminal); });
-        io.run();
+        crashAfter(agent.run("Charge 5", std::move(runOptions)), 300ms);
     }
     CHECK(*charges == 1);
     auto journaled = runCoro(store->journal("order-1"));
@@ -124,4 +135,97 @@ TEST_CASE("durable agent: a run taken over after its worker died goes on from it
     REQUIRE_FALSE(late);
     CHECK(late.error().find("lease_lost") != std::string::npos);
     CHECK(runCoro(store->run("order-1"))->status == durable::RunStatus::completed);
+}
+
+namespace {
+
+// A charge that is not idempotent and whose card takes `takes` to answer.
+reagent::agent::Agent onceOnlyAgent(std::shared_ptr<ScriptedProvider> provider, std::shared_ptr<int> charges,
+                                    std::chrono::milliseconds takes) {
+    auto charge = reagent::tools::ToolBuilder::create("charge")
+                      .description("Charges the card")
+                      .idempotent(false)
+                      .handler([charges, takes](json, reagent::tools::ToolContext context)
+                                   -> reagent::Task<reagent::tools::ToolResult> {
+                          ++*charges;
+                          boost::asio::steady_timer card(context.executor, takes);
+                          co_await card.async_wait(boost::asio::use_awaitable);
+                          co_return std::string("charged");
+                      })
+                      .build()
+                      .value();
+    return reagent::agent::Agent::create()
+        .withProvider(std::move(provider))
+        .withTools(reagent::agent::ToolsConfig{})
+        .withTool(std::move(charge))
+        .withDeferredApproval()
+        .build()
+        .value();
+}
+
+}  // namespace
+
+TEST_CASE("durable agent: a call that is not idempotent, cut off by a crash, waits for a person",
+          "[durable][agent]") {
+    reagent::test::TempDir dir;
+    auto now = std::make_shared<durable::Millis>(1'000'000);
+    std::shared_ptr<durable::RunStore> store = clockedStore(dir, now);
+    REQUIRE(runCoro(store->submit(durable::Submission{"order-2", json{{"prompt", "Charge 5"}}})));
+    auto charges = std::make_shared<int>(0);
+
+    // Worker A dies while the card is being charged: the call's start is journaled, its result is not.
+    auto claimedA = runCoro(store->claim("worker-a", 30s));
+    REQUIRE((claimedA && claimedA->has_value()));
+    auto providerA = std::make_shared<ScriptedProvider>();
+    providerA->then(ScriptedTurn::reply(callCharge()));
+    crashAfter(durable::agentHandler(onceOnlyAgent(providerA, charges, 10s))(
+                   **claimedA, std::make_shared<durable::StoreJournal>(store, **claimedA)),
+               300ms);
+    CHECK(*charges == 1);
+    auto journaled = runCoro(store->journal("order-2"));
+    REQUIRE(journaled);
+    REQUIRE(journaled->size() == 2);
+    CHECK((*journaled)[1].step == "start:0:call_1");
+    CHECK((*journaled)[1].kind == "tool_start");
+
+    // Worker B does not charge again: the run waits for a person's decision on the call.
+    *now += 30'001;
+    auto claimedB = runCoro(store->claim("worker-b", 30s));
+    REQUIRE((claimedB && claimedB->has_value()));
+    auto providerB = std::make_shared<ScriptedProvider>();
+    providerB->then(ScriptedTurn::reply(answer()));
+    auto agentB = onceOnlyAgent(providerB, charges, 1ms);
+    const durable::Finish paused = runCoro(durable::agentHandler(agentB)(
+        **claimedB, std::make_shared<durable::StoreJournal>(store, **claimedB)));
+    CHECK(*charges == 1);
+    CHECK(providerB->requests().empty());
+    REQUIRE(paused.status == durable::RunStatus::waiting);
+    REQUIRE(paused.outcome["pendingApprovals"].size() == 1);
+    CHECK(paused.outcome["pendingApprovals"][0]["id"] == "call_1");
+    REQUIRE(runCoro(store->finish((*claimedB)->lease, paused)));
+
+    SECTION("approved, it runs once more") {
+        REQUIRE(runCoro(store->addInput("order-2", durable::RunInput{0, durable::InputKind::decision,
+                                                                     "call_1", json{{"approved", true}}})));
+        auto claimedC = runCoro(store->claim("worker-c", 30s));
+        REQUIRE((claimedC && claimedC->has_value()));
+        const durable::Finish done = runCoro(durable::agentHandler(agentB)(
+            **claimedC, std::make_shared<durable::StoreJournal>(store, **claimedC)));
+        CHECK(done.status == durable::RunStatus::completed);
+        CHECK(done.outcome["output"] == "Charged 5.");
+        CHECK(*charges == 2);
+    }
+    SECTION("refused, the model is told and the card is not charged again") {
+        REQUIRE(runCoro(store->addInput(
+            "order-2", durable::RunInput{0, durable::InputKind::decision, "call_1",
+                                         json{{"approved", false}, {"reason", "already charged"}}})));
+        auto claimedC = runCoro(store->claim("worker-c", 30s));
+        REQUIRE((claimedC && claimedC->has_value()));
+        const durable::Finish done = runCoro(durable::agentHandler(agentB)(
+            **claimedC, std::make_shared<durable::StoreJournal>(store, **claimedC)));
+        CHECK(done.status == durable::RunStatus::completed);
+        CHECK(*charges == 1);
+        REQUIRE(providerB->requests().size() == 1);
+        CHECK(providerB->requests()[0].messages.back().text.find("already charged") != std::string::npos);
+    }
 }

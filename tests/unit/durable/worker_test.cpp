@@ -1,5 +1,6 @@
 // Workers (reagent::durable::Worker) on a store: runs claimed several at once and finished, a cancellation
-// asked for while a run goes on, a worker cut off and its run taken over, a run paused for approval and
+// asked for while a run goes on, a worker cut off and its run released and taken over, a drain with a
+// limit, a run paused for approval and
 // resumed by a decision given as an input.
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -141,12 +142,14 @@ TEST_CASE("worker: a worker cut off leaves its run to the next, which finishes i
         CHECK(report->cutOff == 1);
         CHECK(report->finished == 0);
     }
-    CHECK(runCoro(store->run("r"))->status == RunStatus::running);  // unfinished, its lease still held
+    const auto left = runCoro(store->run("r"));
+    CHECK(left->status == RunStatus::running);  // unfinished
+    CHECK(left->leaseUntil == *now + 1);        // and released: its lease ends now, not in 30 s
     const auto journaled = runCoro(store->journal("r"));
     REQUIRE(journaled->size() == 1);  // the model's call of the tool; the tool was cut off
     CHECK((*journaled)[0].step == "model:0");
 
-    *now += 30'001;
+    *now += 2;
     options.name = "second";
     options.stopWhenIdle = true;
     const auto report = runCoro(worker(store, durable::agentHandler(slow(1ms)), options)->run());
@@ -155,6 +158,31 @@ TEST_CASE("worker: a worker cut off leaves its run to the next, which finishes i
     CHECK(run->status == RunStatus::completed);
     CHECK(run->owner == "second");
     CHECK(run->attempts == 2);
+}
+
+TEST_CASE("worker: a drain with a limit cuts off and releases the runs still going when it passes",
+          "[durable][worker]") {
+    auto store = std::make_shared<durable::MemoryRunStore>();
+    REQUIRE(runCoro(store->submit(prompt("long"))));
+    durable::WorkerOptions options;
+    options.name = "draining";
+    options.drainFor = 100ms;
+    auto draining = worker(store, durable::agentHandler(slow(10s)), options);
+    boost::asio::io_context io;
+    std::optional<durable::WorkerReport> report;
+    boost::asio::co_spawn(io, draining->run(),
+                          [&](std::exception_ptr, durable::WorkerReport r) { report = std::move(r); });
+    boost::asio::steady_timer stops(io, 200ms);
+    stops.async_wait([&](auto) { draining->stop(); });
+    const auto started = std::chrono::steady_clock::now();
+    io.run();
+    CHECK(std::chrono::steady_clock::now() - started < 5s);  // not the 10 s the run would take
+    REQUIRE(report);
+    CHECK(report->cutOff == 1);
+    CHECK(report->problems.empty());
+    const auto run = runCoro(store->run("long"));
+    CHECK(run->status == RunStatus::running);
+    CHECK(run->leaseUntil <= durable::nowMillis() + 1);  // released
 }
 
 TEST_CASE("worker: a run paused for approval waits, and a decision given as an input resumes it",

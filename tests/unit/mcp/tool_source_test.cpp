@@ -114,6 +114,10 @@ TEST_CASE(
         const tools::Tool& drop = sink->registered.at("mem/drop");
         CHECK(drop.definition.riskLevel == tools::RiskLevel::high);
         CHECK(drop.definition.sideEffect);
+        // Destructive, and not said to be idempotent: a durable run cut off during it asks a person.
+        CHECK_FALSE(drop.definition.idempotent);
+        CHECK(read.definition.idempotent);
+        CHECK(sink->registered.at("mem/boom").definition.idempotent);
         CHECK(sink->registered.count("mem/bad_name_") == 1);
 
         auto contents = co_await callTool(read);

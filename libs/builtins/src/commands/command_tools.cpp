@@ -242,6 +242,7 @@ expected<tools::Tool, ToolError> programTool(std::shared_ptr<ExecutionAdapter> w
         .category("vcs")
         .riskLevel(tools::RiskLevel::medium)
         .sideEffect()
+        .idempotent(false)  // `gh pr create` twice opens two pull requests
         .requiresApprovalWhen([program](const json& args) { return programCallNeedsApproval(program, args); })
         .timeout(options.timeout + std::chrono::seconds(5))
         .handler([run](json args, ToolContext context) {
@@ -329,6 +330,7 @@ expected<tools::Tool, ToolError> shellExecuteTool(std::shared_ptr<ExecutionAdapt
         .category("shell")
         .riskLevel(tools::RiskLevel::high)
         .sideEffect()
+        .idempotent(false)  // a command line can do anything, twice
         .requiresApproval()
         .timeout(std::chrono::duration_cast<std::chrono::milliseconds>(toolTimeout))
         .handler([run](json args, ToolContext context) {

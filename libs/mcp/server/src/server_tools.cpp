@@ -39,13 +39,13 @@ json textResult(std::string text, bool isError) {
 }  // namespace
 
 json listedTool(const tools::ToolDefinition& definition, bool sideEffect) {
-    json annotations = {{"readOnlyHint", !sideEffect}};
-    if (sideEffect) {
-        annotations["destructiveHint"] = definition.riskLevel != tools::RiskLevel::low;
-        annotations["idempotentHint"] = false;
-    } else {
-        annotations["idempotentHint"] = true;
+    const bool readOnly = !sideEffect && definition.idempotent;
+    json annotations = {{"readOnlyHint", readOnly}};
+    if (!readOnly) {
+        annotations["destructiveHint"] =
+            definition.riskLevel != tools::RiskLevel::low || !definition.idempotent;
     }
+    annotations["idempotentHint"] = readOnly;
     json listed = {{"name", definition.name},
                    {"description", definition.description},
                    {"inputSchema", definition.inputSchema},

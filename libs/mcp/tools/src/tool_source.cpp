@@ -100,6 +100,8 @@ tools::Tool makeTool(const ServerConfig& server, const std::shared_ptr<Client>& 
                            : destructive ? tools::RiskLevel::high
                                          : tools::RiskLevel::medium;
     definition.sideEffect = destructive;
+    // A destructive tool is repeated after a crash only when its server says repeating is harmless.
+    definition.idempotent = !destructive || info.annotations.idempotentHint.value_or(false);
     // The client's own limit fires first, so the server is told why the call was dropped.
     definition.timeout = server.requestTimeout + std::chrono::seconds(1);
     const std::string title = info.title.empty() ? info.name : info.title;

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "reagent/a2a/agent_card.hpp"
+#include "reagent/a2a/agent_task.hpp"
+#include "reagent/a2a/message.hpp"
 #include "reagent/core/task.hpp"
 #include "reagent/core/trace_context.hpp"
 
@@ -35,10 +37,31 @@ struct TaskContext {
     /// it sent none, or a malformed one): a run given it as `agent::RunOptions::traceParent` continues the
     /// caller's trace.
     SpanContext trace;
+    /// The message that started the task, its `taskId` and `contextId` set (the task's).
+    Message message;
+    /// With a `TaskDirectory`: the run function calls it once the task is kept there, and a send that
+    /// returns at once (non-blocking) answers then, so that the task can be found by the next request,
+    /// whichever server takes it. Without one, unused.
+    std::function<void()> accepted;
 };
 /// \brief `RunFunction` with the task's context.
 using TracedRunFunction =
     std::function<Task<expected<std::string, std::string>>(std::string prompt, TaskContext context)>;
+
+/// \brief Tasks kept outside a server's memory: shared by the servers behind a load balancer and kept across
+/// restarts (`durable::A2aTasks` keeps them as durable runs). With one, `tasks/get` and `tasks/cancel`
+/// read and write the task there, whichever server started it; the server that started a task still
+/// streams it and answers its blocking send. The server's run function keeps each task in the directory
+/// and says so (`TaskContext::accepted`).
+class TaskDirectory {
+  public:
+    virtual ~TaskDirectory() = default;
+    /// \brief The task as it stands; none when there is no task `id`; an error says why it could not be read.
+    [[nodiscard]] virtual Task<expected<std::optional<AgentTask>, std::string>> find(std::string id) = 0;
+    /// \brief Asks for the cancellation of the task `id` (not terminal: the server checked); the task as it
+    /// stands after, which may still be ending; none when there is no task `id`.
+    [[nodiscard]] virtual Task<expected<std::optional<AgentTask>, std::string>> cancel(std::string id) = 0;
+};
 
 /// \brief Settings of a server. Every field has a default.
 struct ServerConfig {
@@ -75,6 +98,9 @@ struct ServerConfig {
     /// `traceparent`, which the task's run is given (`TaskContext::trace`), and the request's
     /// `http.server.request.duration` (for a stream, until its headers). Null (the default): none.
     std::shared_ptr<telemetry::Telemetry> telemetry;
+    /// Where `tasks/get` and `tasks/cancel` find tasks (`TaskDirectory`). Null (the default): the tasks this
+    /// server started, in its memory.
+    std::shared_ptr<TaskDirectory> directory;
 };
 
 /// \brief An A2A server for one agent.

@@ -89,6 +89,11 @@ class RunStore {
     [[nodiscard]] virtual Task<expected<std::vector<RunInput>, DurableError>> inputs(std::string runId) = 0;
     [[nodiscard]] virtual Task<expected<std::vector<RunRecord>, DurableError>> list(RunFilter filter) = 0;
 
+    /// \brief Gives the run up without finishing it: its lease ends now, so another worker may claim it at
+    /// once (a worker that stops before its runs end, rather than leaving them until their leases run out).
+    /// Fenced as `renew` is. The default renews the lease for 1 ms.
+    [[nodiscard]] virtual Task<expected<void, DurableError>> release(Lease lease);
+
     /// \brief Returns when a run may have become claimable (submitted, or given an input), or after
     /// `upTo`, or when cancelled: how an idle worker waits. The default waits `upTo`: the caller polls.
     /// An engine that can be told (PostgreSQL's `LISTEN`) returns early.

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct WorkerOptions {
     /// Return once no run is left to claim and none is in progress (a batch job, a test); else work until
     /// stopped.
     bool stopWhenIdle = false;
+    /// After `stop()`, how long the runs in progress may take to end; those still running then are cut off
+    /// and released (`RunStore::release`) for another worker. Unset (the default): as long as they take.
+    std::optional<std::chrono::milliseconds> drainFor;
 };
 
 /// \brief Runs one claimed run to its end, journaling into `journal`; returns how the run ends (`completed`,
@@ -62,9 +66,10 @@ struct WorkerReport {
 /// without finishing it (another worker has it).
 ///
 /// \par Stopping
-/// `stop()` drains: no more claims, and `run` returns once the runs in progress have ended. Cancelling
-/// `run` stops at once: the runs in progress are cut off, unfinished, as by a crash, and taken over by
-/// another worker when their leases expire.
+/// `stop()` drains: no more claims, and `run` returns once the runs in progress have ended (or, after
+/// `drainFor`, cuts off those left). Cancelling `run` stops at once: the runs in progress are cut off,
+/// unfinished, and released (each given at most a second for it), so another worker takes them over from
+/// their journals at once; a worker that dies leaves its runs until their leases expire.
 ///
 /// \par Thread safety
 /// `run` once; `stop` on the executor `run` runs on.

@@ -57,6 +57,8 @@ class ToolBuilder {
     ToolBuilder& requiresApprovalWhen(ApprovalRule rule);
     ToolBuilder& mode(ToolMode mode);
     ToolBuilder& sideEffect(bool value = true);
+    /// `ToolDefinition::idempotent`: false for a tool whose calls must not be repeated without a person.
+    ToolBuilder& idempotent(bool value = true);
     ToolBuilder& handler(ToolHandler handler);
     /// A handler that receives `Args` decoded from the validated arguments; `fn(Args, ToolContext)`
     /// returns `Task<ToolResult>`. When `Args` is described (`BOOST_DESCRIBE_STRUCT`), the tool's schema

@@ -93,6 +93,12 @@ struct CallJournal {
     /// Called with the call's record once its handler has ended, before the call's slot in the batch is
     /// given to another; not for a call that never reached its handler (refused, cancelled before it ran).
     std::function<Task<void>(const ToolCallRecord&)> record{};
+    /// For a tool that is not idempotent (`ToolDefinition::idempotent`): journals that the call's handler
+    /// starts, before it starts; false: the journal refused it, and the handler does not run.
+    std::function<Task<bool>()> begin{};
+    /// An earlier attempt of the run started the call's handler and stopped before the call completed: a
+    /// tool that is not idempotent asks for approval before it runs again.
+    bool interrupted = false;
     /// `{run id}/{step}`, the same in every attempt of the run: `ToolContext::idempotencyKey`.
     std::string idempotencyKey;
 };

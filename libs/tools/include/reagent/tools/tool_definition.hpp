@@ -69,6 +69,11 @@ struct ToolDefinition {
     ToolMode mode = ToolMode::feedback;
     /// Runs alone, never beside other calls. Also implied by a side-effect name prefix (`create_`, ...).
     bool sideEffect = false;
+    /// False: doing the call twice does harm (a payment, a message sent) and the handler cannot make its
+    /// effect happen once (`ToolContext::idempotencyKey`). A journaled (durable) run that stopped while such
+    /// a call ran does not run it again by itself: the call asks for approval, so a person decides
+    /// (docs/durable-runs.md). Default: true.
+    bool idempotent = true;
 };
 
 /// \brief True when `name` matches `^[a-zA-Z_][a-zA-Z0-9_.:/-]{0,127}$`.
