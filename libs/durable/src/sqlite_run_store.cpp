@@ -186,7 +186,7 @@ expected<RunRecord, DurableError> heldRun(const Db& db, const Lease& lease) {
 // The usual append in one statement, its own transaction: the lease's fence in its WHERE, the step's number
 // counted in it. None: it wrote nothing (the step is journaled already, or the lease is not held).
 expected<std::optional<JournalEntry>, DurableError> appendHeld(const Db& db, const Lease& lease,
-                                                               const JournalEntry& entry) {
+                                                               JournalEntry& entry) {
     static const std::string kAppend =
         "INSERT INTO journal (run_id, seq, step, kind, payload, epoch, created) "
         "SELECT id, (SELECT coalesce(max(seq), 0) + 1 FROM journal WHERE run_id = ?1), ?2, ?3, ?4, epoch, ?5 "
@@ -196,14 +196,12 @@ expected<std::optional<JournalEntry>, DurableError> appendHeld(const Db& db, con
     if (!insert) {
         return unexpected(insert.error());
     }
-    JournalEntry stored = entry;
-    stored.epoch = lease.epoch;
-    stored.created = db.options.clock();
+    const Millis created = db.options.clock();
     insert->bind(1, lease.runId)
-        .bind(2, stored.step)
-        .bind(3, stored.kind)
-        .bindJson(4, stored.payload)
-        .bind(5, stored.created)
+        .bind(2, entry.step)
+        .bind(3, entry.kind)
+        .bindJson(4, entry.payload)
+        .bind(5, created)
         .bind(6, lease.epoch)
         .bind(7, lease.worker);
     auto row = insert->step("could not journal a step");
@@ -213,10 +211,15 @@ expected<std::optional<JournalEntry>, DurableError> appendHeld(const Db& db, con
     if (!*row) {
         return std::optional<JournalEntry>{};
     }
-    stored.seq = insert->integer(0);
+    const std::int64_t seq = insert->integer(0);
     if (auto done = insert->run("could not journal a step"); !done) {  // the statement commits as it ends
         return unexpected(done.error());
     }
+    // Written: the entry is not needed for an explanation, and is returned as stored.
+    JournalEntry stored = std::move(entry);
+    stored.seq = seq;
+    stored.epoch = lease.epoch;
+    stored.created = created;
     return std::optional<JournalEntry>{std::move(stored)};
 }
 
@@ -355,7 +358,7 @@ Task<expected<JournalEntry, DurableError>> SqliteRunStore::append(Lease lease, J
         co_return unexpected(checked.error());
     }
     std::function<expected<JournalEntry, DurableError>(Db&)> attempt = [lease = std::move(lease),
-                                                                        entry = std::move(entry)](Db& db) {
+                                                                        entry = std::move(entry)](Db& db) mutable {
         auto appended = appendHeld(db, lease, entry);
         if (!appended) {
             return expected<JournalEntry, DurableError>(unexpected(std::move(appended.error())));
