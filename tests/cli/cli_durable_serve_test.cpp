@@ -1,6 +1,7 @@
 // `reagent serve --a2a --db`: A2A tasks kept as durable runs, on SQLite and PostgreSQL. A task taken by a
 // server that is then killed (SIGKILL) is finished by another server on the same store, which answers for
-// it (`tasks/get`) and cancels another; one stopped gracefully leaves its task to go on; a store that cannot be opened is a usage error.
+// it (`tasks/get`) and cancels another; one stopped gracefully leaves its task to go on; a store that cannot
+// be opened is a usage error.
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -74,8 +75,9 @@ json taskOnceIn(int port, const std::string& id, const std::string& state) {
 
 }  // namespace
 
-TEST_CASE("serve --a2a --db: a task outlives the server that took it, and any server on the store answers for it",
-          "[cli][durable][a2a]") {
+TEST_CASE(
+    "serve --a2a --db: a task outlives the server that took it, and any server on the store answers for it",
+    "[cli][durable][a2a]") {
     const std::string engine = GENERATE(as<std::string>{}, "sqlite", "postgres");
     INFO(engine);
     const TempDir dir;

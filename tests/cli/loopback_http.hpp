@@ -25,7 +25,7 @@ struct Reply {
 
 // One HTTP/1.1 request to 127.0.0.1:port (Connection: close), the reply read to its end within 10 s.
 inline Reply request(int port, const std::string& method, const std::string& path, const std::string& body,
-              const std::string& authorization = "") {
+                     const std::string& authorization = "") {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     REQUIRE(fd >= 0);
     sockaddr_in address{};

@@ -56,7 +56,7 @@ std::string errorOf(const RunRecord& run) {
 }  // namespace
 
 expected<std::shared_ptr<A2aTasks>, DurableError> A2aTasks::create(std::shared_ptr<RunStore> store,
-                                                                  A2aTaskOptions options) {
+                                                                   A2aTaskOptions options) {
     if (!store) {
         return unexpected(DurableError{DurableErrc::invalid_input, "A2A tasks need a run store"});
     }
@@ -76,9 +76,10 @@ a2a::AgentTask A2aTasks::taskOf(const RunRecord& run) {
     if (task.contextId.empty()) {
         task.contextId = run.id;
     }
-    auto asked = a2aInput.contains("message") ? a2a::parseMessage(a2aInput["message"])
-                                              : expected<a2a::Message, a2a::A2aError>(
-                                                    a2a::Message::userText(stringOr(run.input, "prompt")));
+    auto asked =
+        a2aInput.contains("message")
+            ? a2a::parseMessage(a2aInput["message"])
+            : expected<a2a::Message, a2a::A2aError>(a2a::Message::userText(stringOr(run.input, "prompt")));
     if (!asked) {
         asked = a2a::Message::userText(stringOr(run.input, "prompt"));
     }

@@ -358,7 +358,8 @@ Task<expected<JournalEntry, DurableError>> SqliteRunStore::append(Lease lease, J
         co_return unexpected(checked.error());
     }
     std::function<expected<JournalEntry, DurableError>(Db&)> attempt = [lease = std::move(lease),
-                                                                        entry = std::move(entry)](Db& db) mutable {
+                                                                        entry = std::move(entry)](
+                                                                           Db& db) mutable {
         auto appended = appendHeld(db, lease, entry);
         if (!appended) {
             return expected<JournalEntry, DurableError>(unexpected(std::move(appended.error())));

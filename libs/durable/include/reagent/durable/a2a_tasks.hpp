@@ -37,8 +37,8 @@ class A2aTasks final : public a2a::TaskDirectory, public std::enable_shared_from
   public:
     /// \par Errors
     /// `invalid_input` for no store, or polls out of range.
-    [[nodiscard]] static expected<std::shared_ptr<A2aTasks>, DurableError> create(std::shared_ptr<RunStore> store,
-                                                                                 A2aTaskOptions options = {});
+    [[nodiscard]] static expected<std::shared_ptr<A2aTasks>, DurableError> create(
+        std::shared_ptr<RunStore> store, A2aTaskOptions options = {});
 
     [[nodiscard]] Task<expected<std::optional<a2a::AgentTask>, std::string>> find(std::string id) override;
     [[nodiscard]] Task<expected<std::optional<a2a::AgentTask>, std::string>> cancel(std::string id) override;
