@@ -48,6 +48,7 @@ Subcommand addA2aServeCommand(CLI::App& app) {
         ->add_option("--max-iterations", line->options.agent.maxIterations, "Model calls allowed per task")
         ->check(wholeNumber(1'000'000))
         ->capture_default_str();
+    addSkillsOption(serveCmd, line->options.agent.skillFolders);
     serveCmd
         ->add_option("--mcp-config", line->options.agent.mcpConfigPath,
                      "MCP servers whose tools join the agent's")

@@ -37,6 +37,7 @@ Subcommand addChatCommand(CLI::App& app) {
         ->allow_extra_args(false);  // one value per occurrence: the words after it stay the prompt
     chatCmd->add_flag("-y,--yes", options->run.approveAll, "Approve every call that needs approval");
     chatCmd->add_flag("-q,--quiet", options->run.quiet, "No trace of tool calls on stderr");
+    addSkillsOption(chatCmd, options->run.skillFolders);
     chatCmd
         ->add_option("--mcp-config", options->run.mcpConfigPath, "MCP servers whose tools join (as for run)")
         ->check(nonEmpty("a file path"));

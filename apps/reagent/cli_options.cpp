@@ -55,4 +55,15 @@ void addServerAuthOptions(CLI::App* command, ServerAuthOptions& auth, const char
         ->excludes(file);
 }
 
+void addSkillsOption(CLI::App* command, std::vector<std::string>& folders) {
+    command
+        ->add_option(
+            "--skills", folders,
+            "A folder of Agent Skills (subfolders holding a SKILL.md), or one skill's folder: the agent "
+            "sees their names and descriptions and loads one through the `skill` tool. Repeatable")
+        ->check(CLI::ExistingDirectory)
+        ->type_name("DIR")
+        ->allow_extra_args(false);  // one value per occurrence: the words after it stay the prompt
+}
+
 }  // namespace reagent::cli

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "server_token.hpp"
 
@@ -20,5 +21,8 @@ namespace reagent::cli {
 
 /// \brief `--token-file` and `--no-auth` of a server command (exclusive); `variable` is named in the help.
 void addServerAuthOptions(CLI::App* command, ServerAuthOptions& auth, const char* variable);
+
+/// \brief `--skills DIR` (repeatable): folders of Agent Skills for the agent (`AgentBuilder::withSkills`).
+void addSkillsOption(CLI::App* command, std::vector<std::string>& folders);
 
 }  // namespace reagent::cli

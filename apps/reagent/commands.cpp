@@ -136,6 +136,10 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
         memoryConfig.path = options.memoryPath;
         builder.withMemory(std::move(memoryConfig));
     }
+    if (!options.skillFolders.empty()) {
+        builder.withSkills(
+            std::vector<std::filesystem::path>(options.skillFolders.begin(), options.skillFolders.end()));
+    }
     if (!options.mcpConfigPath.empty()) {
         auto servers = readMcpConfig(options.mcpConfigPath);
         if (!servers) {

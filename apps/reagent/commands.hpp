@@ -59,6 +59,8 @@ struct RunOptions {
     std::size_t compressionBudget = 800;
     /// `--mcp-config`: a JSON file in the `mcpServers` format; its servers' tools join the agent's.
     std::string mcpConfigPath;
+    /// `--skills DIR` (repeatable): Agent Skills folders, offered through the `skill` tool.
+    std::vector<std::string> skillFolders;
     /// `--workspace`: the directory the built-in file, shell and git tools are confined to; empty: none.
     std::string workspace;
     /// `--read-only`: leave out every tool that changes something.

@@ -61,6 +61,7 @@ Subcommand addWorkerCommand(CLI::App& app) {
     cmd->add_option("--max-iterations", line->options.agent.maxIterations, "Model calls allowed per run")
         ->check(wholeNumber(1'000'000))
         ->capture_default_str();
+    addSkillsOption(cmd, line->options.agent.skillFolders);
     cmd->add_option("--mcp-config", line->options.agent.mcpConfigPath,
                     "MCP servers whose tools join the agent's")
         ->check(nonEmpty("a file path"));

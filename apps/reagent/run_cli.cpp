@@ -296,6 +296,7 @@ Subcommand addRunCommand(CLI::App& app) {
                      "compressed to a preview and stored in working memory")
         ->check(wholeNumber(1'000'000'000))
         ->capture_default_str();
+    addSkillsOption(runCmd, line->options.skillFolders);
     runCmd
         ->add_option("--mcp-config", line->options.mcpConfigPath,
                      "A JSON file of MCP servers in the mcpServers format MCP hosts use ({\"mcpServers\": "

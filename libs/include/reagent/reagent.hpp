@@ -84,6 +84,10 @@
 // transform
 #include "reagent/transform/jq_transform.hpp"
 
+// Agent Skills
+#include "reagent/skills/skill.hpp"
+#include "reagent/skills/skill_error.hpp"
+
 // durable runs
 #include "reagent/durable/a2a_tasks.hpp"
 #include "reagent/durable/durable_error.hpp"

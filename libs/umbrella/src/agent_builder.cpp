@@ -88,6 +88,14 @@ AgentBuilder& AgentBuilder::withAgentTool(std::string name, agent::Agent agent, 
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withSkills(std::vector<std::filesystem::path> folders,
+                                       skills::SkillLimits limits) {
+    skillFolders_.insert(skillFolders_.end(), std::make_move_iterator(folders.begin()),
+                         std::make_move_iterator(folders.end()));
+    skillLimits_ = limits;
+    return *this;
+}
+
 AgentBuilder& AgentBuilder::withReasoning() {
     base_.withReasoning();
     return *this;
@@ -228,6 +236,15 @@ agent::AgentBuilder AgentBuilder::prepared() const {
     }
     if (toolsEnabled_) {
         builder.withToolSource(builtins::toolSource(builtins_));
+    }
+    if (!skillFolders_.empty()) {
+        auto found = skills::loadSkills(skillFolders_, skillLimits_);
+        if (found) {
+            builder.withTool(skills::skillTool(std::move(*found), skillLimits_));
+        } else {
+            builder.withTool(unexpected(tools::ToolError{tools::ToolErrc::invalid_definition,
+                                                         "skills: " + found.error().describe()}));
+        }
     }
     for (std::size_t i = 0; i < servers_.size(); ++i) {
         const mcp::ServerConfig& server = servers_[i];

@@ -1,11 +1,15 @@
-// The `reagent` CLI against the provider peer: `reagent run --provider openai` streams the answer.
+// The `reagent` CLI against the provider peer: `reagent run --provider openai` streams the answer; with
+// `--skills` the model loads a skill and reads its file.
 
 #include <array>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "provider_test_support.hpp"
+#include "temp_dir.hpp"
 
 using namespace reagent::test;
 
@@ -63,6 +67,64 @@ TEST_CASE("reagent run --provider openai without a key is a usage error naming t
     INFO(ran.output);
     CHECK(ran.status == 2);
     CHECK(ran.output.find("OPENAI_API_KEY") != std::string::npos);
+}
+
+TEST_CASE("reagent run --skills: the model loads a skill, and its instructions and file reach it",
+          "[integration][providers][cli][skills]") {
+    const TempDir dir;
+    const std::filesystem::path skill = dir.path / "skills" / "release-notes";
+    std::filesystem::create_directories(skill / "references");
+    std::ofstream(skill / "SKILL.md")
+        << "---\nname: release-notes\ndescription: Writes release notes. Use for "
+           "changelogs.\n---\nGroup the changes under Added and Fixed; read "
+           "references/format.md first.\n";
+    std::ofstream(skill / "references" / "format.md") << "One line per change, past tense.\n";
+    const auto callSkill = [](const std::string& arguments, const std::string& id) {
+        const json delta = {{"tool_calls",
+                             {{{"index", 0},
+                               {"id", id},
+                               {"type", "function"},
+                               {"function", {{"name", "skill"}, {"arguments", arguments}}}}}}};
+        return streamResponse(openAiChunk(delta) + openAiChunk(json::object(), "tool_calls") +
+                              "data: [DONE]\n\n");
+    };
+    const std::string answer = openAiChunk(json{{"content", "## 2.1.0\nAdded skills."}}) +
+                               openAiChunk(json::object(), "stop") + "data: [DONE]\n\n";
+    ProviderPeer peer(json{{"responses",
+                            {callSkill(R"({"name":"release-notes"})", "call_1"),
+                             callSkill(R"({"name":"release-notes","file":"references/format.md"})", "call_2"),
+                             streamResponse(answer)}}});
+    const auto ran = runShell(kCleanEnv + "OPENAI_API_KEY=test-key OPENAI_BASE_URL=" + peer.url("/v1") + " " +
+                              REAGENT_CLI_PATH + " run --provider openai --model gpt-test --skills " +
+                              (dir.path / "skills").string() + " 'Release notes for 2.1.0'");
+    INFO(ran.output);
+    CHECK(ran.status == 0);
+    CHECK(ran.output.find("Added skills.") != std::string::npos);
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 3);
+    const json first = json::parse(recorded[0]["body"].get<std::string>());
+    bool offered = false;
+    for (const json& tool : first["tools"]) {
+        offered = offered || (tool["function"]["name"] == "skill" &&
+                              tool["function"]["description"].get<std::string>().find(
+                                  "- release-notes: Writes release notes.") != std::string::npos);
+    }
+    CHECK(offered);
+    // The instructions reached the model with the second request, the file with the third.
+    CHECK(recorded[1]["body"].get<std::string>().find("Group the changes under Added and Fixed") !=
+          std::string::npos);
+    CHECK(recorded[2]["body"].get<std::string>().find("One line per change, past tense.") !=
+          std::string::npos);
+
+    // A malformed skill stops the run before any request, naming the file.
+    std::ofstream(skill / "SKILL.md") << "---\nname: release-notes\n---\n";
+    const auto refused = runShell(kCleanEnv + "OPENAI_API_KEY=test-key OPENAI_BASE_URL=" + peer.url("/v1") +
+                                  " " + REAGENT_CLI_PATH + " run --provider openai --skills " +
+                                  (dir.path / "skills").string() + " 'again'");
+    CHECK(refused.status != 0);
+    CHECK(refused.output.find("release-notes/SKILL.md") != std::string::npos);
+    CHECK(refused.output.find("no 'description'") != std::string::npos);
+    CHECK(peer.requests().size() == 3);
 }
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -26,6 +27,7 @@
 #include "reagent/mcp/client.hpp"
 #include "reagent/mcp/server_config.hpp"
 #include "reagent/mcp/tool_source.hpp"
+#include "reagent/skills/skill.hpp"
 
 namespace reagent {
 
@@ -80,6 +82,11 @@ class AgentBuilder {
     /// \brief The same with headers (auth) and a timeout.
     AgentBuilder& withRemoteAgent(a2a::RemoteAgentSpec spec);
     AgentBuilder& withAgentTool(std::string name, agent::Agent agent, std::string description = {});
+    /// \brief Agent Skills from `folders` (each a skill, or a folder of skills: subfolders with a
+    /// `SKILL.md`), offered through the `skill` tool: their names and descriptions up front, their
+    /// instructions and files when the model asks (`skills::skillTool`). Read at each build; a malformed
+    /// `SKILL.md`, two skills with one name or a file over `limits` fail the build, naming the file.
+    AgentBuilder& withSkills(std::vector<std::filesystem::path> folders, skills::SkillLimits limits = {});
     AgentBuilder& withReasoning();
     AgentBuilder& withMetaTools(agent::MetaTools tools);
     AgentBuilder& withMemory(agent::MemoryConfig config = {});
@@ -153,6 +160,8 @@ class AgentBuilder {
     std::optional<std::vector<mcp::Root>> roots_;
     mcp::SamplingPolicy allowSampling_;
     mcp::RequestHandler elicitation_;
+    std::vector<std::filesystem::path> skillFolders_;
+    skills::SkillLimits skillLimits_;
 };
 
 /// \brief `reagent::Agent::create()`: the entry point of the umbrella header.
