@@ -138,6 +138,9 @@ TEST_CASE("reagent submit --wait prints the steps and the answer a worker proces
     const TempDir dir;
     const std::string db = dir.file("runs.db");
     CliProcess waiting({"submit", "--db", db, "--wait", "What is 6*7?"});
+    // The worker starts once the run is in the store: one started before would find nothing and stop.
+    const std::string submitted = waiting.readErrUntil(" submitted\n", 20s);
+    REQUIRE(submitted.find(" submitted\n") != std::string::npos);
     const auto worked = runCli({"worker", "--db", db, "--until-idle"});
     REQUIRE(worked.status == 0);
     const auto waited = waiting.wait();
