@@ -214,27 +214,27 @@ http::StreamedReply eventStream(EntryPtr entry, jsonrpc::RequestId id, ProtocolV
 Task<http::ServerAnswer> askDirectory(detail::Decision decision) {
     const bool cancel = decision.then == detail::Decision::Then::cancelInDirectory;
     auto found = co_await decision.directory->find(decision.taskId);
-    if (found && *found && cancel && !isTerminal((*found)->status.state)) {
-        found = co_await decision.directory->cancel(decision.taskId);
-    } else if (found && *found && cancel) {
-        decision.rpcErrorCode = rpc::kTaskNotCancelable;
-        decision.reply = detail::jsonReply(200, makeError(decision.id, rpc::kTaskNotCancelable,
-                                                          "task '" + decision.taskId + "' is " +
-                                                              std::string(toString((*found)->status.state))));
-        http::ServerAnswer refused{std::move(decision.reply)};
-        co_return refused;
+    bool notCancelable = false;
+    if (cancel && found && *found) {
+        notCancelable = isTerminal((*found)->status.state);
+        if (!notCancelable) {
+            found = co_await decision.directory->cancel(decision.taskId);
+        }
     }
+    std::string body;
     if (!found) {
-        decision.reply = detail::jsonReply(
-            200, makeError(decision.id, rpc::kInternalError,
-                           "could not read task '" + decision.taskId + "': " + found.error()));
+        body = makeError(decision.id, rpc::kInternalError,
+                         "could not read task '" + decision.taskId + "': " + found.error());
     } else if (!*found) {
-        decision.reply = detail::jsonReply(
-            200, makeError(decision.id, rpc::kTaskNotFound, "no task '" + decision.taskId + "'"));
+        body = makeError(decision.id, rpc::kTaskNotFound, "no task '" + decision.taskId + "'");
+    } else if (notCancelable) {
+        body =
+            makeError(decision.id, rpc::kTaskNotCancelable,
+                      "task '" + decision.taskId + "' is " + std::string(toString((*found)->status.state)));
     } else {
-        decision.reply = detail::jsonReply(200, makeResult(decision.id, toJson(**found, decision.version)));
+        body = makeResult(decision.id, toJson(**found, decision.version));
     }
-    http::ServerAnswer whole{std::move(decision.reply)};
+    http::ServerAnswer whole{detail::jsonReply(200, std::move(body))};
     co_return whole;
 }
 

@@ -166,6 +166,8 @@ Task<expected<std::string, std::string>> A2aTasks::follow(std::string prompt, a2
     if (context.accepted) {
         context.accepted();
     }
+    // A server that stops (or a send's caller that goes) stops following; the run is not cancelled.
+    const std::string leftToRun = "the server stopped following the task; its run goes on";
     auto pause = options_.firstPoll;
     bool saidWait = false;
     for (;;) {
@@ -192,13 +194,13 @@ Task<expected<std::string, std::string>> A2aTasks::follow(std::string prompt, a2
                 break;
         }
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-            co_return unexpected(std::string("the server stopped following the task; its run goes on"));
+            co_return unexpected(leftToRun);
         }
         asio::steady_timer timer(co_await asio::this_coro::executor, pause);
         auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
         (void)ec;
         if (isCancelled(co_await asio::this_coro::cancellation_state)) {
-            co_return unexpected(std::string("the server stopped following the task; its run goes on"));
+            co_return unexpected(leftToRun);
         }
         pause = std::min(pause * 2, options_.maxPoll);
     }

@@ -52,8 +52,7 @@ expected<RunRecord, DurableError> readRun(const Db& db, const Statement& row) {
 
 // The run `runId`; `not_found` when there is none.
 expected<RunRecord, DurableError> loadRun(const Db& db, const std::string& runId) {
-    auto select =
-        Statement::prepare(db, (std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?").c_str());
+    auto select = Statement::prepare(db, (std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?"));
     if (!select) {
         return unexpected(select.error());
     }
@@ -140,7 +139,7 @@ constexpr const char* kEntryColumns = "seq, step, kind, payload, epoch, created"
 
 expected<std::vector<JournalEntry>, DurableError> loadJournal(const Db& db, const std::string& runId) {
     auto select = Statement::prepare(
-        db, (std::string("SELECT ") + kEntryColumns + " FROM journal WHERE run_id = ? ORDER BY seq").c_str());
+        db, (std::string("SELECT ") + kEntryColumns + " FROM journal WHERE run_id = ? ORDER BY seq"));
     if (!select) {
         return unexpected(select.error());
     }
@@ -301,8 +300,7 @@ Task<expected<std::optional<Claimed>, DurableError>> SqliteRunStore::claim(
             auto select = Statement::prepare(
                 db, (std::string("SELECT ") + kRunColumns +
                      " FROM runs WHERE status = 'queued' OR (status = 'running' AND lease_until < ?) "
-                     "ORDER BY created, id LIMIT 1")
-                        .c_str());
+                     "ORDER BY created, id LIMIT 1"));
             if (!select) {
                 return unexpected(select.error());
             }
@@ -373,8 +371,7 @@ Task<expected<JournalEntry, DurableError>> SqliteRunStore::append(Lease lease, J
                 return unexpected(run.error());
             }
             auto there = Statement::prepare(
-                db, (std::string("SELECT ") + kEntryColumns + " FROM journal WHERE run_id = ? AND step = ?")
-                        .c_str());
+                db, (std::string("SELECT ") + kEntryColumns + " FROM journal WHERE run_id = ? AND step = ?"));
             if (!there) {
                 return unexpected(there.error());
             }
@@ -537,7 +534,7 @@ Task<expected<std::vector<RunRecord>, DurableError>> SqliteRunStore::list(RunFil
             sql += " WHERE status = ?";
         }
         sql += " ORDER BY created DESC, id DESC LIMIT ?";
-        auto select = Statement::prepare(db, sql.c_str());
+        auto select = Statement::prepare(db, sql);
         if (!select) {
             return unexpected(select.error());
         }

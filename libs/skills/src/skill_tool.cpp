@@ -40,13 +40,13 @@ std::string fileList(const Skill& skill, std::size_t limit) {
          end;
          !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
+        std::error_code typeError;
         if (!name.empty() && name.front() == '.') {
-            if (it->is_directory(ec)) {
+            if (it->is_directory(typeError)) {
                 it.disable_recursion_pending();
             }
             continue;
         }
-        std::error_code typeError;
         if (!it->is_regular_file(typeError) || it->path() == skill.file) {
             continue;
         }
