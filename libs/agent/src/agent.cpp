@@ -10,6 +10,7 @@
 
 #include "agent_state.hpp"
 #include "compaction_run.hpp"
+#include "find_tool.hpp"
 #include "partial_json.hpp"
 #include "reagent/core/cancellation.hpp"
 #include "reagent/core/settle.hpp"
@@ -242,19 +243,77 @@ void Agent::State::emit(const AgentEvent& event) const {
     }
 }
 
-llm::ToolList Agent::State::offeredTools() const {
-    if (offered_) {
-        return *offered_;
+namespace {
+
+// Offered whatever the search: the meta-tools, the skill index and the tools the user named.
+bool isCoreTool(const tools::ToolDefinition& definition, const ToolSearch& search) {
+    return definition.category == "meta" || definition.name == "skill" ||
+           std::find(search.core.begin(), search.core.end(), definition.name) != search.core.end();
+}
+
+}  // namespace
+
+bool Agent::State::searchesTools() const {
+    const auto find = registry.find(kFindTool);
+    return find && find->tool.definition.category == "meta" &&
+           config.toolSearch.mode != ToolSearch::Mode::off &&
+           (config.toolSearch.mode == ToolSearch::Mode::always ||
+            registry.size() - 1 > config.toolSearch.threshold);
+}
+
+void Agent::State::toolsChanged() {
+    offered_.reset();
+    onDemand_ = {};
+    offeredCharacters_ = -1;
+    loop_.reset();
+    const bool enabled = config.toolsEnabled || config.reasoning;
+    const ToolSearch& search = config.toolSearch;
+    const bool wanted =
+        enabled && (search.mode == ToolSearch::Mode::always ||
+                    (search.mode == ToolSearch::Mode::automatic &&
+                     registry.size() - (registry.find(kFindTool) ? 1 : 0) > search.threshold));
+    const auto find = registry.find(kFindTool);
+    if ((wanted || !config.findSources.empty()) && enabled && !find) {
+        (void)registry.add(findTool(*this, wanted));  // a user's own "find" keeps its name: search stays off
+    } else if (wanted && find && find->tool.definition.category == "meta" &&
+               find->tool.definition.description != findTool(*this, true).definition.description) {
+        // Registered for the find sources before tool search started: now it tells the model to search.
+        registry.remove(kFindTool);
+        (void)registry.add(findTool(*this, true));
     }
-    std::vector<llm::ToolSpec> specs;
+}
+
+void Agent::State::partitionTools() const {
+    std::vector<llm::ToolSpec> offered;
+    std::vector<llm::ToolSpec> onDemand;
     if (config.toolsEnabled || config.reasoning) {
+        const bool search = searchesTools();
         for (const auto& registered : registry.all()) {
             const tools::ToolDefinition& definition = registered->tool.definition;
-            specs.push_back(llm::ToolSpec{definition.name, definition.description, definition.inputSchema});
+            llm::ToolSpec spec{definition.name, definition.description, definition.inputSchema};
+            if (!search || isCoreTool(definition, config.toolSearch)) {
+                offered.push_back(std::move(spec));
+            } else {
+                onDemand.push_back(std::move(spec));
+            }
         }
     }
-    offered_.emplace(std::move(specs));
+    offered_.emplace(std::move(offered));
+    onDemand_ = llm::ToolList(std::move(onDemand));
+}
+
+llm::ToolList Agent::State::offeredTools() const {
+    if (!offered_) {
+        partitionTools();
+    }
     return *offered_;
+}
+
+llm::ToolList Agent::State::onDemandTools() const {
+    if (!offered_) {
+        partitionTools();
+    }
+    return onDemand_;
 }
 
 std::optional<std::int64_t> Agent::State::contextWindow() const {
@@ -271,6 +330,7 @@ std::shared_ptr<const LoopConfig> Agent::State::sharedLoopConfig() const {
     LoopConfig loop;
     loop.systemPrompt = systemPrompt;
     loop.tools = offeredTools();
+    loop.onDemand = onDemandTools();
     loop.options = config.loop;
     loop.output = output;
     loop.outputFormat = outputFormat;
@@ -330,21 +390,23 @@ Task<RunResult> Agent::run(std::vector<llm::Message> history, std::string prompt
 expected<void, tools::ToolError> Agent::registerTool(tools::Tool tool) const {
     auto added = state_->registry.add(std::move(tool));
     if (added) {
-        state_->toolsChanged();
         // Registering a tool means it should be offered, even on an agent built without withTools().
         state_->config.toolsEnabled = true;
         if (state_->config.toolSettings.recall && !state_->registry.find(kRecallTool)) {
             (void)state_->registry.add(recallTool(*state_));
         }
+        state_->toolsChanged();
     }
     return added;
 }
 
 bool Agent::unregisterTool(std::string_view name) const {
+    const auto find = name == kFindTool ? state_->registry.find(kFindTool) : nullptr;
     const bool meta =
-        state_->config.reasoning &&
-        (name == kFinalAnswerTool || (state_->config.metaTools.taskComplete && name == kTaskCompleteTool) ||
-         (state_->config.metaTools.contextStatus && name == kContextStatusTool));
+        (state_->config.reasoning &&
+         (name == kFinalAnswerTool || (state_->config.metaTools.taskComplete && name == kTaskCompleteTool) ||
+          (state_->config.metaTools.contextStatus && name == kContextStatusTool))) ||
+        (find && find->tool.definition.category == "meta");
     if (meta || (state_->config.toolSettings.recall && name == kRecallTool)) {
         return false;
     }

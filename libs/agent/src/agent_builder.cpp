@@ -128,6 +128,25 @@ AgentBuilder& AgentBuilder::withMetaTools(MetaTools tools) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withToolSearch() {
+    config_.toolSearch.mode = ToolSearch::Mode::always;
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withToolSearch(ToolSearch search) {
+    config_.toolSearch = std::move(search);
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withFindSource(std::shared_ptr<FindSource> source) {
+    if (source) {
+        config_.findSources.push_back(std::move(source));
+    } else {
+        problems_.push_back("withFindSource was given no source (a null pointer)");
+    }
+    return *this;
+}
+
 AgentBuilder& AgentBuilder::withMemory(MemoryConfig config) {
     config_.memory = std::move(config);
     return *this;
@@ -464,6 +483,29 @@ expected<Agent, AgentError> AgentBuilder::assemble() const {
         if (auto added = state->registry.add(tool); !added) {
             problems.push_back("tool '" + tool.definition.name + "': " + added.error().describe());
         }
+    }
+
+    state->toolsChanged();  // starts tool search when it should, and registers find for the find sources
+    const auto find = state->registry.find(kFindTool);
+    if (find && find->tool.definition.category != "meta" &&
+        (config_.toolSearch.mode == ToolSearch::Mode::always || !config_.findSources.empty())) {
+        problems.push_back(
+            "a tool is named find, the name of the meta-tool that tool search and find sources need: rename "
+            "the tool");
+    }
+    std::vector<std::string> kinds = {"tools", "memory", "episodes"};
+    for (const auto& source : config_.findSources) {
+        const std::string kind = source->kind();
+        const bool wellFormed = !kind.empty() && std::all_of(kind.begin(), kind.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+        });
+        if (!wellFormed) {
+            problems.push_back("a find source's kind '" + kind + "' is not letters, digits and '-'");
+        } else if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) {
+            problems.push_back("two find sources, or a find source and find itself, share the kind '" + kind +
+                               "'");
+        }
+        kinds.push_back(kind);
     }
 
     if (!problems.empty()) {

@@ -54,12 +54,14 @@ struct Agent::State {
     /// once and kept until the tools change, so every run offers the very same list and a provider reuses
     /// its encoding of it instead of comparing schemas.
     [[nodiscard]] llm::ToolList offeredTools() const;
-    /// Drops the offered list after a registration change.
-    void toolsChanged() noexcept {
-        offered_.reset();
-        offeredCharacters_ = -1;
-        loop_.reset();
-    }
+    /// The tools not offered up front while tool search is on (`ToolSearch`), found on demand; empty
+    /// while it is off.
+    [[nodiscard]] llm::ToolList onDemandTools() const;
+    /// Whether tool search is on: `find` is registered and the tools outside the core set are on demand.
+    [[nodiscard]] bool searchesTools() const;
+    /// After a registration change: drops the offered list, and registers `find` when tool search has
+    /// just started (`ToolSearch::Mode::automatic` past its threshold).
+    void toolsChanged();
     /// The context window the runs keep to (`Agent::contextWindow`).
     [[nodiscard]] std::optional<std::int64_t> contextWindow() const;
     /// The characters of the offered tools' declarations, measured once per tool list.
@@ -70,7 +72,11 @@ struct Agent::State {
     [[nodiscard]] std::shared_ptr<const LoopConfig> sharedLoopConfig() const;
 
   private:
+    // Fills offered_ and onDemand_ together.
+    void partitionTools() const;
+
     mutable std::optional<llm::ToolList> offered_;
+    mutable llm::ToolList onDemand_;
     // The offered declarations' size, for a token or cost budget's estimates (-1: not measured yet).
     mutable std::int64_t offeredCharacters_ = -1;
     mutable std::shared_ptr<const LoopConfig> loop_;

@@ -10,6 +10,7 @@
 #include "compaction_text.hpp"
 #include "output_check.hpp"
 #include "prompt_count.hpp"
+#include "reagent/agent/find_source.hpp"
 #include "reagent/llm/fallback_provider.hpp"
 #include "reagent/tools/tool_source.hpp"
 #include "run_spending.hpp"
@@ -179,6 +180,14 @@ ReactLoop::ReactLoop(std::shared_ptr<const LoopConfig> config, const LoopRun& ru
     }
     messages_.push_back(std::move(prompt));
     promptIndex_ = messages_.size() - 1;
+    if (!config_->onDemand.empty()) {
+        // A tool called earlier in the conversation is offered again at once: the model may go on using it.
+        for (const llm::Message& message : messages_) {
+            for (const llm::ToolCall& call : message.toolCalls) {
+                offerTool(call.name);
+            }
+        }
+    }
     const bool runCounted = run.countedTokens > 0;
     const std::size_t countedMessages = runCounted ? run.countedMessages : config_->countedMessages;
     const std::int64_t countedTokens = runCounted ? run.countedTokens : config_->countedTokens;
@@ -224,7 +233,7 @@ LoopAction ReactLoop::start() {
 llm::ModelRequest ReactLoop::modelRequest() const {
     llm::ModelRequest request;
     request.messages = messages_;
-    request.tools = config_->tools;
+    request.tools = found_ ? offered_ : config_->tools;
     request.temperature = config_->options.temperature;
     request.maxTokens = config_->options.maxTokens;
     request.output = config_->outputFormat;
@@ -415,7 +424,7 @@ std::optional<std::string> ReactLoop::overBudgetBeforeTools(int batch) const {
 
 std::int64_t ReactLoop::toolCharacters() {
     if (toolCharacters_ < 0) {
-        toolCharacters_ = detail::toolDeclarationCharacters(config_->tools);
+        toolCharacters_ = detail::toolDeclarationCharacters(found_ ? offered_ : config_->tools);
     }
     return toolCharacters_;
 }
@@ -589,6 +598,8 @@ LoopAction ReactLoop::completeBatch(std::vector<tools::ToolCallRecord> incoming)
     const std::span<const tools::ToolCallRecord> records(record_.toolCalls.begin() + first,
                                                          record_.toolCalls.end());
 
+    offerFound(records);
+
     const auto answer = std::find_if(records.begin(), records.end(), isSuccessfulFinalAnswer);
     if (answer != records.end()) {
         FinalAnswer parsed = parseFinalAnswer(answer->input);
@@ -613,6 +624,47 @@ LoopAction ReactLoop::completeBatch(std::vector<tools::ToolCallRecord> incoming)
                             " iterations without a final answer; raise it with withMaxIterations");
     }
     return callModel();
+}
+
+void ReactLoop::offerFound(std::span<const tools::ToolCallRecord> records) {
+    if (config_->onDemand.empty()) {
+        return;
+    }
+    for (const tools::ToolCallRecord& record : records) {
+        offerTool(record.name);  // called by name, found or not: the model knows it
+        if (record.name != kFindTool || !record.succeeded() || !record.structured.is_object()) {
+            continue;
+        }
+        const auto tools = record.structured.find("tools");
+        if (tools == record.structured.end() || !tools->is_array()) {
+            continue;
+        }
+        for (const nlohmann::json& hit : *tools) {
+            if (hit.is_object()) {
+                if (const auto name = hit.find("name"); name != hit.end() && name->is_string()) {
+                    offerTool(name->get_ref<const std::string&>());
+                }
+            }
+        }
+    }
+}
+
+void ReactLoop::offerTool(std::string_view name) {
+    const auto& onDemand = config_->onDemand.specs();
+    const auto spec = std::find_if(onDemand.begin(), onDemand.end(),
+                                   [&](const llm::ToolSpec& each) { return each.name == name; });
+    if (spec == onDemand.end()) {
+        return;
+    }
+    if (!found_) {
+        offered_ = llm::ToolList(config_->tools.specs());
+        found_ = true;
+    } else if (std::any_of(offered_.begin() + static_cast<std::ptrdiff_t>(config_->tools.size()),
+                           offered_.end(), [&](const llm::ToolSpec& each) { return each.name == name; })) {
+        return;
+    }
+    offered_.push_back(*spec);
+    toolCharacters_ = -1;  // the budget's estimates measure the longer list
 }
 
 LoopAction ReactLoop::pausedResult() {

@@ -203,6 +203,14 @@ expected<ReactLoop, AgentError> ReactLoop::restore(std::shared_ptr<const LoopCon
         const json result = field<json>(state, "result", path);
         detail::RunRecord& out = loop.record_;
         out.toolCalls = arrayField(result, "toolCalls", "state.result", recordFromJson);
+        // The tools found on demand, as the run found them: from its calls (the history's calls are
+        // offered by the constructor's rule, applied here too).
+        for (const llm::Message& message : loop.messages_) {
+            for (const llm::ToolCall& call : message.toolCalls) {
+                loop.offerTool(call.name);
+            }
+        }
+        loop.offerFound(out.toolCalls);
         out.usage = usageFromJson(field<json>(result, "usage", "state.result"), "state.result.usage");
         out.checkpoints = arrayField(result, "checkpoints", "state.result", checkpointFromJson);
         out.output = optionalField<std::string>(result, "output", "state.result", {});

@@ -23,7 +23,7 @@ namespace {
 constexpr const char* kTransformArgument = "_transform";
 
 bool isMetaTool(const std::string& name) {
-    return name == kFinalAnswerTool || name == kRecallTool;
+    return name == kFinalAnswerTool || name == kRecallTool || name == kFindTool;  // find bounds its own
 }
 
 // Whether the stage may change what the model reads for this record.

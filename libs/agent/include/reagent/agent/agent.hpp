@@ -273,6 +273,14 @@ class AgentBuilder {
     /// \brief Chooses the meta-tools registered with reasoning besides `final-answer` (`task-complete` and
     /// `context-status`, both on by default).
     AgentBuilder& withMetaTools(MetaTools tools);
+    /// \brief Tools on demand, always on: the model gets `find` and the core tools, and finds the rest
+    /// (docs/tools.md, "Tools on demand"). Without this call it starts by itself above 64 tools.
+    AgentBuilder& withToolSearch();
+    /// \brief Tools on demand as `search` says (`ToolSearch::Mode::off` turns the automatic start off).
+    AgentBuilder& withToolSearch(ToolSearch search);
+    /// \brief Adds a collection that the `find` meta-tool searches (documents, for example); `find` is
+    /// then offered. A null source is a configuration error of `build()`.
+    AgentBuilder& withFindSource(std::shared_ptr<FindSource> source);
     /// \brief Enables episodic memory: each tool result is logged in a SQLite file (WAL) that `recall` can
     /// search in later runs and later processes. `build()` opens the file and reports a failure.
     AgentBuilder& withMemory(MemoryConfig config = {});

@@ -13,6 +13,7 @@
 
 #include "reagent/agent/attachment_store.hpp"
 #include "reagent/agent/compaction.hpp"
+#include "reagent/agent/find_source.hpp"
 #include "reagent/agent/loop_options.hpp"
 #include "reagent/agent/run_budget.hpp"
 #include "reagent/llm/price_table.hpp"
@@ -59,6 +60,27 @@ struct MetaTools {
     /// `context-status`: reports iterations used and left, tools used and pending, stored keys, tokens.
     /// Default on.
     bool contextStatus = true;
+};
+
+/// \brief Tools on demand (`withToolSearch`): the model is offered the `find` meta-tool and a small core
+/// set, and each tool it finds (or calls by name) is offered from its next request on, for the rest of the
+/// run. Hundreds of tools then cost a few hundred tokens per request instead of every schema every time.
+struct ToolSearch {
+    enum class Mode {
+        /// On once the agent has more than `threshold` tools (counted when a run starts).
+        automatic,
+        /// On whatever the number of tools.
+        always,
+        /// Never: every tool is offered on every request.
+        off,
+    };
+    Mode mode = Mode::automatic;
+    /// `automatic`: tool search starts above this many registered tools (the meta-tools included).
+    /// Default 64.
+    std::size_t threshold = 64;
+    /// Tools always offered besides the meta-tools (`final-answer`, `recall`, `find`, ...) and the `skill`
+    /// tool: the few a task cannot do without. A name that is not registered is ignored.
+    std::vector<std::string> core;
 };
 
 /// \brief `withTools(...)`: the tools to register and how to run them.
@@ -119,6 +141,11 @@ struct AgentConfig {
     /// tools listed); the others wait for a free slot, so a long list does not start a thousand processes
     /// together. Invariant: >= 1 (0 is taken as 1). Default 4.
     std::size_t maxConcurrentOpens = 4;
+    /// When only some tools are offered up front and the rest are found on demand (`withToolSearch`).
+    ToolSearch toolSearch;
+    /// What `find` searches besides tools and memory (`withFindSource`, `withDocuments`): with one, `find`
+    /// is offered even while tool search is off.
+    std::vector<std::shared_ptr<FindSource>> findSources;
     /// Where the runs' spans go (`withTelemetry`); null: nothing is traced, at no cost.
     std::shared_ptr<telemetry::Telemetry> telemetry;
 };

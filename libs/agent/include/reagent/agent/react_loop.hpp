@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -38,6 +40,10 @@ struct LoopConfig {
     std::string systemPrompt;
     /// The tools offered to the model on every call (one shared list: each request copies a pointer).
     llm::ToolList tools;
+    /// Tools not offered up front (tool search, `AgentBuilder::withToolSearch`): one is offered, after
+    /// `tools`, from the request after the model found it with `find` (the call's structured result lists
+    /// it under "tools") or called it by name, here or earlier in the history, until the run ends.
+    llm::ToolList onDemand;
     /// The iteration limit and sampling options.
     LoopOptions options;
     /// The schema the final answer must match (`AgentBuilder::withOutputSchema`), compiled; none: any
@@ -305,6 +311,11 @@ class ReactLoop {
     void noteCheckpoints(const std::vector<tools::ToolCallRecord>& records);
     /// Keeps the batch's last failure in the session state (`lastToolError`).
     void noteLastError(const std::vector<tools::ToolCallRecord>& records);
+    /// Offers the on-demand tools that `records` found or called (`LoopConfig::onDemand`).
+    void offerFound(std::span<const tools::ToolCallRecord> records);
+    /// Offers the on-demand tool `name` from the next request on; nothing when it is not on demand or
+    /// already offered.
+    void offerTool(std::string_view name);
     [[nodiscard]] LoopAction callModel();
     /// The `Compact` for a prompt of `prompt` tokens, to `target`.
     [[nodiscard]] LoopAction compact(CompactionReason reason, std::int64_t prompt, std::int64_t target,
@@ -342,12 +353,16 @@ class ReactLoop {
     /// Shared by the runs of an agent; what differs per run is in `ledger_` (budget, parent, prices) and
     /// the members below.
     std::shared_ptr<const LoopConfig> config_;
+    /// `config_->tools` and the on-demand tools found so far; used once `found_` is set.
+    llm::ToolList offered_;
     /// `LoopConfig::toolCharacters`, measured on first use when the configuration did not say.
     std::int64_t toolCharacters_ = -1;
     /// Whether `final-answer` is among the offered tools (it then ends a batch where it stands).
     bool finalAnswerOffered_;
     /// Whether `task-complete` is offered (it ends a batch as `final-answer` does).
     bool taskCompleteOffered_;
+    /// An on-demand tool was found: requests offer `offered_`.
+    bool found_ = false;
     /// Index in `messages_` of the assistant message that asked for the current batch.
     std::size_t assistantIndex_ = 0;
     std::vector<llm::Message> messages_;
