@@ -49,6 +49,7 @@ Subcommand addA2aServeCommand(CLI::App& app) {
         ->check(wholeNumber(1'000'000))
         ->capture_default_str();
     addSkillsOption(serveCmd, line->options.agent.skillFolders);
+    addToolSearchOption(serveCmd, line->options.agent.toolSearch);
     serveCmd
         ->add_option("--mcp-config", line->options.agent.mcpConfigPath,
                      "MCP servers whose tools join the agent's")

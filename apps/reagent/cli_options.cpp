@@ -66,4 +66,14 @@ void addSkillsOption(CLI::App* command, std::vector<std::string>& folders) {
         ->allow_extra_args(false);  // one value per occurrence: the words after it stay the prompt
 }
 
+void addToolSearchOption(CLI::App* command, std::string& mode) {
+    command
+        ->add_option(
+            "--tool-search", mode,
+            "auto: above 64 tools the model is offered `find` and the meta-tools, and finds the others "
+            "as it needs them; always: so whatever the number; off: every tool on every request")
+        ->check(CLI::IsMember({"auto", "always", "off"}))
+        ->default_str("auto");
+}
+
 }  // namespace reagent::cli

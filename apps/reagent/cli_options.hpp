@@ -24,5 +24,7 @@ void addServerAuthOptions(CLI::App* command, ServerAuthOptions& auth, const char
 
 /// \brief `--skills DIR` (repeatable): folders of Agent Skills for the agent (`AgentBuilder::withSkills`).
 void addSkillsOption(CLI::App* command, std::vector<std::string>& folders);
+/// `--tool-search auto|always|off` (`RunOptions::toolSearch`).
+void addToolSearchOption(CLI::App* command, std::string& mode);
 
 }  // namespace reagent::cli

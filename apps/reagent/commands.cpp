@@ -136,6 +136,12 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
         memoryConfig.path = options.memoryPath;
         builder.withMemory(std::move(memoryConfig));
     }
+    if (options.toolSearch != "auto") {
+        agent::ToolSearch search;
+        search.mode =
+            options.toolSearch == "always" ? agent::ToolSearch::Mode::always : agent::ToolSearch::Mode::off;
+        builder.withToolSearch(std::move(search));
+    }
     if (!options.skillFolders.empty()) {
         builder.withSkills(
             std::vector<std::filesystem::path>(options.skillFolders.begin(), options.skillFolders.end()));

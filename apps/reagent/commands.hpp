@@ -61,6 +61,8 @@ struct RunOptions {
     std::string mcpConfigPath;
     /// `--skills DIR` (repeatable): Agent Skills folders, offered through the `skill` tool.
     std::vector<std::string> skillFolders;
+    /// `--tool-search`: auto (tools on demand above 64 tools), always or off.
+    std::string toolSearch = "auto";
     /// `--workspace`: the directory the built-in file, shell and git tools are confined to; empty: none.
     std::string workspace;
     /// `--read-only`: leave out every tool that changes something.

@@ -62,6 +62,7 @@ Subcommand addWorkerCommand(CLI::App& app) {
         ->check(wholeNumber(1'000'000))
         ->capture_default_str();
     addSkillsOption(cmd, line->options.agent.skillFolders);
+    addToolSearchOption(cmd, line->options.agent.toolSearch);
     cmd->add_option("--mcp-config", line->options.agent.mcpConfigPath,
                     "MCP servers whose tools join the agent's")
         ->check(nonEmpty("a file path"));

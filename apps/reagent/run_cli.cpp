@@ -297,6 +297,7 @@ Subcommand addRunCommand(CLI::App& app) {
         ->check(wholeNumber(1'000'000'000))
         ->capture_default_str();
     addSkillsOption(runCmd, line->options.skillFolders);
+    addToolSearchOption(runCmd, line->options.toolSearch);
     runCmd
         ->add_option("--mcp-config", line->options.mcpConfigPath,
                      "A JSON file of MCP servers in the mcpServers format MCP hosts use ({\"mcpServers\": "

@@ -106,6 +106,21 @@ AgentBuilder& AgentBuilder::withMetaTools(agent::MetaTools tools) {
     return *this;
 }
 
+AgentBuilder& AgentBuilder::withToolSearch() {
+    base_.withToolSearch();
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withToolSearch(agent::ToolSearch search) {
+    base_.withToolSearch(std::move(search));
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withFindSource(std::shared_ptr<agent::FindSource> source) {
+    base_.withFindSource(std::move(source));
+    return *this;
+}
+
 AgentBuilder& AgentBuilder::withMemory(agent::MemoryConfig config) {
     base_.withMemory(std::move(config));
     return *this;

@@ -696,3 +696,67 @@ TEST_CASE("reagent mcp call traces its request as a client span that the server 
     // `error.type` leaves open.
     CHECK(verdict["unknownValues"] == json::array({"error.type=tool_error"}));
 }
+
+TEST_CASE("reagent run with 200 MCP tools finds the tool it needs and sends a fraction of the schemas",
+          "[mcp][cli][find]") {
+    using namespace reagent::test;
+    const json find = openAiToolCall("find", R"({"query":"create jira issue","kinds":["tools"]})");
+    const json create = openAiToolCall("many_jira_create", R"({"title":"Login fails"})");
+    const json answer{{"role", "assistant"}, {"content", "Opened."}};
+    const auto turn = [](const json& call) {
+        return json{{"body", openAiReplyBody(json{{"role", "assistant"},
+                                                  {"content", nullptr},
+                                                  {"tool_calls", json::array({call})}},
+                                             "tool_calls")}};
+    };
+    TempDir dir;
+    const std::string config = (dir.path / "many.json").string();
+    std::ofstream(config) << json{{"mcpServers",
+                                   {{"many",
+                                     {{"command", REAGENT_NODE},
+                                      {"args",
+                                       {std::string(REAGENT_MCP_PEERS_DIR) + "/many_tools_server.mjs"}}}}}}}
+                                 .dump();
+    ::setenv("OPENAI_API_KEY", "test-key", 1);
+    const auto names = [](const json& body) {
+        std::vector<std::string> out;
+        for (const auto& tool : body["tools"]) {
+            out.push_back(tool["function"]["name"].get<std::string>());
+        }
+        return out;
+    };
+
+    ProviderPeer peer(
+        json{{"responses", {turn(find), turn(create), {{"body", openAiReplyBody(answer, "stop")}}}}});
+    auto run = runCli({"run", "--provider", "openai", "--base-url", peer.url("/v1"), "--mcp-config", config,
+                       "--json", "open a Jira issue 'Login fails'"});
+    INFO(run.err);
+    REQUIRE(run.status == 0);
+    const auto result = json::parse(run.out);
+    CHECK(result["output"] == "Opened.");
+    REQUIRE(result["toolCalls"].size() == 2);
+    CHECK(result["toolCalls"][1]["name"] == "many/jira_create");
+    const auto requests = peer.requests();
+    REQUIRE(requests.size() == 3);
+    const auto first = json::parse(requests[0]["body"].get<std::string>());
+    const auto second = json::parse(requests[1]["body"].get<std::string>());
+    const auto offeredFirst = names(first);
+    CHECK(std::find(offeredFirst.begin(), offeredFirst.end(), "find") != offeredFirst.end());
+    CHECK(std::find(offeredFirst.begin(), offeredFirst.end(), "many_jira_create") == offeredFirst.end());
+    const auto offeredSecond = names(second);
+    CHECK(std::find(offeredSecond.begin(), offeredSecond.end(), "many_jira_create") != offeredSecond.end());
+
+    ProviderPeer everyTool(json{{"responses", {{{"body", openAiReplyBody(answer, "stop")}}}}});
+    auto off = runCli({"run", "--provider", "openai", "--base-url", everyTool.url("/v1"), "--mcp-config",
+                       config, "--tool-search", "off", "--json", "open a Jira issue 'Login fails'"});
+    REQUIRE(off.status == 0);
+    const auto full = json::parse(everyTool.requests()[0]["body"].get<std::string>());
+    CHECK(full["tools"].size() > 200);
+    const std::size_t onDemandBytes = requests[1]["body"].get<std::string>().size();
+    const std::size_t fullBytes = everyTool.requests()[0]["body"].get<std::string>().size();
+    std::printf(
+        "OpenAI request body with 200 MCP tools: %zu bytes with every tool, %zu with tools on demand "
+        "(after find)\n",
+        fullBytes, onDemandBytes);
+    CHECK(onDemandBytes * 4 < fullBytes);
+}

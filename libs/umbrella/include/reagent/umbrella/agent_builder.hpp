@@ -89,6 +89,12 @@ class AgentBuilder {
     AgentBuilder& withSkills(std::vector<std::filesystem::path> folders, skills::SkillLimits limits = {});
     AgentBuilder& withReasoning();
     AgentBuilder& withMetaTools(agent::MetaTools tools);
+    /// \brief Tools on demand (see `agent::AgentBuilder::withToolSearch`): `find` and the core tools up
+    /// front, the others as the model finds them.
+    AgentBuilder& withToolSearch();
+    AgentBuilder& withToolSearch(agent::ToolSearch search);
+    /// \brief A collection `find` searches (see `agent::AgentBuilder::withFindSource`).
+    AgentBuilder& withFindSource(std::shared_ptr<agent::FindSource> source);
     AgentBuilder& withMemory(agent::MemoryConfig config = {});
     AgentBuilder& withSystemPrompt(std::string prompt);
     AgentBuilder& withMaxIterations(int iterations);
