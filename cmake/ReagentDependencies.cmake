@@ -14,6 +14,9 @@ find_package(PostgreSQL REQUIRED)
 # Debian's libre2-dev ships a pkg-config file only, no CMake package.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
+# poppler's C++ binding, for the text of PDFs (libs/documents/src/pdf_text.cpp only): libpoppler-cpp-dev
+# ships a pkg-config file only, no CMake package.
+pkg_check_modules(POPPLER_CPP REQUIRED IMPORTED_TARGET poppler-cpp)
 
 # valijson is used only inside the tools library (never in a public header). Debian's libvalijson-dev
 # drags in ~70 unrelated packages, so setup.sh may unpack just its headers into .deps/.

@@ -11,7 +11,7 @@ packages=(
     g++ clang clang-format cmake ninja-build ccache
     libboost1.81-dev libboost-filesystem1.81-dev libboost-url1.81-dev libboost-iostreams1.81-dev
     nlohmann-json3-dev libexpected-dev librange-v3-dev
-    libssl-dev ca-certificates libjq-dev libsqlite3-dev libpq-dev
+    libssl-dev ca-certificates libjq-dev libsqlite3-dev libpq-dev libpoppler-cpp-dev
     libcli11-dev catch2 libbenchmark-dev
     python3 openssl
     libre2-dev

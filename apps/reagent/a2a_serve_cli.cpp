@@ -50,6 +50,7 @@ Subcommand addA2aServeCommand(CLI::App& app) {
         ->capture_default_str();
     addSkillsOption(serveCmd, line->options.agent.skillFolders);
     addToolSearchOption(serveCmd, line->options.agent.toolSearch);
+    addDocsOption(serveCmd, line->options.agent.docsIndex);
     serveCmd
         ->add_option("--mcp-config", line->options.agent.mcpConfigPath,
                      "MCP servers whose tools join the agent's")

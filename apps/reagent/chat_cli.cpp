@@ -39,6 +39,7 @@ Subcommand addChatCommand(CLI::App& app) {
     chatCmd->add_flag("-q,--quiet", options->run.quiet, "No trace of tool calls on stderr");
     addSkillsOption(chatCmd, options->run.skillFolders);
     addToolSearchOption(chatCmd, options->run.toolSearch);
+    addDocsOption(chatCmd, options->run.docsIndex);
     chatCmd
         ->add_option("--mcp-config", options->run.mcpConfigPath, "MCP servers whose tools join (as for run)")
         ->check(nonEmpty("a file path"));

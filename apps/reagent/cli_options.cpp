@@ -76,4 +76,14 @@ void addToolSearchOption(CLI::App* command, std::string& mode) {
         ->default_str("auto");
 }
 
+void addDocsOption(CLI::App* command, std::string& index) {
+    command
+        ->add_option(
+            "--docs", index,
+            "A document index (made by `reagent docs ingest`): `find` searches its passages, and with "
+            "--workspace the `rag-ingest` tool adds the workspace's files to it")
+        ->check(CLI::ExistingFile)
+        ->type_name("FILE");
+}
+
 }  // namespace reagent::cli

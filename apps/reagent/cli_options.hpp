@@ -26,5 +26,7 @@ void addServerAuthOptions(CLI::App* command, ServerAuthOptions& auth, const char
 void addSkillsOption(CLI::App* command, std::vector<std::string>& folders);
 /// `--tool-search auto|always|off` (`RunOptions::toolSearch`).
 void addToolSearchOption(CLI::App* command, std::string& mode);
+/// `--docs FILE` (`RunOptions::docsIndex`).
+void addDocsOption(CLI::App* command, std::string& index);
 
 }  // namespace reagent::cli

@@ -25,6 +25,7 @@
 #include "reagent/agent/agent.hpp"
 #include "reagent/builtins/builtin_tools.hpp"
 #include "reagent/core/settle.hpp"
+#include "reagent/documents/sqlite_document_index.hpp"
 #include "reagent/llm/fallback_provider.hpp"
 #include "reagent/providers/http_provider.hpp"
 #include "reagent/umbrella/agent_builder.hpp"
@@ -141,6 +142,17 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
         search.mode =
             options.toolSearch == "always" ? agent::ToolSearch::Mode::always : agent::ToolSearch::Mode::off;
         builder.withToolSearch(std::move(search));
+    }
+    if (!options.docsIndex.empty()) {
+        auto index = documents::SqliteDocumentIndex::open(options.docsIndex);
+        if (!index) {
+            return fail("--docs " + options.docsIndex + ": " + index.error().message);
+        }
+        documents::RagIngestOptions ingest;
+        if (!options.workspace.empty()) {
+            ingest.roots.emplace_back(options.workspace);
+        }
+        builder.withDocuments(std::make_shared<documents::Documents>(std::move(*index)), std::move(ingest));
     }
     if (!options.skillFolders.empty()) {
         builder.withSkills(

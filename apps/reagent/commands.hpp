@@ -61,6 +61,8 @@ struct RunOptions {
     std::string mcpConfigPath;
     /// `--skills DIR` (repeatable): Agent Skills folders, offered through the `skill` tool.
     std::vector<std::string> skillFolders;
+    /// `--docs FILE`: a document index `find` searches (and `rag-ingest` adds the workspace's files to).
+    std::string docsIndex;
     /// `--tool-search`: auto (tools on demand above 64 tools), always or off.
     std::string toolSearch = "auto";
     /// `--workspace`: the directory the built-in file, shell and git tools are confined to; empty: none.

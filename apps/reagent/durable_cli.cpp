@@ -63,6 +63,7 @@ Subcommand addWorkerCommand(CLI::App& app) {
         ->capture_default_str();
     addSkillsOption(cmd, line->options.agent.skillFolders);
     addToolSearchOption(cmd, line->options.agent.toolSearch);
+    addDocsOption(cmd, line->options.agent.docsIndex);
     cmd->add_option("--mcp-config", line->options.agent.mcpConfigPath,
                     "MCP servers whose tools join the agent's")
         ->check(nonEmpty("a file path"));

@@ -18,6 +18,7 @@
 #include "reagent/durable/sqlite_run_store.hpp"
 #include "reagent/durable/worker.hpp"
 #include "reagent/umbrella/agent_builder.hpp"
+#include "run_to_end.hpp"
 #include "terminal_text.hpp"
 #include "trace.hpp"
 
@@ -28,28 +29,6 @@ namespace {
 namespace asio = boost::asio;
 using nlohmann::json;
 using nlohmann::ordered_json;
-
-// Runs `task` on `io` to its end, with Ctrl-C cancelling it; its value, or `fallback` when it threw.
-template <class T>
-T runToEnd(asio::io_context& io, Task<T> task, T fallback) {
-    asio::cancellation_signal cancel;
-    asio::signal_set signals(io, SIGINT, SIGTERM);
-    signals.async_wait([&cancel](const boost::system::error_code& ec, int) {
-        if (!ec) {
-            cancel.emit(asio::cancellation_type::terminal);
-        }
-    });
-    T result = std::move(fallback);
-    asio::co_spawn(io, withCheckedCancellation(std::move(task)),
-                   asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr error, T value) {
-                       if (!error) {
-                           result = std::move(value);
-                       }
-                       signals.cancel();
-                   }));
-    io.run();
-    return result;
-}
 
 // The exit status of a store's refusal: a usage error for what the caller asked wrong (an unknown run, a
 // conflict, bad input), else a failure.

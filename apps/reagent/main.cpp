@@ -4,6 +4,7 @@
 //   reagent run --json "..."       the whole run result as JSON
 //   reagent tools                  the tools the agent offers to the model
 //   reagent memory search WORD --memory FILE   what earlier runs did (episodic memory)
+//   reagent docs ingest docs/ --index docs.db   a document index; `run --docs docs.db` searches it
 //   reagent run --mcp-config mcp.json "..."     the agent also uses the MCP servers' tools
 //   reagent mcp tools --mcp-config mcp.json     the tools of MCP servers
 //   reagent mcp call SERVER/TOOL '{...}' --mcp-config mcp.json   one MCP tool call
@@ -30,9 +31,10 @@ std::optional<int> parseCommandLine(CLI::App& app, int argc, char** argv) {
         // CLI11 reports an unknown command as a missing one; name it instead.
         const auto extra = app.remaining();
         if (app.get_subcommands().empty() && !extra.empty() && extra.front().rfind('-', 0) != 0) {
-            std::cerr << "reagent: unknown command '" << extra.front()
-                      << "' (commands: run, chat, tools, memory, mcp, serve, worker, submit, runs)\nRun with "
-                         "--help for more information.\n";
+            std::cerr
+                << "reagent: unknown command '" << extra.front()
+                << "' (commands: run, chat, tools, memory, docs, mcp, serve, worker, submit, runs)\nRun with "
+                   "--help for more information.\n";
             return kExitUsage;
         }
         // --help and --version arrive here too, with a zero status; every real parse error is a usage error.
@@ -52,8 +54,9 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     // Declared in the order --help lists them (a braced list is evaluated left to right).
     const Subcommand subcommands[] = {addRunCommand(app),      addChatCommand(app),   addToolsCommand(app),
-                                      addA2aServeCommand(app), addMemoryCommand(app), addMcpCommand(app),
-                                      addWorkerCommand(app),   addSubmitCommand(app), addRunsCommand(app)};
+                                      addA2aServeCommand(app), addMemoryCommand(app), addDocsCommand(app),
+                                      addMcpCommand(app),      addWorkerCommand(app), addSubmitCommand(app),
+                                      addRunsCommand(app)};
     // Set last: subcommands copy the footer of their parent when they are created.
     app.footer("Run `reagent <command> --help` for the options of a command.");
 

@@ -298,6 +298,7 @@ Subcommand addRunCommand(CLI::App& app) {
         ->capture_default_str();
     addSkillsOption(runCmd, line->options.skillFolders);
     addToolSearchOption(runCmd, line->options.toolSearch);
+    addDocsOption(runCmd, line->options.docsIndex);
     runCmd
         ->add_option("--mcp-config", line->options.mcpConfigPath,
                      "A JSON file of MCP servers in the mcpServers format MCP hosts use ({\"mcpServers\": "

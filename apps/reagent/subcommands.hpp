@@ -26,6 +26,8 @@ struct Subcommand {
 [[nodiscard]] Subcommand addA2aServeCommand(CLI::App& app);
 /// \brief `reagent memory search|recent|show`: reads episodic memory (`memoryCommand`).
 [[nodiscard]] Subcommand addMemoryCommand(CLI::App& app);
+/// \brief `reagent docs ingest|search|list`: a document index (`docsCommand`).
+[[nodiscard]] Subcommand addDocsCommand(CLI::App& app);
 /// \brief `reagent mcp tools|call|serve`: MCP servers used directly (`mcpCommand`), or the built-in tools
 /// served over MCP (`mcpServeCommand`).
 [[nodiscard]] Subcommand addMcpCommand(CLI::App& app);

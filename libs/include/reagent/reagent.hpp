@@ -88,6 +88,15 @@
 #include "reagent/skills/skill.hpp"
 #include "reagent/skills/skill_error.hpp"
 
+// documents and retrieval
+#include "reagent/documents/chunking.hpp"
+#include "reagent/documents/document_error.hpp"
+#include "reagent/documents/document_index.hpp"
+#include "reagent/documents/documents.hpp"
+#include "reagent/documents/extraction.hpp"
+#include "reagent/documents/rag_ingest_tool.hpp"
+#include "reagent/documents/sqlite_document_index.hpp"
+
 // durable runs
 #include "reagent/durable/a2a_tasks.hpp"
 #include "reagent/durable/durable_error.hpp"

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "documents_source.hpp"
 #include "reagent/mcp/remote_transports.hpp"
 #include "reagent/providers/from_environment.hpp"
 
@@ -118,6 +119,17 @@ AgentBuilder& AgentBuilder::withToolSearch(agent::ToolSearch search) {
 
 AgentBuilder& AgentBuilder::withFindSource(std::shared_ptr<agent::FindSource> source) {
     base_.withFindSource(std::move(source));
+    return *this;
+}
+
+AgentBuilder& AgentBuilder::withDocuments(std::shared_ptr<documents::Documents> documents,
+                                          documents::RagIngestOptions ingest) {
+    if (!documents) {
+        base_.withFindSource(nullptr);  // reported by build(), as a null source
+        return *this;
+    }
+    base_.withFindSource(umbrella::documentsFindSource(documents));
+    base_.withTool(documents::ragIngestTool(std::move(documents), std::move(ingest)));
     return *this;
 }
 

@@ -24,6 +24,7 @@
 #include "reagent/agent/agent.hpp"
 #include "reagent/agent/agent_config.hpp"
 #include "reagent/builtins/builtin_tools.hpp"
+#include "reagent/documents/rag_ingest_tool.hpp"
 #include "reagent/mcp/client.hpp"
 #include "reagent/mcp/server_config.hpp"
 #include "reagent/mcp/tool_source.hpp"
@@ -95,6 +96,11 @@ class AgentBuilder {
     AgentBuilder& withToolSearch(agent::ToolSearch search);
     /// \brief A collection `find` searches (see `agent::AgentBuilder::withFindSource`).
     AgentBuilder& withFindSource(std::shared_ptr<agent::FindSource> source);
+    /// \brief Documents the agent can search and add to (docs/documents.md): `find` searches their
+    /// passages (kind "documents", cited by source and lines), and the `rag-ingest` tool adds files under
+    /// `ingest.roots` or texts. A null `documents` fails the build.
+    AgentBuilder& withDocuments(std::shared_ptr<documents::Documents> documents,
+                                documents::RagIngestOptions ingest = {});
     AgentBuilder& withMemory(agent::MemoryConfig config = {});
     AgentBuilder& withSystemPrompt(std::string prompt);
     AgentBuilder& withMaxIterations(int iterations);

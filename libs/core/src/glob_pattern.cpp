@@ -1,10 +1,10 @@
-#include "reagent/builtins/glob_pattern.hpp"
+#include "reagent/core/glob_pattern.hpp"
 
 #include <fnmatch.h>
 
 #include <cstddef>
 
-namespace reagent::builtins {
+namespace reagent {
 namespace {
 
 /// Enough for any pattern a person writes; a pathological one is cut rather than exploding.
@@ -129,4 +129,4 @@ bool GlobPattern::mayMatchUnder(std::string_view directory) const {
     return false;
 }
 
-}  // namespace reagent::builtins
+}  // namespace reagent
