@@ -46,17 +46,82 @@ expected<std::string, DocumentError> readFile(const fs::path& path, std::uint64_
 }
 
 // What a document's chunks were made from: its bytes and the chunk options (new options re-chunk).
-std::string hashOf(std::string_view bytes, const ChunkOptions& chunking) {
-    return llm::contentHash(bytes) + "/" + std::to_string(chunking.maxChars) + "/" +
-           std::to_string(chunking.overlapChars);
+std::string hashOf(std::string_view bytes, const ChunkOptions& chunking, const llm::Embedder* embedder) {
+    std::string hash = llm::contentHash(bytes) + "/" + std::to_string(chunking.maxChars) + "/" +
+                       std::to_string(chunking.overlapChars);
+    if (embedder != nullptr) {
+        hash += "/" + std::string(embedder->name()) + ":" +
+                std::string(embedder->model());  // a new model re-embeds
+    }
+    return hash;
+}
+
+DocumentError embeddingFailed(const std::string& what, const llm::ProviderError& error) {
+    return DocumentError{DocumentErrc::embedding_failed, what + ": " + error.describe()};
+}
+
+// Embeds the chunks' texts in batches the embedder takes.
+Task<expected<void, DocumentError>> embedChunks(llm::Embedder& embedder, const std::string& source,
+                                                std::vector<IndexedChunk>& chunks) {
+    const std::size_t batch = std::max<std::size_t>(1, embedder.maxBatch());
+    for (std::size_t first = 0; first < chunks.size(); first += batch) {
+        const std::size_t end = std::min(chunks.size(), first + batch);
+        std::vector<std::string> texts;
+        texts.reserve(end - first);
+        for (std::size_t i = first; i < end; ++i) {
+            texts.push_back(chunks[i].text);
+        }
+        auto call = embedder.embed(std::move(texts), llm::EmbeddingPurpose::document);
+        auto embedded = co_await std::move(call);
+        if (!embedded) {
+            co_return fail(embeddingFailed("could not embed " + source, embedded.error()));
+        }
+        if (embedded->vectors.size() != end - first) {
+            co_return fail(DocumentError{DocumentErrc::embedding_failed,
+                                         "could not embed " + source + ": the embedder returned " +
+                                             std::to_string(embedded->vectors.size()) + " vectors for " +
+                                             std::to_string(end - first) + " chunks"});
+        }
+        for (std::size_t i = first; i < end; ++i) {
+            chunks[i].embedding = std::move(embedded->vectors[i - first]);
+        }
+    }
+    co_return expected<void, DocumentError>{};
+}
+
+// Reciprocal rank fusion (k = 60) of two rankings of chunks, the best `limit`.
+std::vector<Passage> fused(std::vector<Passage> text, std::vector<Passage> near, std::size_t limit) {
+    constexpr double kK = 60;
+    std::vector<Passage> out;
+    const auto add = [&](std::vector<Passage>& ranking) {
+        for (std::size_t rank = 0; rank < ranking.size(); ++rank) {
+            const double score = 1.0 / (kK + static_cast<double>(rank) + 1.0);
+            const auto same = std::find_if(out.begin(), out.end(),
+                                           [&](const Passage& p) { return p.chunk == ranking[rank].chunk; });
+            if (same == out.end()) {
+                ranking[rank].score = score;
+                out.push_back(std::move(ranking[rank]));
+            } else {
+                same->score += score;
+            }
+        }
+    };
+    add(text);
+    add(near);
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Passage& a, const Passage& b) { return a.score > b.score; });
+    if (out.size() > limit) {
+        out.resize(limit);
+    }
+    return out;
 }
 
 std::vector<IndexedChunk> indexed(std::vector<TextChunk> chunks) {
     std::vector<IndexedChunk> out;
     out.reserve(chunks.size());
     for (TextChunk& chunk : chunks) {
-        out.push_back(IndexedChunk{std::move(chunk.text), chunk.lineStart, chunk.lineEnd, chunk.page,
-                                   std::move(chunk.heading)});
+        out.push_back(IndexedChunk{
+            std::move(chunk.text), chunk.lineStart, chunk.lineEnd, chunk.page, std::move(chunk.heading), {}});
     }
     return out;
 }
@@ -73,9 +138,10 @@ struct Outcome {
     std::optional<DocumentError> fatal;
 };
 
-Task<Outcome> indexDocument(DocumentIndex& index, const ChunkOptions& chunking, std::string source,
-                            std::string bytes, std::optional<TextFormat> format, IngestReport& report) {
-    const std::string hash = hashOf(bytes, chunking);
+Task<Outcome> indexDocument(DocumentIndex& index, const ChunkOptions& chunking, llm::Embedder* embedder,
+                            std::string source, std::string bytes, std::optional<TextFormat> format,
+                            IngestReport& report) {
+    const std::string hash = hashOf(bytes, chunking, embedder);
     auto lookup = index.hashOf(source);
     auto existing = co_await std::move(lookup);
     if (!existing) {
@@ -103,6 +169,13 @@ Task<Outcome> indexDocument(DocumentIndex& index, const ChunkOptions& chunking, 
     if (extracted.paged) {
         for (IndexedChunk& chunk : chunks) {
             chunk.page = std::max<std::size_t>(chunk.page, 1);  // one page has no form feed to count
+        }
+    }
+    if (embedder != nullptr) {
+        auto embedding = embedChunks(*embedder, source, chunks);
+        auto embedded = co_await std::move(embedding);
+        if (!embedded) {
+            co_return Outcome{std::nullopt, std::move(embedded.error())};
         }
     }
     const std::size_t count = chunks.size();
@@ -155,8 +228,9 @@ Task<expected<std::size_t, DocumentError>> removeVanished(DocumentIndex& index,
 
 }  // namespace
 
-Documents::Documents(std::shared_ptr<DocumentIndex> index, IngestOptions options)
-    : index_(std::move(index)), options_(std::move(options)) {}
+Documents::Documents(std::shared_ptr<DocumentIndex> index, IngestOptions options,
+                     std::shared_ptr<llm::Embedder> embedder)
+    : index_(std::move(index)), options_(std::move(options)), embedder_(std::move(embedder)) {}
 
 Task<expected<IngestReport, DocumentError>> Documents::ingest(std::vector<fs::path> paths,
                                                               fs::path sourcesRelativeTo) {
@@ -178,8 +252,8 @@ Task<expected<IngestReport, DocumentError>> Documents::ingest(std::vector<fs::pa
             report.skipped.push_back({file.source, std::move(bytes.error()), file.named});
             continue;
         }
-        auto step =
-            indexDocument(*index_, options_.chunking, file.source, std::move(*bytes), std::nullopt, report);
+        auto step = indexDocument(*index_, options_.chunking, embedder_.get(), file.source, std::move(*bytes),
+                                  std::nullopt, report);
         Outcome outcome = co_await std::move(step);
         if (outcome.fatal) {
             co_return fail(std::move(*outcome.fatal));
@@ -204,7 +278,8 @@ Task<expected<IngestReport, DocumentError>> Documents::ingestText(std::string so
             DocumentError{DocumentErrc::invalid_argument, "a text needs a source name to be cited by"});
     }
     IngestReport report;
-    auto step = indexDocument(*index_, options_.chunking, source, std::move(text), format, report);
+    auto step =
+        indexDocument(*index_, options_.chunking, embedder_.get(), source, std::move(text), format, report);
     Outcome outcome = co_await std::move(step);
     if (outcome.fatal) {
         co_return fail(std::move(*outcome.fatal));
@@ -215,8 +290,44 @@ Task<expected<IngestReport, DocumentError>> Documents::ingestText(std::string so
     co_return report;
 }
 
-Task<expected<std::vector<Passage>, DocumentError>> Documents::search(std::string query, std::size_t limit) {
-    return index_->search(std::move(query), limit);
+Task<expected<std::vector<Passage>, DocumentError>> Documents::search(std::string query, std::size_t limit,
+                                                                      Ranking ranking) {
+    if (ranking == Ranking::automatic) {
+        ranking = embedder_ ? Ranking::hybrid : Ranking::text;
+    }
+    if (ranking == Ranking::text) {
+        auto text = index_->search(std::move(query), limit);
+        co_return co_await std::move(text);
+    }
+    if (!embedder_) {
+        co_return fail(
+            DocumentError{DocumentErrc::invalid_argument,
+                          "ranking by embeddings needs an embedder: give Documents one (reagent docs "
+                          "--embedder), or rank by text"});
+    }
+    auto call = embedder_->embed({query}, llm::EmbeddingPurpose::query);
+    auto embedded = co_await std::move(call);
+    if (!embedded) {
+        co_return fail(embeddingFailed("could not embed the query", embedded.error()));
+    }
+    if (embedded->vectors.size() != 1) {
+        co_return fail(
+            DocumentError{DocumentErrc::embedding_failed, "the embedder returned no vector for the query"});
+    }
+    // Hybrid ranks more candidates of each kind than it returns: a passage second in both beats one first
+    // in only one.
+    const std::size_t candidates = ranking == Ranking::hybrid ? std::max<std::size_t>(limit * 4, 20) : limit;
+    auto nearSearch = index_->searchNear(std::move(embedded->vectors.front()), candidates);
+    auto near = co_await std::move(nearSearch);
+    if (!near || ranking == Ranking::embeddings) {
+        co_return near;
+    }
+    auto textSearch = index_->search(std::move(query), candidates);
+    auto text = co_await std::move(textSearch);
+    if (!text) {
+        co_return text;
+    }
+    co_return fused(std::move(*text), std::move(*near), limit);
 }
 
 std::string Passage::citation() const {

@@ -5,6 +5,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <utility>
 
@@ -17,6 +19,16 @@ struct SqliteDocumentIndex::Db {
     std::string path;
     sqlite3* db = nullptr;
     std::mutex mutex;  // held for each operation
+    // The embeddings, unit length, loaded for the first search by embedding and kept while nobody writes:
+    // a search by embedding compares the query with all of them (brute force; see docs/documents.md).
+    struct Vectors {
+        bool loaded = false;
+        std::int64_t dataVersion =
+            -1;  // SQLite's data_version when loaded: another process's write changes it
+        std::vector<std::int64_t> ids;
+        std::vector<std::size_t> offsets;  // into data, one per id, and one past the last
+        std::vector<float> data;
+    } vectors;
 
     explicit Db(std::string file) : path(std::move(file)) {}
     Db(const Db&) = delete;
@@ -42,7 +54,7 @@ CREATE TABLE IF NOT EXISTS doc_sources(
 CREATE TABLE IF NOT EXISTS doc_chunks(
     id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL, position INTEGER NOT NULL,
     line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, page INTEGER NOT NULL,
-    heading TEXT NOT NULL, text TEXT NOT NULL);
+    heading TEXT NOT NULL, text TEXT NOT NULL, embedding BLOB);
 CREATE INDEX IF NOT EXISTS doc_chunks_source ON doc_chunks(source_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS doc_fts USING fts5(
     heading, text, content='doc_chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
@@ -138,8 +150,8 @@ expected<void, DocumentError> writeSource(const SqliteDocumentIndex::Db& db, con
     }
     const std::int64_t id = upsert->integer(0);
     auto insert = db.prepare(
-        "INSERT INTO doc_chunks(source_id, position, line_start, line_end, page, heading, text) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        "INSERT INTO doc_chunks(source_id, position, line_start, line_end, page, heading, text, embedding) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     if (!insert) {
         return fail(std::move(insert.error()));
     }
@@ -152,11 +164,85 @@ expected<void, DocumentError> writeSource(const SqliteDocumentIndex::Db& db, con
             .bind(4, static_cast<std::int64_t>(chunk.lineEnd))
             .bind(5, static_cast<std::int64_t>(chunk.page))
             .bind(6, chunk.heading)
-            .bind(7, chunk.text);
+            .bind(7, chunk.text)
+            .bind(8, chunk.embedding);
         if (auto inserted = insert->run("could not store a chunk"); !inserted) {
             return inserted;
         }
     }
+    return {};
+}
+
+// The passage of a row whose first columns are c.id, s.source, line_start, line_end, page, heading, text.
+Passage passageOf(const SqliteStatement& row) {
+    Passage passage;
+    passage.chunk = row.integer(0);
+    passage.source = row.text(1);
+    passage.lineStart = static_cast<std::size_t>(row.integer(2));
+    passage.lineEnd = static_cast<std::size_t>(row.integer(3));
+    passage.page = static_cast<std::size_t>(row.integer(4));
+    passage.heading = row.text(5);
+    passage.text = row.text(6);
+    return passage;
+}
+
+expected<std::int64_t, DocumentError> dataVersion(const SqliteDocumentIndex::Db& db) {
+    auto version = db.prepare("PRAGMA data_version");
+    if (!version) {
+        return fail(std::move(version.error()));
+    }
+    auto row = version->step("could not read the index's version");
+    if (!row) {
+        return fail(std::move(row.error()));
+    }
+    return version->integer(0);
+}
+
+void normalise(std::vector<float>& values) {
+    double norm = 0;
+    for (const float v : values) {
+        norm += static_cast<double>(v) * v;
+    }
+    if (norm > 0) {
+        const auto scale = static_cast<float>(1.0 / std::sqrt(norm));
+        for (float& v : values) {
+            v *= scale;
+        }
+    }
+}
+
+// The embeddings in memory, reloaded when this connection or another process wrote since.
+expected<void, DocumentError> loadVectors(SqliteDocumentIndex::Db& db) {
+    auto version = dataVersion(db);
+    if (!version) {
+        return fail(std::move(version.error()));
+    }
+    auto& cache = db.vectors;
+    if (cache.loaded && cache.dataVersion == *version) {
+        return {};
+    }
+    cache = {};
+    auto select = db.prepare("SELECT id, embedding FROM doc_chunks WHERE embedding IS NOT NULL ORDER BY id");
+    if (!select) {
+        return fail(std::move(select.error()));
+    }
+    cache.offsets.push_back(0);
+    while (true) {
+        auto row = select->step("could not read the embeddings");
+        if (!row) {
+            return fail(std::move(row.error()));
+        }
+        if (!*row) {
+            break;
+        }
+        std::vector<float> values = select->floats(1);
+        normalise(values);
+        cache.ids.push_back(select->integer(0));
+        cache.data.insert(cache.data.end(), values.begin(), values.end());
+        cache.offsets.push_back(cache.data.size());
+    }
+    cache.loaded = true;
+    cache.dataVersion = *version;
     return {};
 }
 
@@ -212,11 +298,13 @@ Task<expected<void, DocumentError>> SqliteDocumentIndex::replace(std::string sou
         co_return fail(DocumentError{DocumentErrc::invalid_argument, "a document needs a source name"});
     }
     const std::lock_guard lock(db_->mutex);
+    db_->vectors.loaded = false;
     co_return inTransaction(*db_, [&] { return writeSource(*db_, source, hash, chunks); });
 }
 
 Task<expected<bool, DocumentError>> SqliteDocumentIndex::remove(std::string source) {
     const std::lock_guard lock(db_->mutex);
+    db_->vectors.loaded = false;
     co_return inTransaction(*db_, [&]() -> expected<bool, DocumentError> {
         auto id = sourceId(*db_, source);
         if (!id) {
@@ -263,16 +351,58 @@ Task<expected<std::vector<Passage>, DocumentError>> SqliteDocumentIndex::search(
         if (!*row) {
             break;
         }
-        Passage passage;
-        passage.chunk = select->integer(0);
-        passage.source = select->text(1);
-        passage.lineStart = static_cast<std::size_t>(select->integer(2));
-        passage.lineEnd = static_cast<std::size_t>(select->integer(3));
-        passage.page = static_cast<std::size_t>(select->integer(4));
-        passage.heading = select->text(5);
-        passage.text = select->text(6);
+        Passage passage = passageOf(*select);
         passage.score = -select->real(7);
         passages.push_back(std::move(passage));
+    }
+    co_return passages;
+}
+
+Task<expected<std::vector<Passage>, DocumentError>> SqliteDocumentIndex::searchNear(std::vector<float> query,
+                                                                                    std::size_t limit) {
+    normalise(query);
+    if (query.empty() || limit == 0) {
+        co_return std::vector<Passage>{};
+    }
+    const std::lock_guard lock(db_->mutex);
+    if (auto loaded = loadVectors(*db_); !loaded) {
+        co_return fail(std::move(loaded.error()));
+    }
+    const Db::Vectors& cache = db_->vectors;
+    std::vector<std::pair<float, std::size_t>> scored;
+    for (std::size_t i = 0; i < cache.ids.size(); ++i) {
+        const std::size_t begin = cache.offsets[i];
+        if (cache.offsets[i + 1] - begin != query.size()) {
+            continue;  // another model's vector
+        }
+        float dot = 0;
+        for (std::size_t d = 0; d < query.size(); ++d) {
+            dot += cache.data[begin + d] * query[d];
+        }
+        scored.emplace_back(dot, i);
+    }
+    const std::size_t keep = std::min(limit, scored.size());
+    std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep), scored.end(),
+                      [](const auto& a, const auto& b) { return a.first > b.first; });
+    auto select = db_->prepare(
+        "SELECT c.id, s.source, c.line_start, c.line_end, c.page, c.heading, c.text "
+        "FROM doc_chunks c JOIN doc_sources s ON s.id = c.source_id WHERE c.id = ?1");
+    if (!select) {
+        co_return fail(std::move(select.error()));
+    }
+    std::vector<Passage> passages;
+    for (std::size_t k = 0; k < keep; ++k) {
+        select->reset();
+        select->bind(1, cache.ids[scored[k].second]);
+        auto row = select->step("could not read a passage");
+        if (!row) {
+            co_return fail(std::move(row.error()));
+        }
+        if (*row) {
+            Passage passage = passageOf(*select);
+            passage.score = scored[k].first;
+            passages.push_back(std::move(passage));
+        }
     }
     co_return passages;
 }

@@ -1,5 +1,6 @@
 #include "sqlite_statement.hpp"
 
+#include <cstring>
 #include <utility>
 
 namespace reagent::documents::detail {
@@ -51,6 +52,15 @@ SqliteStatement& SqliteStatement::bind(int index, std::int64_t value) {
     return *this;
 }
 
+SqliteStatement& SqliteStatement::bind(int index, const std::vector<float>& values) {
+    if (values.empty()) {
+        sqlite3_bind_null(stmt_, index);
+    } else {
+        sqlite3_bind_blob64(stmt_, index, values.data(), values.size() * sizeof(float), SQLITE_TRANSIENT);
+    }
+    return *this;
+}
+
 expected<bool, DocumentError> SqliteStatement::step(std::string_view what) {
     const int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) {
@@ -86,6 +96,16 @@ std::int64_t SqliteStatement::integer(int column) const {
 
 double SqliteStatement::real(int column) const {
     return sqlite3_column_double(stmt_, column);
+}
+
+std::vector<float> SqliteStatement::floats(int column) const {
+    const void* bytes = sqlite3_column_blob(stmt_, column);
+    const auto size = static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column));
+    std::vector<float> values(size / sizeof(float));
+    if (bytes != nullptr && !values.empty()) {
+        std::memcpy(values.data(), bytes, values.size() * sizeof(float));
+    }
+    return values;
 }
 
 }  // namespace reagent::documents::detail

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "reagent/core/expected.hpp"
 #include "reagent/documents/document_error.hpp"
@@ -34,6 +35,9 @@ class SqliteStatement {
 
     SqliteStatement& bind(int index, std::string_view text);
     SqliteStatement& bind(int index, std::int64_t value);
+    /// The floats as a blob of their bytes (this machine's float layout: an index is not moved between
+    /// machines of different byte order).
+    SqliteStatement& bind(int index, const std::vector<float>& values);
     /// The next row (true) or the end (false).
     [[nodiscard]] expected<bool, DocumentError> step(std::string_view what);
     /// Steps a statement that returns no row.
@@ -44,6 +48,8 @@ class SqliteStatement {
     [[nodiscard]] std::string text(int column) const;
     [[nodiscard]] std::int64_t integer(int column) const;
     [[nodiscard]] double real(int column) const;
+    /// A blob column of floats (`bind(int, const std::vector<float>&)`); empty for NULL.
+    [[nodiscard]] std::vector<float> floats(int column) const;
 
   private:
     SqliteStatement(sqlite3* db, const std::string& path, sqlite3_stmt* stmt)

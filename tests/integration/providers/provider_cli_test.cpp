@@ -36,6 +36,17 @@ Ran runShell(const std::string& command) {
     return ran;
 }
 
+// A streamed OpenAI reply calling `tool` with `arguments`.
+json streamedCall(const std::string& tool, const std::string& arguments, const std::string& id) {
+    const json delta = {{"tool_calls",
+                         {{{"index", 0},
+                           {"id", id},
+                           {"type", "function"},
+                           {"function", {{"name", tool}, {"arguments", arguments}}}}}}};
+    return streamResponse(openAiChunk(delta) + openAiChunk(json::object(), "tool_calls") +
+                          "data: [DONE]\n\n");
+}
+
 const std::string kCleanEnv =
     "env -u ANTHROPIC_API_KEY -u GEMINI_API_KEY -u OLLAMA_HOST -u http_proxy -u HTTP_PROXY -u all_proxy "
     "-u ALL_PROXY ";
@@ -80,13 +91,7 @@ TEST_CASE("reagent run --skills: the model loads a skill, and its instructions a
            "references/format.md first.\n";
     std::ofstream(skill / "references" / "format.md") << "One line per change, past tense.\n";
     const auto callSkill = [](const std::string& arguments, const std::string& id) {
-        const json delta = {{"tool_calls",
-                             {{{"index", 0},
-                               {"id", id},
-                               {"type", "function"},
-                               {"function", {{"name", "skill"}, {"arguments", arguments}}}}}}};
-        return streamResponse(openAiChunk(delta) + openAiChunk(json::object(), "tool_calls") +
-                              "data: [DONE]\n\n");
+        return streamedCall("skill", arguments, id);
     };
     const std::string answer = openAiChunk(json{{"content", "## 2.1.0\nAdded skills."}}) +
                                openAiChunk(json::object(), "stop") + "data: [DONE]\n\n";
@@ -125,6 +130,46 @@ TEST_CASE("reagent run --skills: the model loads a skill, and its instructions a
     CHECK(refused.output.find("release-notes/SKILL.md") != std::string::npos);
     CHECK(refused.output.find("no 'description'") != std::string::npos);
     CHECK(peer.requests().size() == 3);
+}
+
+TEST_CASE("reagent run --docs: the model finds a passage of an indexed file and cites it",
+          "[integration][providers][cli][docs]") {
+    const TempDir dir;
+    std::filesystem::create_directories(dir.path / "kb");
+    std::ofstream(dir.path / "kb" / "oncall.md")
+        << "# On-call\n\n## Handover\n\nThe handover is on Monday at 10:00 in the incident channel.\n";
+    const std::string index = (dir.path / "kb.db").string();
+    const auto ingested = runShell(std::string(REAGENT_CLI_PATH) + " docs ingest " +
+                                   (dir.path / "kb").string() + " --index " + index);
+    INFO(ingested.output);
+    REQUIRE(ingested.status == 0);
+    const std::string answer = openAiChunk(json{{"content", "Monday at 10:00 [kb/oncall.md]."}}) +
+                               openAiChunk(json::object(), "stop") + "data: [DONE]\n\n";
+    ProviderPeer peer(
+        json{{"responses",
+              {streamedCall("find", R"({"query":"on-call handover","kinds":["documents"]})", "call_1"),
+               streamResponse(answer)}}});
+    const auto ran = runShell(kCleanEnv + "OPENAI_API_KEY=test-key OPENAI_BASE_URL=" + peer.url("/v1") + " " +
+                              REAGENT_CLI_PATH + " run --provider openai --model gpt-test --docs " + index +
+                              " 'When is the on-call handover?'");
+    INFO(ran.output);
+    CHECK(ran.status == 0);
+    const json recorded = peer.requests();
+    REQUIRE(recorded.size() == 2);
+    const json first = json::parse(recorded[0]["body"].get<std::string>());
+    bool findOffered = false;
+    for (const json& tool : first["tools"]) {
+        findOffered = findOffered || tool["function"]["name"] == "find";
+    }
+    CHECK(findOffered);
+    // The passage reached the model with its citation: the file, its lines and its heading.
+    const std::string second = recorded[1]["body"].get<std::string>();
+    CHECK(second.find("oncall.md:3-5 (On-call > Handover)") != std::string::npos);
+    CHECK(second.find("The handover is on Monday at 10:00") != std::string::npos);
+
+    const auto missing =
+        runShell(kCleanEnv + REAGENT_CLI_PATH + " run --docs " + (dir.path / "none.db").string() + " hi");
+    CHECK(missing.status == 2);
 }
 
 #endif

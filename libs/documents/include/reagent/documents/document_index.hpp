@@ -24,6 +24,8 @@ struct IndexedChunk {
     std::size_t page = 0;
     /// The Markdown heading path ("Install > From source"); empty for none.
     std::string heading;
+    /// The chunk's embedding (`Documents` with an embedder); empty: none.
+    std::vector<float> embedding;
 };
 
 /// \brief A chunk a search found, with where it comes from.
@@ -35,7 +37,8 @@ struct Passage {
     std::size_t page = 0;
     std::string heading;
     std::string text;
-    /// Higher is better (BM25 negated, so that it grows with relevance); comparable within one search.
+    /// Higher is better, comparable within one search: BM25 negated (text), the cosine similarity
+    /// (embeddings), or the reciprocal rank fusion of both (hybrid).
     double score = 0;
     /// The chunk's id in the index.
     std::int64_t chunk = 0;
@@ -80,6 +83,10 @@ class DocumentIndex {
     /// them may match), best first by BM25.
     [[nodiscard]] virtual Task<expected<std::vector<Passage>, DocumentError>> search(std::string query,
                                                                                      std::size_t limit) = 0;
+    /// \brief Up to `limit` passages whose embeddings are nearest `query` by cosine similarity (its score),
+    /// best first; chunks without an embedding, or with one of another dimension, are not considered.
+    [[nodiscard]] virtual Task<expected<std::vector<Passage>, DocumentError>> searchNear(
+        std::vector<float> query, std::size_t limit) = 0;
     /// \brief Every indexed source, in name order.
     [[nodiscard]] virtual Task<expected<std::vector<IndexedSource>, DocumentError>> sources() = 0;
     [[nodiscard]] virtual Task<expected<IndexStats, DocumentError>> stats() = 0;

@@ -12,6 +12,7 @@
 #include "reagent/core/task.hpp"
 #include "reagent/documents/chunking.hpp"
 #include "reagent/documents/document_index.hpp"
+#include "reagent/llm/embedder.hpp"
 
 namespace reagent::documents {
 
@@ -54,6 +55,18 @@ struct IngestReport {
     std::vector<SkippedFile> skipped;
 };
 
+/// \brief How `Documents::search` ranks.
+enum class Ranking {
+    /// `hybrid` with an embedder, else `text`.
+    automatic,
+    /// BM25 over the words (the index's full-text search).
+    text,
+    /// Cosine similarity of the query's embedding to the chunks' (needs an embedder).
+    embeddings,
+    /// Both, fused by reciprocal rank (k = 60): a passage ranked well by either comes up.
+    hybrid,
+};
+
 /// \brief Documents in an index: ingestion that only touches what changed, and search.
 ///
 /// A document's source is its path as given (`docs/tools.md`, a folder's files as `folder/relative`), or
@@ -61,7 +74,11 @@ struct IngestReport {
 /// chunk options are compared); a changed one replaces its chunks at once.
 class Documents {
   public:
-    explicit Documents(std::shared_ptr<DocumentIndex> index, IngestOptions options = {});
+    /// `embedder`: when given, every chunk ingested is embedded too (in batches of its `maxBatch()`), and
+    /// searches rank by `Ranking::hybrid` unless told otherwise; changing the embedder's model re-embeds
+    /// each document at its next ingestion.
+    explicit Documents(std::shared_ptr<DocumentIndex> index, IngestOptions options = {},
+                       std::shared_ptr<llm::Embedder> embedder = nullptr);
 
     /// \brief Ingests files and folders (walked recursively, `IngestOptions::include`/`exclude`).
     ///
@@ -70,7 +87,9 @@ class Documents {
     ///
     /// \par Errors
     /// `storage_failed` when the index cannot be read or written (the files already done stay done);
-    /// `cancelled` when cancelled.
+    /// `cancelled` when cancelled; `embedding_failed` when the embedder fails (the document being embedded
+    /// is not written).
+    ///
     /// `sourcesRelativeTo`: when given, sources are named relative to it (`notes/a.md` for
     /// `/work/notes/a.md` under `/work`) instead of as the paths were given.
     [[nodiscard]] Task<expected<IngestReport, DocumentError>> ingest(
@@ -78,16 +97,23 @@ class Documents {
     /// \brief Ingests a text given in code under the name `source`.
     [[nodiscard]] Task<expected<IngestReport, DocumentError>> ingestText(
         std::string source, std::string text, TextFormat format = TextFormat::markdown);
-    /// \brief The `limit` passages that best match `query`, best first.
-    [[nodiscard]] Task<expected<std::vector<Passage>, DocumentError>> search(std::string query,
-                                                                             std::size_t limit = 5);
+    /// \brief The `limit` passages that best match `query`, best first, ranked as `ranking` says.
+    ///
+    /// \par Errors
+    /// `invalid_argument` for `embeddings` or `hybrid` without an embedder; `embedding_failed` when the
+    /// query cannot be embedded; `storage_failed`.
+    [[nodiscard]] Task<expected<std::vector<Passage>, DocumentError>> search(
+        std::string query, std::size_t limit = 5, Ranking ranking = Ranking::automatic);
 
     [[nodiscard]] const std::shared_ptr<DocumentIndex>& index() const noexcept { return index_; }
     [[nodiscard]] const IngestOptions& options() const noexcept { return options_; }
 
+    [[nodiscard]] const std::shared_ptr<llm::Embedder>& embedder() const noexcept { return embedder_; }
+
   private:
     std::shared_ptr<DocumentIndex> index_;
     IngestOptions options_;
+    std::shared_ptr<llm::Embedder> embedder_;
 };
 
 }  // namespace reagent::documents

@@ -34,6 +34,8 @@ class SqliteDocumentIndex final : public DocumentIndex {
                                                 std::vector<IndexedChunk> chunks) override;
     Task<expected<bool, DocumentError>> remove(std::string source) override;
     Task<expected<std::vector<Passage>, DocumentError>> search(std::string query, std::size_t limit) override;
+    Task<expected<std::vector<Passage>, DocumentError>> searchNear(std::vector<float> query,
+                                                                   std::size_t limit) override;
     Task<expected<std::vector<IndexedSource>, DocumentError>> sources() override;
     Task<expected<IndexStats, DocumentError>> stats() override;
 
