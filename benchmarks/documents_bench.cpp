@@ -22,25 +22,14 @@
 #include <string>
 #include <vector>
 
+#include "run_on.hpp"
+
 using namespace reagent;
 using Clock = std::chrono::steady_clock;
+using bench::runOn;
 namespace fs = std::filesystem;
 
 namespace {
-
-template <class T>
-T runOn(boost::asio::io_context& io, Task<T> task) {
-    std::optional<T> value;
-    boost::asio::co_spawn(io, std::move(task), [&](std::exception_ptr error, T result) {
-        if (error) {
-            std::rethrow_exception(error);
-        }
-        value = std::move(result);
-    });
-    io.restart();
-    io.run();
-    return std::move(*value);
-}
 
 double seconds(Clock::time_point since) {
     return std::chrono::duration<double>(Clock::now() - since).count();

@@ -27,26 +27,14 @@
 #include <vector>
 
 #include "reagent/durable/postgres_run_store.hpp"
+#include "run_on.hpp"
 
 using namespace reagent;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using bench::runOn;
 
 namespace {
-
-template <class T>
-T runOn(boost::asio::io_context& io, Task<T> task) {
-    std::optional<T> value;
-    boost::asio::co_spawn(io, std::move(task), [&](std::exception_ptr error, T result) {
-        if (error) {
-            std::rethrow_exception(error);
-        }
-        value = std::move(result);
-    });
-    io.restart();
-    io.run();
-    return std::move(*value);
-}
 
 double seconds(Clock::time_point since) {
     return std::chrono::duration<double>(Clock::now() - since).count();

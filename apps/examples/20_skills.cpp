@@ -19,11 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-void write(const std::filesystem::path& path, const std::string& text) {
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path) << text;
-}
-
 // The scripted model: it loads the skill that fits, reads the file the skill points to, then answers in
 // the skill's format.
 expected<llm::ModelReply, llm::ProviderError> writer(const llm::ModelRequest& request) {
@@ -45,17 +40,19 @@ expected<llm::ModelReply, llm::ProviderError> writer(const llm::ModelRequest& re
 int main() {
     const auto library = std::filesystem::temp_directory_path() / "reagent-example-skills";
     std::filesystem::remove_all(library);
-    write(library / "release-notes" / "SKILL.md",
-          "---\n"
-          "name: release-notes\n"
-          "description: Writes release notes from a list of changes. Use when asked for release notes or a "
-          "changelog entry.\n"
-          "---\n"
-          "# Release notes\n\n"
-          "1. Read references/format.md for the format.\n"
-          "2. Group the changes under Added, Changed and Fixed.\n");
-    write(library / "release-notes" / "references" / "format.md",
-          "Headings: `## VERSION`, then `### Added` / `### Changed` / `### Fixed`; one line per change.\n");
+    examples::writeFile(
+        library / "release-notes" / "SKILL.md",
+        "---\n"
+        "name: release-notes\n"
+        "description: Writes release notes from a list of changes. Use when asked for release notes or a "
+        "changelog entry.\n"
+        "---\n"
+        "# Release notes\n\n"
+        "1. Read references/format.md for the format.\n"
+        "2. Group the changes under Added, Changed and Fixed.\n");
+    examples::writeFile(
+        library / "release-notes" / "references" / "format.md",
+        "Headings: `## VERSION`, then `### Added` / `### Changed` / `### Fixed`; one line per change.\n");
 
     auto model = std::make_shared<llm::ScriptedProvider>();
     model->then(llm::ScriptedTurn::respond(writer)).loop(true);

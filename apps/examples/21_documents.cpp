@@ -19,11 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-void write(const std::filesystem::path& path, const std::string& text) {
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path) << text;
-}
-
 // The scripted model: it searches the documents, then answers with the passage's citation.
 expected<llm::ModelReply, llm::ProviderError> reader(const llm::ModelRequest& request) {
     llm::ModelReply reply;
@@ -44,10 +39,11 @@ expected<llm::ModelReply, llm::ProviderError> reader(const llm::ModelRequest& re
 int main() {
     const auto folder = std::filesystem::temp_directory_path() / "reagent-example-documents";
     std::filesystem::remove_all(folder);
-    write(folder / "handbook" / "oncall.md",
-          "# On-call\n\n## Rotation\n\nEach engineer is on call for one week.\n\n## Handover\n\n"
-          "The handover is on Monday at 10:00, in the incident channel.\n");
-    write(folder / "handbook" / "holidays.md", "# Holidays\n\nAsk two weeks ahead.\n");
+    examples::writeFile(
+        folder / "handbook" / "oncall.md",
+        "# On-call\n\n## Rotation\n\nEach engineer is on call for one week.\n\n## Handover\n\n"
+        "The handover is on Monday at 10:00, in the incident channel.\n");
+    examples::writeFile(folder / "handbook" / "holidays.md", "# Holidays\n\nAsk two weeks ahead.\n");
 
     auto index = documents::SqliteDocumentIndex::open((folder / "index.db").string());
     if (!index) {

@@ -6,8 +6,11 @@
 #include <boost/asio/io_context.hpp>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -32,6 +35,12 @@ T runTask(reagent::Task<T> task) {
         std::rethrow_exception(error);
     }
     return std::move(*value);
+}
+
+/// Writes `text` to `path`, creating its folders (the examples that need files make them).
+inline void writeFile(const std::filesystem::path& path, const std::string& text) {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << text;
 }
 
 /// Ends the example with status 1 when an expected outcome did not happen.

@@ -20,6 +20,7 @@
 #include "cli_telemetry.hpp"
 #include "demo_provider.hpp"
 #include "demo_tools.hpp"
+#include "docs_embedder.hpp"
 #include "mcp_command.hpp"
 #include "output.hpp"
 #include "reagent/agent/agent.hpp"
@@ -152,7 +153,17 @@ expected<reagent::AgentBuilder, std::string> agentBuilder(const RunOptions& opti
         if (!options.workspace.empty()) {
             ingest.roots.emplace_back(options.workspace);
         }
-        builder.withDocuments(std::make_shared<documents::Documents>(std::move(*index)), std::move(ingest));
+        std::string warning;
+        auto embedder = embedderFor("", **index, warning);
+        if (!embedder) {
+            return fail("--docs " + options.docsIndex + ": " + embedder.error());
+        }
+        if (!warning.empty()) {
+            std::cerr << "reagent: " << warning << "\n";
+        }
+        builder.withDocuments(std::make_shared<documents::Documents>(
+                                  std::move(*index), documents::IngestOptions{}, std::move(*embedder)),
+                              std::move(ingest));
     }
     if (!options.skillFolders.empty()) {
         builder.withSkills(

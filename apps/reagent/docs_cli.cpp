@@ -29,6 +29,12 @@ Subcommand addDocsCommand(CLI::App& app) {
             ->required()
             ->check(nonEmpty("a file path"));
         command->add_flag("--json", options.json, "Print the result as JSON");
+        command
+            ->add_option(
+                "--embedder", options.embedder,
+                "Embed chunks and queries: openai, gemini, ollama (each with :MODEL if you like; keys "
+                "from the provider's variables) or hashed (offline); default: the index's own")
+            ->type_name("KIND[:MODEL]");
     };
     line->ingestCmd = docsCmd->add_subcommand(
         "ingest",
@@ -61,6 +67,11 @@ Subcommand addDocsCommand(CLI::App& app) {
     addCommon(line->ingestCmd);
     line->searchCmd = docsCmd->add_subcommand("search", "The passages that best match the words, best first");
     line->searchCmd->add_option("query", options.query, "The words to look for")->required();
+    line->searchCmd
+        ->add_option(
+            "--ranking", options.ranking,
+            "text (BM25), embeddings, or hybrid (both, fused); default hybrid with an embedder, else text")
+        ->check(CLI::IsMember({"text", "embeddings", "hybrid"}));
     line->searchCmd->add_option("--limit", options.limit, "Most passages shown")
         ->check(wholeNumber(1000))
         ->capture_default_str();

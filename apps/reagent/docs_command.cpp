@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "docs_embedder.hpp"
 #include "reagent/documents/documents.hpp"
 #include "reagent/documents/sqlite_document_index.hpp"
 #include "run_to_end.hpp"
@@ -27,14 +28,14 @@ documents::DocumentError interrupted() {
 }
 
 int ingest(boost::asio::io_context& io, const std::shared_ptr<documents::DocumentIndex>& index,
-           const DocsOptions& options) {
+           const DocsOptions& options, std::shared_ptr<llm::Embedder> embedder) {
     documents::IngestOptions ingestOptions;
     ingestOptions.include = options.include;
     ingestOptions.exclude = options.exclude;
     ingestOptions.chunking.maxChars = options.chunkChars;
     ingestOptions.chunking.overlapChars = options.overlapChars;
     ingestOptions.maxFileBytes = options.maxFileBytes;
-    documents::Documents docs(index, std::move(ingestOptions));
+    documents::Documents docs(index, std::move(ingestOptions), std::move(embedder));
     std::vector<std::filesystem::path> paths(options.paths.begin(), options.paths.end());
     const auto started = std::chrono::steady_clock::now();
     const IngestOutcome report =
@@ -75,10 +76,19 @@ int ingest(boost::asio::io_context& io, const std::shared_ptr<documents::Documen
     return namedSkipped ? kExitRunFailed : kExitSuccess;
 }
 
+documents::Ranking rankingOf(const std::string& name) {
+    using documents::Ranking;
+    return name == "text"         ? Ranking::text
+           : name == "embeddings" ? Ranking::embeddings
+           : name == "hybrid"     ? Ranking::hybrid
+                                  : Ranking::automatic;
+}
+
 int search(boost::asio::io_context& io, const std::shared_ptr<documents::DocumentIndex>& index,
-           const DocsOptions& options) {
-    const SearchOutcome passages =
-        runToEnd<SearchOutcome>(io, index->search(options.query, options.limit), fail(interrupted()));
+           const DocsOptions& options, std::shared_ptr<llm::Embedder> embedder) {
+    documents::Documents docs(index, {}, std::move(embedder));
+    const SearchOutcome passages = runToEnd<SearchOutcome>(
+        io, docs.search(options.query, options.limit, rankingOf(options.ranking)), fail(interrupted()));
     if (!passages) {
         std::cerr << "reagent: " << passages.error().describe() << "\n";
         return kExitRunFailed;
@@ -149,11 +159,21 @@ int docsCommand(boost::asio::io_context& io, const DocsOptions& options) {
         std::cerr << "reagent: " << index.error().describe() << "\n";
         return kExitRunFailed;
     }
+    std::string warning;
+    auto embedder = options.action == "list" ? expected<std::shared_ptr<llm::Embedder>, std::string>()
+                                             : embedderFor(options.embedder, **index, warning);
+    if (!embedder) {
+        std::cerr << "reagent: " << embedder.error() << "\n";
+        return kExitUsage;
+    }
+    if (!warning.empty()) {
+        std::cerr << "reagent: " << warning << "\n";
+    }
     if (options.action == "ingest") {
-        return ingest(io, *index, options);
+        return ingest(io, *index, options, std::move(*embedder));
     }
     if (options.action == "search") {
-        return search(io, *index, options);
+        return search(io, *index, options, std::move(*embedder));
     }
     return list(io, *index, options);
 }

@@ -26,6 +26,11 @@ struct DocsOptions {
     std::size_t chunkChars = 1500;
     std::size_t overlapChars = 200;
     std::uint64_t maxFileBytes = 32ull << 20;
+    /// `--embedder KIND[:MODEL]`: ingest embeds the chunks; search embeds the query. Empty: the embedder
+    /// the index was made with, if any.
+    std::string embedder;
+    /// search: `--ranking` text, embeddings or hybrid; empty: hybrid with an embedder, else text.
+    std::string ranking;
     bool json = false;
 };
 

@@ -19,11 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write(const fs::path& path, const std::string& text) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-}
-
 json parsed(const reagent::test::CliOutcome& outcome) {
     INFO("status " << outcome.status << "\nstdout: " << outcome.out << "\nstderr: " << outcome.err);
     json value = json::parse(outcome.out, nullptr, false);
@@ -36,14 +31,17 @@ json parsed(const reagent::test::CliOutcome& outcome) {
 TEST_CASE("reagent docs ingests a folder, skips what did not change, and searches with citations",
           "[cli][docs]") {
     TempDir dir;
-    write(dir.path / "kb/deploy.md",
-          "# Deploy\n\n## Rollback\n\nRun `deploy --undo` to return to the last release.\n");
-    write(dir.path / "kb/page.html",
-          "<html><head><title>t</title><script>var hidden = 1;</script></head><body><h1>Billing</h1>"
-          "<p>Invoices are sent on the first day of the month.</p></body></html>");
-    write(dir.path / "kb/report.pdf",
-          reagent::test::handWrittenPdf({reagent::test::textDrawing("Quarterly revenue grew")}));
-    write(dir.path / "kb/fake.md", std::string("# x\n\0\0binary", 12));
+    reagent::test::writeFile(
+        dir.path / "kb/deploy.md",
+        "# Deploy\n\n## Rollback\n\nRun `deploy --undo` to return to the last release.\n");
+    reagent::test::writeFile(
+        dir.path / "kb/page.html",
+        "<html><head><title>t</title><script>var hidden = 1;</script></head><body><h1>Billing</h1>"
+        "<p>Invoices are sent on the first day of the month.</p></body></html>");
+    reagent::test::writeFile(
+        dir.path / "kb/report.pdf",
+        reagent::test::handWrittenPdf({reagent::test::textDrawing("Quarterly revenue grew")}));
+    reagent::test::writeFile(dir.path / "kb/fake.md", std::string("# x\n\0\0binary", 12));
     const std::string index = dir.file("kb.db");
 
     const auto first = runCli({"docs", "ingest", (dir.path / "kb").string(), "--index", index, "--json"});
@@ -82,7 +80,7 @@ TEST_CASE("reagent docs ingests a folder, skips what did not change, and searche
 
 TEST_CASE("reagent docs fails on a named file it cannot ingest and on a missing index", "[cli][docs]") {
     TempDir dir;
-    write(dir.path / "ok.md", "fine\n");
+    reagent::test::writeFile(dir.path / "ok.md", "fine\n");
     const std::string index = dir.file("i.db");
     const auto missing =
         runCli({"docs", "ingest", dir.file("ok.md"), dir.file("nowhere.md"), "--index", index});
@@ -95,7 +93,7 @@ TEST_CASE("reagent docs fails on a named file it cannot ingest and on a missing 
     CHECK(noIndex.err.find("no document index at") != std::string::npos);
     CHECK_FALSE(fs::exists(dir.path / "absent.db"));
 
-    write(dir.path / "not-an-index.db", std::string(2048, 'x'));
+    reagent::test::writeFile(dir.path / "not-an-index.db", std::string(2048, 'x'));
     const auto foreign = runCli({"docs", "list", "--index", dir.file("not-an-index.db")});
     CHECK(foreign.status == 1);
     CHECK(foreign.err.find("not a SQLite database") != std::string::npos);

@@ -21,6 +21,7 @@ Script (JSON):
                                         same second (fixed windows of the monotonic clock) gets a 429
                                         with retry-after: 1 instead of its response (/__stats counts
                                         "throttled" and the "peak_per_second" admitted)
+    "embeddings": {"dimensions": N}     play the embedding APIs (N defaults to 64): see EMBEDDINGS
   }
   Neither applies: HTTP 500, {"error":{"type":"script_exhausted","message":"provider_peer: script
   exhausted ..."}}.
@@ -54,6 +55,24 @@ RESPONSE (every key optional):
                                    connection, as servers rejecting a large upload with 413 do); only for
                                    entries of "responses"
 
+EMBEDDINGS: with the script key "embeddings", a POST whose path (without the query) ends with
+  /embeddings     OpenAI: {"model", "input": "text" or ["text", ...]}
+                  -> {"object": "list", "data": [{"object": "embedding", "index": i, "embedding": [...]}],
+                      "model": the request's, "usage": {"prompt_tokens": W, "total_tokens": W}}
+  /embed          Ollama: {"model", "input": "text" or ["text", ...]}
+                  -> {"model": the request's, "embeddings": [[...], ...], "prompt_eval_count": W}
+  :batchEmbedContents  Gemini: {"requests": [{"model", "content": {"parts": [{"text"}, ...]}, ...}]}
+                  -> {"embeddings": [{"values": [...]}, ...]}
+  :embedContent   Gemini: {"content": {"parts": [{"text"}, ...]}, ...} -> {"embedding": {"values": [...]}}
+is answered with vectors computed from its texts (W: the number of words of all of them), recorded in
+/__requests like any request, without consuming "responses" or "rules" (limit_per_second still applies).
+A body that is none of these shapes gets a 400. The vectors are those of reagent's llm::HashedEmbedder:
+a text's words are its runs of ASCII letters and digits (lower-cased) and of non-ASCII bytes of its UTF-8,
+split at every other byte; a final "s" is dropped from words longer than 3 bytes; each distinct word adds
++-(1 + ln(count)) to bucket FNV-1a-64(word) % N, negative when bit 63 of the hash is set; the vector is
+scaled to unit length (a text without words stays all zeros). The parts of a Gemini content are joined
+with a space.
+
 Every response also carries X-Request-Index (1-based, over non-control requests) and X-Connection-Id.
 
 Control endpoints (never recorded, never consume the script):
@@ -75,6 +94,7 @@ import argparse
 import asyncio
 import base64
 import json
+import math
 import os
 import random
 import sys
@@ -97,6 +117,8 @@ class Script:
         self.responses = list(data.get("responses", []))
         self.rules = list(data.get("rules", []))
         self.limit = data.get("limit_per_second")
+        embeddings = data.get("embeddings")
+        self.dimensions = int(embeddings.get("dimensions", 64)) if isinstance(embeddings, dict) else None
         self.next = 0
 
     def pick(self, body):
@@ -147,6 +169,109 @@ class State:
 
 class BadRequest(Exception):
     pass
+
+
+def hashed_words(text):
+    """The words of `text` with their counts, as llm::HashedEmbedder splits them."""
+    counts = {}
+    word = bytearray()
+
+    def flush():
+        if len(word) > 3 and word[-1] == ord("s"):
+            del word[-1]
+        if word:
+            key = bytes(word)
+            counts[key] = counts.get(key, 0) + 1
+        word.clear()
+
+    for byte in text.encode("utf-8", errors="replace"):
+        if byte >= 0x80 or 48 <= byte <= 57 or 97 <= byte <= 122:
+            word.append(byte)
+        elif 65 <= byte <= 90:
+            word.append(byte + 32)
+        else:
+            flush()
+    flush()
+    return counts
+
+
+def fnv1a64(data):
+    value = 0xcbf29ce484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+def hashed_vector(text, dimensions):
+    """The unit vector of `text` (see EMBEDDINGS)."""
+    sums = [0.0] * dimensions
+    for word, count in hashed_words(text).items():
+        value = fnv1a64(word)
+        weight = 1.0 + math.log(count)
+        sums[value % dimensions] += -weight if value >> 63 else weight
+    norm = math.sqrt(sum(x * x for x in sums))
+    return [x / norm for x in sums] if norm > 0 else sums
+
+
+def word_count(texts):
+    return sum(sum(hashed_words(text).values()) for text in texts)
+
+
+def input_texts(body):
+    """OpenAI's and Ollama's "input": one string or a list of strings."""
+    texts = body.get("input") if isinstance(body, dict) else None
+    if isinstance(texts, str):
+        return [texts]
+    if isinstance(texts, list) and texts and all(isinstance(t, str) for t in texts):
+        return texts
+    raise ValueError("input must be a string or a non-empty list of strings")
+
+
+def content_text(content):
+    """The text of a Gemini Content: its parts' texts joined by a space."""
+    parts = content.get("parts") if isinstance(content, dict) else None
+    if not isinstance(parts, list) or not all(isinstance(p, dict) and isinstance(p.get("text"), str)
+                                              for p in parts):
+        raise ValueError("content.parts must be a list of {\"text\": string}")
+    return " ".join(p["text"] for p in parts)
+
+
+def embedding_reply(path, raw, dimensions):
+    """The (status, body) answering an embedding request at `path`, or None when `path` is no embedding
+    endpoint."""
+    kinds = (("/embeddings", "openai"), ("/embed", "ollama"), (":batchEmbedContents", "gemini_batch"),
+             (":embedContent", "gemini"))
+    kind = next((k for suffix, k in kinds if path.endswith(suffix)), None)
+    if kind is None:
+        return None
+    try:
+        body = json.loads(raw.decode("utf-8"))
+        if kind in ("openai", "ollama"):
+            texts = input_texts(body)
+            vectors = [hashed_vector(t, dimensions) for t in texts]
+            words = word_count(texts)
+            if kind == "openai":
+                reply = {"object": "list",
+                         "data": [{"object": "embedding", "index": i, "embedding": v}
+                                  for i, v in enumerate(vectors)],
+                         "model": body.get("model", ""),
+                         "usage": {"prompt_tokens": words, "total_tokens": words}}
+            else:
+                reply = {"model": body.get("model", ""), "embeddings": vectors, "prompt_eval_count": words}
+        elif kind == "gemini_batch":
+            requests = body.get("requests") if isinstance(body, dict) else None
+            if not isinstance(requests, list) or not requests:
+                raise ValueError("requests must be a non-empty list")
+            contents = [r.get("content") if isinstance(r, dict) else None for r in requests]
+            reply = {"embeddings": [{"values": hashed_vector(content_text(c), dimensions)} for c in contents]}
+        else:
+            content = body.get("content") if isinstance(body, dict) else None
+            reply = {"embedding": {"values": hashed_vector(content_text(content), dimensions)}}
+    except (ValueError, UnicodeDecodeError) as error:
+        return 400, json.dumps({"error": {
+            "code": 400, "type": "invalid_request_error", "status": "INVALID_ARGUMENT",
+            "message": "provider_peer: not an embedding request: %s" % error}})
+    return 200, json.dumps(reply)
 
 
 def reason(status):
@@ -309,6 +434,12 @@ class Peer:
             response = {"status": 429, "headers": {"retry-after": "1"}, "body": json.dumps({"error": {
                 "type": "rate_limit_error", "message": "provider_peer: more than %d requests this second" % limit}})}
             return await self.send(reader, writer, response, common, close)
+        dimensions = self.state.script.dimensions
+        if dimensions is not None and method == "POST":
+            computed = embedding_reply(path, body, dimensions)
+            if computed is not None:
+                reply = {"status": computed[0], "body": computed[1]}
+                return await self.send(reader, writer, reply, common, close)
         response = self.state.script.pick(body)
         if response is None:
             response = {"status": 500, "body": json.dumps({"error": {

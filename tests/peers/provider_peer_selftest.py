@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Self-test of provider_peer.py (stdlib only): starts the peer on a temporary script and checks scripted
 responses, rules, chunked pieces, drop, stall, raw bodies, endless bodies, early answers, the request record,
-reset, keep-alive and Connection: close.
+reset, keep-alive and Connection: close; and the computed embedding replies of the "embeddings" key.
 Exits 0 when every check passes, 1 otherwise."""
 
 import contextlib
@@ -99,6 +99,7 @@ def main():
         port = int(peer.stdout.readline())
         run_checks(port)
         check_raw_endless_early()
+        check_embeddings()
         # Once the script is used up and reset, the same script answers again from the start.
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         conn.request("POST", "/__reset")
@@ -266,6 +267,65 @@ def check_raw_endless_early():
 
         data = raw_exchange(port, b"POST /early HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n")
         check(data.startswith(b"HTTP/1.1 413 ") and b"too large" in data, "early answers before the body")
+
+
+def check_embeddings():
+    """The "embeddings" key: each API's reply shape, the hashed-words vectors, the record, and the
+    scripted responses left alone."""
+    script = {"embeddings": {"dimensions": 8}, "responses": [{"body": "{\"first\":1}"}]}
+    with peer_with(script) as port:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+
+        def post(path, payload):
+            c.request("POST", path, body=json.dumps(payload), headers={"Content-Type": "application/json"})
+            r = c.getresponse()
+            return r.status, json.loads(r.read())
+
+        status, openai = post("/v1/embeddings", {"model": "m1", "encoding_format": "float",
+                                                 "input": ["The cats sat", "the cat SAT", "a"]})
+        check(status == 200 and openai.get("object") == "list" and openai.get("model") == "m1",
+              "openai embeddings reply: %r" % openai)
+        data = openai.get("data", [])
+        check([d.get("index") for d in data] == [0, 1, 2], "openai data items numbered in order")
+        check(all(d.get("object") == "embedding" for d in data), "openai data items are embeddings")
+        check(openai.get("usage") == {"prompt_tokens": 7, "total_tokens": 7}, "openai usage counts words")
+        vectors = [d.get("embedding", []) for d in data]
+        check(all(len(v) == 8 for v in vectors), "vectors of the script's dimension")
+        check(abs(sum(x * x for x in vectors[0]) - 1.0) < 1e-9, "vectors have unit length")
+        check(vectors[0] == vectors[1], "case and a plural 's' do not change the vector")
+        # FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c: bucket 0x8c % 8 = 4, bit 63 set: negative.
+        check(vectors[2] == [0, 0, 0, 0, -1.0, 0, 0, 0], "the vector of 'a': %r" % vectors[2])
+
+        status, ollama = post("/api/embed", {"model": "m2", "input": "The cats sat"})
+        check(status == 200 and ollama == {"model": "m2", "embeddings": [vectors[0]], "prompt_eval_count": 3},
+              "ollama embed reply: %r" % ollama)
+
+        two_parts = {"parts": [{"text": "the cats"}, {"text": "sat"}]}
+        status, batch = post("/v1beta/models/e:batchEmbedContents",
+                             {"requests": [{"model": "models/e", "content": two_parts},
+                                           {"model": "models/e", "content": {"parts": [{"text": "a"}]},
+                                            "taskType": "RETRIEVAL_QUERY"}]})
+        check(status == 200 and batch == {"embeddings": [{"values": vectors[0]}, {"values": vectors[2]}]},
+              "gemini batch reply: %r" % batch)
+        status, single = post("/v1beta/models/e:embedContent?alt=json",
+                              {"content": {"parts": [{"text": "a"}]}})
+        check(status == 200 and single == {"embedding": {"values": vectors[2]}},
+              "gemini single reply: %r" % single)
+
+        status, bad = post("/v1/embeddings", {"model": "m", "input": [1, 2]})
+        check(status == 400 and "not an embedding request" in bad["error"]["message"], "a bad body is a 400")
+
+        # Other paths still play the script, from its start.
+        c.request("POST", "/v1/chat/completions", body="{}")
+        check(c.getresponse().read() == b"{\"first\":1}", "embedding requests consume no responses")
+        c.request("GET", "/__requests")
+        record = json.loads(c.getresponse().read())
+        paths = [r["path"] for r in record]
+        check(paths == ["/v1/embeddings", "/api/embed", "/v1beta/models/e:batchEmbedContents",
+                        "/v1beta/models/e:embedContent", "/v1/embeddings", "/v1/chat/completions"],
+              "embedding requests are recorded: %r" % paths)
+        check(record[3]["query"] == "alt=json", "the query of an embedding request is recorded")
+        c.close()
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -29,5 +30,11 @@ struct TempDir {
     /// The path of `name` inside the directory.
     [[nodiscard]] std::string file(const std::string& name) const { return (path / name).string(); }
 };
+
+/// Writes `bytes` to `path` exactly, creating its folders.
+inline void writeFile(const std::filesystem::path& path, const std::string& bytes) {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << bytes;
+}
 
 }  // namespace reagent::test

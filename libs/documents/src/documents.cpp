@@ -226,6 +226,14 @@ Task<expected<std::size_t, DocumentError>> removeVanished(DocumentIndex& index,
     co_return removed;
 }
 
+// The index keeps which embedder made its vectors, so that a later search (another process, the CLI) can
+// embed its queries with the same model.
+Task<expected<void, DocumentError>> rememberEmbedder(DocumentIndex& index, const llm::Embedder& embedder) {
+    auto write = index.setProperty(std::string(kEmbedderProperty),
+                                   std::string(embedder.name()) + ":" + std::string(embedder.model()));
+    co_return co_await std::move(write);
+}
+
 }  // namespace
 
 Documents::Documents(std::shared_ptr<DocumentIndex> index, IngestOptions options,
@@ -262,6 +270,12 @@ Task<expected<IngestReport, DocumentError>> Documents::ingest(std::vector<fs::pa
             report.skipped.push_back({file.source, std::move(*outcome.skip), file.named});
         }
     }
+    if (embedder_ && report.chunks > 0) {
+        auto remember = rememberEmbedder(*index_, *embedder_);
+        if (auto remembered = co_await std::move(remember); !remembered) {
+            co_return fail(std::move(remembered.error()));
+        }
+    }
     auto prune = removeVanished(*index_, walked);
     auto removed = co_await std::move(prune);
     if (!removed) {
@@ -286,6 +300,12 @@ Task<expected<IngestReport, DocumentError>> Documents::ingestText(std::string so
     }
     if (outcome.skip) {
         co_return fail(std::move(*outcome.skip));
+    }
+    if (embedder_ && report.chunks > 0) {
+        auto remember = rememberEmbedder(*index_, *embedder_);
+        if (auto remembered = co_await std::move(remember); !remembered) {
+            co_return fail(std::move(remembered.error()));
+        }
     }
     co_return report;
 }

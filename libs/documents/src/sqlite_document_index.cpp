@@ -407,6 +407,32 @@ Task<expected<std::vector<Passage>, DocumentError>> SqliteDocumentIndex::searchN
     co_return passages;
 }
 
+Task<expected<std::string, DocumentError>> SqliteDocumentIndex::property(std::string key) {
+    const std::lock_guard lock(db_->mutex);
+    auto select = db_->prepare("SELECT value FROM doc_meta WHERE key = ?1");
+    if (!select) {
+        co_return fail(std::move(select.error()));
+    }
+    select->bind(1, "property:" + key);
+    auto row = select->step("could not read a setting");
+    if (!row) {
+        co_return fail(std::move(row.error()));
+    }
+    co_return *row ? select->text(0) : std::string();
+}
+
+Task<expected<void, DocumentError>> SqliteDocumentIndex::setProperty(std::string key, std::string value) {
+    const std::lock_guard lock(db_->mutex);
+    auto upsert = db_->prepare(
+        "INSERT INTO doc_meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = "
+        "excluded.value");
+    if (!upsert) {
+        co_return fail(std::move(upsert.error()));
+    }
+    upsert->bind(1, "property:" + key).bind(2, value);
+    co_return upsert->run("could not write a setting");
+}
+
 Task<expected<std::vector<IndexedSource>, DocumentError>> SqliteDocumentIndex::sources() {
     const std::lock_guard lock(db_->mutex);
     auto select = db_->prepare(

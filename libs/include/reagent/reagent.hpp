@@ -96,6 +96,9 @@
 #include "reagent/documents/extraction.hpp"
 #include "reagent/documents/rag_ingest_tool.hpp"
 #include "reagent/documents/sqlite_document_index.hpp"
+#include "reagent/llm/embedder.hpp"
+#include "reagent/llm/hashed_embedder.hpp"
+#include "reagent/providers/embedder_factory.hpp"
 
 // durable runs
 #include "reagent/durable/a2a_tasks.hpp"

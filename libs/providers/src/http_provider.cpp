@@ -8,6 +8,7 @@
 
 #include "attempt_span.hpp"
 #include "json_access.hpp"
+#include "provider_exchange.hpp"
 #include "rate_limiter.hpp"
 #include "reagent/core/retry.hpp"
 #include "reagent/core/settle.hpp"
@@ -18,43 +19,6 @@
 namespace reagent::providers {
 
 namespace {
-
-std::string withoutTrailingSlash(std::string url) {
-    while (!url.empty() && url.back() == '/') {
-        url.pop_back();
-    }
-    return url;
-}
-
-// Failures of the transport, in the provider's terms.
-llm::ProviderError transportError(std::string_view provider, const http::HttpError& error) {
-    llm::ProviderErrc code = llm::ProviderErrc::connection_failed;
-    switch (error.code) {
-        case http::HttpErrc::timeout:
-            code = llm::ProviderErrc::timeout;
-            break;
-        case http::HttpErrc::cancelled:
-            code = llm::ProviderErrc::cancelled;
-            break;
-        case http::HttpErrc::invalid_url:
-        case http::HttpErrc::invalid_request:
-            code = llm::ProviderErrc::configuration;
-            break;
-        case http::HttpErrc::response_too_large: {
-            // Not retried: the same request would get the same body.
-            return llm::ProviderError{
-                llm::ProviderErrc::malformed_response,
-                std::string(provider) + ": " + error.describe() + " (ProviderConfig::maxResponseBytes)",
-                std::nullopt,
-                {},
-                std::nullopt};
-        }
-        default:
-            break;
-    }
-    return llm::ProviderError{
-        code, std::string(provider) + ": " + error.describe(), std::nullopt, {}, std::nullopt};
-}
 
 llm::ProviderError emptyReply(std::string_view provider, llm::StopReason reason) {
     llm::ProviderError error;
@@ -79,74 +43,6 @@ llm::ProviderError eventTooLarge(std::string_view provider, std::size_t limit) {
                               std::nullopt,
                               {},
                               std::nullopt};
-}
-
-// "1.5 s", "90 s": a wait as a person reads it.
-std::string seconds(std::chrono::milliseconds wait) {
-    const auto ms = wait.count();
-    std::string text = std::to_string(ms / 1000);
-    if (ms % 1000 != 0) {
-        std::string fraction = std::to_string(ms % 1000);
-        fraction.insert(0, 3 - fraction.size(), '0');
-        while (fraction.back() == '0') {
-            fraction.pop_back();
-        }
-        text += "." + fraction;
-    }
-    return text + " s";
-}
-
-// Retried: what a later attempt may well not hit, after the wait the server asked for when it is within
-// `maxRetryWait` (else `capRetryWait` already said why not). Timeouts are not retried: a slow model would
-// make the caller wait maxAttempts times the deadline.
-RetryDecision decideRetry(const llm::ProviderError& error, bool deltaDelivered, const RetryPolicy& policy,
-                          std::chrono::milliseconds maxWait, int number,
-                          const std::function<void(const llm::RetryNotice&)>& onRetry) {
-    if (deltaDelivered || !error.retryable() || (error.retryAfter && *error.retryAfter > maxWait)) {
-        return RetryDecision::stop();
-    }
-    llm::RetryNotice notice;
-    notice.attempt = number;
-    notice.maxAttempts = policy.maxAttempts;
-    notice.serverAsked = error.retryAfter.has_value();
-    notice.wait = error.retryAfter ? *error.retryAfter : backoffDelay(policy, number - 1, jitterSample());
-    notice.error = error;
-    if (onRetry) {
-        (void)settleCall(onRetry, notice);  // a subscriber must not be able to break the call
-    }
-    return RetryDecision::afterDelay(notice.wait);
-}
-
-// Every occurrence of `secret` in `text` becomes "***" (keys shorter than 4 bytes are left alone: masking
-// them would mangle ordinary words without protecting anything).
-void maskSecret(std::string& text, std::string_view secret) {
-    if (secret.size() < 4) {
-        return;
-    }
-    for (auto at = text.find(secret); at != std::string::npos; at = text.find(secret, at + 3)) {
-        text.replace(at, secret.size(), "***");
-    }
-}
-
-// A wait longer than the cap is not obeyed: the error says what the server asked for.
-void capRetryWait(llm::ProviderError& error, std::chrono::milliseconds maxWait) {
-    if (error.retryable() && error.retryAfter && *error.retryAfter > maxWait) {
-        error.message += " (the server asked to wait " + seconds(*error.retryAfter) +
-                         " before a retry, more than ProviderConfig::maxRetryWait of " + seconds(maxWait) +
-                         ": not retried)";
-    }
-}
-
-http::HttpClientConfig clientConfig(const ProviderConfig& config) {
-    http::HttpClientConfig httpConfig;
-    httpConfig.connectTimeout = config.connectTimeout;
-    httpConfig.requestTimeout = config.requestTimeout;
-    httpConfig.readTimeout = config.readTimeout;
-    httpConfig.maxBodyBytes = config.maxResponseBytes;
-    httpConfig.maxIdlePerHost = config.maxIdleConnections;
-    httpConfig.caFile = config.caFile;
-    httpConfig.proxy = config.proxy;
-    return httpConfig;
 }
 
 }  // namespace
@@ -194,14 +90,14 @@ void HttpProvider::deliver(Attempt& state, const llm::StreamDelta& delta) {
 HttpProvider::HttpProvider(ProviderConfig config, WireFormat format)
     : config_(std::move(config)),
       format_(std::move(format)),
-      client_(std::make_shared<http::HttpClient>(clientConfig(config_))),
+      client_(std::make_shared<http::HttpClient>(detail::clientConfig(config_))),
       caches_(std::make_unique<Caches>()),
       limiter_(std::make_unique<detail::RateLimiter>(config_.rateLimits)) {
     if (config_.model.empty()) {
         config_.model = format_.defaultModel;
     }
     config_.baseUrl =
-        withoutTrailingSlash(config_.baseUrl.empty() ? format_.defaultBaseUrl : config_.baseUrl);
+        detail::withoutTrailingSlash(config_.baseUrl.empty() ? format_.defaultBaseUrl : config_.baseUrl);
     makeHeaders();
 }
 
@@ -279,7 +175,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::complete(llm::
     auto once = [this, state] { return attempt(state); };
     auto decide = [state, policy = config_.retry, maxWait = config_.maxRetryWait](
                       const llm::ProviderError& error, int number) {
-        return decideRetry(error, state->deltaDelivered, policy, maxWait, number, state->onRetry);
+        return detail::decideRetry(error, state->deltaDelivered, policy, maxWait, number, state->onRetry);
     };
     auto outcome = co_await retry(config_.retry, std::move(once), std::move(decide));
     if (outcome) {
@@ -339,7 +235,7 @@ Task<expected<std::int64_t, llm::ProviderError>> HttpProvider::countTokens(llm::
     };
     auto decide = [policy = config_.retry, maxWait = config_.maxRetryWait,
                    onRetry = std::move(request.onRetry)](const llm::ProviderError& error, int number) {
-        return decideRetry(error, false, policy, maxWait, number, onRetry);
+        return detail::decideRetry(error, false, policy, maxWait, number, onRetry);
     };
     co_return co_await retry(config_.retry, std::move(once), std::move(decide));
 }
@@ -352,11 +248,11 @@ Task<expected<std::int64_t, llm::ProviderError>> HttpProvider::attemptCount(
     if (response) {
         counted = format_.decodeCount(response->status, response->body, response->headers);
     } else {
-        counted = fail(transportError(name(), response.error()));
+        counted = fail(detail::transportError(name(), response.error()));
     }
     if (!counted) {
-        maskSecret(counted.error().message, config_.apiKey);
-        capRetryWait(counted.error(), config_.maxRetryWait);
+        detail::maskSecret(counted.error().message, config_.apiKey);
+        detail::capRetryWait(counted.error(), config_.maxRetryWait);
     }
     co_return counted;
 }
@@ -393,8 +289,8 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::s
     if (!outcome) {
         state->spent += outcome.error().usage;
         // A provider's message may echo the key it was sent (some proxies and servers do).
-        maskSecret(outcome.error().message, config_.apiKey);
-        capRetryWait(outcome.error(), config_.maxRetryWait);
+        detail::maskSecret(outcome.error().message, config_.apiKey);
+        detail::capRetryWait(outcome.error(), config_.maxRetryWait);
     }
     co_return outcome;
 }
@@ -404,7 +300,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptWhole(
     http::HttpRequest request = state->request;
     auto response = co_await client_->send(std::move(request));
     if (!response) {
-        co_return fail(transportError(name(), response.error()));
+        co_return fail(detail::transportError(name(), response.error()));
     }
     state->status = response->status;
     limiter_->observe(response->headers);
@@ -416,7 +312,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
     http::HttpRequest request = state->request;
     auto stream = co_await client_->stream(std::move(request));
     if (!stream) {
-        co_return fail(transportError(name(), stream.error()));
+        co_return fail(detail::transportError(name(), stream.error()));
     }
     state->status = stream->head().status;
     limiter_->observe(stream->head().headers);
@@ -424,7 +320,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
         // An error status carries a whole JSON error body, not a stream.
         auto body = co_await stream->readAll();
         if (!body) {
-            co_return fail(transportError(name(), body.error()));
+            co_return fail(detail::transportError(name(), body.error()));
         }
         co_return format_.decodeReply(stream->head().status, *body, state->names, stream->head().headers);
     }
@@ -435,7 +331,7 @@ Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attemptStreame
         auto chunk = co_await stream->next();
         if (!chunk) {
             // Cut (or cancelled) mid-way: what the stream said it spent so far was spent.
-            auto error = transportError(name(), chunk.error());
+            auto error = detail::transportError(name(), chunk.error());
             error.usage = decoder->usageSoFar();
             co_return fail(std::move(error));
         }

@@ -28,11 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write(const fs::path& path, const std::string& text) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-}
-
 std::shared_ptr<SqliteDocumentIndex> openIndex(const std::string& path = ":memory:") {
     auto index = SqliteDocumentIndex::open(path);
     REQUIRE(index);
@@ -77,12 +72,13 @@ TEST_CASE("a text is found by its words, cited by source, lines and heading", "[
 
 TEST_CASE("re-ingesting touches only what changed", "[documents][index]") {
     TempDir dir;
-    write(dir.path / "docs/guide.md", kGuide);
-    write(dir.path / "docs/notes.txt", "Deployment happens on Fridays.\n\nNever on Mondays.\n");
-    write(dir.path / "docs/api/server.cpp", "int main() {\n    return serve();\n}\n");
-    write(dir.path / "docs/.hidden/secret.md", "hidden words\n");
-    write(dir.path / "docs/node_modules/x/readme.md", "dependency words\n");
-    write(dir.path / "docs/image.png", std::string("\x89PNG\r\n\x1a\n\0\0", 10));
+    reagent::test::writeFile(dir.path / "docs/guide.md", kGuide);
+    reagent::test::writeFile(dir.path / "docs/notes.txt",
+                             "Deployment happens on Fridays.\n\nNever on Mondays.\n");
+    reagent::test::writeFile(dir.path / "docs/api/server.cpp", "int main() {\n    return serve();\n}\n");
+    reagent::test::writeFile(dir.path / "docs/.hidden/secret.md", "hidden words\n");
+    reagent::test::writeFile(dir.path / "docs/node_modules/x/readme.md", "dependency words\n");
+    reagent::test::writeFile(dir.path / "docs/image.png", std::string("\x89PNG\r\n\x1a\n\0\0", 10));
     Documents docs(openIndex(dir.file("index.db")));
     auto first = runCoro(docs.ingest({dir.path / "docs"}));
     REQUIRE(first);
@@ -100,7 +96,8 @@ TEST_CASE("re-ingesting touches only what changed", "[documents][index]") {
     CHECK(again->unchanged == 3);
     CHECK(again->chunks == 0);
 
-    write(dir.path / "docs/guide.md", kGuide + "\n## Upgrade\n\nUpgrades keep the configuration.\n");
+    reagent::test::writeFile(dir.path / "docs/guide.md",
+                             kGuide + "\n## Upgrade\n\nUpgrades keep the configuration.\n");
     fs::remove(dir.path / "docs/api/server.cpp");
     auto edited = runCoro(docs.ingest({dir.path / "docs"}));
     REQUIRE(edited);
@@ -131,10 +128,10 @@ TEST_CASE("hostile files are skipped with a reason naming them", "[documents][in
         std::ofstream(dir.file("huge.txt")) << "x";
         fs::resize_file(dir.path / "huge.txt", 1ull << 30);
     }
-    write(dir.path / "fake.md", std::string("# Title\n\0\x01\x02 binary", 18));
-    write(dir.path / "latin1.txt", "caf\xe9\n");
-    write(dir.path / "broken.pdf", "%PDF-1.4\n1 0 obj<</Type/Catalog>>\ngarbage");
-    write(dir.path / "good.md", "# Good\n\nfine words\n");
+    reagent::test::writeFile(dir.path / "fake.md", std::string("# Title\n\0\x01\x02 binary", 18));
+    reagent::test::writeFile(dir.path / "latin1.txt", "caf\xe9\n");
+    reagent::test::writeFile(dir.path / "broken.pdf", "%PDF-1.4\n1 0 obj<</Type/Catalog>>\ngarbage");
+    reagent::test::writeFile(dir.path / "good.md", "# Good\n\nfine words\n");
     Documents docs(openIndex());
     auto report =
         runCoro(docs.ingest({dir.path / "huge.txt", dir.path / "fake.md", dir.path / "latin1.txt",
@@ -167,7 +164,7 @@ TEST_CASE("an index that cannot be used is refused and left unchanged", "[docume
     REQUIRE_FALSE(empty);
     CHECK(empty.error().code == DocumentErrc::invalid_argument);
 
-    write(dir.path / "notes.txt", std::string(4096, 'n'));
+    reagent::test::writeFile(dir.path / "notes.txt", std::string(4096, 'n'));
     auto notDb = SqliteDocumentIndex::open(dir.file("notes.txt"));
     REQUIRE_FALSE(notDb);
     CHECK(notDb.error().code == DocumentErrc::storage_failed);
@@ -187,7 +184,8 @@ TEST_CASE("an index that cannot be used is refused and left unchanged", "[docume
 TEST_CASE("an ingestion cancelled between files keeps what it did", "[documents][index]") {
     TempDir dir;
     for (int i = 0; i < 5; ++i) {
-        write(dir.path / ("f" + std::to_string(i) + ".md"), "file number " + std::to_string(i) + "\n");
+        reagent::test::writeFile(dir.path / ("f" + std::to_string(i) + ".md"),
+                                 "file number " + std::to_string(i) + "\n");
     }
     Documents docs(openIndex());
     boost::asio::io_context io;

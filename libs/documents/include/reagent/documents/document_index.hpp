@@ -87,6 +87,11 @@ class DocumentIndex {
     /// best first; chunks without an embedding, or with one of another dimension, are not considered.
     [[nodiscard]] virtual Task<expected<std::vector<Passage>, DocumentError>> searchNear(
         std::vector<float> query, std::size_t limit) = 0;
+    /// \brief A setting kept with the index (`Documents` keeps the embedder's "name:model" under
+    /// "embedder"); empty when unset.
+    [[nodiscard]] virtual Task<expected<std::string, DocumentError>> property(std::string key) = 0;
+    [[nodiscard]] virtual Task<expected<void, DocumentError>> setProperty(std::string key,
+                                                                          std::string value) = 0;
     /// \brief Every indexed source, in name order.
     [[nodiscard]] virtual Task<expected<std::vector<IndexedSource>, DocumentError>> sources() = 0;
     [[nodiscard]] virtual Task<expected<IndexStats, DocumentError>> stats() = 0;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reagent/core/expected.hpp"
@@ -54,6 +55,10 @@ struct IngestReport {
     std::uint64_t bytes = 0;
     std::vector<SkippedFile> skipped;
 };
+
+/// \brief The index property (`DocumentIndex::property`) under which `Documents` keeps the embedder that
+/// made the index's vectors, as "name:model" ("openai:text-embedding-3-small").
+inline constexpr std::string_view kEmbedderProperty = "embedder";
 
 /// \brief How `Documents::search` ranks.
 enum class Ranking {

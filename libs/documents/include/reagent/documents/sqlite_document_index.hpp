@@ -36,6 +36,8 @@ class SqliteDocumentIndex final : public DocumentIndex {
     Task<expected<std::vector<Passage>, DocumentError>> search(std::string query, std::size_t limit) override;
     Task<expected<std::vector<Passage>, DocumentError>> searchNear(std::vector<float> query,
                                                                    std::size_t limit) override;
+    Task<expected<std::string, DocumentError>> property(std::string key) override;
+    Task<expected<void, DocumentError>> setProperty(std::string key, std::string value) override;
     Task<expected<std::vector<IndexedSource>, DocumentError>> sources() override;
     Task<expected<IndexStats, DocumentError>> stats() override;
 

@@ -1,0 +1,49 @@
+#pragma once
+// What every HTTP exchange with a model API shares, whatever it asks for (a reply, a token count, vectors):
+// the client's configuration, transport failures in the provider's terms, the retry decision, and the
+// clean-up of error messages. Internal to the providers library; `HttpProvider` and the HTTP embedders
+// both run `reagent::retry` with these.
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "reagent/core/retry.hpp"
+#include "reagent/http/http_client_config.hpp"
+#include "reagent/http/http_error.hpp"
+#include "reagent/llm/provider_error.hpp"
+#include "reagent/llm/retry_notice.hpp"
+#include "reagent/providers/provider_config.hpp"
+
+namespace reagent::providers::detail {
+
+/// `url` without its trailing '/'s.
+[[nodiscard]] std::string withoutTrailingSlash(std::string url);
+
+/// The HTTP client's settings taken from `config`: timeouts, body limit, idle connections, CA file, proxy.
+[[nodiscard]] http::HttpClientConfig clientConfig(const ProviderConfig& config);
+
+/// A failure of the transport, in the provider's terms: `timeout`, `cancelled`, `configuration` (a bad
+/// URL or request), `malformed_response` for a body past `maxResponseBytes` (not retried: the same request
+/// would get the same body), else `connection_failed`. The message starts with `provider`.
+[[nodiscard]] llm::ProviderError transportError(std::string_view provider, const http::HttpError& error);
+
+/// Whether attempt `number` (1-based), which failed with `error`, is followed by another: only retryable
+/// errors, none after a delta was delivered, and none when the server asked to wait longer than `maxWait`.
+/// The wait is the server's `retryAfter`, else the policy's backoff; it is announced to `onRetry` (may be
+/// empty; whatever it throws is dropped) before it starts.
+[[nodiscard]] RetryDecision decideRetry(const llm::ProviderError& error, bool deltaDelivered,
+                                        const RetryPolicy& policy, std::chrono::milliseconds maxWait,
+                                        int number,
+                                        const std::function<void(const llm::RetryNotice&)>& onRetry);
+
+/// Every occurrence of `secret` in `text` becomes "***" (keys shorter than 4 bytes are left alone: masking
+/// them would mangle ordinary words without protecting anything).
+void maskSecret(std::string& text, std::string_view secret);
+
+/// A retryable error whose server asked for a wait longer than `maxWait` says so in its message (it is
+/// not retried: `decideRetry`).
+void capRetryWait(llm::ProviderError& error, std::chrono::milliseconds maxWait);
+
+}  // namespace reagent::providers::detail
