@@ -165,8 +165,9 @@ TEST_CASE("usage errors exit with status 2", "[cli][usage]") {
 TEST_CASE("an unknown command is named in the error", "[cli][usage]") {
     const auto outcome = runCli({"frobnicate", "now"});
     CHECK(outcome.status == 2);
-    CHECK(outcome.err.find("reagent: unknown command 'frobnicate' (commands: run, chat, tools, memory, mcp, "
-                           "serve, worker, submit, runs)") != std::string::npos);
+    CHECK(outcome.err.find(
+              "reagent: unknown command 'frobnicate' (commands: run, chat, tools, memory, docs, mcp, "
+              "serve, worker, submit, runs)") != std::string::npos);
     CHECK(outcome.out.empty());
 
     const auto option = runCli({"--frobnicate"});

@@ -7,8 +7,8 @@
 #include <optional>
 #include <utility>
 
-#include "html_text.hpp"
 #include "pdf_text.hpp"
+#include "reagent/core/html_text.hpp"
 
 namespace reagent::documents {
 
@@ -110,7 +110,7 @@ expected<ExtractedText, DocumentError> extractText(std::string_view path, std::s
     }
     std::string text = withUnixLineEnds(bytes);
     if (extension == "html" || extension == "htm") {
-        return ExtractedText{htmlText(text), TextFormat::markdown};
+        return ExtractedText{htmlToMarkdown(text), TextFormat::markdown};
     }
     return ExtractedText{std::move(text), formatOf(path)};
 }

@@ -30,7 +30,9 @@ TEST_CASE("http-get reduces HTML to readable text", "[builtins][http-get][html]"
     CHECK(out["format"] == "html-text");
     CHECK(out["title"] == "Peer & Page");
     const auto body = out["body"].get<std::string>();
-    CHECK(body == "Hello world\nFish & chips <3 \u00e9t\u00e9 \"q\"\none two three\nfirst\nsecond");
+    // Markdown: the <h1> as a heading, paragraphs apart, the list items as "- " lines.
+    CHECK(body ==
+          "# Hello world\n\nFish & chips <3 \u00e9t\u00e9 \"q\"\n\none two three\n\n- first\n- second\n");
     CHECK_FALSE(contains(body, "secret"));
     CHECK_FALSE(contains(body, "color"));
     CHECK_FALSE(contains(body, "comment"));

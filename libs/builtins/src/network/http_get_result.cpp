@@ -4,8 +4,8 @@
 #include <cctype>
 #include <string_view>
 
-#include "network/html_text.hpp"
 #include "reagent/core/detail/utf8.hpp"
+#include "reagent/core/html_text.hpp"
 #include "reagent/core/untrusted_json.hpp"
 
 namespace reagent::builtins::detail {
@@ -96,10 +96,13 @@ json describeResponse(FetchedResponse response, std::size_t maxBodyBytes) {
             putText(out, response.body, maxBodyBytes);
         }
     } else if (isHtml(type, response.body)) {
-        auto page = htmlToText(response.body);
         out["format"] = "html-text";
-        if (!page.title.empty()) out["title"] = std::string(reagent::detail::utf8Prefix(page.title, 512));
-        putText(out, page.text, maxBodyBytes);
+        if (const auto title = htmlTitle(response.body); !title.empty()) {
+            std::string valid;
+            reagent::detail::appendValidUtf8(valid, reagent::detail::utf8Prefix(title, 512));
+            out["title"] = std::move(valid);
+        }
+        putText(out, htmlToMarkdown(response.body), maxBodyBytes);
     } else if (isText(type) || isJson(type)) {
         out["format"] = "text";
         putText(out, response.body, maxBodyBytes);

@@ -27,7 +27,7 @@ struct FetchedResponse {
 };
 
 /// `{url, status, headers, redirects?, contentType, format, title?, body, bodyBytes, bytesCut?, note?}`:
-/// `format` is `json` (body parsed), `html-text` (reduced, see `htmlToText`), `text`, or `binary` (body
+/// `format` is `json` (body parsed), `html-text` (Markdown, see `htmlToMarkdown`), `text`, or `binary` (body
 /// null). The body text is cut at `maxBodyBytes` on a character boundary; `bytesCut` counts the bytes
 /// of text not shown.
 [[nodiscard]] nlohmann::json describeResponse(FetchedResponse response, std::size_t maxBodyBytes);

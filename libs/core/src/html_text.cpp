@@ -1,15 +1,16 @@
-// `htmlText`: HTML to Markdown-flavoured text in one forward pass, without a DOM: each tag only changes how
-// the text after it is written (a line break, a heading marker, a fence, whitespace kept or collapsed), and
-// the elements whose content is not text are skipped to their end tag.
+// `htmlToMarkdown`: HTML to Markdown-flavoured text in one forward pass, without a DOM: each tag only changes
+// how the text after it is written (a line break, a heading marker, a fence, whitespace kept or collapsed),
+// and the elements whose content is not text are skipped to their end tag. `htmlTitle` reads the same
+// markup for the one element `htmlToMarkdown` drops but a reader wants.
 
-#include "html_text.hpp"
+#include "reagent/core/html_text.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <utility>
 
-namespace reagent::documents {
+namespace reagent {
 
 namespace {
 
@@ -62,6 +63,7 @@ TagRole roleOf(std::string_view name) noexcept {
         {"template", TagRole::skipped},
         {"svg", TagRole::skipped},
         {"head", TagRole::skipped},
+        {"title", TagRole::skipped},  // not shown in the page: htmlTitle reads it
         {"br", TagRole::lineBreak},
         {"div", TagRole::lineBreak},
         {"tr", TagRole::lineBreak},
@@ -159,7 +161,9 @@ std::optional<std::string_view> namedEntity(std::string_view name) noexcept {
         {"trade", "\u2122"}, {"mdash", "\u2014"}, {"ndash", "\u2013"},  {"hellip", "\u2026"},
         {"lsquo", "\u2018"}, {"rsquo", "\u2019"}, {"ldquo", "\u201C"},  {"rdquo", "\u201D"},
         {"laquo", "\u00AB"}, {"raquo", "\u00BB"}, {"middot", "\u00B7"}, {"bull", "\u2022"},
-        {"euro", "\u20AC"},
+        {"euro", "\u20AC"},  {"pound", "\u00A3"}, {"yen", "\u00A5"},    {"cent", "\u00A2"},
+        {"deg", "\u00B0"},   {"times", "\u00D7"}, {"divide", "\u00F7"}, {"para", "\u00B6"},
+        {"sect", "\u00A7"},
     };
     for (const auto& [known, text] : kEntities) {
         if (known == name) {
@@ -167,6 +171,31 @@ std::optional<std::string_view> namedEntity(std::string_view name) noexcept {
         }
     }
     return std::nullopt;
+}
+
+/// At `html[at] == '&'`: the character reference there decoded onto `out`, and the index past it; `at`
+/// when there is none (an unknown or invalid reference: the '&' is then text).
+std::size_t decodeReference(std::string_view html, std::size_t at, std::string& out) {
+    std::size_t end = at + 1;
+    while (end < html.size() && end - at <= 32 && (isTagNameChar(html[end]) || html[end] == '#')) {
+        ++end;
+    }
+    if (end >= html.size() || html[end] != ';' || end == at + 1) {
+        return at;
+    }
+    const std::string_view body = html.substr(at + 1, end - at - 1);
+    if (body.front() == '#') {
+        const auto codePoint = numericEntity(body);
+        if (!codePoint) {
+            return at;
+        }
+        appendUtf8(out, *codePoint);
+    } else if (const auto named = namedEntity(body)) {
+        out += *named;
+    } else {
+        return at;
+    }
+    return end + 1;
 }
 
 /// The end of a tag whose name ends at `at`: past its '>' (or the end of the input), skipping attribute
@@ -198,6 +227,20 @@ TagEnd endOfTag(std::string_view html, std::size_t at) noexcept {
         ++at;
     }
     return {html.size(), false};
+}
+
+/// The index past the end tag of the element `name` whose content, from `at`, is not text; the end of the
+/// input when it is unclosed. `<head>` also ends where `<body>` starts, as its end tag is optional.
+std::size_t pastElement(std::string_view html, std::size_t at, std::string_view name) noexcept {
+    for (at = html.find('<', at); at != std::string_view::npos; at = html.find('<', at + 1)) {
+        if (at + 1 < html.size() && html[at + 1] == '/' && tagNameAt(html, at + 2, name)) {
+            return endOfTag(html, at + 2 + name.size()).next;
+        }
+        if (name == "head" && tagNameAt(html, at + 1, "body")) {
+            return at;
+        }
+    }
+    return html.size();
 }
 
 class HtmlToText {
@@ -413,49 +456,22 @@ class HtmlToText {
         }
     }
 
-    /// Past the end tag of `name`, whose content is not text; an unclosed one runs to the end. `<head>`
-    /// also ends where `<body>` starts, as its end tag is optional.
-    void skipContent(std::string_view name) {
-        for (std::size_t at = html_.find('<', at_); at != std::string_view::npos;
-             at = html_.find('<', at + 1)) {
-            if (at + 1 < html_.size() && html_[at + 1] == '/' && tagNameAt(html_, at + 2, name)) {
-                at_ = endOfTag(html_, at + 2 + name.size()).next;
-                return;
-            }
-            if (name == "head" && tagNameAt(html_, at + 1, "body")) {
-                at_ = at;
-                return;
-            }
-        }
-        at_ = html_.size();
-    }
+    /// Past the end tag of `name`, whose content is not text.
+    void skipContent(std::string_view name) { at_ = pastElement(html_, at_, name); }
 
     /// At a '&': a character reference, decoded; an unknown or invalid one is text as it is.
     void entity() {
-        std::size_t end = at_ + 1;
-        while (end < html_.size() && end - at_ <= 32 && (isTagNameChar(html_[end]) || html_[end] == '#')) {
-            ++end;
+        std::string decoded;
+        const std::size_t next = decodeReference(html_, at_, decoded);
+        if (next == at_) {
+            text('&');
+            ++at_;
+            return;
         }
-        if (end < html_.size() && html_[end] == ';' && end > at_ + 1) {
-            const std::string_view body = html_.substr(at_ + 1, end - at_ - 1);
-            std::string decoded;
-            if (body.front() == '#') {
-                if (const auto codePoint = numericEntity(body)) {
-                    appendUtf8(decoded, *codePoint);
-                }
-            } else if (const auto named = namedEntity(body)) {
-                decoded = *named;
-            }
-            if (!decoded.empty()) {
-                for (const char c : decoded) {
-                    text(c);
-                }
-                at_ = end + 1;
-                return;
-            }
+        for (const char c : decoded) {
+            text(c);
         }
-        text('&');
-        ++at_;
+        at_ = next;
     }
 
     std::string_view html_;
@@ -467,10 +483,78 @@ class HtmlToText {
     std::optional<std::pair<std::size_t, std::size_t>> marker_;  // where the last marker starts and ends
 };
 
+/// The text of a `<title>` whose content spans `[from, to)` of `html`: references decoded, whitespace
+/// collapsed and trimmed, markup kept (a title holds no elements).
+std::string titleText(std::string_view html, std::size_t from, std::size_t to) {
+    std::string decoded;
+    for (std::size_t at = from; at < to;) {
+        if (html[at] == '&') {
+            const std::size_t next = decodeReference(html.substr(0, to), at, decoded);
+            if (next != at) {
+                at = next;
+                continue;
+            }
+        }
+        decoded += html[at++];
+    }
+    std::string title;
+    bool space = false;
+    for (const char c : decoded) {
+        if (isHtmlSpace(c)) {
+            space = true;
+            continue;
+        }
+        if (space && !title.empty()) {
+            title += ' ';
+        }
+        space = false;
+        title += c;
+    }
+    return title;
+}
+
 }  // namespace
 
-std::string htmlText(std::string_view html) {
+std::string htmlToMarkdown(std::string_view html) {
     return HtmlToText(html).run();
 }
 
-}  // namespace reagent::documents
+std::string htmlTitle(std::string_view html) {
+    std::size_t at = 0;
+    while ((at = html.find('<', at)) != std::string_view::npos) {
+        if (html.substr(at, 4) == "<!--") {
+            const std::size_t end = html.find("-->", at + 4);
+            at = end == std::string_view::npos ? html.size() : end + 3;
+            continue;
+        }
+        if (at + 1 >= html.size() || !isAsciiLetter(html[at + 1])) {
+            ++at;  // an end tag, a declaration, or a '<' that is text: nothing to enter
+            continue;
+        }
+        std::size_t nameEnd = at + 1;
+        while (nameEnd < html.size() && isTagNameChar(html[nameEnd])) {
+            ++nameEnd;
+        }
+        const TagEnd end = endOfTag(html, nameEnd);
+        if (tagNameAt(html, at + 1, "title")) {
+            // Its content runs to the first `</title`, whatever it holds; an unclosed one to the end.
+            std::size_t close = end.next;
+            while ((close = html.find("</", close)) != std::string_view::npos &&
+                   !tagNameAt(html, close + 2, "title")) {
+                close += 2;
+            }
+            return titleText(html, end.next, close == std::string_view::npos ? html.size() : close);
+        }
+        // The content of the other dropped elements is not the page's (scripts, an <svg>'s own <title>);
+        // <head> is entered, as it holds the title.
+        std::string name;
+        for (std::size_t i = at + 1; i < nameEnd && name.size() <= 16; ++i) {
+            name += asciiLower(html[i]);  // past 16 characters, no known tag: the name stays unknown
+        }
+        const bool skipped = name != "head" && roleOf(name) == TagRole::skipped;
+        at = skipped && !end.selfClosing ? pastElement(html, end.next, name) : end.next;
+    }
+    return {};
+}
+
+}  // namespace reagent
