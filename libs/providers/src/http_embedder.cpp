@@ -5,7 +5,6 @@
 
 #include "embedding_format.hpp"
 #include "provider_exchange.hpp"
-#include "reagent/core/retry.hpp"
 #include "reagent/http/http_client.hpp"
 #include "reagent/providers/embedder_factory.hpp"
 #include "reagent/providers/wire_format.hpp"
@@ -55,13 +54,13 @@ class HttpEmbedder final : public llm::Embedder {
         request->headers = headers_;
         request->body = std::move(encoded.body);
         request->timeout = config_.requestTimeout;
-        // A plain lambda making a fresh coroutine per attempt; `request` is what the attempts share.
-        auto once = [this, request, count = texts.size()] { return attemptEmbedding(request, count); };
-        auto decide = [policy = config_.retry, maxWait = config_.maxRetryWait](
-                          const llm::ProviderError& error, int number) {
-            return detail::decideRetry(error, false, policy, maxWait, number, {});
+        auto decode = [format = &format_, count = texts.size(), model = config_.model](
+                          int status, std::string_view body, const http::HttpHeaders& headers) {
+            return format->decode(status, body, headers, count, model);
         };
-        co_return co_await retry(config_.retry, std::move(once), std::move(decide));
+        auto exchange = detail::exchangeWithRetries<llm::Embeddings>(
+            client_, std::move(request), std::string(name()), config_, std::move(decode), {});
+        co_return co_await std::move(exchange);
     }
 
   private:
@@ -72,24 +71,6 @@ class HttpEmbedder final : public llm::Embedder {
                         " texts in one embed call, more than the " + std::to_string(format_.maxBatch) +
                         " one request takes (Embedder::maxBatch): split the list";
         return error;
-    }
-
-    // One attempt: send, decode; an error's message loses the key and says when a wait is not obeyed.
-    [[nodiscard]] Task<expected<llm::Embeddings, llm::ProviderError>> attemptEmbedding(
-        std::shared_ptr<const http::HttpRequest> request, std::size_t count) {
-        auto response = co_await client_->send(*request);
-        expected<llm::Embeddings, llm::ProviderError> outcome = llm::Embeddings{};
-        if (response) {
-            outcome =
-                format_.decode(response->status, response->body, response->headers, count, config_.model);
-        } else {
-            outcome = fail(detail::transportError(name(), response.error()));
-        }
-        if (!outcome) {
-            detail::maskSecret(outcome.error().message, config_.apiKey);
-            detail::capRetryWait(outcome.error(), config_.maxRetryWait);
-        }
-        co_return outcome;
     }
 
     ProviderConfig config_;

@@ -230,31 +230,10 @@ Task<expected<std::int64_t, llm::ProviderError>> HttpProvider::countTokens(llm::
     exchange->headers = headers_[0];
     exchange->body = std::move(encoded.body);
     exchange->timeout = config_.requestTimeout;
-    auto once = [this, exchange]() -> Task<expected<std::int64_t, llm::ProviderError>> {
-        return attemptCount(exchange);
-    };
-    auto decide = [policy = config_.retry, maxWait = config_.maxRetryWait,
-                   onRetry = std::move(request.onRetry)](const llm::ProviderError& error, int number) {
-        return detail::decideRetry(error, false, policy, maxWait, number, onRetry);
-    };
-    co_return co_await retry(config_.retry, std::move(once), std::move(decide));
-}
-
-Task<expected<std::int64_t, llm::ProviderError>> HttpProvider::attemptCount(
-    std::shared_ptr<http::HttpRequest> exchange) {
-    http::HttpRequest request = *exchange;
-    auto response = co_await client_->send(std::move(request));
-    expected<std::int64_t, llm::ProviderError> counted = 0;
-    if (response) {
-        counted = format_.decodeCount(response->status, response->body, response->headers);
-    } else {
-        counted = fail(detail::transportError(name(), response.error()));
-    }
-    if (!counted) {
-        detail::maskSecret(counted.error().message, config_.apiKey);
-        detail::capRetryWait(counted.error(), config_.maxRetryWait);
-    }
-    co_return counted;
+    auto counting =
+        detail::exchangeWithRetries<std::int64_t>(client_, std::move(exchange), std::string(name()), config_,
+                                                  format_.decodeCount, std::move(request.onRetry));
+    co_return co_await std::move(counting);
 }
 
 Task<expected<llm::ModelReply, llm::ProviderError>> HttpProvider::attempt(std::shared_ptr<Attempt> state) {

@@ -91,8 +91,6 @@ class HttpProvider final : public llm::Provider {
                                                             const CodecOptions& options) const;
     /// The codec options of this provider's configuration.
     [[nodiscard]] CodecOptions codecOptions(bool stream) const;
-    [[nodiscard]] Task<expected<std::int64_t, llm::ProviderError>> attemptCount(
-        std::shared_ptr<http::HttpRequest> exchange);
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptWhole(
         std::shared_ptr<Attempt> state);
     [[nodiscard]] Task<expected<llm::ModelReply, llm::ProviderError>> attemptStreamed(
