@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "pdf_text.hpp"
+#include "reagent/core/detail/utf8.hpp"
 #include "reagent/core/html_text.hpp"
 
 namespace reagent::documents {
@@ -24,41 +25,6 @@ std::string extensionOf(std::string_view path) {
     return extension;
 }
 
-/// The length of the well-formed UTF-8 sequence at `at`; 0 when it is not one (a stray continuation byte,
-/// an overlong form, a surrogate, past U+10FFFF, or cut short by the end).
-std::size_t utf8SequenceAt(std::string_view bytes, std::size_t at) noexcept {
-    const auto byteAt = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
-    const unsigned char lead = byteAt(at);
-    if (lead < 0x80) {
-        return 1;
-    }
-    std::size_t length = 0;
-    unsigned char secondMin = 0x80;
-    unsigned char secondMax = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        secondMin = lead == 0xE0 ? 0xA0 : 0x80;  // no overlong forms
-        secondMax = lead == 0xED ? 0x9F : 0xBF;  // no surrogates
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        secondMin = lead == 0xF0 ? 0x90 : 0x80;  // no overlong forms
-        secondMax = lead == 0xF4 ? 0x8F : 0xBF;  // nothing past U+10FFFF
-    } else {
-        return 0;
-    }
-    if (bytes.size() - at < length || byteAt(at + 1) < secondMin || byteAt(at + 1) > secondMax) {
-        return 0;
-    }
-    for (std::size_t i = 2; i < length; ++i) {
-        if ((byteAt(at + i) & 0xC0U) != 0x80U) {
-            return 0;
-        }
-    }
-    return length;
-}
-
 /// Why `bytes` are not text, in one pass over all of them: the first NUL byte or invalid UTF-8.
 std::optional<DocumentError> notTextError(std::string_view path, std::string_view bytes) {
     for (std::size_t at = 0; at < bytes.size();) {
@@ -67,7 +33,7 @@ std::optional<DocumentError> notTextError(std::string_view path, std::string_vie
                                                              " is not text: it has a NUL byte at offset " +
                                                              std::to_string(at) + " (a binary file?)"};
         }
-        const std::size_t length = utf8SequenceAt(bytes, at);
+        const std::size_t length = reagent::detail::utf8SequenceLength(bytes, at);
         if (length == 0) {
             return DocumentError{DocumentErrc::not_text,
                                  std::string(path) + " is not text: it has invalid UTF-8 at offset " +
