@@ -6,12 +6,12 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <fstream>
 #include <set>
 #include <utility>
 
 #include "file_walk.hpp"
 #include "reagent/core/cancellation.hpp"
+#include "reagent/core/file_read.hpp"
 #include "reagent/documents/extraction.hpp"
 #include "reagent/llm/attachment.hpp"
 
@@ -23,26 +23,25 @@ namespace fs = std::filesystem;
 
 // The file's bytes, refused without reading when larger than `limit`.
 expected<std::string, DocumentError> readFile(const fs::path& path, std::uint64_t limit) {
-    std::error_code error;
-    const std::uintmax_t size = fs::file_size(path, error);
-    if (error) {
-        return fail(
-            DocumentError{DocumentErrc::unreadable, "cannot read " + path.string() + ": " + error.message()});
+    auto bytes = readFileUpTo(path, limit);
+    if (bytes) {
+        return std::move(*bytes);
     }
-    if (size > limit) {
+    const FileReadFailure& failure = bytes.error();
+    if (failure.tooLarge) {
         return fail(DocumentError{DocumentErrc::too_large,
-                                  path.string() + " has " + std::to_string(size) +
+                                  path.string() + " has " + std::to_string(failure.size) +
                                       " bytes, more than the limit of " + std::to_string(limit) +
                                       " (IngestOptions::maxFileBytes, --max-file-bytes)"});
     }
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes(static_cast<std::size_t>(size), '\0');
-    if (!in || !in.read(bytes.data(), static_cast<std::streamsize>(size))) {
-        return fail(DocumentError{DocumentErrc::unreadable, "cannot read " + path.string() +
-                                                                " (check its permissions; it may have shrunk "
-                                                                "while being read)"});
+    if (!failure.reason.empty()) {
+        return fail(
+            DocumentError{DocumentErrc::unreadable, "cannot read " + path.string() + ": " + failure.reason});
     }
-    return bytes;
+    return fail(
+        DocumentError{DocumentErrc::unreadable, "cannot read " + path.string() +
+                                                    " (check its permissions; it may have shrunk while being "
+                                                    "read)"});
 }
 
 // What a document's chunks were made from: its bytes and the chunk options (new options re-chunk).

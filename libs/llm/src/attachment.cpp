@@ -3,11 +3,11 @@
 #include <openssl/evp.h>
 
 #include <array>
-#include <fstream>
 #include <system_error>
 #include <utility>
 
 #include "reagent/core/enum_name.hpp"
+#include "reagent/core/file_read.hpp"
 
 namespace reagent::llm {
 
@@ -113,21 +113,17 @@ expected<Attachment, AttachmentError> Attachment::fromBytes(std::string bytes, s
 
 expected<Attachment, AttachmentError> Attachment::fromFile(const std::filesystem::path& path,
                                                            const AttachmentLimits& limits) {
-    std::error_code error;
-    const auto size = std::filesystem::file_size(path, error);
-    if (error) {
-        return fail(AttachmentError{AttachmentErrc::unreadable,
-                                    "cannot read '" + path.string() + "': " + error.message()});
+    auto bytes = readFileUpTo(path, limits.maxBytes);
+    if (!bytes) {
+        const FileReadFailure& failure = bytes.error();
+        if (failure.tooLarge) {
+            return fail(tooLarge("'" + path.string() + "'", static_cast<std::size_t>(failure.size), limits));
+        }
+        return fail(AttachmentError{
+            AttachmentErrc::unreadable,
+            "cannot read '" + path.string() + "'" + (failure.reason.empty() ? "" : ": " + failure.reason)});
     }
-    if (size > limits.maxBytes) {
-        return fail(tooLarge("'" + path.string() + "'", static_cast<std::size_t>(size), limits));
-    }
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes(static_cast<std::size_t>(size), '\0');
-    if (!in || !in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
-        return fail(AttachmentError{AttachmentErrc::unreadable, "cannot read '" + path.string() + "'"});
-    }
-    return fromBytes(std::move(bytes), path.filename().string(), limits);
+    return fromBytes(std::move(*bytes), path.filename().string(), limits);
 }
 
 expected<Attachment, AttachmentError> Attachment::fromUrl(std::string url, std::string mediaType) {

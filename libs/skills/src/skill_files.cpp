@@ -1,9 +1,10 @@
 #include "skill_files.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <iterator>
 #include <system_error>
+
+#include "reagent/core/file_read.hpp"
 
 namespace reagent::skills::detail {
 
@@ -15,23 +16,19 @@ expected<std::string, SkillError> readText(const fs::path& path, std::uintmax_t 
     if (!fs::is_regular_file(path, ec)) {
         return unexpected(SkillError{SkillErrc::not_found, what + " is not a file"});
     }
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (ec) {
-        return unexpected(SkillError{SkillErrc::unreadable, what + " cannot be read: " + ec.message()});
+    auto read = readFileUpTo(path, limit);
+    if (!read) {
+        const FileReadFailure& failure = read.error();
+        if (failure.tooLarge) {
+            return unexpected(SkillError{SkillErrc::too_large, what + " is " + std::to_string(failure.size) +
+                                                                   " bytes; a skill's files are read up to " +
+                                                                   std::to_string(limit)});
+        }
+        return unexpected(SkillError{SkillErrc::unreadable,
+                                     failure.reason.empty() ? what + " cannot be opened"
+                                                            : what + " cannot be read: " + failure.reason});
     }
-    if (size > limit) {
-        return unexpected(SkillError{SkillErrc::too_large, what + " is " + std::to_string(size) +
-                                                               " bytes; a skill's files are read up to " +
-                                                               std::to_string(limit)});
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return unexpected(SkillError{SkillErrc::unreadable, what + " cannot be opened"});
-    }
-    std::string text;
-    text.resize(static_cast<std::size_t>(size));
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    text.resize(static_cast<std::size_t>(in.gcount()));
+    std::string text = std::move(*read);
     if (text.find('\0') != std::string::npos) {
         return unexpected(SkillError{SkillErrc::unreadable, what + " is not text (it holds NUL bytes)"});
     }
